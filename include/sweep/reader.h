@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reader: reads the files of a plan with io_uring (open, read submitted in
+ * plan order with a bounded queue depth) or, as a fallback, with plain
+ * syscalls and posix_fadvise(WILLNEED) read-ahead. Whatever order the
+ * device completes in, the caller sees files strictly in plan order, each
+ * whole: begin, its data in ascending offsets, end.
+ */
+#ifndef SWEEP_READER_H
+#define SWEEP_READER_H
+
+#include <sys/stat.h>
+#include <sweep/common.h>
+#include <sweep/extent.h>
+#include <sweep/plan.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* sweep_reader_opts.flags */
+#define SWEEP_READ_SPARSE  0x1u /* skip holes (SEEK_DATA/SEEK_HOLE); data_map lists the data regions */
+#define SWEEP_READ_NOATIME 0x2u /* open with O_NOATIME where permitted */
+
+/* Positive end() statuses: the file was delivered but is not what was planned. */
+#define SWEEP_READ_SHRANK  1 /* EOF before st.st_size bytes: fewer bytes were delivered */
+#define SWEEP_READ_GREW    2 /* more data exists past st.st_size: only st.st_size bytes were delivered */
+#define SWEEP_READ_CHANGED 3 /* size held but ctime moved while it was read */
+
+/* begin() may return this: deliver no data for this file (the caller used fd itself). */
+#define SWEEP_READ_SKIP 1
+
+struct sweep_reader_opts {
+	size_t size;                /* sizeof(struct sweep_reader_opts) */
+	enum sweep_backend backend; /* AUTO: SWEEP_BACKEND env, then io_uring probe */
+	unsigned queue_depth;       /* reads in flight, 0 = from the device (rotational: modest, SSD: deep) */
+	size_t buffer_size;         /* bytes per read request, 0 = default (1 MiB) */
+	size_t max_buffered;        /* bytes held for in-order delivery, 0 = default */
+	unsigned flags;             /* SWEEP_READ_* */
+};
+
+/* The file being delivered; valid from begin() to end(). */
+struct sweep_file {
+	const struct sweep_plan_entry *entry;
+	int fd;                           /* open read-only; the caller must not close it */
+	struct stat st;                   /* fstat right after open: the size that will be delivered */
+	const struct sweep_extent *data_map; /* SWEEP_READ_SPARSE: data regions (logical, length), else NULL */
+	size_t data_map_len;
+};
+
+struct sweep_read_ops {
+	size_t size; /* sizeof(struct sweep_read_ops) */
+	/* File opened. <0 stops the run, SWEEP_READ_SKIP delivers no data. Optional. */
+	int (*begin)(const struct sweep_file *f, void *ctx);
+	/* Next piece of the file, offsets ascending; <0 stops the run. */
+	int (*data)(const struct sweep_file *f, uint64_t offset, const void *buf, size_t len, void *ctx);
+	/*
+	 * Always called once per entry, in plan order. status: 0, a
+	 * SWEEP_READ_* value above, or -errno (-ENOENT when the file vanished
+	 * before it could be opened; f->fd is then -1 and begin was not
+	 * called). <0 from end() stops the run.
+	 */
+	int (*end)(const struct sweep_file *f, int status, void *ctx);
+};
+
+struct sweep_read_stats {
+	uint64_t files;    /* entries ended */
+	uint64_t bytes;    /* data bytes delivered */
+	uint64_t failed;   /* ended with -errno */
+	uint64_t changed;  /* ended with a positive status */
+	uint64_t requests; /* read requests submitted */
+};
+
+struct sweep_reader;
+
+SWEEP_EXPORT int sweep_reader_new(const struct sweep_reader_opts *opts, struct sweep_reader **ret);
+SWEEP_EXPORT struct sweep_reader *sweep_reader_free(struct sweep_reader *r);
+/* The backend actually in use (URING or SYSCALL). */
+SWEEP_EXPORT enum sweep_backend sweep_reader_backend(const struct sweep_reader *r);
+/*
+ * Read every entry of p in its current order. Returns 0 when every entry
+ * was delivered (per-file problems are reported through end() only), or
+ * the negative value a callback returned, or -errno when reading could not
+ * go on at all.
+ */
+SWEEP_EXPORT int sweep_reader_run(struct sweep_reader *r, const struct sweep_plan *p,
+				  const struct sweep_read_ops *ops, void *ctx);
+/* Totals since the reader was created. */
+SWEEP_EXPORT void sweep_reader_stats(const struct sweep_reader *r, struct sweep_read_stats *ret);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

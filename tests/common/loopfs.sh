@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: MIT
+# Real filesystems on loop devices for shell tests. Source this file, then:
+#
+#   loopfs_require                 # exit 77 (skip) without root, loop devices or mkfs
+#   mnt=$(loopfs_new ext4 256M)    # make an image, mkfs, attach, mount; prints the mount point
+#   loopfs_dev "$mnt"              # the loop device behind a mount point
+#
+# Everything set up is torn down by an EXIT trap (unmount, detach, remove the
+# image), whether the test passes, fails or is interrupted. A test that needs
+# its own EXIT work calls loopfs_cleanup from its trap.
+
+LOOPFS_WORK=${LOOPFS_WORK:-}
+LOOPFS_MOUNTS=()
+LOOPFS_DEVS=()
+
+loopfs_skip() { echo "SKIP: $*" >&2; exit 77; }
+
+loopfs_require() {
+	[ "$(id -u)" = 0 ] || loopfs_skip "needs root"
+	[ -e /dev/loop-control ] || loopfs_skip "no /dev/loop-control"
+	command -v losetup >/dev/null || loopfs_skip "no losetup"
+	for fs in "$@"; do
+		command -v "mkfs.$fs" >/dev/null || loopfs_skip "no mkfs.$fs"
+		grep -qw "$fs" /proc/filesystems || modprobe "$fs" 2>/dev/null ||
+			grep -qw "$fs" /proc/filesystems || loopfs_skip "kernel has no $fs"
+	done
+	if [ -z "$LOOPFS_WORK" ]; then
+		LOOPFS_WORK=$(mktemp -d "${TMPDIR:-/tmp}/sweep-loopfs.XXXXXX")
+		trap loopfs_cleanup EXIT
+		trap 'exit 130' INT TERM
+	fi
+	# Probe once that attaching a loop device really works here.
+	local probe="$LOOPFS_WORK/probe.img" dev
+	truncate -s 1M "$probe"
+	dev=$(losetup --find --show "$probe" 2>/dev/null) || loopfs_skip "cannot attach a loop device"
+	losetup -d "$dev"
+	rm -f "$probe"
+}
+
+# loopfs_new FSTYPE SIZE [mkfs options...] -> prints mount point
+loopfs_new() {
+	local fstype=$1 size=$2; shift 2
+	local n=${#LOOPFS_DEVS[@]}
+	local img="$LOOPFS_WORK/fs$n.img" mnt="$LOOPFS_WORK/mnt$n" dev
+	truncate -s "$size" "$img"
+	dev=$(losetup --find --show "$img") || return 1
+	LOOPFS_DEVS+=("$dev")
+	case $fstype in
+	ext4) mkfs.ext4 -q -F "$@" "$dev" >/dev/null ;;
+	xfs) mkfs.xfs -q -f "$@" "$dev" >/dev/null ;;
+	*) "mkfs.$fstype" "$@" "$dev" >/dev/null ;;
+	esac || return 1
+	mkdir -p "$mnt"
+	mount "$dev" "$mnt" || return 1
+	LOOPFS_MOUNTS+=("$mnt")
+	echo "$mnt"
+}
+
+loopfs_dev() {
+	findmnt -n -o SOURCE --target "$1"
+}
+
+loopfs_cleanup() {
+	local i
+	cd / || true
+	for ((i = ${#LOOPFS_MOUNTS[@]} - 1; i >= 0; i--)); do
+		umount "${LOOPFS_MOUNTS[$i]}" 2>/dev/null || umount -l "${LOOPFS_MOUNTS[$i]}" 2>/dev/null
+	done
+	for dev in "${LOOPFS_DEVS[@]}"; do
+		losetup -d "$dev" 2>/dev/null
+	done
+	LOOPFS_MOUNTS=()
+	LOOPFS_DEVS=()
+	[ -n "$LOOPFS_WORK" ] && rm -rf "$LOOPFS_WORK"
+	LOOPFS_WORK=
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared command-line helpers: messages in the "prog: path: strerror" form, sizes. */
+#ifndef SWEEP_CLI_H
+#define SWEEP_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Set the program name used in messages (basename of argv[0]). */
+void cli_init(const char *argv0);
+const char *cli_prog(void);
+
+/* "prog: message" on stderr. */
+void cli_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "prog: path: strerror(-err)" on stderr; err is a negative errno. */
+void cli_path_error(const char *path, int err);
+/* "prog: message: strerror(-err)" */
+void cli_error(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Print an error and exit with status. */
+void cli_die(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+
+/* A path quoted for a message the way coreutils does for unusual names ('a b', 'it'\''s'). */
+const char *cli_quote(const char *path);
+
+/* Parse "123", "4K", "1.5M", "2G", "1T" (powers of 1024; KB/MB suffixes = 1000). 0 or -EINVAL. */
+int cli_parse_size(const char *s, uint64_t *ret);
+
+/* Flush and check stdout at exit (coreutils close_stdout): a write error makes the exit status 1. */
+void cli_close_stdout_atexit(void);
+
+/* Print the standard --version text. */
+void cli_version(const char *prog);
+
+#endif
