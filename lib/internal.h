@@ -4,9 +4,63 @@
 #define SWEEP_INTERNAL_H
 
 #include "config.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <sweep.h>
 
 /* 1 when io_uring with openat/read/statx works in this process. */
 int sweep__uring_usable(void);
+
+/*
+ * Make room for need elements in the malloc'ed array *v of *cap elements of
+ * size elem, doubling (from min_cap). 0, or -ENOMEM with the array untouched.
+ */
+static inline int sweep__grow(void *v, size_t *cap, size_t need, size_t elem, size_t min_cap)
+{
+	if (need <= *cap)
+		return 0;
+	size_t c = *cap ? *cap : min_cap;
+	while (c < need)
+		c *= 2;
+	void *p = realloc(*(void **)v, c * elem);
+	if (!p)
+		return -ENOMEM;
+	*(void **)v = p;
+	*cap = c;
+	return 0;
+}
+
+/* --- extent (extent.c) --- */
+/* The ioctl that extent.c issues (FIEMAP, FIBMAP, FIGETBSZ); same contract as ioctl(2). */
+typedef int (*sweep__ioctl_fn)(int fd, unsigned long request, void *arg);
+/* Replace it (NULL restores the real ioctl); returns the previous hook. Unit tests feed fake replies. */
+sweep__ioctl_fn sweep__extent_set_ioctl(sweep__ioctl_fn fn);
+
+/* --- batched stat (statx_batch.c) --- */
+struct sweep__stat_req {
+	const char *name; /* relative to the batch's dirfd */
+	int flags;        /* AT_SYMLINK_NOFOLLOW or 0 */
+	struct stat *st;  /* filled on success */
+	int err;          /* 0 or -errno */
+};
+struct sweep__stat_batch;
+/* backend must be resolved (URING or SYSCALL); depth = requests per submission. */
+struct sweep__stat_batch *sweep__stat_batch_new(enum sweep_backend backend, unsigned depth);
+struct sweep__stat_batch *sweep__stat_batch_free(struct sweep__stat_batch *b);
+/* Stat reqs[0..n) relative to dirfd, in the order given; fills each req's err/st. */
+int sweep__stat_batch_run(struct sweep__stat_batch *b, int dirfd, struct sweep__stat_req *reqs, size_t n);
+
+/* --- C-SCAN queue (walk_queue.c) --- */
+/* Items are served in ascending key from the last key served; keys below it wait for the next sweep. */
+struct sweep__cscan;
+struct sweep__cscan *sweep__cscan_new(void);
+struct sweep__cscan *sweep__cscan_free(struct sweep__cscan *q);
+int sweep__cscan_push(struct sweep__cscan *q, uint64_t key, void *item);
+/* 1 and *ret_item (and *ret_key if non-NULL) when an item was taken, 0 when empty. */
+int sweep__cscan_pop(struct sweep__cscan *q, void **ret_item, uint64_t *ret_key);
+size_t sweep__cscan_len(const struct sweep__cscan *q);
+/* How many times the queue wrapped to a new sweep. */
+uint64_t sweep__cscan_sweeps(const struct sweep__cscan *q);
 
 #endif

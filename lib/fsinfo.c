@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fsinfo: which filesystem and which disk a file lives on, and the ordering
+ * policy that follows from it. Physical order only pays on filesystems that
+ * report block locations and sit on a real device; on network, FUSE and
+ * in-memory filesystems sorting costs time and buys nothing (gnulib's fts saw
+ * du get 9x slower on Lustre when it sorted).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+struct fstype {
+	uint64_t magic;
+	const char *name;
+	enum sweep_order policy;
+};
+
+/* f_type values from linux/magic.h (and the filesystems' own headers). */
+static const struct fstype fstypes[] = {
+	{ 0xEF53, "ext4", SWEEP_ORDER_PHYSICAL }, /* ext2/3/4 share it; mountinfo refines the name */
+	{ 0x58465342, "xfs", SWEEP_ORDER_PHYSICAL },
+	{ 0x9123683E, "btrfs", SWEEP_ORDER_PHYSICAL }, /* approximate: extents move with COW */
+	{ 0xF2F52010, "f2fs", SWEEP_ORDER_PHYSICAL },
+	{ 0xCA451A4E, "bcachefs", SWEEP_ORDER_PHYSICAL },
+	{ 0x52654973, "reiserfs", SWEEP_ORDER_PHYSICAL },
+	{ 0x3153464A, "jfs", SWEEP_ORDER_PHYSICAL },
+	{ 0x7461636F, "ocfs2", SWEEP_ORDER_PHYSICAL },
+	{ 0x01161970, "gfs2", SWEEP_ORDER_PHYSICAL },
+	{ 0x3434, "nilfs2", SWEEP_ORDER_PHYSICAL },
+	{ 0x482B, "hfsplus", SWEEP_ORDER_PHYSICAL },
+	{ 0x4D44, "vfat", SWEEP_ORDER_PHYSICAL },
+	{ 0x2011BAB0, "exfat", SWEEP_ORDER_PHYSICAL },
+	{ 0x5346544E, "ntfs", SWEEP_ORDER_PHYSICAL },
+	{ 0x7366746E, "ntfs3", SWEEP_ORDER_PHYSICAL },
+	{ 0x15013346, "udf", SWEEP_ORDER_PHYSICAL },
+	{ 0x9660, "iso9660", SWEEP_ORDER_PHYSICAL },
+	/* No block map for user space, but inode numbers follow the layout. */
+	{ 0x73717368, "squashfs", SWEEP_ORDER_INODE },
+	{ 0xE0F5E1E2, "erofs", SWEEP_ORDER_INODE },
+	{ 0x28CD3D45, "cramfs", SWEEP_ORDER_INODE },
+	{ 0x2FC12FC1, "zfs", SWEEP_ORDER_INODE },
+	/* In memory, over the network, or in user space: do not sort. */
+	{ 0x01021994, "tmpfs", SWEEP_ORDER_NONE },
+	{ 0x858458F6, "ramfs", SWEEP_ORDER_NONE },
+	{ 0x9FA0, "proc", SWEEP_ORDER_NONE },
+	{ 0x62656572, "sysfs", SWEEP_ORDER_NONE },
+	{ 0x1CD1, "devpts", SWEEP_ORDER_NONE },
+	{ 0x63677270, "cgroup2", SWEEP_ORDER_NONE },
+	{ 0x27E0EB, "cgroup", SWEEP_ORDER_NONE },
+	{ 0x64626720, "debugfs", SWEEP_ORDER_NONE },
+	{ 0x74726163, "tracefs", SWEEP_ORDER_NONE },
+	{ 0x6969, "nfs", SWEEP_ORDER_NONE },
+	{ 0x517B, "smb", SWEEP_ORDER_NONE },
+	{ 0xFF534D42, "cifs", SWEEP_ORDER_NONE },
+	{ 0xFE534D42, "smb2", SWEEP_ORDER_NONE },
+	{ 0x65735546, "fuse", SWEEP_ORDER_NONE },
+	{ 0x794C7630, "overlay", SWEEP_ORDER_NONE },
+	{ 0x0BD00BD0, "lustre", SWEEP_ORDER_NONE },
+	{ 0x00C36400, "ceph", SWEEP_ORDER_NONE },
+	{ 0x01021997, "9p", SWEEP_ORDER_NONE },
+	{ 0x6B414653, "afs", SWEEP_ORDER_NONE },
+	{ 0x47504653, "gpfs", SWEEP_ORDER_NONE },
+};
+
+static const struct fstype *fstype_find(uint64_t magic)
+{
+	for (size_t i = 0; i < sizeof(fstypes) / sizeof(fstypes[0]); i++)
+		if (fstypes[i].magic == magic)
+			return &fstypes[i];
+	return NULL;
+}
+
+SWEEP_EXPORT enum sweep_order sweep_fsinfo_policy(uint64_t fs_magic)
+{
+	const struct fstype *t = fstype_find(fs_magic);
+	/* Unknown local filesystems: inode order is cheap and rarely hurts (fts does the same). */
+	return t ? t->policy : SWEEP_ORDER_INODE;
+}
+
+static void copy_name(char *dst, size_t size, const char *src)
+{
+	size_t n = strlen(src);
+	if (n >= size)
+		n = size - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/*
+ * The mountinfo line for dev: its fstype (ext2/ext3/ext4 share a magic) and
+ * its source (btrfs reports an anonymous st_dev; the source names the disk).
+ */
+static int mountinfo_find(uint64_t dev, char *fstype, size_t fstype_size, char *source, size_t source_size)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return -errno;
+	char *line = NULL;
+	size_t cap = 0;
+	int ret = -ENOENT;
+	while (getline(&line, &cap, f) > 0) {
+		unsigned maj, min;
+		if (sscanf(line, "%*u %*u %u:%u", &maj, &min) != 2 || makedev(maj, min) != dev)
+			continue;
+		/* Optional fields end with " - ", then: fstype source options. */
+		char *sep = strstr(line, " - ");
+		if (!sep)
+			continue;
+		char *save = NULL, *t = strtok_r(sep + 3, " \n", &save);
+		char *s = t ? strtok_r(NULL, " \n", &save) : NULL;
+		if (!t || !s)
+			continue;
+		copy_name(fstype, fstype_size, t);
+		copy_name(source, source_size, s);
+		ret = 0;
+		break;
+	}
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+static int read_small(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = read(fd, buf, size - 1);
+	int e = errno;
+	close(fd);
+	if (n < 0)
+		return -e;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		n--;
+	buf[n] = '\0';
+	return 0;
+}
+
+/*
+ * Follow a block device down to the disk(s) that hold its data: a
+ * partition to its disk, a loop device to the device of its backing file,
+ * device-mapper and md to their slaves. Rotational when any disk below is.
+ */
+static int disk_of(uint64_t dev, int hops, char *disk, size_t disk_size);
+
+static int disk_of_sysdir(const char *sysdir, int hops, char *disk, size_t disk_size)
+{
+	char path[PATH_MAX], buf[PATH_MAX];
+	const char *base = strrchr(sysdir, '/');
+	base = base ? base + 1 : sysdir;
+
+	/* Partition: the disk is the parent directory. */
+	snprintf(path, sizeof(path), "%s/partition", sysdir);
+	if (access(path, F_OK) == 0) {
+		char parent[PATH_MAX];
+		copy_name(parent, sizeof(parent), sysdir);
+		char *slash = strrchr(parent, '/');
+		if (!slash)
+			return -1;
+		*slash = '\0';
+		return disk_of_sysdir(parent, hops + 1, disk, disk_size);
+	}
+	/* Loop: rotational-ness of wherever the backing file is stored. */
+	snprintf(path, sizeof(path), "%s/loop/backing_file", sysdir);
+	if (read_small(path, buf, sizeof(buf)) == 0) {
+		struct stat st;
+		if (stat(buf, &st) < 0)
+			return -1;
+		return disk_of(st.st_dev, hops + 1, disk, disk_size);
+	}
+	/* Device-mapper, md: the slaves. */
+	snprintf(path, sizeof(path), "%s/slaves", sysdir);
+	int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		DIR *d = fdopendir(dfd);
+		int rot = -2;
+		if (d) {
+			struct dirent *de;
+			while ((de = readdir(d))) {
+				if (de->d_name[0] == '.')
+					continue;
+				char sub[PATH_MAX], real[PATH_MAX], one[32] = "";
+				if (snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name) >= (int)sizeof(sub) ||
+				    !realpath(sub, real))
+					continue;
+				int r = disk_of_sysdir(real, hops + 1, one, sizeof(one));
+				if (!disk[0] && one[0])
+					copy_name(disk, disk_size, one);
+				if (r > rot)
+					rot = r;
+			}
+			closedir(d);
+		} else
+			close(dfd);
+		if (rot != -2)
+			return rot;
+	}
+	snprintf(path, sizeof(path), "%s/queue/rotational", sysdir);
+	if (read_small(path, buf, sizeof(buf)) < 0)
+		return -1;
+	copy_name(disk, disk_size, base);
+	return buf[0] == '1' ? 1 : 0;
+}
+
+static int disk_of(uint64_t dev, int hops, char *disk, size_t disk_size)
+{
+	char link[64], real[PATH_MAX];
+	/* Loops of loop devices are legal; a bound keeps a bad setup from recursing forever. */
+	if (hops > 16)
+		return -1;
+	if (major(dev) == 0) {
+		/* Anonymous device (btrfs, overlay, tmpfs): the mount source may name a disk. */
+		char type[32], source[PATH_MAX];
+		struct stat st;
+		if (mountinfo_find(dev, type, sizeof(type), source, sizeof(source)) < 0 || source[0] != '/' ||
+		    stat(source, &st) < 0 || !S_ISBLK(st.st_mode))
+			return -1;
+		dev = st.st_rdev;
+	}
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(dev), minor(dev));
+	if (!realpath(link, real))
+		return -1;
+	return disk_of_sysdir(real, hops, disk, disk_size);
+}
+
+static int fsinfo_fill(int fd, const struct stat *st, struct sweep_fsinfo *ret)
+{
+	struct statfs sfs;
+	if (fstatfs(fd, &sfs) < 0)
+		return -errno;
+	struct sweep_fsinfo fi;
+	memset(&fi, 0, sizeof(fi));
+	fi.dev = st->st_dev;
+	fi.fs_magic = (uint64_t)(unsigned long)sfs.f_type;
+	fi.block_size = (uint32_t)sfs.f_bsize;
+	const struct fstype *t = fstype_find(fi.fs_magic);
+	copy_name(fi.fs_name, sizeof(fi.fs_name), t ? t->name : "unknown");
+	if (fi.fs_magic == 0xEF53) {
+		char type[32], source[16];
+		if (mountinfo_find(fi.dev, type, sizeof(type), source, sizeof(source)) == 0 &&
+		    strncmp(type, "ext", 3) == 0)
+			copy_name(fi.fs_name, sizeof(fi.fs_name), type);
+	}
+	fi.policy = sweep_fsinfo_policy(fi.fs_magic);
+	fi.rotational = disk_of(fi.dev, 0, fi.disk, sizeof(fi.disk));
+	if (fi.rotational < 0) {
+		fi.rotational = -1;
+		fi.disk[0] = '\0';
+	}
+	*ret = fi;
+	return 0;
+}
+
+SWEEP_EXPORT int sweep_fsinfo_fd(int fd, struct sweep_fsinfo *ret)
+{
+	struct stat st;
+	if (!ret)
+		return -EINVAL;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	return fsinfo_fill(fd, &st, ret);
+}
+
+SWEEP_EXPORT int sweep_fsinfo_path(const char *path, struct sweep_fsinfo *ret)
+{
+	if (!path || !ret)
+		return -EINVAL;
+	/* O_PATH|O_NOFOLLOW: a final symlink is described where it lives, not where it points. */
+	int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	int r = fstat(fd, &st) < 0 ? -errno : 0;
+	if (r == 0)
+		r = fsinfo_fill(fd, &st, ret);
+	close(fd);
+	return r;
+}
+
+/* Few filesystems per walk: a small array of separately allocated entries keeps pointers stable. */
+struct sweep_fscache {
+	struct sweep_fsinfo **v;
+	size_t n, cap;
+};
+
+SWEEP_EXPORT struct sweep_fscache *sweep_fscache_new(void)
+{
+	return calloc(1, sizeof(struct sweep_fscache));
+}
+
+SWEEP_EXPORT struct sweep_fscache *sweep_fscache_free(struct sweep_fscache *c)
+{
+	if (c) {
+		for (size_t i = 0; i < c->n; i++)
+			free(c->v[i]);
+		free(c->v);
+		free(c);
+	}
+	return NULL;
+}
+
+SWEEP_EXPORT int sweep_fscache_get(struct sweep_fscache *c, uint64_t dev, int fd,
+				   const struct sweep_fsinfo **ret)
+{
+	if (!c || !ret)
+		return -EINVAL;
+	for (size_t i = 0; i < c->n; i++) {
+		if (c->v[i]->dev == dev) {
+			*ret = c->v[i];
+			return 0;
+		}
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if ((uint64_t)st.st_dev != dev)
+		return -EXDEV; /* fd is not on the device asked about */
+	if (sweep__grow(&c->v, &c->cap, c->n + 1, sizeof(*c->v), 4) < 0)
+		return -ENOMEM;
+	struct sweep_fsinfo *fi = malloc(sizeof(*fi));
+	if (!fi)
+		return -ENOMEM;
+	int r = fsinfo_fill(fd, &st, fi);
+	if (r < 0) {
+		free(fi);
+		return r;
+	}
+	c->v[c->n++] = fi;
+	*ret = fi;
+	return 0;
+}

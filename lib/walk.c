@@ -1,0 +1,729 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * walk: the directory traversal.
+ *
+ * C-SCAN mode (seed: userspace-io-scheduling-tar §3, Listing 1): a directory
+ * is read whole with getdents64, its entries are stat'ed in inode order in
+ * batches and handed to the caller, and its subdirectories wait in the C-SCAN
+ * queue (walk_queue.c) keyed by inode. The next directory read is the next
+ * key above the current one, wrapping once per sweep, so the inode tables and
+ * directory blocks are visited in one direction.
+ *
+ * Depth-first mode (order NONE or NAME): what tar and cp do, for filesystems
+ * where sorting does not pay or for callers that want name order.
+ *
+ * Directories are opened relative to an open parent where one is at hand
+ * and otherwise by path, falling back to a chain of openat() calls when the
+ * path is longer than PATH_MAX. A pending directory never holds a file
+ * descriptor (a wide tree would exhaust them): it keeps its name and a
+ * reference to its parent, enough to reopen it.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* A directory the walk knows about: pending in the queue, being read, or an ancestor of one. */
+struct dnode {
+	struct dnode *parent;
+	uint64_t id, dev, ino;
+	uint64_t root_dev; /* for XDEV */
+	const struct sweep_fsinfo *fs;
+	unsigned refs;
+	uint32_t root_index;
+	int depth;
+	bool follow; /* reached through a followed symlink: open without O_NOFOLLOW */
+	size_t name_len;
+	char name[]; /* the component; for a root, the root as given */
+};
+
+/* One getdents64 record, kept while the directory is being handed out. */
+struct dent {
+	uint64_t ino;
+	size_t name_off; /* into listing.names */
+	uint32_t name_len;
+	uint32_t index; /* position in the getdents64 stream */
+	unsigned char type;
+	int err;
+	struct stat st;
+};
+
+struct listing {
+	struct dent *v;
+	size_t n, cap;
+	char *names;
+	size_t nlen, ncap;
+};
+
+struct frame {
+	struct dnode *dir;
+	int fd;
+	struct listing ls;
+	size_t pos;
+	size_t path_len; /* the directory's path length in walk.path */
+};
+
+struct walk {
+	const struct sweep_walk_opts *o;
+	unsigned flags;
+	bool cscan;
+	enum sweep_order order; /* emission order within a directory */
+	struct sweep_fscache *fsc;
+	struct sweep__stat_batch *sb;
+	struct sweep__cscan *q;
+	uint64_t next_id;
+	int errors;
+	int stop; /* <0: a callback or a fatal error ended the walk */
+	char *path;
+	size_t path_cap;
+	char *dbuf; /* getdents64 buffer */
+	struct sweep__stat_req *reqs;
+	size_t *idx;
+	size_t reqs_cap;
+	struct frame *stack; /* depth-first mode */
+	size_t depth, stack_cap;
+};
+
+#define DBUF_SIZE (64 * 1024)
+/* Depth-first mode keeps ancestors' fds open up to this depth, then reopens on the way back. */
+#define DFS_OPEN_FDS 48
+
+struct linux_dirent64 {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+static int report(struct walk *w, const char *path, enum sweep_walk_op op, int err)
+{
+	w->errors++;
+	if (w->o->on_error) {
+		struct sweep_walk_error e = { .path = path, .op = op, .err = err };
+		int r = w->o->on_error(&e, w->o->ctx);
+		if (r < 0 && !w->stop)
+			w->stop = r;
+	}
+	return w->stop;
+}
+
+static int fatal(struct walk *w, int err)
+{
+	if (!w->stop)
+		w->stop = err;
+	return err;
+}
+
+/* ---- directory nodes ---- */
+
+static struct dnode *dnode_new(struct dnode *parent, const char *name, size_t name_len)
+{
+	struct dnode *d = calloc(1, sizeof(*d) + name_len + 1);
+	if (!d)
+		return NULL;
+	memcpy(d->name, name, name_len);
+	d->name_len = name_len;
+	d->refs = 1;
+	d->parent = parent;
+	if (parent) {
+		parent->refs++;
+		d->root_index = parent->root_index;
+		d->root_dev = parent->root_dev;
+		d->depth = parent->depth + 1;
+	}
+	return d;
+}
+
+static void dnode_unref(struct dnode *d)
+{
+	while (d && --d->refs == 0) {
+		struct dnode *p = d->parent;
+		free(d);
+		d = p;
+	}
+}
+
+/* ---- paths ---- */
+
+static int path_reserve(struct walk *w, size_t need)
+{
+	return sweep__grow(&w->path, &w->path_cap, need, 1, 256);
+}
+
+/* Append "/name" to the directory path of length len (no double slash after a root "dir/" or "/"). */
+static int path_join(struct walk *w, size_t len, const char *name, size_t name_len, size_t *ret_len)
+{
+	bool slash = len > 0 && w->path[len - 1] != '/';
+	size_t n = len + slash + name_len;
+	if (path_reserve(w, n + 1) < 0)
+		return -ENOMEM;
+	if (slash)
+		w->path[len] = '/';
+	memcpy(w->path + len + slash, name, name_len);
+	w->path[n] = '\0';
+	*ret_len = n;
+	return 0;
+}
+
+/* Rebuild a directory's full path into w->path from its node chain. */
+static int path_of(struct walk *w, const struct dnode *d, size_t *ret_len)
+{
+	if (!d->parent) {
+		if (path_reserve(w, d->name_len + 1) < 0)
+			return -ENOMEM;
+		memcpy(w->path, d->name, d->name_len + 1);
+		*ret_len = d->name_len;
+		return 0;
+	}
+	size_t len;
+	int r = path_of(w, d->parent, &len);
+	return r < 0 ? r : path_join(w, len, d->name, d->name_len, ret_len);
+}
+
+/* ---- opening directories ---- */
+
+static int open_flags(const struct dnode *d)
+{
+	return O_RDONLY | O_DIRECTORY | O_CLOEXEC | (d->follow ? 0 : O_NOFOLLOW);
+}
+
+/* Open d by chaining openat() from the nearest ancestor whose path fits in PATH_MAX. */
+static int dnode_open_chain(struct walk *w, const struct dnode *d)
+{
+	if (!d->parent) {
+		int fd = open(d->name, open_flags(d));
+		return fd < 0 ? -errno : fd;
+	}
+	size_t len;
+	int r = path_of(w, d, &len);
+	if (r < 0)
+		return r;
+	if (len < PATH_MAX) {
+		int fd = open(w->path, open_flags(d));
+		if (fd >= 0 || errno != ENAMETOOLONG)
+			return fd >= 0 ? fd : -errno;
+	}
+	int pfd = dnode_open_chain(w, d->parent);
+	if (pfd < 0)
+		return pfd;
+	int fd = openat(pfd, d->name, open_flags(d));
+	r = fd < 0 ? -errno : fd;
+	close(pfd);
+	return r;
+}
+
+/* Reopen a pending directory and check that it is still the one that was queued. */
+static int dnode_reopen(struct walk *w, const struct dnode *d)
+{
+	int fd = dnode_open_chain(w, d);
+	if (fd < 0)
+		return fd;
+	struct stat st;
+	if (fstat(fd, &st) < 0 || (uint64_t)st.st_dev != d->dev || (uint64_t)st.st_ino != d->ino) {
+		/* Replaced since it was listed: it is no longer the directory we saw. */
+		close(fd);
+		return -ENOENT;
+	}
+	return fd;
+}
+
+/* ---- reading a directory ---- */
+
+static int listing_add(struct listing *ls, const struct linux_dirent64 *de, uint32_t index)
+{
+	size_t nl = strlen(de->d_name);
+	if (sweep__grow(&ls->v, &ls->cap, ls->n + 1, sizeof(*ls->v), 64) < 0 ||
+	    sweep__grow(&ls->names, &ls->ncap, ls->nlen + nl + 1, 1, 1024) < 0)
+		return -ENOMEM;
+	struct dent *e = &ls->v[ls->n++];
+	e->ino = de->d_ino;
+	e->name_off = ls->nlen;
+	e->name_len = (uint32_t)nl;
+	e->index = index;
+	e->type = de->d_type;
+	e->err = 0;
+	memcpy(ls->names + ls->nlen, de->d_name, nl + 1);
+	ls->nlen += nl + 1;
+	return 0;
+}
+
+static void listing_free(struct listing *ls)
+{
+	free(ls->v);
+	free(ls->names);
+	memset(ls, 0, sizeof(*ls));
+}
+
+/* Read the whole directory. A failure part way is reported and what was read is kept. */
+static int read_dir(struct walk *w, int fd, struct listing *ls, const char *path)
+{
+	uint32_t index = 0;
+	ls->n = 0;
+	ls->nlen = 0;
+	for (;;) {
+		long n = syscall(SYS_getdents64, fd, w->dbuf, DBUF_SIZE);
+		if (n == 0)
+			return 0;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return report(w, path, SWEEP_WALK_OP_READDIR, -errno);
+		}
+		for (long off = 0; off < n;) {
+			const struct linux_dirent64 *de = (const void *)(w->dbuf + off);
+			off += de->d_reclen;
+			const char *nm = de->d_name;
+			if (nm[0] == '.' && (nm[1] == '\0' || (nm[1] == '.' && nm[2] == '\0')))
+				continue;
+			if (listing_add(ls, de, index++) < 0)
+				return fatal(w, -ENOMEM);
+		}
+	}
+}
+
+static const char *dent_name(const struct listing *ls, const struct dent *e)
+{
+	return ls->names + e->name_off;
+}
+
+static int cmp_ino(const void *a, const void *b)
+{
+	const struct dent *x = a, *y = b;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int cmp_name(const void *a, const void *b, void *arg)
+{
+	const struct listing *ls = arg;
+	/* strcmp compares as unsigned char: bytewise, like GNU tar --sort=name. */
+	return strcmp(dent_name(ls, a), dent_name(ls, b));
+}
+
+static int cmp_idx_ino(const void *a, const void *b, void *arg)
+{
+	const struct listing *ls = arg;
+	return cmp_ino(&ls->v[*(const size_t *)a], &ls->v[*(const size_t *)b]);
+}
+
+static bool needs_stat(const struct walk *w, const struct dent *e)
+{
+	if (!(w->flags & SWEEP_WALK_NO_STAT))
+		return true;
+	/* Directories are always stat'ed (XDEV, loops, ids); unknown types must be. */
+	return e->type == DT_DIR || e->type == DT_UNKNOWN || (e->type == DT_LNK && (w->flags & SWEEP_WALK_FOLLOW));
+}
+
+/* Put the listing in emission order and stat what needs it, in inode order, in batches. */
+static int prepare_dir(struct walk *w, int fd, struct listing *ls)
+{
+	if (w->order == SWEEP_ORDER_NAME)
+		qsort_r(ls->v, ls->n, sizeof(*ls->v), cmp_name, ls);
+	else if (w->order != SWEEP_ORDER_NONE)
+		qsort(ls->v, ls->n, sizeof(*ls->v), cmp_ino);
+	size_t idx_cap = w->reqs_cap;
+	if (sweep__grow(&w->reqs, &w->reqs_cap, ls->n, sizeof(*w->reqs), 64) < 0 ||
+	    sweep__grow(&w->idx, &idx_cap, w->reqs_cap, sizeof(*w->idx), 64) < 0) {
+		/* Keep the two arrays' capacity the same on failure. */
+		if (idx_cap < w->reqs_cap)
+			w->reqs_cap = idx_cap;
+		return fatal(w, -ENOMEM);
+	}
+	size_t m = 0;
+	for (size_t i = 0; i < ls->n; i++) {
+		struct dent *e = &ls->v[i];
+		if (needs_stat(w, e)) {
+			w->idx[m++] = i;
+		} else {
+			memset(&e->st, 0, sizeof(e->st));
+			e->st.st_ino = e->ino;
+			e->st.st_mode = DTTOIF(e->type);
+		}
+	}
+	/* Name order is for the caller; the disk still prefers inode order. */
+	if (w->order == SWEEP_ORDER_NAME)
+		qsort_r(w->idx, m, sizeof(*w->idx), cmp_idx_ino, ls);
+	int flags = (w->flags & SWEEP_WALK_FOLLOW) ? 0 : AT_SYMLINK_NOFOLLOW;
+	for (size_t k = 0; k < m; k++) {
+		struct dent *e = &ls->v[w->idx[k]];
+		w->reqs[k] = (struct sweep__stat_req){ .name = dent_name(ls, e), .flags = flags, .st = &e->st };
+	}
+	int r = sweep__stat_batch_run(w->sb, fd, w->reqs, m);
+	if (r < 0)
+		return fatal(w, r);
+	for (size_t k = 0; k < m; k++) {
+		struct dent *e = &ls->v[w->idx[k]];
+		e->err = w->reqs[k].err;
+		/* A dangling symlink under FOLLOW is reported as the link itself (as find -L does). */
+		if (e->err == -ENOENT && flags == 0)
+			e->err = fstatat(fd, dent_name(ls, e), &e->st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+	}
+	return 0;
+}
+
+/* ---- handing entries out ---- */
+
+static const struct sweep_fsinfo *fs_for(struct walk *w, int dirfd, const char *at_name, const struct stat *st,
+					 const struct sweep_fsinfo *parent_fs, int follow)
+{
+	if (parent_fs && parent_fs->dev == (uint64_t)st->st_dev)
+		return parent_fs;
+	const struct sweep_fsinfo *fi = NULL;
+	int fd = openat(dirfd, at_name, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+	if (fd >= 0) {
+		if (sweep_fscache_get(w->fsc, (uint64_t)st->st_dev, fd, &fi) < 0)
+			fi = NULL;
+		close(fd);
+	}
+	return fi ? fi : parent_fs;
+}
+
+static bool is_loop(const struct dnode *d, const struct stat *st)
+{
+	for (; d; d = d->parent)
+		if (d->dev == (uint64_t)st->st_dev && d->ino == (uint64_t)st->st_ino)
+			return true;
+	return false;
+}
+
+static const char *last_component(const char *path, size_t len)
+{
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	while (len > 0 && path[len - 1] != '/')
+		len--;
+	return path + len;
+}
+
+static int emit(struct walk *w, const struct sweep_entry *e)
+{
+	if (!w->o->on_entry)
+		return 0;
+	int r = w->o->on_entry(e, w->o->ctx);
+	if (r < 0 && !w->stop)
+		w->stop = r;
+	return r;
+}
+
+/*
+ * Hand out the frame's entries from f->pos. In C-SCAN mode every
+ * subdirectory goes to the queue and all entries are handed out; in
+ * depth-first mode it stops at the first subdirectory to descend into and
+ * returns its new node (w->path then holds the subdirectory's path).
+ */
+static struct dnode *frame_emit(struct walk *w, struct frame *f)
+{
+	struct dnode *d = f->dir;
+	while (f->pos < f->ls.n && !w->stop) {
+		struct dent *de = &f->ls.v[f->pos++];
+		const char *name = dent_name(&f->ls, de);
+		size_t len;
+		if (path_join(w, f->path_len, name, de->name_len, &len) < 0) {
+			fatal(w, -ENOMEM);
+			return NULL;
+		}
+		struct sweep_entry e = {
+			.path = w->path,
+			.path_len = len,
+			.name = w->path + len - de->name_len,
+			.dirfd = f->fd,
+			.at_name = name,
+			.dir_id = d->id,
+			.dirent_index = de->index,
+			.root_index = d->root_index,
+			.depth = d->depth + 1,
+			.d_type = de->type,
+			.stat_err = de->err,
+			.fs = d->fs,
+		};
+		bool descend = false;
+		if (de->err) {
+			memset(&e.st, 0, sizeof(e.st));
+			e.st.st_ino = de->ino;
+			if (report(w, w->path, SWEEP_WALK_OP_STAT, de->err) < 0)
+				return NULL;
+		} else {
+			e.st = de->st;
+			e.d_type = IFTODT(de->st.st_mode);
+			if (!(w->flags & SWEEP_WALK_NO_STAT) || S_ISDIR(de->st.st_mode))
+				e.fs = fs_for(w, f->fd, name, &de->st, d->fs, (w->flags & SWEEP_WALK_FOLLOW) != 0);
+			if (S_ISDIR(de->st.st_mode)) {
+				if (is_loop(d, &de->st)) {
+					if (report(w, w->path, SWEEP_WALK_OP_LOOP, -ELOOP) < 0)
+						return NULL;
+					continue;
+				}
+				e.id = ++w->next_id;
+				descend = !(w->flags & SWEEP_WALK_XDEV) || (uint64_t)de->st.st_dev == d->root_dev;
+			}
+		}
+		int r = emit(w, &e);
+		if (r < 0)
+			return NULL;
+		if (!descend || r == SWEEP_WALK_SKIP)
+			continue;
+		struct dnode *c = dnode_new(d, name, de->name_len);
+		if (!c) {
+			fatal(w, -ENOMEM);
+			return NULL;
+		}
+		c->id = e.id;
+		c->dev = (uint64_t)de->st.st_dev;
+		c->ino = (uint64_t)de->st.st_ino;
+		c->fs = e.fs;
+		c->follow = (w->flags & SWEEP_WALK_FOLLOW) && de->type == DT_LNK;
+		if (!w->cscan)
+			return c;
+		if (sweep__cscan_push(w->q, c->ino, c) < 0) {
+			dnode_unref(c);
+			fatal(w, -ENOMEM);
+			return NULL;
+		}
+	}
+	return NULL;
+}
+
+/* Read directory d (open as fd, path in w->path) into frame f. */
+static int frame_load(struct walk *w, struct frame *f, struct dnode *d, int fd, size_t path_len)
+{
+	f->dir = d;
+	f->fd = fd;
+	f->pos = 0;
+	f->path_len = path_len;
+	if (read_dir(w, fd, &f->ls, w->path) < 0)
+		return w->stop;
+	return prepare_dir(w, fd, &f->ls);
+}
+
+/* ---- the two traversals ---- */
+
+static void walk_cscan(struct walk *w)
+{
+	struct frame f = { 0 };
+	void *item;
+	while (!w->stop && sweep__cscan_pop(w->q, &item, NULL)) {
+		struct dnode *d = item;
+		size_t len;
+		if (path_of(w, d, &len) < 0) {
+			fatal(w, -ENOMEM);
+			dnode_unref(d);
+			break;
+		}
+		int fd = dnode_reopen(w, d);
+		if (fd < 0) {
+			if (path_of(w, d, &len) == 0)
+				report(w, w->path, SWEEP_WALK_OP_OPENDIR, fd);
+			dnode_unref(d);
+			continue;
+		}
+		/* dnode_reopen may have reused w->path for an ancestor. */
+		if (path_of(w, d, &len) < 0 || frame_load(w, &f, d, fd, len) < 0) {
+			close(fd);
+			dnode_unref(d);
+			break;
+		}
+		frame_emit(w, &f);
+		close(fd);
+		dnode_unref(d);
+	}
+	listing_free(&f.ls);
+	/* Stopped early: release whatever is still queued. */
+	while (sweep__cscan_pop(w->q, &item, NULL))
+		dnode_unref(item);
+}
+
+static int push_frame(struct walk *w, struct dnode *d, int fd, size_t path_len)
+{
+	size_t old_cap = w->stack_cap;
+	if (sweep__grow(&w->stack, &w->stack_cap, w->depth + 1, sizeof(*w->stack), 16) < 0) {
+		close(fd);
+		dnode_unref(d);
+		return fatal(w, -ENOMEM);
+	}
+	/* New slots start with no listing memory. */
+	memset(w->stack + old_cap, 0, (w->stack_cap - old_cap) * sizeof(*w->stack));
+	struct frame *f = &w->stack[w->depth++];
+	return frame_load(w, f, d, fd, path_len);
+}
+
+static void pop_frame(struct walk *w)
+{
+	struct frame *f = &w->stack[--w->depth];
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+	dnode_unref(f->dir);
+	f->dir = NULL;
+	/* The listing's memory stays with the slot for the next directory at this depth. */
+}
+
+static void walk_dfs(struct walk *w, struct dnode *root, int fd, size_t path_len)
+{
+	push_frame(w, root, fd, path_len);
+	while (w->depth > 0 && !w->stop) {
+		struct frame *f = &w->stack[w->depth - 1];
+		if (f->fd < 0) {
+			/* Closed on the way down to spare descriptors: reopen to finish it. */
+			int r = dnode_reopen(w, f->dir);
+			size_t len;
+			if (path_of(w, f->dir, &len) < 0) {
+				fatal(w, -ENOMEM);
+				break;
+			}
+			if (r < 0) {
+				report(w, w->path, SWEEP_WALK_OP_OPENDIR, r);
+				pop_frame(w);
+				continue;
+			}
+			f->fd = r;
+		}
+		struct dnode *c = frame_emit(w, f);
+		if (!c) {
+			pop_frame(w);
+			continue;
+		}
+		size_t clen = strlen(w->path);
+		int cfd = openat(f->fd, c->name, open_flags(c));
+		if (cfd < 0) {
+			report(w, w->path, SWEEP_WALK_OP_OPENDIR, -errno);
+			dnode_unref(c);
+			continue;
+		}
+		if (w->depth >= DFS_OPEN_FDS) {
+			close(f->fd);
+			f->fd = -1;
+		}
+		push_frame(w, c, cfd, clen);
+	}
+	while (w->depth > 0)
+		pop_frame(w);
+}
+
+/* ---- roots ---- */
+
+static int do_root(struct walk *w, const char *root, uint32_t index)
+{
+	bool follow = w->flags & (SWEEP_WALK_FOLLOW | SWEEP_WALK_FOLLOW_ROOTS);
+	size_t len = strlen(root);
+	struct stat st;
+	if (fstatat(AT_FDCWD, root, &st, follow ? 0 : AT_SYMLINK_NOFOLLOW) < 0) {
+		int e = -errno;
+		/* A dangling symlink root is still an entry (the link itself). */
+		if (!(follow && e == -ENOENT && fstatat(AT_FDCWD, root, &st, AT_SYMLINK_NOFOLLOW) == 0))
+			return report(w, root, SWEEP_WALK_OP_ROOT, e);
+		follow = false;
+	}
+	if (path_reserve(w, len + 1) < 0)
+		return fatal(w, -ENOMEM);
+	memcpy(w->path, root, len + 1);
+
+	const struct sweep_fsinfo *fs = NULL;
+	int pfd = open(root, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+	if (pfd >= 0) {
+		if (sweep_fscache_get(w->fsc, (uint64_t)st.st_dev, pfd, &fs) < 0)
+			fs = NULL;
+		close(pfd);
+	}
+	struct sweep_entry e = {
+		.path = w->path,
+		.path_len = len,
+		.name = last_component(w->path, len),
+		.dirfd = AT_FDCWD,
+		.at_name = root,
+		.root_index = index,
+		.d_type = IFTODT(st.st_mode),
+		.st = st,
+		.fs = fs,
+	};
+	if (S_ISDIR(st.st_mode))
+		e.id = ++w->next_id;
+	int r = emit(w, &e);
+	if (r < 0 || !S_ISDIR(st.st_mode) || r == SWEEP_WALK_SKIP)
+		return w->stop;
+
+	struct dnode *d = dnode_new(NULL, root, len);
+	if (!d)
+		return fatal(w, -ENOMEM);
+	d->id = e.id;
+	d->dev = d->root_dev = (uint64_t)st.st_dev;
+	d->ino = (uint64_t)st.st_ino;
+	d->fs = fs;
+	d->root_index = index;
+	d->follow = follow;
+	if (w->cscan) {
+		if (sweep__cscan_push(w->q, d->ino, d) < 0) {
+			dnode_unref(d);
+			return fatal(w, -ENOMEM);
+		}
+		return 0;
+	}
+	int fd = open(root, open_flags(d));
+	if (fd < 0) {
+		report(w, root, SWEEP_WALK_OP_OPENDIR, -errno);
+		dnode_unref(d);
+		return w->stop;
+	}
+	walk_dfs(w, d, fd, len);
+	return w->stop;
+}
+
+/* AUTO: C-SCAN when the filesystem of any root is worth sorting, else plain readdir order. */
+static enum sweep_order resolve_order(const struct sweep_walk_opts *o, const char *const *roots, size_t nroots)
+{
+	if (o->order != SWEEP_ORDER_AUTO)
+		return o->order;
+	for (size_t i = 0; i < nroots; i++) {
+		struct sweep_fsinfo fi;
+		if (sweep_fsinfo_path(roots[i], &fi) == 0 && fi.policy != SWEEP_ORDER_NONE)
+			return SWEEP_ORDER_INODE;
+	}
+	return nroots ? SWEEP_ORDER_NONE : SWEEP_ORDER_INODE;
+}
+
+SWEEP_EXPORT int sweep_walk(const char *const *roots, size_t nroots, const struct sweep_walk_opts *opts)
+{
+	if ((!roots && nroots) || !opts || opts->size < offsetof(struct sweep_walk_opts, ctx) + sizeof(void *))
+		return -EINVAL;
+	struct walk w = { .o = opts, .flags = opts->flags };
+	w.order = resolve_order(opts, roots, nroots);
+	w.cscan = w.order == SWEEP_ORDER_INODE || w.order == SWEEP_ORDER_PHYSICAL;
+	w.fsc = sweep_fscache_new();
+	w.sb = sweep__stat_batch_new(sweep_backend_resolve(opts->backend), opts->stat_batch ? opts->stat_batch : 64);
+	w.q = sweep__cscan_new();
+	w.dbuf = malloc(DBUF_SIZE);
+	int ret = 0;
+	if (!w.fsc || !w.sb || !w.q || !w.dbuf)
+		ret = -ENOMEM;
+	for (size_t i = 0; !ret && i < nroots && !w.stop; i++)
+		do_root(&w, roots[i], (uint32_t)i);
+	if (!ret && w.cscan && !w.stop)
+		walk_cscan(&w);
+	if (w.q) {
+		void *item;
+		while (sweep__cscan_pop(w.q, &item, NULL))
+			dnode_unref(item);
+	}
+	for (size_t i = 0; i < w.stack_cap; i++)
+		listing_free(&w.stack[i].ls);
+	free(w.stack);
+	free(w.reqs);
+	free(w.idx);
+	free(w.dbuf);
+	free(w.path);
+	sweep__cscan_free(w.q);
+	sweep__stat_batch_free(w.sb);
+	sweep_fscache_free(w.fsc);
+	if (ret)
+		return ret;
+	return w.stop ? w.stop : w.errors;
+}

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * walk-list: print what sweep_walk finds, for comparison with find(1).
+ *
+ *   walk-list [-0] [-l] [--order=O] [--follow] [--follow-roots] [--xdev]
+ *             [--no-stat] [--backend=B] [--skip=NAME] [--stop-after=N] ROOT...
+ *
+ * Prints each entry's path (NUL-terminated with -0); -l adds
+ * "depth dir_id id dirent_index ino type" before it. Checks as it goes
+ * that each entry is consistent: the parent was handed out before it with
+ * the id it names, depth and path follow from the parent, and dirfd/at_name
+ * reach the same inode. Errors go to stderr; exit 1 if any was reported,
+ * 2 if a consistency check failed.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sweep.h>
+
+struct dirinfo {
+	char *path;
+	int depth;
+};
+
+struct ctx {
+	int nul, longfmt, follow, no_stat;
+	const char *skip;
+	long stop_after, count;
+	struct dirinfo *dirs; /* by id */
+	size_t ndirs;
+	int bad;
+};
+
+static const char *op_name(enum sweep_walk_op op)
+{
+	switch (op) {
+	case SWEEP_WALK_OP_OPENDIR: return "opendir";
+	case SWEEP_WALK_OP_READDIR: return "readdir";
+	case SWEEP_WALK_OP_STAT: return "stat";
+	case SWEEP_WALK_OP_LOOP: return "loop";
+	case SWEEP_WALK_OP_ROOT: return "root";
+	}
+	return "?";
+}
+
+static void fail(struct ctx *c, const char *path, const char *what)
+{
+	fprintf(stderr, "walk-list: INCONSISTENT %s: %s\n", path, what);
+	c->bad = 1;
+}
+
+static int on_entry(const struct sweep_entry *e, void *arg)
+{
+	struct ctx *c = arg;
+	if (strlen(e->path) != e->path_len)
+		fail(c, e->path, "path_len");
+	if (e->name < e->path || e->name > e->path + e->path_len)
+		fail(c, e->path, "name outside path");
+	if (e->depth > 0) {
+		if (e->dir_id == 0 || e->dir_id >= c->ndirs || !c->dirs[e->dir_id].path) {
+			fail(c, e->path, "dir_id names no directory handed out before");
+		} else {
+			const struct dirinfo *p = &c->dirs[e->dir_id];
+			size_t pl = strlen(p->path);
+			int slash = pl > 0 && p->path[pl - 1] != '/';
+			if (e->depth != p->depth + 1)
+				fail(c, e->path, "depth");
+			if (strncmp(e->path, p->path, pl) != 0 || (slash && e->path[pl] != '/') ||
+			    strcmp(e->path + pl + slash, e->at_name) != 0 || strcmp(e->name, e->at_name) != 0)
+				fail(c, e->path, "path is not parent + name");
+		}
+	} else if (e->dir_id != 0 || e->dirfd != AT_FDCWD) {
+		fail(c, e->path, "root fields");
+	}
+	if (!e->fs)
+		fail(c, e->path, "no fs");
+	if (e->stat_err == 0 && !(c->no_stat && e->d_type != DT_DIR)) {
+		struct stat st;
+		int fl = c->follow ? 0 : AT_SYMLINK_NOFOLLOW;
+		if (fstatat(e->dirfd, e->at_name, &st, fl) < 0 && fstatat(e->dirfd, e->at_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			fail(c, e->path, "dirfd/at_name do not reach it");
+		else if (st.st_ino != e->st.st_ino)
+			fail(c, e->path, "dirfd/at_name reach another inode");
+	}
+	if (e->id) {
+		if (e->id >= c->ndirs) {
+			size_t n = e->id * 2 + 16;
+			c->dirs = realloc(c->dirs, n * sizeof(*c->dirs));
+			if (!c->dirs)
+				abort();
+			memset(c->dirs + c->ndirs, 0, (n - c->ndirs) * sizeof(*c->dirs));
+			c->ndirs = n;
+		}
+		if (c->dirs[e->id].path)
+			fail(c, e->path, "id handed out twice");
+		c->dirs[e->id].path = strdup(e->path);
+		c->dirs[e->id].depth = e->depth;
+	}
+	if (c->longfmt)
+		printf("%d %llu %llu %u %llu %u ", e->depth, (unsigned long long)e->dir_id, (unsigned long long)e->id,
+		       e->dirent_index, (unsigned long long)e->st.st_ino, e->d_type);
+	fwrite(e->path, 1, e->path_len, stdout);
+	putchar(c->nul ? '\0' : '\n');
+	if (c->stop_after && ++c->count >= c->stop_after)
+		return -ECANCELED;
+	if (c->skip && strcmp(e->name, c->skip) == 0)
+		return SWEEP_WALK_SKIP;
+	return 0;
+}
+
+static int on_error(const struct sweep_walk_error *err, void *arg)
+{
+	(void)arg;
+	fprintf(stderr, "walk-list: %s: %s: %s\n", err->path, op_name(err->op), strerror(-err->err));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct ctx c = { 0 };
+	struct sweep_walk_opts o = { .size = sizeof(o), .on_entry = on_entry, .on_error = on_error, .ctx = &c };
+	int i;
+	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "-0") == 0)
+			c.nul = 1;
+		else if (strcmp(a, "-l") == 0)
+			c.longfmt = 1;
+		else if (strncmp(a, "--order=", 8) == 0) {
+			if (sweep_order_parse(a + 8, &o.order) < 0) {
+				fprintf(stderr, "walk-list: bad order %s\n", a + 8);
+				return 2;
+			}
+		} else if (strcmp(a, "--follow") == 0) {
+			o.flags |= SWEEP_WALK_FOLLOW;
+			c.follow = 1;
+		} else if (strcmp(a, "--follow-roots") == 0)
+			o.flags |= SWEEP_WALK_FOLLOW_ROOTS;
+		else if (strcmp(a, "--xdev") == 0)
+			o.flags |= SWEEP_WALK_XDEV;
+		else if (strcmp(a, "--no-stat") == 0) {
+			o.flags |= SWEEP_WALK_NO_STAT;
+			c.no_stat = 1;
+		} else if (strcmp(a, "--backend=uring") == 0)
+			o.backend = SWEEP_BACKEND_URING;
+		else if (strcmp(a, "--backend=syscall") == 0)
+			o.backend = SWEEP_BACKEND_SYSCALL;
+		else if (strncmp(a, "--skip=", 7) == 0)
+			c.skip = a + 7;
+		else if (strncmp(a, "--stop-after=", 13) == 0)
+			c.stop_after = atol(a + 13);
+		else if (strncmp(a, "--batch=", 8) == 0)
+			o.stat_batch = (unsigned)atoi(a + 8);
+		else if (strcmp(a, "--") == 0) {
+			i++;
+			break;
+		} else {
+			fprintf(stderr, "walk-list: unknown option %s\n", a);
+			return 2;
+		}
+	}
+	int r = sweep_walk((const char *const *)argv + i, (size_t)(argc - i), &o);
+	fflush(stdout);
+	for (size_t k = 0; k < c.ndirs; k++)
+		free(c.dirs[k].path);
+	free(c.dirs);
+	fprintf(stderr, "walk-list: backend=%s result=%d\n", sweep_backend_name(sweep_backend_resolve(o.backend)), r);
+	if (c.bad)
+		return 2;
+	if (r < 0) {
+		fprintf(stderr, "walk-list: walk: %s\n", strerror(-r));
+		return r == -ECANCELED ? 3 : 1;
+	}
+	return r > 0 ? 1 : 0;
+}
