@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sweep-du internals. The walk visits the tree in C-SCAN order; du_tree
+ * keeps just enough per entry (name, parent, readdir position, size, inode)
+ * to replay the tree afterwards in the order GNU du's fts would have seen it.
+ */
+#ifndef SWEEP_DU_H
+#define SWEEP_DU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define DU_NONE UINT32_MAX
+
+/* du_node.flags */
+#define DU_DIR     0x01u /* a directory */
+#define DU_MULTI   0x02u /* st_nlink > 1: may be a hard link seen twice */
+#define DU_SORTFS  0x04u /* a directory on a filesystem where fts sorts big directories by inode */
+#define DU_NOSTAT  0x08u /* stat failed: size holds the positive errno (0: dangling symlink under -L) */
+
+struct du_node {
+	uint64_t size;  /* bytes (allocated or apparent, as the options say) */
+	uint64_t ino;
+	uint64_t name;  /* offset of the NUL-terminated name in the names arena (roots: the operand) */
+	uint32_t parent;
+	uint32_t index; /* getdents64 position in the parent; root: operand position */
+	uint32_t dev;   /* index into the device table */
+	uint8_t flags;
+};
+
+/* A map from two 64-bit keys to a 32-bit value (open addressing). */
+struct du_map {
+	uint64_t *keys; /* 2 per slot; a slot is free when its value is DU_NONE */
+	uint32_t *vals;
+	size_t cap, n;
+};
+/* Value for (a, b), or DU_NONE. */
+uint32_t du_map_get(const struct du_map *m, uint64_t a, uint64_t b);
+/* Insert unless present. 1 inserted, 0 already there (*old gets the value), -ENOMEM. */
+int du_map_put(struct du_map *m, uint64_t a, uint64_t b, uint32_t val, uint32_t *old);
+void du_map_clear(struct du_map *m);
+
+struct du_tree {
+	struct du_node *nodes;
+	uint32_t n, cap;
+	char *names;
+	uint64_t names_len, names_cap;
+	uint64_t *devs;
+	uint32_t ndevs;
+	/* after du_tree_order(): children of i are kids[first[i] .. first[i + 1]) in fts order */
+	uint32_t *first, *kids;
+};
+
+/* Append a node; returns its index or DU_NONE when out of memory. */
+uint32_t du_tree_add(struct du_tree *t, const struct du_node *tmpl, const char *name);
+/* Small index for a st_dev value (DU_NONE when out of memory). */
+uint32_t du_tree_dev(struct du_tree *t, uint64_t dev);
+/*
+ * Group children under their parents in the order fts reads them: getdents64
+ * order, except that a directory with more than 10,000 entries on a
+ * filesystem other than NFS, CIFS or tmpfs is sorted by inode number in
+ * batches of 100,000 (gnulib fts_build). 0 or -ENOMEM.
+ */
+int du_tree_order(struct du_tree *t);
+void du_tree_free(struct du_tree *t);
+
+static inline const char *du_name(const struct du_tree *t, uint32_t i)
+{
+	return t->names + t->nodes[i].name;
+}
+
+/* Output sizes the way GNU du's human_readable does. */
+#define DU_AUTOSCALE 0x1
+#define DU_SI        0x2
+#define DU_BASE1024  0x4
+#define DU_SUFFIX_B  0x8
+struct du_units {
+	uint64_t block; /* output block size */
+	int opts;       /* DU_* above */
+};
+/* Parse a --block-size spec (or DU_BLOCK_SIZE etc. when spec is NULL): 0, -EINVAL or -ERANGE. */
+int du_units_parse(const char *spec, struct du_units *u);
+/* Format n bytes into buf (at least 64 bytes); returns a pointer into buf. */
+char *du_units_format(uint64_t n, const struct du_units *u, char *buf);
+
+#endif
