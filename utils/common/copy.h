@@ -142,6 +142,8 @@ struct copy_opts {
 	int (*on_done)(const struct copy_done *done, void *ctx);
 	void (*on_bytes)(uint64_t bytes, void *ctx); /* data written, as it is written */
 	void *ctx;
+	/* A regular file of st_size bytes was queued (for a progress display's totals). Optional. */
+	void (*on_plan)(uint64_t files, uint64_t bytes, void *ctx);
 };
 
 struct copy_stats {

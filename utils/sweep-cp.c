@@ -1,0 +1,393 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sweep-cp: cp -r / cp -a that reads the source in one physical sweep and
+ * writes the copy in the same order. This file only parses arguments,
+ * decides the target names the way cp does, and prints; the copying is
+ * utils/common/copy.c.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "copy.h"
+#include "progress.h"
+
+struct cp {
+	bool verbose;
+	bool failed;
+	struct progress *progress;
+};
+
+static void usage(void)
+{
+	printf("Usage: %s [OPTION]... [-T] SOURCE DEST\n"
+	       "  or:  %s [OPTION]... SOURCE... DIRECTORY\n"
+	       "  or:  %s [OPTION]... -t DIRECTORY SOURCE...\n"
+	       "Copy SOURCE to DEST, or multiple SOURCE(s) to DIRECTORY, reading the sources\n"
+	       "in physical disk order and writing the copies in the same order.\n\n"
+	       "  -a, --archive                same as -dR --preserve=all\n"
+	       "  -d                           same as --no-dereference --preserve=links\n"
+	       "  -H                           follow command-line symbolic links in SOURCE\n"
+	       "  -L, --dereference            always follow symbolic links in SOURCE\n"
+	       "  -P, --no-dereference         never follow symbolic links in SOURCE\n"
+	       "  -n, --no-clobber             do not overwrite an existing file\n"
+	       "  -p                           same as --preserve=mode,ownership,timestamps\n"
+	       "      --preserve[=ATTR_LIST]   preserve the specified attributes (default:\n"
+	       "                                 mode,ownership,timestamps); also links, xattr, all\n"
+	       "      --no-preserve=ATTR_LIST  don't preserve the specified attributes\n"
+	       "  -r, -R, --recursive          copy directories recursively\n"
+	       "      --reflink[=WHEN]         clone data: auto (default), always, never\n"
+	       "      --sparse=WHEN            holes: auto (default), always, never\n"
+	       "  -t, --target-directory=DIRECTORY  copy all SOURCE arguments into DIRECTORY\n"
+	       "  -T, --no-target-directory    treat DEST as a normal file\n"
+	       "  -u, --update                 copy only when SOURCE is newer than DEST or DEST is missing\n"
+	       "  -v, --verbose                explain what is being done\n"
+	       "  -f, --force                  accepted for compatibility (copies always replace atomically)\n"
+	       "      --fsync                  flush each file to disk before renaming it into place\n"
+	       "      --order=ORDER            read order: auto, physical, inode, name, none\n"
+	       "      --progress               show progress on a terminal\n"
+	       "      --stats                  print how the files were copied, on stderr, at the end\n"
+	       "      --help                   display this help and exit\n"
+	       "      --version                output version information and exit\n\n"
+	       "Files are written under temporary names starting with '%s' in the\n"
+	       "destination directory and renamed into place when complete.\n",
+	       cli_prog(), cli_prog(), cli_prog(), COPY_TMP_PREFIX);
+}
+
+static void bad_usage(const char *fmt, const char *arg)
+{
+	if (fmt) {
+		fprintf(stderr, "%s: ", cli_prog());
+		fprintf(stderr, fmt, arg);
+		fputc('\n', stderr);
+	}
+	fprintf(stderr, "Try '%s --help' for more information.\n", cli_prog());
+	exit(1);
+}
+
+/* "mode,ownership,..." -> META_* bits, COPY_LINKS in *links. */
+static unsigned parse_preserve(const char *list, bool *links)
+{
+	unsigned bits = 0;
+	char *copy = strdup(list), *save = NULL;
+	if (!copy)
+		cli_die(1, "out of memory");
+	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(w, "mode"))
+			bits |= META_MODE | META_ACL;
+		else if (!strcmp(w, "ownership"))
+			bits |= META_OWNER;
+		else if (!strcmp(w, "timestamps"))
+			bits |= META_TIMES;
+		else if (!strcmp(w, "links"))
+			*links = true;
+		else if (!strcmp(w, "xattr"))
+			bits |= META_XATTR;
+		else if (!strcmp(w, "all")) {
+			bits |= META_ALL;
+			*links = true;
+		} else if (strcmp(w, "context")) {
+			fprintf(stderr, "%s: invalid argument %s for '--preserve'\n", cli_prog(), cli_quote(w));
+			free(copy);
+			bad_usage(NULL, NULL);
+		}
+	}
+	free(copy);
+	return bits;
+}
+
+static int parse_when(const char *opt, const char *arg, const char *const *words)
+{
+	for (int i = 0; words[i]; i++)
+		if (!strcmp(arg, words[i]))
+			return i;
+	fprintf(stderr, "%s: invalid argument %s for '%s'\n", cli_prog(), cli_quote(arg), opt);
+	bad_usage(NULL, NULL);
+	return 0;
+}
+
+static int on_error(const struct copy_error *ce, void *ctx)
+{
+	struct cp *c = ctx;
+	char buf[8192];
+	/* A file that changed while read was still copied as read; cp does not warn either. */
+	if (ce->op == COPY_OP_CHANGED)
+		return 0;
+	progress_clear(c->progress);
+	cli_msg("%s", copy_error_format(ce, buf, sizeof(buf)));
+	c->failed = true;
+	return 0;
+}
+
+static int on_done(const struct copy_done *d, void *ctx)
+{
+	struct cp *c = ctx;
+	if (d->how != COPY_HOW_DATA && d->how != COPY_HOW_CLONE && d->how != COPY_HOW_RANGE)
+		progress_add(c->progress, 0, 0);
+	else
+		progress_add(c->progress, 1, 0);
+	if (c->verbose && d->how != COPY_HOW_SKIPPED) {
+		char *s = strdup(cli_quote(d->src));
+		progress_clear(c->progress);
+		printf("%s -> %s\n", s ? s : d->src, cli_quote(d->dst));
+		free(s);
+	}
+	return 0;
+}
+
+static void on_bytes(uint64_t n, void *ctx)
+{
+	progress_add(((struct cp *)ctx)->progress, 0, n);
+}
+
+static void on_plan(uint64_t files, uint64_t bytes, void *ctx)
+{
+	progress_plan(((struct cp *)ctx)->progress, files, bytes);
+}
+
+/* The last component of a source, trailing slashes ignored ("a/b/" -> "b"). */
+static char *base_name(const char *src)
+{
+	size_t n = strlen(src);
+	while (n > 1 && src[n - 1] == '/')
+		n--;
+	size_t b = n;
+	while (b > 0 && src[b - 1] != '/')
+		b--;
+	return strndup(src + b, n - b);
+}
+
+static char *join(const char *dir, const char *name)
+{
+	size_t dl = strlen(dir);
+	bool slash = dl > 0 && dir[dl - 1] != '/';
+	char *p = malloc(dl + slash + strlen(name) + 1);
+	if (!p)
+		cli_die(1, "out of memory");
+	sprintf(p, "%s%s%s", dir, slash ? "/" : "", name);
+	return p;
+}
+
+static bool is_dir(const char *path, int *err)
+{
+	struct stat st;
+	if (stat(path, &st) < 0) {
+		*err = -errno;
+		return false;
+	}
+	*err = 0;
+	return S_ISDIR(st.st_mode);
+}
+
+static void print_stats(const struct copy_engine *e)
+{
+	struct copy_stats s;
+	copy_engine_stats(e, &s);
+	fprintf(stderr,
+		"%s: files %llu (cloned %llu, copy_file_range %llu, read %llu), dirs %llu, other %llu, skipped %llu, "
+		"bytes %llu, sweeps %llu, errors %llu\n",
+		cli_prog(), (unsigned long long)s.files, (unsigned long long)s.cloned, (unsigned long long)s.ranged,
+		(unsigned long long)(s.files - s.cloned - s.ranged), (unsigned long long)s.dirs,
+		(unsigned long long)s.others, (unsigned long long)s.skipped, (unsigned long long)s.bytes,
+		(unsigned long long)s.batches, (unsigned long long)s.errors);
+}
+
+enum { OPT_PRESERVE = 256, OPT_NO_PRESERVE, OPT_REFLINK, OPT_SPARSE, OPT_PROGRESS, OPT_FSYNC, OPT_ORDER,
+       OPT_STATS, OPT_HELP, OPT_VERSION };
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"archive", no_argument, NULL, 'a'},
+		{"dereference", no_argument, NULL, 'L'},
+		{"no-dereference", no_argument, NULL, 'P'},
+		{"no-clobber", no_argument, NULL, 'n'},
+		{"preserve", optional_argument, NULL, OPT_PRESERVE},
+		{"no-preserve", required_argument, NULL, OPT_NO_PRESERVE},
+		{"recursive", no_argument, NULL, 'R'},
+		{"reflink", optional_argument, NULL, OPT_REFLINK},
+		{"sparse", required_argument, NULL, OPT_SPARSE},
+		{"target-directory", required_argument, NULL, 't'},
+		{"no-target-directory", no_argument, NULL, 'T'},
+		{"update", no_argument, NULL, 'u'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"force", no_argument, NULL, 'f'},
+		{"fsync", no_argument, NULL, OPT_FSYNC},
+		{"order", required_argument, NULL, OPT_ORDER},
+		{"progress", no_argument, NULL, OPT_PROGRESS},
+		{"stats", no_argument, NULL, OPT_STATS},
+		{"help", no_argument, NULL, OPT_HELP},
+		{"version", no_argument, NULL, OPT_VERSION},
+		{NULL, 0, NULL, 0},
+	};
+	static const char *const reflink_words[] = {"auto", "always", "never", NULL};
+	static const char *const sparse_words[] = {"auto", "always", "never", NULL};
+	struct cp c = {0};
+	struct copy_opts o = {.size = sizeof(o), .on_error = on_error, .on_done = on_done, .on_bytes = on_bytes,
+			      .on_plan = on_plan, .ctx = &c};
+	char deref = 0; /* 'L', 'H', 'P' or 0 for cp's default */
+	bool links = false, no_target = false, progress = false, stats = false;
+	const char *target_dir = NULL;
+	int opt;
+
+	cli_init(argv[0]);
+	cli_close_stdout_atexit();
+	while ((opt = getopt_long(argc, argv, "adfHLnPpRrt:Tuv", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'a':
+			deref = 'P';
+			links = true;
+			o.flags |= COPY_RECURSIVE;
+			o.preserve |= META_ALL;
+			break;
+		case 'd':
+			deref = 'P';
+			links = true;
+			break;
+		case 'f':
+			break;
+		case 'H':
+		case 'L':
+		case 'P':
+			deref = (char)opt;
+			break;
+		case 'n':
+			o.flags |= COPY_NO_CLOBBER;
+			break;
+		case 'p':
+			o.preserve |= META_MODE | META_ACL | META_OWNER | META_TIMES;
+			break;
+		case OPT_PRESERVE:
+			if (optarg) {
+				unsigned bits = parse_preserve(optarg, &links);
+				o.preserve |= bits;
+				if (bits & META_XATTR)
+					o.preserve |= META_STRICT;
+			} else {
+				o.preserve |= META_MODE | META_ACL | META_OWNER | META_TIMES;
+			}
+			break;
+		case OPT_NO_PRESERVE: {
+			bool nolinks = false;
+			o.preserve &= ~parse_preserve(optarg, &nolinks);
+			if (nolinks)
+				links = false;
+			break;
+		}
+		case 'r':
+		case 'R':
+			o.flags |= COPY_RECURSIVE;
+			break;
+		case OPT_REFLINK:
+			o.reflink = optarg ? (enum copy_reflink)parse_when("--reflink", optarg, reflink_words)
+					   : COPY_REFLINK_ALWAYS;
+			break;
+		case OPT_SPARSE:
+			o.sparse = (enum copy_sparse)parse_when("--sparse", optarg, sparse_words);
+			break;
+		case 't':
+			target_dir = optarg;
+			break;
+		case 'T':
+			no_target = true;
+			break;
+		case 'u':
+			o.flags |= COPY_UPDATE;
+			break;
+		case 'v':
+			c.verbose = true;
+			break;
+		case OPT_FSYNC:
+			o.flags |= COPY_FSYNC;
+			break;
+		case OPT_ORDER:
+			if (sweep_order_parse(optarg, &o.order) < 0)
+				bad_usage("invalid order '%s'", optarg);
+			break;
+		case OPT_PROGRESS:
+			progress = true;
+			break;
+		case OPT_STATS:
+			stats = true;
+			break;
+		case OPT_HELP:
+			usage();
+			return 0;
+		case OPT_VERSION:
+			cli_version("sweep-cp");
+			return 0;
+		default:
+			bad_usage(NULL, NULL);
+		}
+	}
+	if (links)
+		o.flags |= COPY_LINKS;
+	/* cp follows symlinks only when not copying recursively, unless told otherwise. */
+	if (deref == 'L')
+		o.flags |= COPY_DEREF_ALL;
+	else if (deref == 'H' || (deref == 0 && !(o.flags & COPY_RECURSIVE)))
+		o.flags |= COPY_DEREF_ROOTS;
+
+	char **ops = argv + optind;
+	int nops = argc - optind;
+	if (target_dir && no_target)
+		bad_usage("cannot combine --target-directory (-t) and --no-target-directory (-T)", NULL);
+	if (nops < 1)
+		bad_usage("missing file operand", NULL);
+	if (!target_dir && nops == 1)
+		bad_usage("missing destination file operand after %s", cli_quote(ops[0]));
+	if (no_target && nops > 2)
+		bad_usage("extra operand %s", cli_quote(ops[2]));
+
+	/* Decide: copy into a directory, or one SOURCE to the name DEST. */
+	const char *dir = target_dir;
+	int err = 0;
+	if (!dir && !no_target && is_dir(ops[nops - 1], &err))
+		dir = ops[nops - 1];
+	if (target_dir && !is_dir(target_dir, &err)) {
+		if (err)
+			cli_die(1, "target directory %s: %s", cli_quote(target_dir), strerror(-err));
+		cli_die(1, "target %s is not a directory", cli_quote(target_dir));
+	}
+	if (!dir && nops > 2) {
+		if (err == -ENOENT)
+			cli_die(1, "target %s: %s", cli_quote(ops[nops - 1]), strerror(-err));
+		cli_die(1, "target %s is not a directory", cli_quote(ops[nops - 1]));
+	}
+
+	c.progress = progress_new(progress);
+	struct copy_engine *e = NULL;
+	int rc = copy_engine_new(&o, &e);
+	if (rc < 0)
+		cli_die(1, "cannot start the copy engine: %s", strerror(-rc));
+	int nsrc = target_dir ? nops : nops - 1;
+	for (int i = 0; i < nsrc && rc >= 0; i++) {
+		if (dir) {
+			char *base = base_name(ops[i]);
+			char *dst = base ? join(dir, base) : NULL;
+			if (!dst)
+				cli_die(1, "out of memory");
+			rc = copy_tree(e, ops[i], dst);
+			free(base);
+			free(dst);
+		} else {
+			rc = copy_tree(e, ops[i], ops[nops - 1]);
+		}
+		if (rc > 0) /* not an error in the tree itself */
+			rc = 0;
+		else if (rc < 0 && rc != -ENOMEM)
+			rc = 0; /* reported; go on with the next operand */
+	}
+	rc = copy_finish(e);
+	if (stats)
+		print_stats(e);
+	copy_engine_free(e);
+	progress_draw(c.progress);
+	c.progress = progress_free(c.progress);
+	return rc != 0 || c.failed ? 1 : 0;
+}
