@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/* Batched stat: io_uring statx and plain fstatat give what fstatat gives, in any batch size. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "internal.h"
+
+static char dir[64];
+static int dfd = -1;
+#define NFILES 40
+
+static int setup(void **state)
+{
+	(void)state;
+	strcpy(dir, "/tmp/sweep-test-statx.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (int i = 0; i < NFILES; i++) {
+		char n[16];
+		snprintf(n, sizeof(n), "f%d", i);
+		int fd = openat(dfd, n, O_CREAT | O_WRONLY | O_CLOEXEC, 0640);
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, dir, (size_t)i), i);
+		close(fd);
+	}
+	assert_int_equal(symlinkat("f3", dfd, "link"), 0);
+	assert_int_equal(symlinkat("missing", dfd, "dangling"), 0);
+	assert_int_equal(mkdirat(dfd, "sub", 0750), 0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	close(dfd);
+	return system(cmd);
+}
+
+static void same_stat(const struct stat *a, const struct stat *b)
+{
+	assert_int_equal(a->st_dev, b->st_dev);
+	assert_int_equal(a->st_ino, b->st_ino);
+	assert_int_equal(a->st_mode, b->st_mode);
+	assert_int_equal(a->st_nlink, b->st_nlink);
+	assert_int_equal(a->st_uid, b->st_uid);
+	assert_int_equal(a->st_gid, b->st_gid);
+	assert_int_equal(a->st_rdev, b->st_rdev);
+	assert_int_equal(a->st_size, b->st_size);
+	assert_int_equal(a->st_blocks, b->st_blocks);
+	assert_int_equal(a->st_blksize, b->st_blksize);
+	assert_int_equal(a->st_mtim.tv_sec, b->st_mtim.tv_sec);
+	assert_int_equal(a->st_mtim.tv_nsec, b->st_mtim.tv_nsec);
+	assert_int_equal(a->st_ctim.tv_sec, b->st_ctim.tv_sec);
+	assert_int_equal(a->st_ctim.tv_nsec, b->st_ctim.tv_nsec);
+}
+
+static void run(enum sweep_backend be, unsigned depth, int flags)
+{
+	enum { N = NFILES + 4 };
+	char names[N][16];
+	struct stat st[N];
+	struct sweep__stat_req reqs[N];
+	for (int i = 0; i < NFILES; i++)
+		snprintf(names[i], sizeof(names[i]), "f%d", i);
+	strcpy(names[NFILES], "link");
+	strcpy(names[NFILES + 1], "dangling");
+	strcpy(names[NFILES + 2], "sub");
+	strcpy(names[NFILES + 3], "nope");
+	for (int i = 0; i < N; i++)
+		reqs[i] = (struct sweep__stat_req){ .name = names[i], .flags = flags, .st = &st[i], .err = 12345 };
+	struct sweep__stat_batch *b = sweep__stat_batch_new(be, depth);
+	assert_non_null(b);
+	assert_int_equal(sweep__stat_batch_run(b, dfd, reqs, N), 0);
+	for (int i = 0; i < N; i++) {
+		struct stat want;
+		int err = fstatat(dfd, names[i], &want, flags) < 0 ? -errno : 0;
+		assert_int_equal(reqs[i].err, err);
+		if (!err)
+			same_stat(&st[i], &want);
+	}
+	assert_null(sweep__stat_batch_free(b));
+}
+
+static void test_backends(void **state)
+{
+	(void)state;
+	enum sweep_backend be = sweep_backend_resolve(SWEEP_BACKEND_AUTO);
+	static const unsigned depths[] = { 1, 3, 64, 0 };
+	for (size_t d = 0; d < 4; d++) {
+		run(be, depths[d], AT_SYMLINK_NOFOLLOW);
+		run(be, depths[d], 0);
+	}
+	assert_null(sweep__stat_batch_free(NULL));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_backends, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
