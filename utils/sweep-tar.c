@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sweep-tar: create a pax archive of file trees, reading the files in one
+ * physical sweep. The work is in utils/sweep-tar/ (tar.h explains the
+ * shape); this file parses the command line and runs it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "sweep-tar/tar.h"
+
+#define DEFAULT_MEMORY_LIMIT (64u << 20)
+
+enum {
+	OPT_TOTALS = 256,
+	OPT_EXCLUDE,
+	OPT_ONE_FS,
+	OPT_ZSTD,
+	OPT_ORDER,
+	OPT_MEMORY_LIMIT,
+	OPT_PROGRESS,
+	OPT_PLAN_TRACE,
+	OPT_FORMAT,
+	OPT_HELP,
+	OPT_VERSION,
+};
+
+static const struct option long_opts[] = {
+	{ "create", no_argument, NULL, 'c' },
+	{ "file", required_argument, NULL, 'f' },
+	{ "directory", required_argument, NULL, 'C' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "totals", no_argument, NULL, OPT_TOTALS },
+	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+	{ "exclude-from", required_argument, NULL, 'X' },
+	{ "one-file-system", no_argument, NULL, OPT_ONE_FS },
+	{ "gzip", no_argument, NULL, 'z' },
+	{ "bzip2", no_argument, NULL, 'j' },
+	{ "xz", no_argument, NULL, 'J' },
+	{ "zstd", no_argument, NULL, OPT_ZSTD },
+	{ "order", required_argument, NULL, OPT_ORDER },
+	{ "memory-limit", required_argument, NULL, OPT_MEMORY_LIMIT },
+	{ "progress", no_argument, NULL, OPT_PROGRESS },
+	{ "plan-trace", required_argument, NULL, OPT_PLAN_TRACE },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: %s -c [OPTION...] [PATH...]\n"
+		"Create a pax archive of PATHs, reading the files in physical disk order.\n"
+		"\n"
+		"  -c, --create               create an archive (the only mode)\n"
+		"  -f, --file=FILE            write the archive to FILE ('-' or none: stdout)\n"
+		"  -C, --directory=DIR        change to DIR for the PATHs that follow\n"
+		"  -v, --verbose              list members as they are written\n"
+		"      --totals               print the bytes written and the plan's memory use\n"
+		"      --exclude=PATTERN      leave out members matching PATTERN (GNU tar globs)\n"
+		"  -X, --exclude-from=FILE    leave out members matching patterns in FILE\n"
+		"      --one-file-system      stay on the filesystem of each PATH\n"
+		"  -z, --gzip  -j, --bzip2  -J, --xz  --zstd   compress the archive\n"
+		"      --order=ORDER          read order: auto (default), physical, inode, name, none\n"
+		"      --memory-limit=SIZE    plan memory per batch (default 64M)\n"
+		"      --progress             show progress on a terminal\n"
+		"      --plan-trace=FILE      write each batch's read plan as a sweep-trace(5)\n"
+		"      --format=pax           the archive format (pax is the only one)\n"
+		"      --help                 show this help\n"
+		"      --version              show the version\n"
+		"\n"
+		"Exit status: 0 success, 1 some files changed or vanished while read,\n"
+		"2 some files could not be archived or the archive could not be written.\n",
+		cli_prog());
+}
+
+/* GNU tar's traditional syntax: "sweep-tar czf a.tgz dir" means "-czf". */
+static void old_style(int argc, char **argv)
+{
+	static char buf[64];
+
+	if (argc > 1 && argv[1][0] != '-' && strlen(argv[1]) + 2 <= sizeof(buf) &&
+	    strspn(argv[1], "cfvzjJC") == strlen(argv[1])) {
+		buf[0] = '-';
+		strcpy(buf + 1, argv[1]);
+		argv[1] = buf;
+	}
+}
+
+/* "a//b/" -> "a//b": the walk adds its own '/' between components. */
+static char *trim_slashes(const char *s)
+{
+	size_t n = strlen(s);
+
+	while (n > 1 && s[n - 1] == '/')
+		n--;
+	return strndup(s, n);
+}
+
+static int add_root(struct tar_opts *o, const char *dir, const char *operand)
+{
+	struct tar_root *nr = realloc(o->roots, (o->nroots + 1) * sizeof(*nr));
+	struct tar_root *r;
+	char *name = trim_slashes(operand);
+
+	if (!nr || !name) {
+		free(name);
+		return -ENOMEM;
+	}
+	o->roots = nr;
+	r = &o->roots[o->nroots];
+	r->strip = 0;
+	if (dir && name[0] != '/') {
+		if (asprintf(&r->path, "%s/%s", dir, name) < 0) {
+			free(name);
+			return -ENOMEM;
+		}
+		r->strip = strlen(dir) + 1;
+		free(name);
+	} else {
+		r->path = name;
+	}
+	o->nroots++;
+	return 0;
+}
+
+/* -C DIR: relative to the previous -C, as GNU tar's successive chdirs are. */
+static char *change_dir(char *cur, const char *dir)
+{
+	char *next;
+
+	if (!cur || dir[0] == '/')
+		next = trim_slashes(dir);
+	else if (asprintf(&next, "%s/%s", cur, dir) < 0)
+		next = NULL;
+	if (!next)
+		cli_die(TAR_FATAL, "out of memory");
+	free(cur);
+	return next;
+}
+
+static void parse(int argc, char **argv, struct tar_opts *o)
+{
+	char *dir = NULL;
+	bool create = false;
+	uint64_t size;
+	int c;
+
+	o->memory_limit = DEFAULT_MEMORY_LIMIT;
+	old_style(argc, argv);
+	/* "-" first: operands come back in place, so -C applies to those after it. */
+	while ((c = getopt_long(argc, argv, "-cf:C:vX:zjJ", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 1:
+			if (add_root(o, dir, optarg) < 0)
+				cli_die(TAR_FATAL, "out of memory");
+			break;
+		case 'c':
+			create = true;
+			break;
+		case 'f':
+			o->archive = optarg;
+			break;
+		case 'C':
+			dir = change_dir(dir, optarg);
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case OPT_TOTALS:
+			o->totals = true;
+			break;
+		case OPT_EXCLUDE:
+		case 'X':
+			if (!o->exclude && !(o->exclude = exclude_new(EXCLUDE_GNU | EXCLUDE_LEADING_DIR)))
+				cli_die(TAR_FATAL, "out of memory");
+			if ((c == 'X' ? exclude_add_file(o->exclude, optarg) : exclude_add(o->exclude, optarg)) < 0)
+				cli_die(TAR_FATAL, "%s: cannot use exclude pattern(s)", cli_quote(optarg));
+			break;
+		case OPT_ONE_FS:
+			o->xdev = true;
+			break;
+		case 'z':
+			o->filter = TAR_FILTER_GZIP;
+			break;
+		case 'j':
+			o->filter = TAR_FILTER_BZIP2;
+			break;
+		case 'J':
+			o->filter = TAR_FILTER_XZ;
+			break;
+		case OPT_ZSTD:
+			o->filter = TAR_FILTER_ZSTD;
+			break;
+		case OPT_ORDER:
+			if (sweep_order_parse(optarg, &o->order) < 0)
+				cli_die(TAR_FATAL, "invalid --order %s (auto, physical, inode, name, none)",
+					cli_quote(optarg));
+			break;
+		case OPT_MEMORY_LIMIT:
+			if (cli_parse_size(optarg, &size) < 0 || size == 0)
+				cli_die(TAR_FATAL, "invalid --memory-limit %s", cli_quote(optarg));
+			o->memory_limit = size;
+			break;
+		case OPT_PROGRESS:
+			o->progress = true;
+			break;
+		case OPT_PLAN_TRACE:
+			o->plan_trace = optarg;
+			break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "pax") != 0 && strcmp(optarg, "posix") != 0)
+				cli_die(TAR_FATAL, "only --format=pax is supported");
+			break;
+		case OPT_HELP:
+			usage(stdout);
+			exit(0);
+		case OPT_VERSION:
+			cli_version(cli_prog());
+			exit(0);
+		default:
+			fprintf(stderr, "Try '%s --help' for more information.\n", cli_prog());
+			exit(TAR_FATAL);
+		}
+	}
+	free(dir);
+	if (!create)
+		cli_die(TAR_FATAL, "only archive creation is supported: give -c (try --help)");
+	if (o->nroots == 0)
+		/* GNU tar's wording. */
+		cli_die(TAR_FATAL, "Cowardly refusing to create an empty archive");
+}
+
+/*
+ * Names are bytes, and libarchive stores them in pax headers as UTF-8
+ * converted from the locale. In the C locale any byte above 0x7f fails
+ * that conversion (and would be flagged as binary), while GNU tar stores
+ * such names byte for byte; reading them as UTF-8 does the same for every
+ * name that is valid UTF-8, and libarchive falls back to the raw bytes
+ * for the rest.
+ */
+static void set_locale(void)
+{
+	setlocale(LC_ALL, "");
+	if (strcmp(nl_langinfo(CODESET), "UTF-8") != 0)
+		setlocale(LC_CTYPE, "C.UTF-8");
+}
+
+static int setup(struct tar *t, const struct tar_opts *o)
+{
+	struct sweep_plan_opts po = {
+		.size = sizeof(po),
+		.order = o->order,
+		.max_bytes = (size_t)o->memory_limit,
+		.flags = o->plan_trace ? SWEEP_PLAN_EXTENTS : 0,
+	};
+	struct sweep_reader_opts ro = {
+		.size = sizeof(ro),
+		.flags = SWEEP_READ_SPARSE | SWEEP_READ_NOATIME,
+	};
+	int r;
+
+	t->o = o;
+	t->out_fd = -1;
+	t->trace_fd = -1;
+	t->listing = stdout;
+	t->proc_fd = access("/proc/self/fd", X_OK) == 0;
+	if (tar_out_open(t) < 0)
+		return -1;
+	if (t->out_fd == STDOUT_FILENO)
+		t->listing = stderr; /* GNU tar does the same */
+	t->disk = archive_read_disk_new();
+	t->entry = archive_entry_new();
+	t->links = links_new();
+	if (!t->disk || !t->entry || !t->links) {
+		cli_msg("out of memory");
+		return -1;
+	}
+	archive_read_disk_set_standard_lookup(t->disk);
+	archive_read_disk_set_symlink_physical(t->disk);
+	t->dirs = dir_spool_new(t);
+	if (!t->dirs)
+		return -1;
+	r = sweep_plan_new(&po, &t->plan);
+	if (r == 0)
+		r = sweep_reader_new(&ro, &t->reader);
+	if (r < 0) {
+		cli_error(r, "cannot set up the reader");
+		return -1;
+	}
+	if (o->plan_trace) {
+		t->trace_fd = open(o->plan_trace, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		if (t->trace_fd < 0) {
+			cli_msg("%s: Cannot open: %s", tar_printable(o->plan_trace), strerror(errno));
+			return -1;
+		}
+	}
+	t->progress = progress_new(o->progress);
+	return 0;
+}
+
+static void teardown(struct tar *t)
+{
+	t->progress = progress_free(t->progress);
+	if (t->out)
+		archive_write_free(t->out);
+	if (t->out_fd > STDOUT_FILENO)
+		close(t->out_fd);
+	if (t->trace_fd >= 0 && close(t->trace_fd) != 0)
+		cli_error(-errno, "%s", tar_printable(t->o->plan_trace));
+	if (t->disk)
+		archive_read_free(t->disk);
+	archive_entry_free(t->entry);
+	links_free(t->links);
+	dir_spool_free(t->dirs);
+	sweep_plan_free(t->plan);
+	sweep_reader_free(t->reader);
+}
+
+int main(int argc, char **argv)
+{
+	struct tar_opts o = { 0 };
+	struct tar t = { 0 };
+
+	cli_init(argv[0]);
+	set_locale();
+	/* A closed pipe is an error to report, not a silent death. */
+	signal(SIGPIPE, SIG_IGN);
+	parse(argc, argv, &o);
+	cli_close_stdout_atexit();
+
+	if (setup(&t, &o) < 0) {
+		t.status = TAR_FATAL;
+	} else {
+		if (tar_walk(&t) == 0 && dir_spool_flush(&t) == 0)
+			tar_out_close(&t);
+		if (t.failed)
+			tar_out_abort(&t);
+		if (o.totals && t.out)
+			tar_out_totals(&t);
+	}
+	if (t.status == TAR_FATAL && !t.failed && t.out)
+		cli_msg("Exiting with failure status due to previous errors");
+	teardown(&t);
+	for (size_t i = 0; i < o.nroots; i++)
+		free(o.roots[i].path);
+	free(o.roots);
+	exclude_free(o.exclude);
+	return t.status;
+}

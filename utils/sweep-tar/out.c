@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: MIT */
+/* The archive being written: pax through libarchive, to -f FILE or stdout. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "tar.h"
+
+static const char zeros[64 * 1024];
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A write to the archive failed: say so once, like GNU tar, and stop. */
+static int out_failed(struct tar *t)
+{
+	int err = archive_errno(t->out);
+
+	if (!t->failed) {
+		progress_clear(t->progress);
+		if (err > 0)
+			cli_msg("%s: Cannot write: %s", tar_printable(t->out_name), strerror(err));
+		else
+			cli_msg("%s: Cannot write: %s", tar_printable(t->out_name),
+				archive_error_string(t->out) ? archive_error_string(t->out) : "unknown error");
+		cli_msg("Error is not recoverable: exiting now");
+		t->failed = true;
+		t->status = TAR_FATAL;
+	}
+	return err > 0 ? -err : -EIO;
+}
+
+static int add_filter(struct archive *a, enum tar_filter f)
+{
+	switch (f) {
+	case TAR_FILTER_NONE:
+		return archive_write_add_filter_none(a);
+	case TAR_FILTER_GZIP:
+		return archive_write_add_filter_gzip(a);
+	case TAR_FILTER_BZIP2:
+		return archive_write_add_filter_bzip2(a);
+	case TAR_FILTER_XZ:
+		return archive_write_add_filter_xz(a);
+	case TAR_FILTER_ZSTD:
+		return archive_write_add_filter_zstd(a);
+	}
+	return ARCHIVE_FATAL;
+}
+
+int tar_out_open(struct tar *t)
+{
+	const char *file = t->o->archive;
+	struct stat st;
+
+	t->start = now();
+	if (!file || strcmp(file, "-") == 0) {
+		t->out_fd = STDOUT_FILENO;
+		t->out_name = "-";
+	} else {
+		t->out_fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		t->out_name = file;
+		if (t->out_fd < 0) {
+			cli_msg("%s: Cannot open: %s", tar_printable(file), strerror(errno));
+			cli_msg("Error is not recoverable: exiting now");
+			return -errno;
+		}
+	}
+	if (isatty(t->out_fd)) {
+		cli_msg("Refusing to write archive contents to terminal (missing -f option?)");
+		cli_msg("Error is not recoverable: exiting now");
+		return -ENOTTY;
+	}
+	if (fstat(t->out_fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		t->out_is_file = true;
+		t->out_dev = st.st_dev;
+		t->out_ino = st.st_ino;
+	}
+
+	t->out = archive_write_new();
+	if (!t->out)
+		return -ENOMEM;
+	if (add_filter(t->out, t->o->filter) != ARCHIVE_OK ||
+	    archive_write_set_format_pax(t->out) != ARCHIVE_OK) {
+		cli_msg("cannot set up the archive: %s", archive_error_string(t->out));
+		return -EINVAL;
+	}
+	/*
+	 * Uncompressed: pad the last record to 10240 bytes as GNU tar does.
+	 * Compressed: do not pad the compressed stream (gzip and friends
+	 * complain about trailing zeros).
+	 */
+	archive_write_set_bytes_in_last_block(t->out, t->o->filter == TAR_FILTER_NONE ? 0 : 1);
+	if (archive_write_open_fd(t->out, t->out_fd) != ARCHIVE_OK) {
+		out_failed(t);
+		return -EIO;
+	}
+	return 0;
+}
+
+int tar_out_header(struct tar *t, struct archive_entry *e)
+{
+	int r;
+
+	if (t->failed)
+		return -EIO;
+	if (!e)
+		e = t->entry;
+	r = archive_write_header(t->out, e);
+	if (r == ARCHIVE_FATAL)
+		return out_failed(t);
+	if (r == ARCHIVE_FAILED) {
+		/* This member cannot be stored (the archive itself is fine): skip it. */
+		tar_error(t, archive_entry_pathname(e), "%s", archive_error_string(t->out));
+		return 1;
+	}
+	/*
+	 * ARCHIVE_WARN: stored, but not exactly. Except for a name that is
+	 * not valid UTF-8: libarchive then stores its bytes as they are
+	 * (hdrcharset=BINARY), which is exact, so there is nothing to say.
+	 */
+	if (r == ARCHIVE_WARN) {
+		const char *why = archive_error_string(t->out);
+		if (why && strncmp(why, "Can't translate", 15) != 0)
+			tar_warn(t, archive_entry_pathname(e), "%s", why);
+	}
+	t->members++;
+	tar_list(t, archive_entry_pathname(e), archive_entry_filetype(e) == AE_IFDIR);
+	return 0;
+}
+
+int tar_out_data(struct tar *t, const void *buf, size_t len)
+{
+	if (t->failed)
+		return -EIO;
+	if (len && archive_write_data(t->out, buf, len) < 0)
+		return out_failed(t);
+	return 0;
+}
+
+int tar_out_zeros(struct tar *t, uint64_t n)
+{
+	while (n > 0) {
+		size_t k = n < sizeof(zeros) ? (size_t)n : sizeof(zeros);
+		int r = tar_out_data(t, zeros, k);
+		if (r < 0)
+			return r;
+		n -= k;
+	}
+	return 0;
+}
+
+int tar_out_finish(struct tar *t)
+{
+	if (t->failed)
+		return -EIO;
+	if (archive_write_finish_entry(t->out) == ARCHIVE_FATAL)
+		return out_failed(t);
+	return 0;
+}
+
+int tar_out_close(struct tar *t)
+{
+	if (t->failed)
+		return -EIO;
+	if (archive_write_close(t->out) != ARCHIVE_OK)
+		return out_failed(t);
+	/* libarchive does not close an fd it was given; close -f FILE here to see late errors (NFS, quotas). */
+	if (t->out_fd != STDOUT_FILENO) {
+		if (close(t->out_fd) != 0) {
+			t->out_fd = -1;
+			cli_msg("%s: Cannot close: %s", tar_printable(t->out_name), strerror(errno));
+			t->failed = true;
+			t->status = TAR_FATAL;
+			return -EIO;
+		}
+		t->out_fd = -1;
+	}
+	return 0;
+}
+
+void tar_out_abort(struct tar *t)
+{
+	if (t->out)
+		archive_write_fail(t->out);
+}
+
+/* GNU tar's human-readable size: "512B", "1.4MiB", "134MiB". */
+static void human(char *buf, size_t len, double v, const char *suffix)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	unsigned u = 0;
+
+	while (v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		v /= 1024;
+		u++;
+	}
+	if (u > 0 && v < 10)
+		snprintf(buf, len, "%.1f%s%s", v, units[u], suffix);
+	else
+		snprintf(buf, len, "%.0f%s%s", v, units[u], suffix);
+}
+
+void tar_out_totals(struct tar *t)
+{
+	/*
+	 * Bytes of the tar stream before compression, in whole 10240-byte
+	 * records as GNU tar counts them (libarchive's count stops before the
+	 * last record's padding): the archive's size when uncompressed.
+	 */
+	uint64_t bytes = ((uint64_t)archive_filter_bytes(t->out, 0) + 10239) / 10240 * 10240;
+	double elapsed = now() - t->start;
+	char size[32], rate[32];
+
+	human(size, sizeof(size), (double)bytes, "");
+	human(rate, sizeof(rate), elapsed > 0 ? (double)bytes / elapsed : 0, "/s");
+	progress_clear(t->progress);
+	fflush(stdout);
+	fprintf(stderr, "Total bytes written: %llu (%s, %s)\n", (unsigned long long)bytes, size, rate);
+	fprintf(stderr, "Members: %llu, files read: %llu in %llu batch%s, plan memory: %.0f bytes per file (peak %llu bytes)\n",
+		(unsigned long long)t->members, (unsigned long long)t->files,
+		(unsigned long long)t->batches, t->batches == 1 ? "" : "es",
+		t->plan_files ? (double)t->plan_mem_sum / (double)t->plan_files : 0.0,
+		(unsigned long long)t->plan_mem_peak);
+}

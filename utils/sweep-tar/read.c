@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Regular files: header and data into the archive as the reader delivers
+ * them, in plan order, with GNU tar's treatment of files that change,
+ * shrink, grow, vanish or cannot be read. The header carries the size
+ * fstat gave right after open; whatever happens afterwards, exactly that
+ * many bytes follow it (zeros where the file fell short), so the archive
+ * stays valid and is never silently short.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tar.h"
+
+static int rd_begin(const struct sweep_file *f, void *ctx)
+{
+	struct tar *t = ctx;
+	const char *path = f->entry->path;
+	const char *name = tar_member_name(t, path, (size_t)f->entry->cookie);
+	int r;
+
+	t->cur_begun = false;
+	if (t->failed)
+		return -EIO;
+	if (!S_ISREG(f->st.st_mode)) {
+		/* Replaced by something else between the walk and now. */
+		tar_warn(t, path, "file changed as we read it");
+		return SWEEP_READ_SKIP;
+	}
+	if (tar_entry_fill(t, name, path, path, f->fd, &f->st) < 0)
+		return SWEEP_READ_SKIP;
+	r = tar_out_header(t, NULL);
+	if (r != 0)
+		return r < 0 ? r : SWEEP_READ_SKIP;
+	t->cur_begun = true;
+	t->cur_pos = 0;
+	t->cur_size = (uint64_t)f->st.st_size;
+	return 0;
+}
+
+static int rd_data(const struct sweep_file *f, uint64_t offset, const void *buf, size_t len, void *ctx)
+{
+	struct tar *t = ctx;
+	int r;
+
+	(void)f;
+	if (!t->cur_begun || offset < t->cur_pos || offset >= t->cur_size)
+		return t->failed ? -EIO : 0;
+	/* A hole (sparse reads skip them): libarchive wants the whole stream and drops what its map calls a hole. */
+	r = tar_out_zeros(t, offset - t->cur_pos);
+	if (r < 0)
+		return r;
+	if (len > t->cur_size - offset)
+		len = (size_t)(t->cur_size - offset);
+	r = tar_out_data(t, buf, len);
+	if (r < 0)
+		return r;
+	t->cur_pos = offset + len;
+	progress_add(t->progress, 0, len);
+	return 0;
+}
+
+/* Report how the file ended, in GNU tar's words and exit statuses. */
+static void report(struct tar *t, const struct sweep_file *f, int status, uint64_t short_by)
+{
+	const char *path = f->entry->path;
+
+	if (status == SWEEP_READ_SHRANK)
+		tar_warn(t, path, "File shrank by %llu bytes; padding with zeros", (unsigned long long)short_by);
+	else if (status == SWEEP_READ_GREW || status == SWEEP_READ_CHANGED)
+		tar_warn(t, path, "file changed as we read it");
+	else if (status < 0 && t->cur_begun)
+		tar_error(t, path, "Read error at byte %llu: %s; padding with zeros",
+			  (unsigned long long)t->cur_pos, strerror(-status));
+	else if (status == -ENOENT)
+		tar_warn(t, path, "File removed before we read it");
+	else if (status < 0)
+		tar_error(t, path, "Cannot open: %s", strerror(-status));
+}
+
+static int rd_end(const struct sweep_file *f, int status, void *ctx)
+{
+	struct tar *t = ctx;
+	const char *name = tar_member_name(t, f->entry->path, (size_t)f->entry->cookie);
+	struct link_rec *rec = links_find(t->links, f->entry->dev, f->entry->ino);
+	bool ok = t->cur_begun;
+	uint64_t short_by = t->cur_size - t->cur_pos;
+	int r = 0;
+
+	if (t->cur_begun) {
+		/* A trailing hole, or a file that shrank: the header promised cur_size bytes. */
+		r = tar_out_zeros(t, t->cur_size - t->cur_pos);
+		if (r == 0)
+			r = tar_out_finish(t);
+	}
+	report(t, f, status, short_by);
+	t->cur_begun = false;
+	t->files++;
+	progress_add(t->progress, 1, 0);
+	if (r < 0 || t->failed)
+		return r < 0 ? r : -EIO;
+	if (rec)
+		r = tar_link_done(t, rec, ok, name, &f->st);
+	return r < 0 ? r : 0;
+}
+
+const struct sweep_read_ops tar_read_ops = {
+	.size = sizeof(struct sweep_read_ops),
+	.begin = rd_begin,
+	.data = rd_data,
+	.end = rd_end,
+};
+
+int tar_link_done(struct tar *t, struct link_rec *rec, bool ok, const char *name, const struct stat *st)
+{
+	struct link_name *n;
+	struct stat key;
+	int r;
+
+	if (ok) {
+		r = links_written(t, rec, name, st);
+		links_maybe_forget(t->links, rec);
+		return r;
+	}
+	rec->state = LINK_FAILED;
+	n = rec->pending;
+	if (!n) {
+		links_maybe_forget(t->links, rec);
+		return 0;
+	}
+	/*
+	 * The data holder could not be archived; GNU tar would archive the
+	 * next name as a file of its own. It becomes the data holder, and the
+	 * rest link to it (tar_file_now ends here again, with rec).
+	 */
+	rec->pending = n->next;
+	if (!rec->pending)
+		rec->pending_tail = &rec->pending;
+	rec->state = LINK_PENDING;
+	memset(&key, 0, sizeof(key));
+	key.st_dev = (dev_t)rec->dev;
+	key.st_ino = (ino_t)rec->ino;
+	r = tar_file_now(t, AT_FDCWD, n->path, n->path, n->strip, &key);
+	free(n);
+	return r;
+}
+
+static int open_noatime(int dirfd, const char *name)
+{
+	int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+	int fd = openat(dirfd, name, flags | O_NOATIME);
+
+	/* O_NOATIME needs ownership (or CAP_FOWNER). */
+	if (fd < 0 && errno == EPERM)
+		fd = openat(dirfd, name, flags);
+	return fd;
+}
+
+int tar_file_now(struct tar *t, int dirfd, const char *at_name, const char *path, size_t strip,
+		 const struct stat *planned)
+{
+	struct sweep_plan_entry pe = {
+		.path = path,
+		.dev = (uint64_t)planned->st_dev,
+		.ino = (uint64_t)planned->st_ino,
+		.size = (uint64_t)planned->st_size,
+		.phys = SWEEP_NO_PHYS,
+		.cookie = strip,
+	};
+	struct sweep_file f = { .entry = &pe, .fd = -1 };
+	size_t bufsize = 1 << 20;
+	char *buf = NULL;
+	int status = 0, r;
+
+	f.fd = open_noatime(dirfd, at_name);
+	if (f.fd < 0)
+		return rd_end(&f, -errno, t);
+	if (fstat(f.fd, &f.st) != 0) {
+		status = -errno;
+		close(f.fd);
+		f.fd = -1;
+		return rd_end(&f, status, t);
+	}
+	r = rd_begin(&f, t);
+	if (r < 0) {
+		close(f.fd);
+		return r;
+	}
+	if (r == 0 && !(buf = malloc(bufsize)))
+		status = -ENOMEM;
+	for (uint64_t off = 0; r == 0 && status == 0 && off < (uint64_t)f.st.st_size;) {
+		uint64_t want = (uint64_t)f.st.st_size - off;
+		ssize_t n = pread(f.fd, buf, want < bufsize ? (size_t)want : bufsize, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			status = -errno;
+		else if (n == 0)
+			status = SWEEP_READ_SHRANK;
+		else if ((r = rd_data(&f, off, buf, (size_t)n, t)) == 0)
+			off += (uint64_t)n;
+	}
+	if (r == 0 && status == 0) {
+		struct stat after;
+		char c;
+
+		if (pread(f.fd, &c, 1, f.st.st_size) == 1)
+			status = SWEEP_READ_GREW;
+		else if (fstat(f.fd, &after) == 0 && (after.st_ctim.tv_sec != f.st.st_ctim.tv_sec ||
+						      after.st_ctim.tv_nsec != f.st.st_ctim.tv_nsec))
+			status = SWEEP_READ_CHANGED;
+	}
+	free(buf);
+	if (r < 0) {
+		close(f.fd);
+		return r;
+	}
+	r = rd_end(&f, status, t);
+	close(f.fd);
+	return r;
+}

@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sweep-tar internals. The run has one shape (DESIGN.md §4):
+ *
+ *   walk (C-SCAN) --> per entry: directory  -> spooled, written at the end
+ *                                symlink, device, FIFO, later hard link
+ *                                           -> written at once
+ *                                regular file -> added to the plan
+ *   plan full or walk over --> sort, read with sweep_reader_run(), write
+ *                              each file's header and data in plan order
+ *   walk over --> spooled directory entries, end of archive
+ *
+ * Directory entries go last because GNU tar sets a directory's mode and
+ * times as soon as a member outside it follows; with members in physical
+ * order that would happen long before the directory's files arrive, leaving
+ * wrong mtimes (and, as non-root, read-only directories that cannot be
+ * filled). After everything else, both GNU tar and bsdtar restore them
+ * exactly; the files' parents are created on the way as usual.
+ */
+#ifndef SWEEP_TAR_H
+#define SWEEP_TAR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <sweep.h>
+
+#include "exclude.h"
+#include "progress.h"
+
+/* GNU tar's exit statuses. */
+#define TAR_OK      0
+#define TAR_DIFFERS 1 /* some file changed or vanished while it was archived */
+#define TAR_FATAL   2 /* some file could not be archived, or the archive failed */
+
+enum tar_filter {
+	TAR_FILTER_NONE = 0,
+	TAR_FILTER_GZIP,
+	TAR_FILTER_BZIP2,
+	TAR_FILTER_XZ,
+	TAR_FILTER_ZSTD,
+};
+
+/* One PATH operand: where to walk, and how much of the walked path the member name drops. */
+struct tar_root {
+	char *path;   /* -C directory + "/" + operand, or the operand */
+	size_t strip; /* bytes of path before the member name (the -C prefix, leading '/') */
+};
+
+struct tar_opts {
+	const char *archive; /* -f; NULL or "-" = stdout */
+	enum tar_filter filter;
+	bool verbose, totals, progress, xdev;
+	enum sweep_order order;
+	uint64_t memory_limit; /* plan bound in bytes */
+	const char *plan_trace;
+	struct exclude *exclude; /* NULL when there is no --exclude */
+	struct tar_root *roots;
+	size_t nroots;
+};
+
+struct links;
+struct dir_spool;
+
+struct tar {
+	const struct tar_opts *o;
+	struct archive *out;          /* the archive being written */
+	struct archive *disk;         /* archive_read_disk: metadata lookups only */
+	struct archive_entry *entry;  /* reused for every member */
+	int out_fd;
+	const char *out_name;         /* for messages: the -f argument or "-" */
+	bool out_is_file;             /* a regular file: never archive it into itself */
+	uint64_t out_dev, out_ino;
+	bool failed;                  /* the archive cannot be written: stop */
+	int status;                   /* TAR_OK, TAR_DIFFERS or TAR_FATAL */
+	bool proc_fd;                 /* /proc/self/fd/N/name reaches a file by its directory fd */
+	bool warned_slash;
+	FILE *listing;                /* -v: stdout, or stderr when the archive is stdout */
+	struct progress *progress;
+
+	struct links *links;
+	struct dir_spool *dirs;
+	struct sweep_plan *plan;
+	struct sweep_reader *reader;
+	int trace_fd;
+	bool trace_header_done;
+
+	/* The file being written by the reader callbacks. */
+	bool cur_begun;
+	uint64_t cur_pos, cur_size;
+
+	/* --totals */
+	double start;
+	uint64_t members, files, batches;
+	uint64_t plan_files, plan_mem_sum; /* files planned and plan memory, summed over batches */
+	uint64_t plan_mem_peak;
+};
+
+/* names.c */
+/* The member name for a walked path (drops the -C prefix and leading '/'). */
+const char *tar_member_name(struct tar *t, const char *path, size_t strip);
+/* A name made printable for messages and -v (GNU tar's escape style: \n, \\, \ooo). */
+const char *tar_printable(const char *name);
+/* "sweep-tar: PATH: message" as a warning (exit 1) or an error (exit 2). */
+void tar_warn(struct tar *t, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void tar_error(struct tar *t, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* -v: one line per member, in archive order. */
+void tar_list(struct tar *t, const char *name, bool is_dir);
+
+/* out.c */
+int tar_out_open(struct tar *t);
+/* Header (and -v line) for t->entry or e; <0 when the archive failed (t->failed is set). */
+int tar_out_header(struct tar *t, struct archive_entry *e);
+int tar_out_data(struct tar *t, const void *buf, size_t len);
+int tar_out_zeros(struct tar *t, uint64_t n);
+int tar_out_finish(struct tar *t);
+/* End of archive and close; 0 or <0 (message printed). */
+int tar_out_close(struct tar *t);
+/* Stop writing after a fatal error: the archive is left as it is. */
+void tar_out_abort(struct tar *t);
+/* GNU tar's "Total bytes written" line and ours. */
+void tar_out_totals(struct tar *t);
+
+/* entry.c */
+/*
+ * Fill t->entry for member name from the file at accpath (what libarchive
+ * opens for what an fd cannot give, e.g. default ACLs), fd (-1 if none) and
+ * st; path names the file in messages. 0, or -errno after a message.
+ */
+int tar_entry_fill(struct tar *t, const char *name, const char *path, const char *accpath, int fd,
+		   const struct stat *st);
+/* A hard link member: name -> target, metadata from st. <0 when the archive failed. */
+int tar_write_link(struct tar *t, const char *name, const char *target, const struct stat *st);
+
+/* links.c: the hard-link table (files with st_nlink > 1). */
+enum link_state {
+	LINK_PENDING = 0, /* the data holder is planned, not written yet */
+	LINK_WRITTEN = 1, /* the data holder is in the archive: later names are links */
+	LINK_FAILED = 2,  /* the data holder could not be archived: the next name takes its place */
+};
+struct link_name {
+	struct link_name *next;
+	size_t strip;
+	char path[]; /* walked path */
+};
+struct link_rec {
+	struct link_rec *next; /* hash chain */
+	uint64_t dev, ino;
+	uint64_t unseen;       /* names not met yet (st_nlink minus names seen) */
+	enum link_state state;
+	char *target;          /* member name of the data holder once written */
+	struct link_name *pending, **pending_tail; /* names met while PENDING, in walk order */
+};
+struct links *links_new(void);
+struct links *links_free(struct links *l);
+struct link_rec *links_find(struct links *l, uint64_t dev, uint64_t ino);
+/* A new record (state PENDING, one name seen); NULL when out of memory. */
+struct link_rec *links_add(struct links *l, uint64_t dev, uint64_t ino, uint64_t nlink);
+int links_push_pending(struct link_rec *r, const char *path, size_t strip);
+/* Drop the record once every name was met and none waits. */
+void links_maybe_forget(struct links *l, struct link_rec *r);
+/* The data holder was written as member target: write every waiting name as a link to it. */
+int links_written(struct tar *t, struct link_rec *r, const char *target, const struct stat *st);
+
+/* dirs.c: directory entries, kept in a temporary pax stream until the end. */
+struct dir_spool *dir_spool_new(struct tar *t);
+struct dir_spool *dir_spool_free(struct dir_spool *s);
+/* Keep t->entry for the end. 0 or <0 after a message. */
+int dir_spool_add(struct tar *t);
+/* Copy every kept entry into the archive. */
+int dir_spool_flush(struct tar *t);
+
+/* read.c */
+extern const struct sweep_read_ops tar_read_ops;
+/*
+ * Archive one regular file now, without the plan: paths too long for the
+ * reader to open, and a hard link standing in for a data holder that
+ * failed. planned gives the dev/ino the hard-link table knows it by.
+ */
+int tar_file_now(struct tar *t, int dirfd, const char *at_name, const char *path, size_t strip,
+		 const struct stat *planned);
+/*
+ * The data holder of rec was archived as member name (ok) or not: write
+ * the waiting names as links, or let the next one hold the data.
+ */
+int tar_link_done(struct tar *t, struct link_rec *rec, bool ok, const char *name, const struct stat *st);
+
+/* walk.c */
+/* Walk the roots, planning and writing as it goes; 0 or <0 when the archive failed. */
+int tar_walk(struct tar *t);
+/* Sort, read and write the plan's batch. <0 when the archive failed. */
+int tar_flush(struct tar *t);
+
+#endif

@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: MIT */
+/* The walk: every entry is spooled, written, or planned (see tar.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "tar.h"
+
+/*
+ * A short path that reaches the entry whatever the depth of the tree:
+ * through its directory's fd when /proc is there. libarchive opens it for
+ * what it cannot get from an fd (symlink target, default ACLs, xattrs of
+ * entries that have no fd).
+ */
+static const char *accpath(struct tar *t, int dirfd, const char *at_name, const char *path, char *buf,
+			   size_t len)
+{
+	if (!t->proc_fd || dirfd < 0)
+		return path;
+	snprintf(buf, len, "/proc/self/fd/%d%s%s", dirfd, at_name ? "/" : "", at_name ? at_name : "");
+	return buf;
+}
+
+static int walk_dir(struct tar *t, const struct sweep_entry *e, const char *name)
+{
+	char buf[64 + NAME_MAX];
+	const char *acc;
+	int fd, r;
+
+	/* Our own fd on it: xattrs and ACLs come through it, and it tells
+	 * early whether the walk can read it at all. */
+	fd = openat(e->dirfd, e->at_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		/* GNU tar stores nothing for a directory it cannot read. */
+		if (errno == ENOENT && e->depth > 0)
+			tar_warn(t, e->path, "File removed before we read it");
+		else
+			tar_error(t, e->path, "Cannot open: %s", strerror(errno));
+		return SWEEP_WALK_SKIP;
+	}
+	acc = accpath(t, fd, NULL, e->path, buf, sizeof(buf));
+	r = tar_entry_fill(t, name, e->path, acc, fd, &e->st);
+	if (r == 0)
+		r = dir_spool_add(t);
+	else
+		r = 0; /* said why; its contents are still archived */
+	close(fd);
+	progress_plan(t->progress, 1, 0);
+	progress_add(t->progress, 1, 0);
+	return r;
+}
+
+/*
+ * A non-directory with other names: 1 when this name was written as a link
+ * or waits for its data holder, 0 when it holds the data (*ret_rec is then
+ * its record, or NULL for a file with one name), <0 when the archive failed.
+ */
+static int link_check(struct tar *t, const struct sweep_entry *e, const char *name, size_t strip,
+		      struct link_rec **ret_rec)
+{
+	struct link_rec *rec;
+	int r;
+
+	*ret_rec = NULL;
+	if (e->st.st_nlink < 2)
+		return 0;
+	rec = links_find(t->links, e->st.st_dev, e->st.st_ino);
+	if (!rec) {
+		rec = links_add(t->links, e->st.st_dev, e->st.st_ino, e->st.st_nlink);
+		if (!rec) {
+			tar_error(t, e->path, "%s", strerror(ENOMEM));
+			return 1;
+		}
+		*ret_rec = rec;
+		return 0;
+	}
+	if (rec->unseen > 0)
+		rec->unseen--;
+	switch (rec->state) {
+	case LINK_WRITTEN:
+		r = tar_write_link(t, name, rec->target, &e->st);
+		links_maybe_forget(t->links, rec);
+		return r < 0 ? r : 1;
+	case LINK_PENDING:
+		if (links_push_pending(rec, e->path, strip) < 0)
+			tar_error(t, e->path, "%s", strerror(ENOMEM));
+		return 1;
+	case LINK_FAILED:
+		rec->state = LINK_PENDING;
+		*ret_rec = rec;
+		return 0;
+	}
+	return 0;
+}
+
+/* Symlinks, devices, FIFOs: nothing to read, so written at once. */
+static int walk_special(struct tar *t, const struct sweep_entry *e, const char *name, size_t strip)
+{
+	char buf[64 + NAME_MAX];
+	struct link_rec *rec;
+	bool ok = false;
+	int r;
+
+	r = link_check(t, e, name, strip, &rec);
+	if (r != 0)
+		return r < 0 ? r : 0;
+	if (tar_entry_fill(t, name, e->path, accpath(t, e->dirfd, e->at_name, e->path, buf, sizeof(buf)), -1,
+			   &e->st) == 0) {
+		r = tar_out_header(t, NULL);
+		if (r < 0)
+			return r;
+		if (r == 0) {
+			r = tar_out_finish(t);
+			if (r < 0)
+				return r;
+			ok = true;
+		}
+	}
+	progress_plan(t->progress, 1, 0);
+	progress_add(t->progress, 1, 0);
+	return rec ? tar_link_done(t, rec, ok, name, &e->st) : 0;
+}
+
+static int walk_file(struct tar *t, const struct sweep_entry *e, const char *name, size_t strip)
+{
+	struct link_rec *rec;
+	int r;
+
+	r = link_check(t, e, name, strip, &rec);
+	if (r != 0)
+		return r < 0 ? r : 0;
+	/* The reader opens files by path; one too long for that is archived now. */
+	if (e->path_len >= PATH_MAX) {
+		progress_plan(t->progress, 1, (uint64_t)e->st.st_size);
+		return tar_file_now(t, e->dirfd, e->at_name, e->path, strip, &e->st);
+	}
+	r = sweep_plan_add(t->plan, e->dirfd, e->at_name, e->path, &e->st, strip);
+	if (r < 0) {
+		tar_error(t, e->path, "Cannot open: %s", strerror(-r));
+		return rec ? tar_link_done(t, rec, false, name, &e->st) : 0;
+	}
+	progress_plan(t->progress, 1, (uint64_t)e->st.st_size);
+	if (r == 1)
+		return tar_flush(t);
+	return 0;
+}
+
+static int on_entry(const struct sweep_entry *e, void *ctx)
+{
+	struct tar *t = ctx;
+	size_t strip = t->o->roots[e->root_index].strip;
+	const char *name;
+	mode_t mode = e->st.st_mode;
+
+	if (t->failed)
+		return -EIO;
+	if (e->stat_err)
+		return 0; /* on_error said why */
+	name = tar_member_name(t, e->path, strip);
+	if (t->o->exclude && exclude_match(t->o->exclude, name, NULL, S_ISDIR(mode)))
+		return S_ISDIR(mode) ? SWEEP_WALK_SKIP : 0;
+	if (t->out_is_file && (uint64_t)e->st.st_dev == t->out_dev && (uint64_t)e->st.st_ino == t->out_ino) {
+		progress_clear(t->progress);
+		cli_msg("%s: file is the archive; not dumped", tar_printable(e->path));
+		return 0;
+	}
+	switch (mode & S_IFMT) {
+	case S_IFDIR:
+		return walk_dir(t, e, name);
+	case S_IFREG:
+		return walk_file(t, e, name, strip);
+	case S_IFSOCK:
+		progress_clear(t->progress);
+		cli_msg("%s: socket ignored", tar_printable(e->path));
+		return 0;
+	default:
+		return walk_special(t, e, name, strip);
+	}
+}
+
+static int on_error(const struct sweep_walk_error *err, void *ctx)
+{
+	struct tar *t = ctx;
+
+	switch (err->op) {
+	case SWEEP_WALK_OP_OPENDIR:
+		tar_error(t, err->path, "Cannot open: %s", strerror(-err->err));
+		break;
+	case SWEEP_WALK_OP_READDIR:
+		tar_error(t, err->path, "Cannot read: %s", strerror(-err->err));
+		break;
+	case SWEEP_WALK_OP_STAT:
+		if (err->err == -ENOENT)
+			tar_warn(t, err->path, "File removed before we read it");
+		else
+			tar_error(t, err->path, "Cannot stat: %s", strerror(-err->err));
+		break;
+	case SWEEP_WALK_OP_LOOP:
+		tar_warn(t, err->path, "File system loop detected; not dumped");
+		break;
+	case SWEEP_WALK_OP_ROOT:
+		tar_error(t, err->path, "Cannot stat: %s", strerror(-err->err));
+		break;
+	}
+	return t->failed ? -EIO : 0;
+}
+
+int tar_flush(struct tar *t)
+{
+	size_t n = sweep_plan_count(t->plan);
+	size_t mem;
+	int r;
+
+	if (n == 0 || t->failed)
+		return t->failed ? -EIO : 0;
+	mem = sweep_plan_memory(t->plan);
+	t->batches++;
+	t->plan_files += n;
+	t->plan_mem_sum += mem;
+	if (mem > t->plan_mem_peak)
+		t->plan_mem_peak = mem;
+	r = sweep_plan_sort(t->plan);
+	if (r < 0)
+		cli_error(r, "cannot sort the plan; reading it as planned");
+	if (t->trace_fd >= 0) {
+		r = sweep_trace_write(t->plan, t->trace_fd, t->trace_header_done ? 0 : SWEEP_TRACE_HEADER);
+		if (r < 0)
+			cli_error(r, "%s", tar_printable(t->o->plan_trace));
+		t->trace_header_done = true;
+	}
+	r = sweep_reader_run(t->reader, t->plan, &tar_read_ops, t);
+	sweep_plan_clear(t->plan);
+	if (r < 0 && !t->failed) {
+		progress_clear(t->progress);
+		cli_error(r, "cannot read the planned files");
+		cli_msg("Error is not recoverable: exiting now");
+		t->failed = true;
+		t->status = TAR_FATAL;
+	}
+	return t->failed ? -EIO : 0;
+}
+
+int tar_walk(struct tar *t)
+{
+	const char **roots = calloc(t->o->nroots, sizeof(*roots));
+	struct sweep_walk_opts wo = {
+		.size = sizeof(wo),
+		.flags = t->o->xdev ? SWEEP_WALK_XDEV : 0,
+		.order = t->o->order, /* directories in the order files are read */
+		.on_entry = on_entry,
+		.on_error = on_error,
+		.ctx = t,
+	};
+	int r;
+
+	if (!roots)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->o->nroots; i++)
+		roots[i] = t->o->roots[i].path;
+	r = sweep_walk(roots, t->o->nroots, &wo);
+	free(roots);
+	if (r < 0 && !t->failed) {
+		progress_clear(t->progress);
+		cli_error(r, "cannot walk the tree");
+		cli_msg("Error is not recoverable: exiting now");
+		t->failed = true;
+		t->status = TAR_FATAL;
+	}
+	if (t->failed)
+		return -EIO;
+	return tar_flush(t);
+}
