@@ -114,6 +114,16 @@ static void bad_arg(const char *what, const char *arg)
 	usage(1);
 }
 
+/* xstrtol_fatal's messages, then exit 1. */
+static void size_arg_fatal(int err, const char *opt, const char *arg)
+{
+	if (err == -ERANGE)
+		cli_die(1, "%s argument %s too large", opt, cli_quote(arg));
+	if (err == -EILSEQ)
+		cli_die(1, "invalid suffix in %s argument %s", opt, cli_quote(arg));
+	cli_die(1, "invalid %s argument %s", opt, cli_quote(arg));
+}
+
 static void parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
@@ -151,7 +161,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	o->exclude = exclude_new(EXCLUDE_GNU);
 	if (!o->exclude)
 		cli_die(1, "memory exhausted");
-	while ((c = getopt_long(argc, argv, "0abd:chHklmst:xB:DLPSX:", longopts, NULL)) != -1) {
+	int li = -1; /* index of a long option, -1 for a short one (for messages) */
+
+	while ((c = getopt_long(argc, argv, "0abd:chHklmst:xB:DLPSX:", longopts, &li)) != -1) {
 		switch (c) {
 		case '0': o->nul = true; break;
 		case 'a': o->all = true; break;
@@ -185,9 +197,13 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 't': {
 			struct du_units t;
 			const char *a = optarg + (*optarg == '-');
-			if (*a == 0 || du_units_parse(a, &t) < 0 || t.opts & DU_AUTOSCALE ||
-			    t.block > INT64_MAX)
-				bad_arg("--threshold argument", optarg);
+			r = *a ? du_units_parse(a, &t) : -EINVAL;
+			if (r == 0 && (t.opts & DU_AUTOSCALE))
+				r = -EINVAL;
+			if (r == 0 && t.block > INT64_MAX)
+				r = -ERANGE;
+			if (r < 0)
+				size_arg_fatal(r, li >= 0 ? "--threshold" : "-t", optarg);
 			if (t.block == 0 || (*optarg == '-' && strspn(a, "0") == strlen(a)))
 				cli_die(1, "invalid --threshold argument '-0'");
 			o->threshold = *optarg == '-' ? -(int64_t)t.block : (int64_t)t.block;
@@ -196,10 +212,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'x': o->xdev = true; break;
 		case 'B':
 			r = du_units_parse(optarg, &o->units);
-			if (r == -ERANGE)
-				cli_die(1, "--block-size argument %s too large", cli_quote(optarg));
 			if (r < 0)
-				cli_die(1, "invalid --block-size argument %s", cli_quote(optarg));
+				size_arg_fatal(r, li >= 0 ? "--block-size" : "-B", optarg);
 			break;
 		case 'H':
 		case 'D': o->follow = FOLLOW_ARGS; break;
@@ -228,6 +242,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			exit(0);
 		default: bad = true;
 		}
+		li = -1;
 	}
 	if (bad)
 		usage(1);
@@ -267,13 +282,8 @@ static const char *du_path(struct du *du, uint32_t root, const char *walk_path, 
 	while (*rest == '/')
 		rest++;
 	need = rl + strlen(rest) + 2;
-	if (need > du->scratch_cap) {
-		char *nb = realloc(du->scratch, need * 2);
-		if (!nb)
-			return walk_path;
-		du->scratch = nb;
-		du->scratch_cap = need * 2;
-	}
+	if (du_grow(&du->scratch, &du->scratch_cap, need, 1) < 0)
+		return walk_path;
 	sprintf(du->scratch, "%s%s%s", r, rl && r[rl - 1] == '/' ? "" : "/", rest);
 	return du->scratch;
 }
@@ -288,14 +298,8 @@ static int on_error(const struct sweep_walk_error *we, void *ctx)
 		return 0;
 	if (exclude_count(du->o.exclude) && exclude_match(du->o.exclude, we->path, NULL, false))
 		return 0;
-	if (du->nerrs == du->errs_cap) {
-		size_t cap = du->errs_cap ? du->errs_cap * 2 : 16;
-		struct err *ne = realloc(du->errs, cap * sizeof(*ne));
-		if (!ne)
-			return -ENOMEM;
-		du->errs = ne;
-		du->errs_cap = cap;
-	}
+	if (du_grow(&du->errs, &du->errs_cap, du->nerrs + 1, sizeof(*du->errs)) < 0)
+		return -ENOMEM;
 	e = &du->errs[du->nerrs];
 	*e = (struct err){ .path = strdup(we->path), .op = we->op, .err = -we->err };
 	if (!e->path)
@@ -441,13 +445,8 @@ static int path_push(struct replay *r, size_t base, const char *name)
 	size_t nl = strlen(name), need = base + nl + 2;
 	bool slash = base > 0 && r->path[base - 1] != '/';
 
-	if (need > r->path_cap) {
-		char *np = realloc(r->path, need * 2);
-		if (!np)
-			return -ENOMEM;
-		r->path = np;
-		r->path_cap = need * 2;
-	}
+	if (du_grow(&r->path, &r->path_cap, need, 1) < 0)
+		return -ENOMEM;
 	if (slash)
 		r->path[base++] = '/';
 	memcpy(r->path + base, name, nl + 1);
@@ -528,14 +527,8 @@ static int enter(struct replay *r, uint32_t i)
 		finish(r, i, own, r->depth);
 		return 0;
 	}
-	if (r->depth == r->stack_cap) {
-		size_t cap = r->stack_cap ? r->stack_cap * 2 : 64;
-		struct frame *ns = realloc(r->stack, cap * sizeof(*ns));
-		if (!ns)
-			return -ENOMEM;
-		r->stack = ns;
-		r->stack_cap = cap;
-	}
+	if (du_grow(&r->stack, &r->stack_cap, r->depth + 1, sizeof(*r->stack)) < 0)
+		return -ENOMEM;
 	struct frame *f = &r->stack[r->depth++];
 	*f = (struct frame){ .node = i, .pathlen = strlen(r->path) };
 	kids_of(r, i, &f->kid, &f->end);
@@ -660,6 +653,7 @@ int main(int argc, char **argv)
 	int ret;
 
 	cli_init(argv[0]);
+	argv[0] = (char *)cli_prog(); /* getopt's messages name the program as du's do */
 	cli_close_stdout_atexit();
 	parse_args(argc, argv, &du.o);
 	args = optind < argc ? argv + optind : (char *[]){ dot, NULL };

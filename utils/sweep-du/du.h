@@ -8,6 +8,7 @@
 #define SWEEP_DU_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define DU_NONE UINT32_MAX
@@ -51,6 +52,9 @@ struct du_tree {
 	uint32_t *first, *kids;
 };
 
+/* Make *pp hold at least need elements of elem bytes (doubling); 0 or -ENOMEM. */
+int du_grow(void *pp, size_t *cap, size_t need, size_t elem);
+
 /* Append a node; returns its index or DU_NONE when out of memory. */
 uint32_t du_tree_add(struct du_tree *t, const struct du_node *tmpl, const char *name);
 /* Small index for a st_dev value (DU_NONE when out of memory). */
@@ -78,7 +82,8 @@ struct du_units {
 	uint64_t block; /* output block size */
 	int opts;       /* DU_* above */
 };
-/* Parse a --block-size spec (or DU_BLOCK_SIZE etc. when spec is NULL): 0, -EINVAL or -ERANGE. */
+/* Parse a --block-size spec (or BLOCK_SIZE etc. when spec is NULL): 0, -EINVAL,
+ * -EILSEQ (bad suffix) or -ERANGE. */
 int du_units_parse(const char *spec, struct du_units *u);
 /* Format n bytes into buf (at least 64 bytes); returns a pointer into buf. */
 char *du_units_format(uint64_t n, const struct du_units *u, char *buf);

@@ -61,7 +61,7 @@ static int parse_block(const char *spec, uint64_t *ret, const char **end)
 	if (*p) {
 		power = suffix_power(*p);
 		if (power < 0)
-			return -EINVAL;
+			return -EILSEQ;
 		if (p[1] == 'i' && p[2] == 'B')
 			p += 3;
 		else if (p[1] == 'B' || p[1] == 'D')
@@ -69,7 +69,7 @@ static int parse_block(const char *spec, uint64_t *ret, const char **end)
 		else
 			p += 1;
 		if (*p)
-			return -EINVAL;
+			return -EILSEQ;
 		r = scale(&v, base, power);
 		if (r < 0)
 			return r;

@@ -86,6 +86,23 @@ void du_map_clear(struct du_map *m)
 	memset(m, 0, sizeof(*m));
 }
 
+int du_grow(void *pp, size_t *cap, size_t need, size_t elem)
+{
+	void **p = pp;
+	size_t c = *cap ? *cap : 16;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	void *np = realloc(*p, c * elem);
+	if (!np)
+		return -ENOMEM;
+	*p = np;
+	*cap = c;
+	return 0;
+}
+
 uint32_t du_tree_add(struct du_tree *t, const struct du_node *tmpl, const char *name)
 {
 	size_t len = strlen(name) + 1;

@@ -1,0 +1,46 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Failures: an unreadable directory (at the top and deep inside), a
+# directory that can be listed but not entered, a file operand that does not
+# exist. sweep-du must print GNU du's messages, carry on, print the same
+# sizes and exit 1 as du does. Run as an unprivileged user (root reads
+# anything): as root the check drops to uid 65534 with setpriv.
+set -u
+. "$TESTS_DIR/du/lib.sh"
+
+if [ "$(id -u)" = 0 ]; then
+	command -v setpriv >/dev/null || { echo "SKIP: root without setpriv" >&2; exit 77; }
+	AS="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	chmod 755 "$DU_TMP"
+	# the unprivileged user must be able to run the build's binaries
+	$AS "$SWEEP_DU" --version >/dev/null 2>&1 || { echo "SKIP: uid 65534 cannot run $SWEEP_DU" >&2; exit 77; }
+fi
+
+t=$DU_TMP/t
+mkdir -p "$t/ok/deep/er" "$t/closed" "$t/listonly/inner" "$t/noexec" "$t/ok/deep/er/locked/x"
+echo data >"$t/ok/file"
+echo data >"$t/closed/hidden"
+echo data >"$t/listonly/inner/f"
+echo data >"$t/ok/deep/er/locked/x/f"
+chmod 000 "$t/closed" "$t/ok/deep/er/locked"
+chmod 644 "$t/listonly"   # readable, not searchable
+chmod 311 "$t/noexec"     # searchable, not readable
+chmod -R a+rX "$t/ok/file" "$t/ok/deep/er/locked/x" 2>/dev/null
+trap 'chmod -R u+rwx "$t" 2>/dev/null; rm -rf "$DU_TMP"' EXIT
+
+cd "$t" || exit 1
+du_same .
+du_same -a .
+du_same -s closed ok nope
+du_same -c closed
+du_same -a listonly
+du_same -sh noexec
+du_same -a --exclude=locked ok
+du_same -x -a .
+du_same -L -a .
+
+# the messages must really be there (a du that printed none would pass the comparisons above only if both failed)
+$AS "$SWEEP_DU" . >/dev/null 2>"$DU_TMP/err" && { echo "FAIL: exit 0 with unreadable directories"; DU_FAILS=$((DU_FAILS + 1)); }
+grep -q "^sweep-du: cannot read directory './closed': Permission denied$" "$DU_TMP/err" ||
+	{ echo "FAIL: no 'cannot read directory' message:"; cat "$DU_TMP/err"; DU_FAILS=$((DU_FAILS + 1)); }
+du_finish

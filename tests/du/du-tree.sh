@@ -1,0 +1,57 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# sweep-du against GNU du, line for line, on a generated tree with every kind
+# of entry (tests/du/mktree.sh), for every option and their combinations,
+# several operands, both I/O backends and every walk order.
+set -u
+. "$TESTS_DIR/du/lib.sh"
+
+"$TESTS_DIR/du/mktree.sh" "$DU_TMP/t" big
+cd "$DU_TMP/t" || exit 1
+
+du_matrix .
+du_matrix a
+# operands: overlapping, repeated, files, fifo, missing, trailing slashes
+du_same -a sub a sub/f1.txt
+du_same a a
+du_same -c a/b a
+du_same -a sub/fifo sub/to-a sub/dangling nope
+du_same -L sub/dangling sub/to-a
+du_same -H sub/to-a sub/dangling
+du_same -D -a sub/to-a
+du_same -s ./a/ a// /dev/null
+du_same -sc a "with space" $'new\nline' $'bad\xffutf8' "it's"
+du_same -a ""
+du_same --exclude=a a
+du_same --exclude='*' -c .
+du_same --exclude='[ab]' --exclude='e' -a .
+du_same -s -d 0 a
+du_same -s -d 1 a
+du_same -a -s a
+du_same -d x a
+du_same --bogus a
+du_same -B 0 a
+du_same -B xyz a
+du_same --block-size=5X a
+du_same -B 99999999999999999999 a
+du_same -t 5Q a
+printf 'b\n*.txt\n\n' >"$DU_TMP/patterns"
+du_same -X "$DU_TMP/patterns" -a .
+du_same -X "$DU_TMP/no-such-file" a
+# no operand: the current directory
+(cd a && du_same -a)
+DU_BLOCK_SIZE=1M du_same -a a
+BLOCK_SIZE=human-readable du_same a
+POSIXLY_CORRECT=1 du_same a
+
+# the walk order and the I/O backend must not change a byte
+for order in none inode physical name; do
+	"$SWEEP_DU" -a --order=$order . >"$DU_TMP/o-$order" || DU_FAILS=$((DU_FAILS + 1))
+	cmp -s "$DU_TMP/o-none" "$DU_TMP/o-$order" || { echo "FAIL: --order=$order differs"; DU_FAILS=$((DU_FAILS + 1)); }
+done
+du -a . >"$DU_TMP/o-du"
+cmp -s "$DU_TMP/o-du" "$DU_TMP/o-none" || { echo "FAIL: --order=none differs from du"; DU_FAILS=$((DU_FAILS + 1)); }
+for be in uring syscall; do
+	SWEEP_BACKEND=$be du_same -a .
+done
+cd / && du_finish
