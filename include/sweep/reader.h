@@ -21,6 +21,7 @@ extern "C" {
 /* sweep_reader_opts.flags */
 #define SWEEP_READ_SPARSE  0x1u /* skip holes (SEEK_DATA/SEEK_HOLE); data_map lists the data regions */
 #define SWEEP_READ_NOATIME 0x2u /* open with O_NOATIME where permitted */
+#define SWEEP_READ_REGISTERED 0x4u /* io_uring: register the read buffers (fixed buffers) where permitted */
 
 /* Positive end() statuses: the file was delivered but is not what was planned. */
 #define SWEEP_READ_SHRANK  1 /* EOF before st.st_size bytes: fewer bytes were delivered */

@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * plan: one batch of files, sorted into one sweep.
+ *
+ * Memory layout (aim: <= 200 bytes per file): entries live in fixed-size
+ * chunks so that pointers handed out by sweep_plan_entry() stay valid while
+ * more files are added; paths and extent lists live in a chunked bump
+ * arena; the sort permutes a 32-bit index array, never the entries, so the
+ * insertion index doubles as the final, stable tie-break.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define ENTRY_CHUNK 1024u           /* entries per chunk */
+#define ARENA_CHUNK (256u * 1024u)  /* bytes per arena chunk (larger requests get their own) */
+
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t cap;
+	size_t used;
+	max_align_t data[];
+};
+
+/* A bump allocator whose memory is never moved, reset without freeing. */
+struct arena {
+	struct arena_chunk *head; /* first chunk (reused after a reset) */
+	struct arena_chunk *cur;  /* chunk being filled */
+	size_t used;              /* bytes handed out since the last reset */
+};
+
+struct sweep_plan {
+	struct sweep_plan_opts opts;
+	enum sweep_order order; /* resolved; AUTO until the first file is added */
+	struct sweep_plan_entry **chunks;
+	size_t nchunks, chunks_cap;
+	size_t count;
+	uint32_t *idx; /* read order: indexes into the chunks */
+	size_t idx_cap;
+	struct arena arena;
+};
+
+static void *arena_alloc(struct arena *a, size_t size, size_t align)
+{
+	struct arena_chunk *c = a->cur;
+	size_t off;
+
+	for (;;) {
+		if (c) {
+			off = (c->used + align - 1) & ~(align - 1);
+			if (off + size <= c->cap) {
+				a->used += off + size - c->used;
+				c->used = off + size;
+				return (char *)c->data + off;
+			}
+			if (c->next) { /* a chunk kept from before a reset */
+				c = a->cur = c->next;
+				c->used = 0;
+				continue;
+			}
+		}
+		size_t cap = size + align > ARENA_CHUNK ? size + align : ARENA_CHUNK;
+		struct arena_chunk *n = malloc(sizeof(*n) + cap);
+		if (!n)
+			return NULL;
+		n->next = NULL;
+		n->cap = cap;
+		n->used = 0;
+		if (c)
+			c->next = n;
+		else
+			a->head = n;
+		c = a->cur = n;
+	}
+}
+
+static void arena_reset(struct arena *a)
+{
+	a->cur = a->head;
+	if (a->cur)
+		a->cur->used = 0;
+	a->used = 0;
+}
+
+static void arena_free(struct arena *a)
+{
+	struct arena_chunk *c = a->head;
+
+	while (c) {
+		struct arena_chunk *n = c->next;
+		free(c);
+		c = n;
+	}
+	a->head = a->cur = NULL;
+	a->used = 0;
+}
+
+SWEEP_EXPORT int sweep_plan_new(const struct sweep_plan_opts *opts, struct sweep_plan **ret)
+{
+	struct sweep_plan *p;
+
+	if (!ret || (opts && opts->size < offsetof(struct sweep_plan_opts, flags) + sizeof(unsigned)))
+		return -EINVAL;
+	if (opts && (unsigned)opts->order > SWEEP_ORDER_NONE)
+		return -EINVAL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	if (opts)
+		memcpy(&p->opts, opts, opts->size < sizeof(p->opts) ? opts->size : sizeof(p->opts));
+	p->opts.size = sizeof(p->opts);
+	p->order = p->opts.order;
+	*ret = p;
+	return 0;
+}
+
+SWEEP_EXPORT struct sweep_plan *sweep_plan_free(struct sweep_plan *p)
+{
+	if (!p)
+		return NULL;
+	for (size_t i = 0; i < p->nchunks; i++)
+		free(p->chunks[i]);
+	free(p->chunks);
+	free(p->idx);
+	arena_free(&p->arena);
+	free(p);
+	return NULL;
+}
+
+SWEEP_EXPORT size_t sweep_plan_memory(const struct sweep_plan *p)
+{
+	if (!p)
+		return 0;
+	/* What this batch occupies: its entries, its place in the order array, its arena bytes. */
+	return p->count * (sizeof(struct sweep_plan_entry) + sizeof(uint32_t)) + p->arena.used;
+}
+
+static int plan_full(const struct sweep_plan *p)
+{
+	if (p->opts.max_entries && p->count >= p->opts.max_entries)
+		return 1;
+	if (p->opts.max_bytes && sweep_plan_memory(p) >= p->opts.max_bytes)
+		return 1;
+	return 0;
+}
+
+/* A slot for one more entry (not yet counted), or NULL. */
+static struct sweep_plan_entry *entry_slot(struct sweep_plan *p)
+{
+	size_t c = p->count / ENTRY_CHUNK;
+
+	if (p->count >= UINT32_MAX)
+		return NULL;
+	if (c >= p->nchunks) {
+		if (p->nchunks == p->chunks_cap) {
+			size_t ncap = p->chunks_cap ? 2 * p->chunks_cap : 16;
+			struct sweep_plan_entry **n = realloc(p->chunks, ncap * sizeof(*n));
+			if (!n)
+				return NULL;
+			p->chunks = n;
+			p->chunks_cap = ncap;
+		}
+		p->chunks[p->nchunks] = malloc(ENTRY_CHUNK * sizeof(struct sweep_plan_entry));
+		if (!p->chunks[p->nchunks])
+			return NULL;
+		p->nchunks++;
+	}
+	if (p->count >= p->idx_cap) {
+		size_t ncap = p->idx_cap ? 2 * p->idx_cap : ENTRY_CHUNK;
+		uint32_t *n = realloc(p->idx, ncap * sizeof(*n));
+		if (!n)
+			return NULL;
+		p->idx = n;
+		p->idx_cap = ncap;
+	}
+	return &p->chunks[c][p->count % ENTRY_CHUNK];
+}
+
+static struct sweep_plan_entry *entry_at(const struct sweep_plan *p, uint32_t i)
+{
+	return &p->chunks[i / ENTRY_CHUNK][i % ENTRY_CHUNK];
+}
+
+/* Fill and count a new entry; extents (n of them) are copied into the arena. */
+static int plan_push(struct sweep_plan *p, const char *path, const struct stat *st, uint64_t phys,
+		     const struct sweep_extent *ext, size_t n, uint64_t cookie)
+{
+	struct sweep_plan_entry *e;
+	size_t len;
+	char *copy;
+
+	if (!path || !st)
+		return -EINVAL;
+	e = entry_slot(p);
+	if (!e)
+		return -ENOMEM;
+	len = strlen(path) + 1;
+	copy = arena_alloc(&p->arena, len, 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, path, len);
+	memset(e, 0, sizeof(*e));
+	e->path = copy;
+	e->dev = st->st_dev;
+	e->ino = st->st_ino;
+	e->size = st->st_size > 0 ? (uint64_t)st->st_size : 0;
+	e->phys = phys;
+	e->ctime_sec = st->st_ctim.tv_sec;
+	e->ctime_nsec = (uint32_t)st->st_ctim.tv_nsec;
+	e->cookie = cookie;
+	if (n > 0 && (p->opts.flags & SWEEP_PLAN_EXTENTS)) {
+		struct sweep_extent *x = arena_alloc(&p->arena, n * sizeof(*x), _Alignof(struct sweep_extent));
+		if (!x)
+			return -ENOMEM; /* the path bytes stay in the arena until the next clear: harmless */
+		memcpy(x, ext, n * sizeof(*x));
+		e->extents = x;
+		e->nextents = (uint32_t)n;
+	}
+	p->idx[p->count] = (uint32_t)p->count;
+	p->count++;
+	return plan_full(p);
+}
+
+/* AUTO becomes the policy of the filesystem holding the first file added. */
+static void resolve_order(struct sweep_plan *p, int fd, const char *path)
+{
+	struct sweep_fsinfo fi;
+	int r;
+
+	if (p->order != SWEEP_ORDER_AUTO)
+		return;
+	r = fd >= 0 ? sweep_fsinfo_fd(fd, &fi) : sweep_fsinfo_path(path, &fi);
+	/* Where the filesystem cannot be identified, inode order is the safe guess. */
+	p->order = r < 0 || fi.policy == SWEEP_ORDER_AUTO ? SWEEP_ORDER_INODE : fi.policy;
+}
+
+static int open_noatime(int dirfd, const char *name)
+{
+	int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+	int fd = openat(dirfd, name, flags | O_NOATIME);
+
+	/* O_NOATIME is refused on files we do not own unless we have CAP_FOWNER. */
+	if (fd < 0 && errno == EPERM)
+		fd = openat(dirfd, name, flags);
+	return fd;
+}
+
+/* The first located byte of the extent list (lowest logical offset with a location). */
+static uint64_t first_located(const struct sweep_extent *ext, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!(ext[i].flags & SWEEP_EXTENT_NOLOC) && ext[i].physical != SWEEP_NO_PHYS)
+			return ext[i].physical;
+	return SWEEP_NO_PHYS;
+}
+
+SWEEP_EXPORT int sweep_plan_add(struct sweep_plan *p, int dirfd, const char *name, const char *path,
+				const struct stat *st, uint64_t cookie)
+{
+	struct sweep_extent *ext = NULL;
+	size_t n = 0;
+	uint64_t phys = SWEEP_NO_PHYS;
+	int fd = -1, r;
+
+	if (!p || !name || !path || !st)
+		return -EINVAL;
+	if (p->order == SWEEP_ORDER_AUTO || p->order == SWEEP_ORDER_PHYSICAL ||
+	    (p->opts.flags & SWEEP_PLAN_EXTENTS))
+		fd = open_noatime(dirfd, name);
+	if (p->order == SWEEP_ORDER_AUTO)
+		resolve_order(p, fd, path);
+	if (fd >= 0 && (p->order == SWEEP_ORDER_PHYSICAL || (p->opts.flags & SWEEP_PLAN_EXTENTS))) {
+		/* No location is not an error: the file sorts after the located ones. */
+		if (p->opts.flags & SWEEP_PLAN_EXTENTS) {
+			enum sweep_extent_source src;
+			if (sweep_extents_get(fd, &ext, &n, &src) == 0)
+				phys = first_located(ext, n);
+		} else {
+			uint64_t v;
+			if (sweep_extent_first(fd, &v) == 0)
+				phys = v;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	r = plan_push(p, path, st, phys, ext, n, cookie);
+	free(ext);
+	return r;
+}
+
+SWEEP_EXPORT int sweep_plan_add_located(struct sweep_plan *p, const char *path, const struct stat *st,
+					uint64_t phys, uint64_t cookie)
+{
+	if (!p || !path || !st)
+		return -EINVAL;
+	if (p->order == SWEEP_ORDER_AUTO) {
+		if (phys != SWEEP_NO_PHYS)
+			p->order = SWEEP_ORDER_PHYSICAL; /* the caller located it: the filesystem allows it */
+		else
+			resolve_order(p, -1, path);
+	}
+	return plan_push(p, path, st, phys, NULL, 0, cookie);
+}
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+/* Total order: the key of the plan's order, then inode, then insertion index. */
+static int cmp_entries(const void *va, const void *vb, void *vp)
+{
+	const struct sweep_plan *p = vp;
+	uint32_t ia = *(const uint32_t *)va, ib = *(const uint32_t *)vb;
+	const struct sweep_plan_entry *a = entry_at(p, ia), *b = entry_at(p, ib);
+	int c = 0;
+
+	switch (p->order) {
+	case SWEEP_ORDER_PHYSICAL:
+		/* Offsets on different devices do not compare: one device after another. */
+		c = cmp_u64(a->dev, b->dev);
+		if (!c)
+			c = cmp_u64(a->phys, b->phys); /* SWEEP_NO_PHYS is UINT64_MAX: unknown last */
+		break;
+	case SWEEP_ORDER_INODE:
+		c = cmp_u64(a->dev, b->dev);
+		break;
+	case SWEEP_ORDER_NAME:
+		c = strcmp(a->path, b->path); /* C strcmp compares as unsigned char: bytewise */
+		if (c)
+			return c;
+		break;
+	case SWEEP_ORDER_NONE:
+	case SWEEP_ORDER_AUTO:
+		return cmp_u64(ia, ib);
+	}
+	if (!c)
+		c = cmp_u64(a->ino, b->ino);
+	if (!c)
+		c = cmp_u64(ia, ib);
+	return c;
+}
+
+SWEEP_EXPORT int sweep_plan_sort(struct sweep_plan *p)
+{
+	if (!p)
+		return -EINVAL;
+	if (p->order == SWEEP_ORDER_NONE || p->order == SWEEP_ORDER_AUTO) {
+		/* As added; AUTO with no file added yet has nothing to sort. */
+		for (size_t i = 0; i < p->count; i++)
+			p->idx[i] = (uint32_t)i;
+		return 0;
+	}
+	qsort_r(p->idx, p->count, sizeof(*p->idx), cmp_entries, p);
+	return 0;
+}
+
+SWEEP_EXPORT size_t sweep_plan_count(const struct sweep_plan *p)
+{
+	return p ? p->count : 0;
+}
+
+SWEEP_EXPORT const struct sweep_plan_entry *sweep_plan_entry(const struct sweep_plan *p, size_t i)
+{
+	if (!p || i >= p->count)
+		return NULL;
+	return entry_at(p, p->idx[i]);
+}
+
+SWEEP_EXPORT void sweep_plan_clear(struct sweep_plan *p)
+{
+	if (!p)
+		return;
+	p->count = 0;
+	arena_reset(&p->arena);
+}
+
+SWEEP_EXPORT enum sweep_order sweep_plan_order(const struct sweep_plan *p)
+{
+	return p ? p->order : SWEEP_ORDER_AUTO;
+}

@@ -1,0 +1,689 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reader: the delivery core.
+ *
+ * Requests go out in plan order: opens for a window of files ahead of the
+ * one being delivered, then reads, file after file in ascending offsets,
+ * bounded by the queue depth and by the bytes the buffer ring can hold.
+ * Completions come back in any order; the caller still sees each file
+ * whole and in plan order. Because buffers are handed out in submission
+ * order and given back in delivery order, which is the same order, the
+ * buffers form a FIFO ring: no allocator, no fragmentation, and the request
+ * at the head of the FIFO always has its buffer, so the run cannot stall.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "reader_impl.h"
+
+#define DEFAULT_BUFFER (1u << 20)
+#define MAX_DEFAULT_RING (64u << 20)
+#define RING_ALIGN 64u
+#define SYNC_WINDOW 8u       /* files opened (and read ahead with WILLNEED) ahead of the one delivered */
+#define MAX_WINDOW 256u
+#define REAP_BATCH 64u
+
+SWEEP_EXPORT int sweep_reader_new(const struct sweep_reader_opts *opts, struct sweep_reader **ret)
+{
+	struct sweep_reader *r;
+
+	if (!ret || (opts && opts->size < sizeof(struct sweep_reader_opts)))
+		return -EINVAL;
+	if (opts && (unsigned)opts->backend > SWEEP_BACKEND_SYSCALL)
+		return -EINVAL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	if (opts)
+		r->opts = *opts;
+	r->opts.size = sizeof(r->opts);
+	r->backend = sweep_backend_resolve(r->opts.backend);
+#if HAVE_LIBURING
+	r->be = r->backend == SWEEP_BACKEND_URING ? &sweep__rd_uring : &sweep__rd_sync;
+#else
+	r->backend = SWEEP_BACKEND_SYSCALL;
+	r->be = &sweep__rd_sync;
+#endif
+	*ret = r;
+	return 0;
+}
+
+SWEEP_EXPORT struct sweep_reader *sweep_reader_free(struct sweep_reader *r)
+{
+	free(r);
+	return NULL;
+}
+
+SWEEP_EXPORT enum sweep_backend sweep_reader_backend(const struct sweep_reader *r)
+{
+	return r ? r->backend : SWEEP_BACKEND_AUTO;
+}
+
+SWEEP_EXPORT void sweep_reader_stats(const struct sweep_reader *r, struct sweep_read_stats *ret)
+{
+	if (r && ret)
+		*ret = r->stats;
+}
+
+void sweep__reader_set_shuffle(struct sweep_reader *r, unsigned seed)
+{
+	r->shuffle_seed = seed;
+}
+
+int sweep__rd_open_path(const char *path, int flags)
+{
+	char *copy, *comp, *slash;
+	int dirfd, fd, err;
+
+	if (strlen(path) < PATH_MAX) {
+		fd = openat(AT_FDCWD, path, flags);
+		return fd < 0 ? -errno : fd;
+	}
+	/* Too long for one system call: walk down one directory at a time. */
+	copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	comp = copy;
+	dirfd = AT_FDCWD;
+	if (*comp == '/') {
+		dirfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (dirfd < 0)
+			goto fail;
+		while (*comp == '/')
+			comp++;
+	}
+	while ((slash = strchr(comp, '/'))) {
+		*slash = '\0';
+		if (*comp) {
+			int nfd = openat(dirfd, comp, O_PATH | O_DIRECTORY | O_CLOEXEC);
+			if (nfd < 0)
+				goto fail;
+			if (dirfd >= 0)
+				close(dirfd);
+			dirfd = nfd;
+		}
+		comp = slash + 1;
+	}
+	fd = openat(dirfd, *comp ? comp : ".", flags);
+	if (fd < 0)
+		goto fail;
+	if (dirfd >= 0)
+		close(dirfd);
+	free(copy);
+	return fd;
+fail:
+	err = -errno;
+	if (dirfd >= 0)
+		close(dirfd);
+	free(copy);
+	return err;
+}
+
+/* ---- the buffer ring: allocated in submission order, freed in delivery order ---- */
+
+struct run {
+	struct sweep_reader *r;
+	const struct sweep_plan *p;
+	const struct sweep_read_ops *ops;
+	void *ctx;
+	size_t n;
+	struct rd_slot *slots;
+	size_t next_open, cursor, head;
+	struct rd_req *fifo_head, *fifo_tail; /* reads in submission order */
+	struct rd_req *free_reqs;
+	unsigned reads_inflight, opens_inflight;
+	size_t nalloc; /* buffers handed out and not yet given back */
+	unsigned rand_state;
+};
+
+static char *ring_alloc(struct run *u, size_t len, size_t *ret_end)
+{
+	struct sweep_reader *r = u->r;
+	size_t at;
+
+	len = (len + RING_ALIGN - 1) & ~(size_t)(RING_ALIGN - 1);
+	if (u->nalloc == 0)
+		r->ring_head = r->ring_tail = 0;
+	if (u->nalloc > 0 && r->ring_tail == r->ring_head)
+		return NULL; /* full */
+	if (r->ring_tail >= r->ring_head) {
+		if (r->ring_tail + len <= r->ring_size)
+			at = r->ring_tail;
+		else if (len <= r->ring_head)
+			at = 0; /* wrap; the tail end stays unused until the head passes it */
+		else
+			return NULL;
+	} else {
+		if (r->ring_tail + len > r->ring_head)
+			return NULL;
+		at = r->ring_tail;
+	}
+	r->ring_tail = at + len;
+	*ret_end = r->ring_tail;
+	u->nalloc++;
+	return r->ring + at;
+}
+
+static void ring_free(struct run *u, const struct rd_req *q)
+{
+	u->r->ring_head = q->ring_end;
+	u->nalloc--;
+}
+
+static struct rd_req *req_get(struct run *u)
+{
+	struct rd_req *q = u->free_reqs;
+
+	if (q)
+		u->free_reqs = q->next;
+	else
+		q = malloc(sizeof(*q));
+	if (q)
+		memset(q, 0, sizeof(*q));
+	return q;
+}
+
+static void req_put(struct run *u, struct rd_req *q)
+{
+	q->next = u->free_reqs;
+	u->free_reqs = q;
+}
+
+static struct rd_slot *slot_of(struct run *u, size_t index)
+{
+	return &u->slots[index % u->r->window];
+}
+
+static int open_flags(const struct rd_slot *s)
+{
+	/* O_NONBLOCK so that a file replaced by a FIFO cannot hang the run; cleared once fstat says regular. */
+	return O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (s->noatime ? O_NOATIME : 0);
+}
+
+static int submit_open(struct run *u, size_t index)
+{
+	struct rd_slot *s = slot_of(u, index);
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	s->index = index;
+	s->state = SLOT_OPENING;
+	s->f.entry = sweep_plan_entry(u->p, index);
+	s->f.fd = -1;
+	s->noatime = !!(u->r->opts.flags & SWEEP_READ_NOATIME);
+	s->open_req.kind = RD_OPEN;
+	s->open_req.slot = s;
+	rc = u->r->be->submit_open(u->r, &s->open_req, open_flags(s));
+	if (rc < 0)
+		return rc;
+	u->opens_inflight++;
+	return 0;
+}
+
+static int submit_read(struct run *u, struct rd_req *q)
+{
+	int rc = u->r->be->submit_read(u->r, q);
+
+	if (rc < 0)
+		return rc;
+	u->reads_inflight++;
+	u->r->stats.requests++;
+	return 0;
+}
+
+/* Queue reads in plan order while the depth and the ring allow. */
+static int submit_reads(struct run *u)
+{
+	struct sweep_reader *r = u->r;
+
+	while (u->reads_inflight < r->depth && u->cursor < u->next_open) {
+		struct rd_slot *s = slot_of(u, u->cursor);
+		const struct sweep_extent *reg;
+		uint64_t end, len;
+		struct rd_req *q;
+		size_t ring_end;
+		char *buf;
+		int rc;
+
+		if (s->state == SLOT_OPENING)
+			break;
+		if (s->state != SLOT_OPEN || s->sub_done || s->map_i >= s->nmap) {
+			s->sub_done = true;
+			u->cursor++;
+			continue;
+		}
+		reg = &s->map[s->map_i];
+		end = reg->logical + reg->length;
+		if (s->sub_off < reg->logical)
+			s->sub_off = reg->logical;
+		if (s->sub_off >= end) {
+			s->map_i++;
+			continue;
+		}
+		len = end - s->sub_off;
+		if (len > r->buffer_size)
+			len = r->buffer_size;
+		buf = ring_alloc(u, len, &ring_end);
+		if (!buf)
+			break; /* wait for delivery to give buffers back */
+		q = req_get(u);
+		if (!q) {
+			u->nalloc--;
+			return -ENOMEM;
+		}
+		q->kind = RD_READ;
+		q->slot = s;
+		q->buf = buf;
+		q->off = s->sub_off;
+		q->len = (uint32_t)len;
+		q->ring_end = ring_end;
+		rc = submit_read(u, q);
+		if (rc < 0) {
+			u->nalloc--;
+			req_put(u, q);
+			return rc;
+		}
+		if (u->fifo_tail)
+			u->fifo_tail->next = q;
+		else
+			u->fifo_head = q;
+		u->fifo_tail = q;
+		s->reads_queued++;
+		s->sub_off += len;
+	}
+	return 0;
+}
+
+static void opened(struct run *u, struct rd_slot *s, int fd)
+{
+	int fl;
+
+	s->f.fd = fd;
+	if (fstat(fd, &s->f.st) < 0) {
+		s->err = -errno;
+		goto fail;
+	}
+	if (!S_ISREG(s->f.st.st_mode)) {
+		/* Replaced by something that is not a regular file since it was planned. */
+		s->err = S_ISDIR(s->f.st.st_mode) ? -EISDIR : -EINVAL;
+		goto fail;
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl >= 0 && (fl & O_NONBLOCK))
+		(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	if (u->r->opts.flags & SWEEP_READ_SPARSE) {
+		int rc = sweep_data_map(fd, (uint64_t)s->f.st.st_size, &s->map, &s->nmap);
+		if (rc < 0) {
+			s->err = rc;
+			goto fail;
+		}
+		s->f.data_map = s->map;
+		s->f.data_map_len = s->nmap;
+	} else if (s->f.st.st_size > 0) {
+		s->whole.logical = 0;
+		s->whole.physical = SWEEP_NO_PHYS;
+		s->whole.length = (uint64_t)s->f.st.st_size;
+		s->whole.flags = SWEEP_EXTENT_LAST;
+		s->map = &s->whole;
+		s->nmap = 1;
+	}
+	s->state = SLOT_OPEN;
+	if (u->r->be->opened)
+		u->r->be->opened(u->r, s);
+	return;
+fail:
+	close(fd);
+	s->f.fd = -1;
+	s->state = SLOT_FAILED;
+}
+
+static int handle(struct run *u, struct rd_req *q)
+{
+	struct rd_slot *s = q->slot;
+	int res = q->res;
+
+	if (q->kind == RD_OPEN) {
+		u->opens_inflight--;
+		if (res == -EPERM && s->noatime) {
+			/* O_NOATIME needs ownership or CAP_FOWNER: open again without it. */
+			s->noatime = false;
+			if (u->r->be->submit_open(u->r, q, open_flags(s)) == 0) {
+				u->opens_inflight++;
+				return 0;
+			}
+		}
+		if (res == -ENAMETOOLONG)
+			res = sweep__rd_open_path(s->f.entry->path, open_flags(s));
+		if (res >= 0) {
+			opened(u, s, res);
+		} else {
+			s->err = res;
+			s->state = SLOT_FAILED;
+		}
+		return 0;
+	}
+	u->reads_inflight--;
+	if (res == -EINTR || res == -EAGAIN || (res > 0 && q->got + (uint32_t)res < q->len)) {
+		if (res > 0)
+			q->got += (uint32_t)res;
+		/* Short or interrupted: ask for the rest into the same buffer. */
+		return submit_read(u, q);
+	}
+	if (res < 0) {
+		q->err = res;
+		s->sub_done = true;
+	} else {
+		q->got += (uint32_t)res;
+		if (q->got < q->len)
+			s->sub_done = true; /* EOF early: the file shrank, read no further */
+	}
+	q->complete = true;
+	return 0;
+}
+
+static void release(struct rd_slot *s)
+{
+	if (s->f.fd >= 0)
+		close(s->f.fd);
+	if (s->map != &s->whole)
+		free(s->map);
+	s->map = NULL;
+	s->f.fd = -1;
+	s->state = SLOT_EMPTY;
+}
+
+static bool same_ctime(const struct stat *a, int64_t sec, uint32_t nsec)
+{
+	return a->st_ctim.tv_sec == sec && (uint32_t)a->st_ctim.tv_nsec == nsec;
+}
+
+/* What end() hears about a file that was opened and read. */
+static int final_status(const struct rd_slot *s)
+{
+	const struct sweep_plan_entry *e = s->f.entry;
+	const struct stat *st = &s->f.st;
+	struct stat now;
+
+	if (s->err)
+		return s->err;
+	if (!s->skip) {
+		if (s->eof)
+			return SWEEP_READ_SHRANK;
+		if (fstat(s->f.fd, &now) == 0) {
+			if (now.st_size > st->st_size)
+				return SWEEP_READ_GREW;
+			if (now.st_size < st->st_size)
+				return SWEEP_READ_SHRANK;
+			if (!same_ctime(&now, st->st_ctim.tv_sec, (uint32_t)st->st_ctim.tv_nsec))
+				return SWEEP_READ_CHANGED;
+		}
+	}
+	/* Between planning and opening: a different file, or the same one changed. */
+	if (e->ino && (e->ino != (uint64_t)st->st_ino || e->dev != (uint64_t)st->st_dev))
+		return SWEEP_READ_CHANGED;
+	if ((uint64_t)st->st_size < e->size)
+		return SWEEP_READ_SHRANK;
+	if ((uint64_t)st->st_size > e->size)
+		return SWEEP_READ_GREW;
+	if ((e->ctime_sec || e->ctime_nsec) && !same_ctime(st, e->ctime_sec, e->ctime_nsec))
+		return SWEEP_READ_CHANGED;
+	return 0;
+}
+
+static int end_file(struct run *u, struct rd_slot *s, int status)
+{
+	struct sweep_read_stats *st = &u->r->stats;
+	int rc;
+
+	st->files++;
+	if (status < 0)
+		st->failed++;
+	else if (status > 0)
+		st->changed++;
+	rc = u->ops->end ? u->ops->end(&s->f, status, u->ctx) : 0;
+	release(s);
+	u->head++;
+	if (u->cursor < u->head)
+		u->cursor = u->head; /* a failed or skipped file can end before the cursor reached it */
+	return rc < 0 ? rc : 0;
+}
+
+/* Hand over everything that is ready at the head of the plan. *progress says whether anything moved. */
+static int deliver(struct run *u, bool *progress)
+{
+	while (u->head < u->n) {
+		struct rd_slot *s = slot_of(u, u->head);
+		int rc;
+
+		if (u->head >= u->next_open || s->state == SLOT_OPENING)
+			return 0; /* not opened yet (the window moves on in the main loop) */
+		if (s->state == SLOT_FAILED) {
+			*progress = true;
+			rc = end_file(u, s, s->err ? s->err : -EIO);
+			if (rc < 0)
+				return rc;
+			continue;
+		}
+		if (!s->begun) {
+			s->begun = true;
+			*progress = true;
+			rc = u->ops->begin ? u->ops->begin(&s->f, u->ctx) : 0;
+			if (rc < 0)
+				return rc;
+			if (rc == SWEEP_READ_SKIP)
+				s->skip = s->sub_done = true;
+		}
+		while (u->fifo_head && u->fifo_head->slot == s) {
+			struct rd_req *q = u->fifo_head;
+
+			if (!q->complete)
+				return 0;
+			if (!s->skip && !s->eof && !s->err) {
+				if (q->err) {
+					s->err = q->err;
+				} else {
+					if (q->got > 0) {
+						rc = u->ops->data(&s->f, q->off, q->buf, q->got, u->ctx);
+						u->r->stats.bytes += q->got;
+						s->delivered += q->got;
+						if (rc < 0)
+							return rc;
+					}
+					if (q->got < q->len)
+						s->eof = true;
+				}
+			}
+			u->fifo_head = q->next;
+			if (!u->fifo_head)
+				u->fifo_tail = NULL;
+			ring_free(u, q);
+			req_put(u, q);
+			s->reads_queued--;
+			*progress = true;
+		}
+		if (!s->sub_done || s->reads_queued)
+			return 0; /* more of this file still to be submitted */
+		*progress = true;
+		rc = end_file(u, s, final_status(s));
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static void shuffle(struct run *u, struct rd_req **v, int n)
+{
+	for (int i = n - 1; i > 0; i--) {
+		u->rand_state = u->rand_state * 1103515245u + 12345u;
+		int j = (int)((u->rand_state >> 8) % (unsigned)(i + 1));
+		struct rd_req *t = v[i];
+		v[i] = v[j];
+		v[j] = t;
+	}
+}
+
+/* Stop early: wait for what is in flight (the kernel may still write into the ring), close what opened. */
+static void drain(struct run *u)
+{
+	struct rd_req *batch[REAP_BATCH];
+
+	while (u->reads_inflight + u->opens_inflight > 0) {
+		int got = u->r->be->reap(u->r, batch, REAP_BATCH, true);
+		if (got <= 0)
+			break;
+		for (int i = 0; i < got; i++) {
+			if (batch[i]->kind == RD_OPEN) {
+				u->opens_inflight--;
+				if (batch[i]->res >= 0)
+					close(batch[i]->res);
+			} else {
+				u->reads_inflight--;
+			}
+		}
+	}
+	for (size_t i = u->head; i < u->next_open; i++)
+		release(slot_of(u, i));
+}
+
+static unsigned default_depth(const struct sweep_reader *r, const struct sweep_plan *p)
+{
+	struct sweep_fsinfo fi;
+
+	if (r->backend == SWEEP_BACKEND_SYSCALL)
+		return 1; /* one pread at a time; the read-ahead comes from WILLNEED on the next files */
+	if (sweep_fsinfo_path(sweep_plan_entry(p, 0)->path, &fi) == 0) {
+		if (fi.rotational == 1)
+			return 8; /* enough for NCQ to merge neighbours, not enough to undo the sweep */
+		if (fi.rotational == 0)
+			return 64;
+	}
+	return 32;
+}
+
+static int setup(struct run *u)
+{
+	struct sweep_reader *r = u->r;
+
+	r->depth = r->opts.queue_depth ? r->opts.queue_depth : default_depth(r, u->p);
+	r->buffer_size = r->opts.buffer_size ? r->opts.buffer_size : DEFAULT_BUFFER;
+	if (r->buffer_size > UINT32_MAX / 2)
+		r->buffer_size = UINT32_MAX / 2;
+	r->ring_size = r->opts.max_buffered;
+	if (!r->ring_size) {
+		r->ring_size = (size_t)r->depth * r->buffer_size;
+		if (r->ring_size > MAX_DEFAULT_RING)
+			r->ring_size = MAX_DEFAULT_RING;
+	}
+	if (r->ring_size < RING_ALIGN)
+		r->ring_size = RING_ALIGN;
+	r->ring_size &= ~(size_t)(RING_ALIGN - 1);
+	if (r->buffer_size > r->ring_size)
+		r->buffer_size = r->ring_size;
+	if (r->backend == SWEEP_BACKEND_SYSCALL)
+		r->window = SYNC_WINDOW;
+	else
+		r->window = r->depth * 2 < 16 ? 16 : r->depth * 2 > MAX_WINDOW ? MAX_WINDOW : r->depth * 2;
+	if (r->window > u->n)
+		r->window = (unsigned)u->n;
+	if (posix_memalign((void **)&r->ring, 4096, r->ring_size))
+		return -ENOMEM;
+	u->slots = calloc(r->window, sizeof(*u->slots));
+	if (!u->slots)
+		return -ENOMEM;
+	u->rand_state = r->shuffle_seed;
+	return r->be->start(r);
+}
+
+static void teardown(struct run *u)
+{
+	struct sweep_reader *r = u->r;
+
+	if (r->ring && r->be_state)
+		r->be->stop(r);
+	while (u->free_reqs) {
+		struct rd_req *q = u->free_reqs;
+		u->free_reqs = q->next;
+		free(q);
+	}
+	while (u->fifo_head) {
+		struct rd_req *q = u->fifo_head;
+		u->fifo_head = q->next;
+		free(q);
+	}
+	free(u->slots);
+	free(r->ring);
+	r->ring = NULL;
+}
+
+static int run_loop(struct run *u)
+{
+	struct sweep_reader *r = u->r;
+	struct rd_req *batch[REAP_BATCH];
+
+	for (;;) {
+		bool progress = false;
+		int rc, got;
+
+		while (u->next_open < u->n && u->next_open < u->head + r->window) {
+			rc = submit_open(u, u->next_open);
+			if (rc < 0)
+				return rc;
+			u->next_open++;
+		}
+		rc = submit_reads(u);
+		if (rc < 0)
+			return rc;
+		rc = r->be->flush(r);
+		if (rc < 0)
+			return rc;
+		rc = deliver(u, &progress);
+		if (rc < 0)
+			return rc;
+		if (u->head == u->n)
+			return 0;
+		if (progress)
+			continue; /* delivery freed room: submit more before waiting */
+		if (u->reads_inflight + u->opens_inflight == 0)
+			return -EIO; /* nothing can complete: an internal accounting error */
+		got = r->be->reap(r, batch, REAP_BATCH, true);
+		if (got < 0)
+			return got;
+		if (r->shuffle_seed)
+			shuffle(u, batch, got);
+		for (int i = 0; i < got; i++) {
+			rc = handle(u, batch[i]);
+			if (rc < 0)
+				return rc;
+		}
+	}
+}
+
+SWEEP_EXPORT int sweep_reader_run(struct sweep_reader *r, const struct sweep_plan *p,
+				  const struct sweep_read_ops *ops, void *ctx)
+{
+	struct run u;
+	int rc;
+
+	if (!r || !p || !ops || ops->size < sizeof(struct sweep_read_ops) || !ops->data)
+		return -EINVAL;
+	memset(&u, 0, sizeof(u));
+	u.r = r;
+	u.p = p;
+	u.ops = ops;
+	u.ctx = ctx;
+	u.n = sweep_plan_count(p);
+	if (u.n == 0)
+		return 0;
+	rc = setup(&u);
+	if (rc == 0) {
+		rc = run_loop(&u);
+		if (rc < 0)
+			drain(&u);
+	}
+	teardown(&u);
+	return rc;
+}

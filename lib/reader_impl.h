@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reader internals shared by the delivery core (reader.c) and its two
+ * backends (reader_uring.c, reader_sync.c).
+ *
+ * The core decides what to submit and in which order (plan order, bounded
+ * by queue depth, open files and buffered bytes); a backend only carries
+ * requests out and hands back completions, in whatever order they finish.
+ * The synchronous backend completes each request as it is submitted.
+ */
+#ifndef SWEEP_READER_IMPL_H
+#define SWEEP_READER_IMPL_H
+
+#include <stdbool.h>
+
+#include "internal.h"
+
+enum rd_kind {
+	RD_OPEN = 1,
+	RD_READ = 2,
+};
+
+struct rd_slot;
+
+/* One request: an open of a slot's file, or a read into the buffer ring. */
+struct rd_req {
+	struct rd_req *next; /* global submission-order FIFO (reads), or free list */
+	struct rd_req *done_next; /* sync backend: completion list */
+	struct rd_slot *slot;
+	enum rd_kind kind;
+	int res;            /* the completion's result */
+	bool complete;      /* all bytes read, EOF hit, or failed */
+	char *buf;          /* reads: start of this request's buffer */
+	uint64_t off;       /* reads: file offset of buf[0] */
+	uint32_t len;       /* reads: bytes wanted */
+	uint32_t got;       /* reads: bytes read so far (short reads are resubmitted) */
+	size_t ring_end;    /* reads: buffer ring position just after this buffer */
+	int err;            /* reads: -errno, or 0 */
+};
+
+enum rd_slot_state {
+	SLOT_EMPTY = 0,
+	SLOT_OPENING,
+	SLOT_OPEN,
+	SLOT_FAILED,
+};
+
+/* A file in the window between open and end(). */
+struct rd_slot {
+	size_t index;                      /* position in the plan */
+	enum rd_slot_state state;
+	struct sweep_file f;
+	int err;                           /* open failure, read failure (-errno) */
+	bool noatime;                      /* open with O_NOATIME (retried without on EPERM) */
+	struct sweep_extent *map;          /* regions to read (malloc'ed) */
+	size_t nmap;
+	struct sweep_extent whole;         /* the single region when not sparse */
+	/* submission cursor */
+	size_t map_i;
+	uint64_t sub_off;
+	bool sub_done;
+	unsigned reads_queued;             /* reads in the FIFO (in flight or awaiting delivery) */
+	/* delivery */
+	bool begun, skip, eof;
+	uint64_t delivered;
+	struct rd_req open_req;
+};
+
+struct sweep_reader;
+
+struct rd_backend {
+	const char *name;
+	/* Set up for a run with the given buffer ring; may register it. */
+	int (*start)(struct sweep_reader *r);
+	void (*stop)(struct sweep_reader *r);
+	/* Queue a request; the completion comes back through reap. <0: could not queue (retry later). */
+	int (*submit_open)(struct sweep_reader *r, struct rd_req *q, int flags);
+	int (*submit_read)(struct sweep_reader *r, struct rd_req *q);
+	/* Optional: a file was opened and is about to be read (the sync backend starts read-ahead). */
+	void (*opened)(struct sweep_reader *r, struct rd_slot *s);
+	/* Push queued requests to the kernel. */
+	int (*flush)(struct sweep_reader *r);
+	/* Collect up to max completions (each sets q->res); wait for one if wait. Returns the count or -errno. */
+	int (*reap)(struct sweep_reader *r, struct rd_req **out, unsigned max, bool wait);
+};
+
+struct sweep_reader {
+	struct sweep_reader_opts opts;
+	enum sweep_backend backend;
+	const struct rd_backend *be;
+	void *be_state;
+	struct sweep_read_stats stats;
+	/* per run */
+	unsigned depth;        /* reads in flight */
+	unsigned window;       /* files open or opening */
+	size_t buffer_size;
+	size_t ring_size;
+	char *ring;            /* buffered bytes for in-order delivery */
+	size_t ring_head, ring_tail, ring_used; /* allocation FIFO in bytes */
+	unsigned shuffle_seed; /* test hook: handle each batch of completions in a random order */
+};
+
+/* Backends (NULL when not built in). */
+extern const struct rd_backend sweep__rd_uring;
+extern const struct rd_backend sweep__rd_sync;
+
+/* Test hook: handle each batch of completions in a pseudo-random order (0 = off). */
+void sweep__reader_set_shuffle(struct sweep_reader *r, unsigned seed);
+
+/* Open path read-only; paths beyond PATH_MAX are opened one component at a time. -errno on failure. */
+int sweep__rd_open_path(const char *path, int flags);
+
+#endif

@@ -1,0 +1,610 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reader: delivery strictly in plan order on both backends, even when
+ * completions are handled in a shuffled order; the statuses of files that
+ * shrank, grew, changed or vanished; skip; stop; long paths; sparse files.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "reader_impl.h"
+
+static char dir[64];
+static int dfd = -1;
+
+/* The content of file i at offset k: depends on both, so a misplaced buffer shows. */
+static unsigned char byte_at(uint64_t i, uint64_t k)
+{
+	return (unsigned char)(((k * 2654435761u) ^ (i * 40503u + (k >> 12))) >> 7);
+}
+
+static void write_file(const char *name, uint64_t i, uint64_t size)
+{
+	unsigned char buf[65536];
+	int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	assert_true(fd >= 0);
+	for (uint64_t off = 0; off < size;) {
+		size_t n = size - off < sizeof(buf) ? (size_t)(size - off) : sizeof(buf);
+		for (size_t k = 0; k < n; k++)
+			buf[k] = byte_at(i, off + k);
+		assert_int_equal(write(fd, buf, n), (ssize_t)n);
+		off += n;
+	}
+	close(fd);
+}
+
+static int setup_dir(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/sweep-reader-test.XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return dfd < 0 ? -1 : 0;
+}
+
+static int teardown_dir(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	close(dfd);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Plan the named files (cookie = content seed) in the order given, with their current stat. */
+static struct sweep_plan *plan_files(char names[][32], const uint64_t *seeds, size_t n)
+{
+	struct sweep_plan_opts o = { .size = sizeof(o), .order = SWEEP_ORDER_NONE };
+	struct sweep_plan *p = NULL;
+
+	assert_int_equal(sweep_plan_new(&o, &p), 0);
+	for (size_t i = 0; i < n; i++) {
+		char path[256];
+		struct stat st;
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		if (fstatat(dfd, names[i], &st, 0) < 0) {
+			memset(&st, 0, sizeof(st));
+			st.st_mode = S_IFREG | 0644;
+		}
+		assert_int_equal(sweep_plan_add_located(p, path, &st, SWEEP_NO_PHYS, seeds[i]), 0);
+	}
+	sweep_plan_sort(p);
+	return p;
+}
+
+/* What the callbacks saw. Failures are recorded, not asserted, inside callbacks. */
+struct seen {
+	const struct sweep_plan *p;
+	size_t next;          /* plan index expected next */
+	bool in_file;
+	uint64_t off;         /* next data offset expected */
+	int statuses[4096];
+	uint64_t delivered[4096];
+	bool began[4096];
+	char error[256];
+	/* knobs */
+	int (*on_begin)(const struct sweep_file *f, struct seen *s);
+	int (*on_data)(const struct sweep_file *f, uint64_t off, size_t len, struct seen *s);
+	bool check_content;
+	unsigned skip_every;
+};
+
+static void record(struct seen *s, const char *msg, size_t at)
+{
+	if (!s->error[0])
+		snprintf(s->error, sizeof(s->error), "%s at plan index %zu", msg, at);
+}
+
+static int cb_begin(const struct sweep_file *f, void *ctx)
+{
+	struct seen *s = ctx;
+
+	if (s->in_file)
+		record(s, "begin inside another file", s->next);
+	if (f->entry != sweep_plan_entry(s->p, s->next))
+		record(s, "begin out of plan order", s->next);
+	if (f->fd < 0)
+		record(s, "begin without a descriptor", s->next);
+	s->in_file = true;
+	s->began[s->next] = true;
+	s->off = 0;
+	if (s->skip_every && s->next % s->skip_every == 0)
+		return SWEEP_READ_SKIP;
+	return s->on_begin ? s->on_begin(f, s) : 0;
+}
+
+static int cb_data(const struct sweep_file *f, uint64_t off, const void *buf, size_t len, void *ctx)
+{
+	struct seen *s = ctx;
+	const unsigned char *b = buf;
+
+	if (!s->in_file || f->entry != sweep_plan_entry(s->p, s->next))
+		record(s, "data outside its file", s->next);
+	if (s->skip_every && s->next % s->skip_every == 0)
+		record(s, "data for a skipped file", s->next);
+	if (f->data_map) {
+		if (off < s->off)
+			record(s, "sparse data offsets not ascending", s->next);
+	} else if (off != s->off) {
+		record(s, "data offsets not contiguous and ascending", s->next);
+	}
+	if (len == 0)
+		record(s, "empty data callback", s->next);
+	if (s->check_content)
+		for (size_t k = 0; k < len; k++)
+			if (b[k] != byte_at(f->entry->cookie, off + k)) {
+				record(s, "wrong bytes", s->next);
+				break;
+			}
+	s->off = off + len;
+	s->delivered[s->next] += len;
+	return s->on_data ? s->on_data(f, off, len, s) : 0;
+}
+
+static int cb_end(const struct sweep_file *f, int status, void *ctx)
+{
+	struct seen *s = ctx;
+
+	if (f->entry != sweep_plan_entry(s->p, s->next))
+		record(s, "end out of plan order", s->next);
+	if (status < 0 && s->began[s->next])
+		record(s, "failed file had begin called", s->next);
+	if (status < 0 && f->fd != -1)
+		record(s, "failed file has a descriptor", s->next);
+	s->statuses[s->next] = status;
+	s->in_file = false;
+	s->next++;
+	return 0;
+}
+
+static const struct sweep_read_ops ops = {
+	.size = sizeof(ops), .begin = cb_begin, .data = cb_data, .end = cb_end,
+};
+
+static bool uring_ok(void)
+{
+	return sweep_backend_resolve(SWEEP_BACKEND_URING) == SWEEP_BACKEND_URING;
+}
+
+static struct sweep_reader *new_reader(enum sweep_backend b, unsigned depth, size_t bufsz, size_t maxbuf,
+				       unsigned flags, unsigned shuffle)
+{
+	struct sweep_reader_opts o = { .size = sizeof(o), .backend = b, .queue_depth = depth,
+				       .buffer_size = bufsz, .max_buffered = maxbuf, .flags = flags };
+	struct sweep_reader *r = NULL;
+
+	assert_int_equal(sweep_reader_new(&o, &r), 0);
+	assert_int_equal(sweep_reader_backend(r), b);
+	if (shuffle)
+		sweep__reader_set_shuffle(r, shuffle);
+	return r;
+}
+
+/* Run the plan through the reader; the run must succeed and the callbacks must have seen nothing wrong. */
+static void run_ok(struct sweep_reader *r, const struct sweep_plan *p, struct seen *s)
+{
+	s->p = p;
+	assert_int_equal(sweep_reader_run(r, p, &ops, s), 0);
+	if (s->error[0])
+		fail_msg("%s", s->error);
+}
+
+/* A case on the fallback, then on io_uring where the kernel allows it. */
+static void both_backends(void (*fn)(enum sweep_backend))
+{
+	fn(SWEEP_BACKEND_SYSCALL);
+	if (uring_ok())
+		fn(SWEEP_BACKEND_URING);
+}
+
+#define NFILES 400
+
+/* Many files of mixed sizes, planned in a scrambled order, read with deep queues and small buffers. */
+static void ordered_delivery(enum sweep_backend b, unsigned depth, size_t bufsz, size_t maxbuf, unsigned flags)
+{
+	static char names[NFILES][32];
+	static uint64_t seeds[NFILES], sizes[NFILES];
+	static const uint64_t size_menu[] = { 0, 1, 100, 4095, 4096, 4097, 20000, 65536, 300001, 1500000 };
+	static bool made;
+	struct sweep_read_stats st;
+	struct seen *s = calloc(1, sizeof(*s));
+	uint64_t total = 0;
+
+	assert_non_null(s);
+	for (unsigned i = 0; i < NFILES; i++) {
+		unsigned k = (i * 7919u) % NFILES; /* planned order differs from creation order */
+		snprintf(names[i], sizeof(names[i]), "mixed-%03u", k);
+		seeds[i] = k;
+		sizes[i] = size_menu[(k * 31u) % 10];
+		if (!made)
+			write_file(names[i], seeds[i], sizes[i]);
+		total += sizes[i];
+	}
+	made = true;
+	struct sweep_plan *p = plan_files(names, seeds, NFILES);
+	struct sweep_reader *r = new_reader(b, depth, bufsz, maxbuf, flags, 0x5eed);
+
+	s->check_content = true;
+	run_ok(r, p, s);
+	assert_int_equal(s->next, NFILES);
+	for (unsigned i = 0; i < NFILES; i++) {
+		assert_int_equal(s->statuses[i], 0);
+		assert_int_equal(s->delivered[i], sizes[i]);
+	}
+	sweep_reader_stats(r, &st);
+	assert_int_equal(st.files, NFILES);
+	assert_int_equal(st.bytes, total);
+	assert_int_equal(st.failed, 0);
+	assert_int_equal(st.changed, 0);
+	assert_true(st.requests >= NFILES / 2);
+	sweep_reader_free(r);
+	sweep_plan_free(p);
+	free(s);
+}
+
+static void test_order_sync(void **state)
+{
+	(void)state;
+	ordered_delivery(SWEEP_BACKEND_SYSCALL, 16, 8192, 256 * 1024, 0);
+	ordered_delivery(SWEEP_BACKEND_SYSCALL, 0, 0, 0, 0); /* defaults */
+}
+
+static void test_order_uring(void **state)
+{
+	(void)state;
+	if (!uring_ok())
+		skip();
+	ordered_delivery(SWEEP_BACKEND_URING, 64, 8192, 256 * 1024, 0);
+	ordered_delivery(SWEEP_BACKEND_URING, 128, 4096, 1 << 20, SWEEP_READ_NOATIME);
+	ordered_delivery(SWEEP_BACKEND_URING, 32, 65536, 4 << 20, SWEEP_READ_REGISTERED);
+	ordered_delivery(SWEEP_BACKEND_URING, 0, 0, 0, 0); /* defaults */
+	/* a ring smaller than one buffer still makes progress */
+	ordered_delivery(SWEEP_BACKEND_URING, 8, 65536, 4096, 0);
+}
+
+/* Three files around the one under test, so the statuses are per file and the run goes on. */
+static void status_case(enum sweep_backend b, void (*before)(void), int (*on_begin)(const struct sweep_file *, struct seen *),
+			int (*on_data)(const struct sweep_file *, uint64_t, size_t, struct seen *),
+			int want_status, uint64_t want_bytes, bool want_begin)
+{
+	char names[3][32] = { "before", "victim", "after" };
+	const uint64_t seeds[3] = { 1, 2, 3 };
+	struct seen *s = calloc(1, sizeof(*s));
+
+	assert_non_null(s);
+	write_file("before", 1, 10000);
+	write_file("victim", 2, 64 * 1024);
+	write_file("after", 3, 5000);
+	struct sweep_plan *p = plan_files(names, seeds, 3);
+	if (before)
+		before();
+	/* One 4 KiB buffer at a time, so each read is submitted after the previous one was delivered. */
+	struct sweep_reader *r = new_reader(b, 1, 4096, 4096, 0, 0);
+	s->on_begin = on_begin;
+	s->on_data = on_data;
+	run_ok(r, p, s);
+	assert_int_equal(s->next, 3);
+	assert_int_equal(s->statuses[0], 0);
+	assert_int_equal(s->statuses[1], want_status);
+	assert_int_equal(s->statuses[2], 0);
+	assert_int_equal(s->delivered[0], 10000);
+	assert_int_equal(s->delivered[1], want_bytes);
+	assert_int_equal(s->delivered[2], 5000);
+	assert_int_equal(s->began[1], want_begin);
+	sweep_reader_free(r);
+	sweep_plan_free(p);
+	free(s);
+}
+
+static void vanish(void)
+{
+	assert_int_equal(unlinkat(dfd, "victim", 0), 0);
+}
+
+static void truncate_victim_to(off_t size)
+{
+	int fd = openat(dfd, "victim", O_WRONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, size), 0);
+	close(fd);
+}
+
+/* Between planning and reading: the reader delivers what is there and says it shrank. */
+static void shrink_before(void)
+{
+	truncate_victim_to(1000);
+}
+
+/* While it is read: the first 4 KiB were delivered, the file now ends at 8 KiB. */
+static int truncate_victim(const struct sweep_file *f, uint64_t off, size_t len, struct seen *s)
+{
+	(void)s;
+	(void)len;
+	if (strstr(f->entry->path, "victim") && off == 0)
+		truncate_victim_to(8192);
+	return 0;
+}
+
+static int grow_victim(const struct sweep_file *f, struct seen *s)
+{
+	(void)s;
+	if (strstr(f->entry->path, "victim")) {
+		int fd = openat(dfd, "victim", O_WRONLY | O_APPEND | O_CLOEXEC);
+		assert_int_equal(write(fd, "more", 4), 4);
+		close(fd);
+	}
+	return 0;
+}
+
+static int touch_victim(const struct sweep_file *f, struct seen *s)
+{
+	(void)s;
+	if (strstr(f->entry->path, "victim")) {
+		/* Change the inode (ctime) without changing its size; repeat until the clock shows it. */
+		struct stat now;
+		do {
+			assert_int_equal(fchmod(f->fd, 0600), 0);
+			assert_int_equal(fchmod(f->fd, 0644), 0);
+			assert_int_equal(fstat(f->fd, &now), 0);
+		} while (now.st_ctim.tv_sec == f->st.st_ctim.tv_sec && now.st_ctim.tv_nsec == f->st.st_ctim.tv_nsec);
+	}
+	return 0;
+}
+
+static void statuses(enum sweep_backend b)
+{
+	status_case(b, NULL, NULL, NULL, 0, 64 * 1024, true);
+	status_case(b, vanish, NULL, NULL, -ENOENT, 0, false);
+	status_case(b, NULL, NULL, truncate_victim, SWEEP_READ_SHRANK, 8192, true);
+	status_case(b, NULL, grow_victim, NULL, SWEEP_READ_GREW, 64 * 1024, true);
+	status_case(b, NULL, touch_victim, NULL, SWEEP_READ_CHANGED, 64 * 1024, true);
+	status_case(b, shrink_before, NULL, NULL, SWEEP_READ_SHRANK, 1000, true);
+}
+
+static void test_status_sync(void **state)
+{
+	(void)state;
+	statuses(SWEEP_BACKEND_SYSCALL);
+}
+
+static void test_status_uring(void **state)
+{
+	(void)state;
+	if (!uring_ok())
+		skip();
+	statuses(SWEEP_BACKEND_URING);
+}
+
+/* begin() returning SWEEP_READ_SKIP: no data for that file, end() still comes, in order. */
+static void skip_case(enum sweep_backend b)
+{
+	char names[20][32];
+	uint64_t seeds[20];
+	struct seen *s = calloc(1, sizeof(*s));
+
+	for (unsigned i = 0; i < 20; i++) {
+		snprintf(names[i], sizeof(names[i]), "skip-%02u", i);
+		seeds[i] = 100 + i;
+		write_file(names[i], seeds[i], 3000 + 7000 * i);
+	}
+	struct sweep_plan *p = plan_files(names, seeds, 20);
+	struct sweep_reader *r = new_reader(b, 16, 4096, 64 * 1024, 0, 7);
+	s->skip_every = 3;
+	s->check_content = true;
+	run_ok(r, p, s);
+	assert_int_equal(s->next, 20);
+	for (unsigned i = 0; i < 20; i++) {
+		assert_int_equal(s->statuses[i], 0);
+		assert_int_equal(s->delivered[i], i % 3 == 0 ? 0 : 3000 + 7000 * i);
+	}
+	sweep_reader_free(r);
+	sweep_plan_free(p);
+	free(s);
+}
+
+static void test_skip(void **state)
+{
+	(void)state;
+	both_backends(skip_case);
+}
+
+/* A callback that fails stops the run with its value; nothing leaks (ASan checks). */
+static int stop_at_third(const struct sweep_file *f, uint64_t off, size_t len, struct seen *s)
+{
+	(void)f;
+	(void)off;
+	(void)len;
+	return s->next == 2 ? -ECANCELED : 0;
+}
+
+static void stop_case(enum sweep_backend b)
+{
+	char names[30][32];
+	uint64_t seeds[30];
+	struct seen *s = calloc(1, sizeof(*s));
+
+	for (unsigned i = 0; i < 30; i++) {
+		snprintf(names[i], sizeof(names[i]), "stop-%02u", i);
+		seeds[i] = 200 + i;
+		write_file(names[i], seeds[i], 50000);
+	}
+	struct sweep_plan *p = plan_files(names, seeds, 30);
+	struct sweep_reader *r = new_reader(b, 32, 4096, 1 << 20, 0, 0);
+	s->p = p;
+	s->on_data = stop_at_third;
+	assert_int_equal(sweep_reader_run(r, p, &ops, s), -ECANCELED);
+	assert_int_equal(s->next, 2);
+	/* the reader is still usable afterwards */
+	memset(s, 0, sizeof(*s));
+	s->check_content = true;
+	run_ok(r, p, s);
+	assert_int_equal(s->next, 30);
+	sweep_reader_free(r);
+	sweep_plan_free(p);
+	free(s);
+}
+
+static void test_stop(void **state)
+{
+	(void)state;
+	both_backends(stop_case);
+}
+
+/* A path longer than PATH_MAX is opened one directory at a time. */
+static void long_path_case(enum sweep_backend b)
+{
+	char comp[201];
+	char *path = malloc(PATH_MAX * 2);
+	int cur = dup(dfd);
+	struct sweep_plan_opts po = { .size = sizeof(po), .order = SWEEP_ORDER_NONE };
+	struct sweep_plan *p = NULL;
+	struct stat st;
+	struct seen *s = calloc(1, sizeof(*s));
+
+	memset(comp, 'd', 200);
+	comp[200] = 0;
+	strcpy(path, dir);
+	for (int i = 0; i < 25; i++) { /* 25 * 201 bytes: well past PATH_MAX */
+		if (mkdirat(cur, comp, 0755) < 0)
+			assert_int_equal(errno, EEXIST);
+		int n = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		assert_true(n >= 0);
+		close(cur);
+		cur = n;
+		strcat(path, "/");
+		strcat(path, comp);
+	}
+	strcat(path, "/deep");
+	assert_true(strlen(path) > PATH_MAX);
+	int saved = dfd;
+	dfd = cur;
+	write_file("deep", 77, 123457);
+	dfd = saved;
+	assert_int_equal(fstatat(cur, "deep", &st, 0), 0);
+	assert_int_equal(sweep_plan_new(&po, &p), 0);
+	assert_int_equal(sweep_plan_add_located(p, path, &st, SWEEP_NO_PHYS, 77), 0);
+	struct sweep_reader *r = new_reader(b, 4, 65536, 0, 0, 0);
+	s->check_content = true;
+	run_ok(r, p, s);
+	assert_int_equal(s->statuses[0], 0);
+	assert_int_equal(s->delivered[0], 123457);
+	sweep_reader_free(r);
+	sweep_plan_free(p);
+	close(cur);
+	free(path);
+	free(s);
+}
+
+static void test_long_path(void **state)
+{
+	(void)state;
+	both_backends(long_path_case);
+}
+
+/* SWEEP_READ_SPARSE: only the data regions are delivered, at their offsets. */
+static void sparse_case(enum sweep_backend b)
+{
+	char names[1][32] = { "sparse" };
+	const uint64_t seeds[1] = { 5 };
+	unsigned char buf[8192];
+	struct seen *s = calloc(1, sizeof(*s));
+	int fd = openat(dfd, "sparse", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	assert_true(fd >= 0);
+	for (size_t k = 0; k < sizeof(buf); k++)
+		buf[k] = byte_at(5, k);
+	assert_int_equal(pwrite(fd, buf, 8192, 0), 8192);
+	for (size_t k = 0; k < sizeof(buf); k++)
+		buf[k] = byte_at(5, (4 << 20) + k);
+	assert_int_equal(pwrite(fd, buf, 8192, 4 << 20), 8192);
+	assert_int_equal(ftruncate(fd, 8 << 20), 0);
+	fsync(fd);
+	close(fd);
+	struct sweep_plan *p = plan_files(names, seeds, 1);
+	struct sweep_reader *r = new_reader(b, 8, 65536, 0, SWEEP_READ_SPARSE, 0);
+	s->check_content = true;
+	run_ok(r, p, s);
+	assert_int_equal(s->statuses[0], 0);
+	/* Where the filesystem reports holes, far less than 8 MiB comes through; never more. */
+	fd = openat(dfd, "sparse", O_RDONLY | O_CLOEXEC);
+	off_t hole = lseek(fd, 0, SEEK_HOLE);
+	close(fd);
+	if (hole == 8192 || (hole > 0 && hole < (4 << 20)))
+		assert_true(s->delivered[0] < (8u << 20));
+	else
+		assert_int_equal(s->delivered[0], 8u << 20);
+	sweep_reader_free(r);
+	sweep_plan_free(p);
+	free(s);
+}
+
+static void test_sparse(void **state)
+{
+	(void)state;
+	both_backends(sparse_case);
+}
+
+static void test_args(void **state)
+{
+	(void)state;
+	struct sweep_reader_opts bad = { .size = 3 };
+	struct sweep_reader *r = NULL;
+	struct sweep_plan *p = NULL;
+	struct sweep_read_ops noops = { .size = sizeof(noops) };
+
+	assert_int_equal(sweep_reader_new(&bad, &r), -EINVAL);
+	assert_null(r);
+	assert_int_equal(sweep_reader_new(NULL, &r), 0);
+	assert_int_equal(sweep_plan_new(NULL, &p), 0);
+	assert_int_equal(sweep_reader_run(r, p, &noops, NULL), -EINVAL); /* data() is required */
+	assert_int_equal(sweep_reader_run(r, p, &ops, NULL), 0);         /* empty plan: nothing to do */
+	assert_null(sweep_reader_free(r));
+	assert_null(sweep_reader_free(NULL));
+	sweep_plan_free(p);
+}
+
+/* SWEEP_BACKEND=syscall in the environment turns AUTO into the fallback. */
+static void test_env_backend(void **state)
+{
+	(void)state;
+	struct sweep_reader_opts o = { .size = sizeof(o), .backend = SWEEP_BACKEND_AUTO };
+	struct sweep_reader *r = NULL;
+
+	setenv("SWEEP_BACKEND", "syscall", 1);
+	assert_int_equal(sweep_reader_new(&o, &r), 0);
+	assert_int_equal(sweep_reader_backend(r), SWEEP_BACKEND_SYSCALL);
+	sweep_reader_free(r);
+	unsetenv("SWEEP_BACKEND");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_order_sync),
+		cmocka_unit_test(test_order_uring),
+		cmocka_unit_test(test_status_sync),
+		cmocka_unit_test(test_status_uring),
+		cmocka_unit_test(test_skip),
+		cmocka_unit_test(test_stop),
+		cmocka_unit_test(test_long_path),
+		cmocka_unit_test(test_sparse),
+		cmocka_unit_test(test_args),
+		cmocka_unit_test(test_env_backend),
+	};
+	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
+}
