@@ -1,0 +1,134 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# sweep-plan against find, stat, sort, cat and filefrag on a generated tree.
+set -u
+PLAN=${BUILD_ROOT:?}/utils/sweep-plan
+work=$(mktemp -d "${TMPDIR:-/tmp}/sweep-plan-tool.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+fail=0
+bad() { echo "FAIL: $*" >&2; fail=1; }
+
+# A tree with files of mixed sizes, created in scrambled order, some empty, a few nested deep.
+tree=$work/tree
+mkdir -p "$tree"
+for i in $(seq 1 300 | shuf --random-source=<(yes)); do
+	d=$tree/d$((i % 7))/e$((i % 3))
+	mkdir -p "$d"
+	head -c $(((i * 7919) % 70000)) /dev/urandom >"$d/f$i"
+done
+: >"$tree/empty"
+mkdir -p "$tree/sp ace"
+echo hello >"$tree/sp ace/file with spaces"
+ln -s d1 "$tree/link-to-dir"         # not followed: its files appear once
+ln -s ../empty "$tree/d1/link-to-file"
+mkfifo "$tree/fifo"                  # not a regular file: not listed
+nfiles=$(find "$tree" -type f | wc -l)
+
+# path of each output line: everything after the second space
+paths() { cut -d' ' -f3-; }
+
+# --- every order lists every regular file exactly once, with its inode ---
+for order in physical inode name none auto; do
+	"$PLAN" --order=$order --no-compare "$tree" >"$work/$order.out" 2>"$work/$order.err" ||
+		bad "--order=$order exited $?: $(cat "$work/$order.err")"
+	diff <(paths <"$work/$order.out" | sort) <(find "$tree" -type f | sort) >/dev/null ||
+		bad "--order=$order does not list exactly the regular files"
+	while read -r off ino path; do
+		[ "$(stat -c %i "$path")" = "$ino" ] || { bad "--order=$order: wrong inode for $path"; break; }
+	done <"$work/$order.out"
+	grep -q "summary: files=$nfiles " "$work/$order.err" || bad "--order=$order: summary does not count $nfiles files"
+done
+
+# --- inode order: ascending inode numbers ---
+cut -d' ' -f2 "$work/inode.out" | sort -n -c 2>/dev/null || bad "--order=inode is not in ascending inode order"
+# --- name order: C-locale sort of the paths ---
+diff <(paths <"$work/name.out") <(paths <"$work/name.out" | LC_ALL=C sort) >/dev/null || bad "--order=name is not sorted by path"
+# --- physical order: located files ascending, then the unlocated ('-') ones by inode ---
+awk '$1 != "-" { if (seen_dash) bad = 1; if (NR > 1 && $1 + 0 < prev) bad = 1; prev = $1 + 0 }
+     $1 == "-" { seen_dash = 1; if (pino != "" && $2 + 0 < pino) bad = 1; pino = $2 + 0 }
+     END { exit bad }' "$work/physical.out" || bad "--order=physical is not ascending by offset, unlocated last by inode"
+
+# --- physical offsets agree with filefrag (FIEMAP) where the filesystem gives them ---
+if command -v filefrag >/dev/null && filefrag -v "$tree/sp ace/file with spaces" >/dev/null 2>&1; then
+	sync
+	"$PLAN" --order=physical --no-compare "$tree" >"$work/physical.out" 2>/dev/null
+	bs=$(stat -f -c %S "$tree")
+	checked=0
+	while read -r off ino path; do
+		# filefrag -v: first extent line "0: logical.. physical_start.. physical_end: length: ..."
+		want=$(filefrag -v "$path" 2>/dev/null | awk -F'[: .]+' '/^ *0:/ { print $5; exit }')
+		if [ "$off" = "-" ]; then
+			[ -z "$want" ] || [ "$(stat -c %s "$path")" = 0 ] || bad "$path: no offset, filefrag says block $want"
+		else
+			[ "$off" = "$((want * bs))" ] || bad "$path: offset $off, filefrag says $((want * bs))"
+			checked=$((checked + 1))
+		fi
+	done < <(head -40 "$work/physical.out")
+	echo "checked $checked offsets against filefrag"
+fi
+
+# --- --read: exact byte totals, and the data stream equals cat of the listed files, on both backends ---
+total=$(find "$tree" -type f -printf '%s\n' | awk '{ s += $1 } END { print s }')
+for backend in syscall uring; do
+	"$PLAN" --order=physical --read --backend=$backend --dump="$work/dump" --no-compare \
+		--buffer-size=16K --queue-depth=32 "$tree" >"$work/read.out" 2>"$work/read.err" ||
+		bad "--read ($backend) exited $?: $(cat "$work/read.err")"
+	grep -q "read $nfiles files, $total bytes in .* (backend " "$work/read.err" ||
+		bad "--read ($backend): totals wrong: $(grep read "$work/read.err")"
+	paths <"$work/read.out" | tr '\n' '\0' | xargs -0 cat >"$work/cat"
+	cmp -s "$work/dump" "$work/cat" || bad "--read ($backend): data differs from cat in plan order"
+done
+# SWEEP_BACKEND=syscall selects the fallback without an option
+SWEEP_BACKEND=syscall "$PLAN" --read --no-compare "$tree" >/dev/null 2>"$work/env.err"
+grep -q "(backend syscall" "$work/env.err" || bad "SWEEP_BACKEND=syscall not honoured: $(cat "$work/env.err")"
+
+# --- memory limit: many small sorted batches, still every file once, in batch order ---
+"$PLAN" --order=inode --memory-limit=2K --no-compare "$tree" >"$work/small.out" 2>"$work/small.err" || bad "--memory-limit exited $?"
+diff <(paths <"$work/small.out" | sort) <(find "$tree" -type f | sort) >/dev/null || bad "--memory-limit loses or repeats files"
+if cut -d' ' -f2 "$work/small.out" | sort -n -c 2>/dev/null; then
+	bad "--memory-limit=2K gave one sorted batch (expected several)"
+fi
+grep -Eq "plan_bytes_per_entry=[0-9]+ plan_peak_bytes=[0-9]+" "$work/small.err" || bad "no bytes per entry in summary"
+peak=$(sed -n 's/.*plan_peak_bytes=\([0-9]*\).*/\1/p' "$work/small.err")
+[ "$peak" -lt 4096 ] || bad "--memory-limit=2K but a batch used $peak bytes"
+
+# --- the jump summary: readdir order of a plain walk against plan order ---
+"$PLAN" --order=physical "$tree" >/dev/null 2>"$work/cmp.err" || bad "summary run exited $?"
+grep -Eq "readdir_jumps=[0-9]+ readdir_seeks=[0-9]+ .* plan_jumps=[0-9]+" "$work/cmp.err" || bad "summary lacks jump counts: $(cat "$work/cmp.err")"
+# --order=none is the readdir order itself: the two counts must agree
+"$PLAN" --order=none "$tree" >/dev/null 2>"$work/none.err"
+r=$(sed -n 's/.*readdir_jumps=\([0-9]*\).*/\1/p' "$work/none.err")
+p=$(sed -n 's/.* plan_jumps=\([0-9]*\).*/\1/p' "$work/none.err")
+[ -n "$r" ] && [ "$r" = "$p" ] || bad "--order=none: readdir jumps $r != plan jumps $p"
+
+# --- trace: header, then one line per file (first block only) ---
+"$PLAN" --order=physical --trace="$work/trace" --no-compare "$tree" >"$work/t.out" 2>/dev/null
+head -1 "$work/trace" | grep -qx "# sweep-trace 1" || bad "trace has no header"
+n=$(grep -c -E '^(R [0-9]+ [0-9]+ [0-9]+|# nophys [0-9]+ [0-9]+)$' "$work/trace")
+[ "$n" = "$nfiles" ] || bad "trace has $n file lines, want $nfiles"
+located=$(grep -vc '^- ' "$work/t.out")
+[ "$(grep -c '^R ' "$work/trace")" = "$located" ] || bad "trace R lines != located files"
+
+# --- errors: a missing root is reported, the others are still listed, exit 1 ---
+"$PLAN" --no-compare "$work/nope" "$tree" >"$work/err.out" 2>"$work/err.err"
+rc=$?
+[ $rc = 1 ] || bad "missing root: exit $rc, want 1"
+grep -q "sweep-plan: .*nope.*: No such file or directory" "$work/err.err" || bad "missing root message: $(cat "$work/err.err")"
+[ "$(wc -l <"$work/err.out")" = "$nfiles" ] || bad "missing root stopped the listing"
+# unreadable file under --read (not as root: root reads everything)
+if [ "$(id -u)" != 0 ]; then
+	chmod 000 "$tree/d1/e1/f1" 2>/dev/null && {
+		"$PLAN" --read --no-compare "$tree" >/dev/null 2>"$work/perm.err"
+		[ $? = 1 ] || bad "unreadable file: exit status not 1"
+		grep -q "f1: Permission denied" "$work/perm.err" || bad "unreadable file not reported"
+		chmod 644 "$tree/d1/e1/f1"
+	}
+fi
+
+# --- usage ---
+"$PLAN" --help | grep -q "^Usage: sweep-plan" || bad "--help"
+"$PLAN" --version | grep -q "sweep-plan (sweep)" || bad "--version"
+"$PLAN" --order=bogus "$tree" >/dev/null 2>&1; [ $? = 2 ] || bad "bad --order not exit 2"
+"$PLAN" >/dev/null 2>&1; [ $? = 2 ] || bad "no operand not exit 2"
+
+exit $fail

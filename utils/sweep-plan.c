@@ -1,0 +1,462 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sweep-plan: show the order libsweep would read a tree in, and optionally
+ * read it. One line per regular file on stdout:
+ *
+ *   <first physical byte offset or -> <inode> <path>
+ *
+ * The summary (stderr) compares that order with the order a plain
+ * depth-first walk in readdir order (what tar and cp do) would read the same
+ * files in, counting the non-contiguous moves ("jumps") of the disk head
+ * between one file's data and the next.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sweep.h>
+
+#include "cli.h"
+
+#define SEEK_MIN (1u << 20) /* a forward move shorter than this is not counted as a seek */
+
+/* Head movement over a sequence of files, from each file's first byte and size. */
+struct motion {
+	uint64_t files;   /* located files seen */
+	uint64_t jumps;   /* next file does not start where the previous one ended */
+	uint64_t seeks;   /* jumps backwards or at least SEEK_MIN forwards */
+	uint64_t back;    /* jumps backwards */
+	uint64_t travel;  /* sum of |distance| of every jump, bytes */
+	uint64_t end;     /* where the previous file's data ended */
+};
+
+struct ctx {
+	struct sweep_plan *plan;
+	struct sweep_reader *reader;
+	enum sweep_order order;
+	bool read;
+	int trace_fd;
+	bool trace_header;
+	int dump_fd;
+	int status;
+	uint32_t block_size; /* rounds sizes to where the next file could start */
+	struct motion plan_motion, dir_motion;
+	uint64_t files, bytes;
+	uint64_t mem_sum, mem_entries, mem_peak; /* plan memory at each flush */
+	double read_seconds;
+	bool first_fs_seen;
+};
+
+static void motion_add(struct motion *m, uint64_t phys, uint64_t size, uint32_t bs)
+{
+	if (phys == SWEEP_NO_PHYS)
+		return; /* no location: nothing to say about the head */
+	if (m->files > 0 && phys != m->end) {
+		m->jumps++;
+		if (phys < m->end) {
+			m->back++;
+			m->seeks++;
+			m->travel += m->end - phys;
+		} else {
+			if (phys - m->end >= SEEK_MIN)
+				m->seeks++;
+			m->travel += phys - m->end;
+		}
+	}
+	m->files++;
+	m->end = phys + (size + bs - 1) / bs * bs;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int on_data(const struct sweep_file *f, uint64_t offset, const void *buf, size_t len, void *vctx)
+{
+	struct ctx *c = vctx;
+	int rc;
+
+	(void)offset;
+	if (c->dump_fd < 0)
+		return 0;
+	rc = write_all(c->dump_fd, buf, len);
+	if (rc < 0) {
+		cli_error(rc, "--dump");
+		return rc; /* stop: a dump with a hole in it is worthless */
+	}
+	(void)f;
+	return 0;
+}
+
+static int on_end(const struct sweep_file *f, int status, void *vctx)
+{
+	struct ctx *c = vctx;
+	const char *path = f->entry->path;
+
+	if (status < 0) {
+		cli_path_error(path, status);
+		c->status = 1;
+	} else if (status == SWEEP_READ_SHRANK) {
+		cli_msg("%s: file shrank while it was read", path);
+		c->status = 1;
+	} else if (status == SWEEP_READ_GREW) {
+		cli_msg("%s: file grew while it was read; only %jd bytes read", path, (intmax_t)f->st.st_size);
+		c->status = 1;
+	} else if (status == SWEEP_READ_CHANGED) {
+		cli_msg("%s: file changed as we read it", path);
+		c->status = 1;
+	}
+	return 0;
+}
+
+/* Print, trace and read the batch in its sorted order, then empty it. */
+static int flush(struct ctx *c)
+{
+	struct sweep_plan *p = c->plan;
+	size_t n = sweep_plan_count(p);
+	size_t mem = sweep_plan_memory(p);
+	int rc;
+
+	if (n == 0)
+		return 0;
+	rc = sweep_plan_sort(p);
+	if (rc < 0)
+		return rc;
+	c->order = sweep_plan_order(p);
+	c->mem_sum += mem;
+	c->mem_entries += n;
+	if (mem > c->mem_peak)
+		c->mem_peak = mem;
+	for (size_t i = 0; i < n; i++) {
+		const struct sweep_plan_entry *e = sweep_plan_entry(p, i);
+		if (e->phys == SWEEP_NO_PHYS)
+			fputs("-", stdout);
+		else
+			printf("%" PRIu64, e->phys);
+		printf(" %" PRIu64 " %s\n", e->ino, e->path);
+		motion_add(&c->plan_motion, e->phys, e->size, c->block_size);
+		c->files++;
+		c->bytes += e->size;
+	}
+	if (c->trace_fd >= 0) {
+		rc = sweep_trace_write(p, c->trace_fd, c->trace_header ? SWEEP_TRACE_HEADER : 0);
+		c->trace_header = false;
+		if (rc < 0)
+			cli_die(1, "--trace: %s", strerror(-rc));
+	}
+	if (c->read) {
+		static const struct sweep_read_ops ops = {
+			.size = sizeof(ops),
+			.data = on_data,
+			.end = on_end,
+		};
+		double t0 = now();
+		fflush(stdout);
+		rc = sweep_reader_run(c->reader, p, &ops, c);
+		c->read_seconds += now() - t0;
+		if (rc < 0) {
+			cli_error(rc, "reading");
+			exit(1);
+		}
+	}
+	sweep_plan_clear(p);
+	return 0;
+}
+
+static int on_entry(const struct sweep_entry *e, void *vctx)
+{
+	struct ctx *c = vctx;
+	int rc;
+
+	if (!c->first_fs_seen && e->fs && e->fs->block_size) {
+		c->block_size = e->fs->block_size;
+		c->first_fs_seen = true;
+	}
+	if (e->stat_err || !S_ISREG(e->st.st_mode))
+		return 0;
+	rc = sweep_plan_add(c->plan, e->dirfd, e->at_name, e->path, &e->st, 0);
+	if (rc < 0) {
+		cli_path_error(e->path, rc);
+		c->status = 1;
+		return 0;
+	}
+	if (rc == 1)
+		return flush(c);
+	return 0;
+}
+
+static int on_error(const struct sweep_walk_error *err, void *vctx)
+{
+	struct ctx *c = vctx;
+
+	cli_path_error(err->path, err->err);
+	c->status = 1;
+	return 0;
+}
+
+/* Second pass: where a plain depth-first walk in readdir order would move the head. */
+static int on_dir_entry(const struct sweep_entry *e, void *vctx)
+{
+	struct ctx *c = vctx;
+	uint64_t phys = SWEEP_NO_PHYS;
+	int fd;
+
+	if (e->stat_err || !S_ISREG(e->st.st_mode))
+		return 0;
+	fd = openat(e->dirfd, e->at_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOATIME);
+	if (fd < 0 && errno == EPERM)
+		fd = openat(e->dirfd, e->at_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0) {
+		if (sweep_extent_first(fd, &phys) < 0)
+			phys = SWEEP_NO_PHYS;
+		close(fd);
+	}
+	motion_add(&c->dir_motion, phys, (uint64_t)e->st.st_size, c->block_size);
+	return 0;
+}
+
+static int on_quiet_error(const struct sweep_walk_error *err, void *vctx)
+{
+	(void)err;
+	(void)vctx;
+	return 0; /* already reported by the first pass */
+}
+
+static enum sweep_order walk_order_for(enum sweep_order plan_order)
+{
+	switch (plan_order) {
+	case SWEEP_ORDER_NONE:
+	case SWEEP_ORDER_NAME:
+		return plan_order; /* the plan keeps the walk's order, so the walk must produce it */
+	case SWEEP_ORDER_PHYSICAL:
+	case SWEEP_ORDER_INODE:
+		return SWEEP_ORDER_INODE;
+	case SWEEP_ORDER_AUTO:
+		break;
+	}
+	return SWEEP_ORDER_AUTO;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: %s [OPTION]... DIR...\n"
+		"Print the regular files under each DIR in the order libsweep would read them:\n"
+		"'<first physical byte offset or -> <inode> <path>' per line.\n"
+		"\n"
+		"  -o, --order=ORDER        physical, inode, name, none or auto (default: auto,\n"
+		"                           the filesystem's policy)\n"
+		"  -r, --read               read every file through the reader, discard the data,\n"
+		"                           print totals on stderr\n"
+		"  -t, --trace=FILE         write the plan as a sweep-trace(5) request trace\n"
+		"  -m, --memory-limit=SIZE  flush the plan in sorted batches of at most SIZE bytes\n"
+		"      --max-files=N        flush the plan in batches of at most N files\n"
+		"  -b, --backend=B          reader backend: auto, uring or syscall\n"
+		"  -q, --queue-depth=N      reads in flight (default: from the device)\n"
+		"      --buffer-size=SIZE   bytes per read request (default 1M)\n"
+		"      --no-compare         skip the readdir-order pass of the summary\n"
+		"      --help               display this help and exit\n"
+		"      --version            output version information and exit\n",
+		cli_prog());
+}
+
+static uint64_t parse_size_opt(const char *opt, const char *arg)
+{
+	uint64_t v;
+
+	if (cli_parse_size(arg, &v) < 0)
+		cli_die(2, "invalid %s argument: %s", opt, cli_quote(arg));
+	return v;
+}
+
+static void summary(const struct ctx *c, bool compared)
+{
+	const struct motion *d = &c->dir_motion, *m = &c->plan_motion;
+
+	fprintf(stderr, "%s: summary: files=%" PRIu64 " bytes=%" PRIu64 " located=%" PRIu64 " order=%s",
+		cli_prog(), c->files, c->bytes, m->files, sweep_order_name(c->order));
+	if (compared)
+		fprintf(stderr, " readdir_jumps=%" PRIu64 " readdir_seeks=%" PRIu64 " readdir_back=%" PRIu64
+			" readdir_travel=%" PRIu64,
+			d->jumps, d->seeks, d->back, d->travel);
+	fprintf(stderr, " plan_jumps=%" PRIu64 " plan_seeks=%" PRIu64 " plan_back=%" PRIu64 " plan_travel=%" PRIu64
+		" plan_bytes_per_entry=%" PRIu64 " plan_peak_bytes=%" PRIu64 "\n",
+		m->jumps, m->seeks, m->back, m->travel,
+		c->mem_entries ? c->mem_sum / c->mem_entries : 0, c->mem_peak);
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_HELP = 256, OPT_VERSION, OPT_DUMP, OPT_BUFSZ, OPT_MAXFILES, OPT_NOCOMPARE };
+	static const struct option longopts[] = {
+		{ "order", required_argument, NULL, 'o' },
+		{ "read", no_argument, NULL, 'r' },
+		{ "trace", required_argument, NULL, 't' },
+		{ "memory-limit", required_argument, NULL, 'm' },
+		{ "max-files", required_argument, NULL, OPT_MAXFILES },
+		{ "backend", required_argument, NULL, 'b' },
+		{ "queue-depth", required_argument, NULL, 'q' },
+		{ "buffer-size", required_argument, NULL, OPT_BUFSZ },
+		{ "no-compare", no_argument, NULL, OPT_NOCOMPARE },
+		{ "dump", required_argument, NULL, OPT_DUMP }, /* hidden: file data in plan order, for tests */
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct sweep_plan_opts popts = { .size = sizeof(popts) };
+	struct sweep_reader_opts ropts = { .size = sizeof(ropts) };
+	struct sweep_walk_opts wopts = { .size = sizeof(wopts) };
+	struct ctx c = { .trace_fd = -1, .dump_fd = -1, .block_size = 4096, .trace_header = true };
+	bool compare = true;
+	int opt, rc;
+
+	cli_init(argv[0]);
+	cli_close_stdout_atexit();
+	while ((opt = getopt_long(argc, argv, "o:rt:m:b:q:", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'o':
+			if (sweep_order_parse(optarg, &popts.order) < 0)
+				cli_die(2, "invalid order %s (physical, inode, name, none or auto)", cli_quote(optarg));
+			break;
+		case 'r':
+			c.read = true;
+			break;
+		case 't':
+			c.trace_fd = open(optarg, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+			if (c.trace_fd < 0)
+				cli_die(1, "%s: %s", optarg, strerror(errno));
+			break;
+		case 'm':
+			popts.max_bytes = (size_t)parse_size_opt("--memory-limit", optarg);
+			break;
+		case OPT_MAXFILES:
+			popts.max_entries = (size_t)parse_size_opt("--max-files", optarg);
+			break;
+		case 'b':
+			if (strcmp(optarg, "auto") == 0)
+				ropts.backend = SWEEP_BACKEND_AUTO;
+			else if (strcmp(optarg, "uring") == 0)
+				ropts.backend = SWEEP_BACKEND_URING;
+			else if (strcmp(optarg, "syscall") == 0)
+				ropts.backend = SWEEP_BACKEND_SYSCALL;
+			else
+				cli_die(2, "invalid backend %s (auto, uring or syscall)", cli_quote(optarg));
+			break;
+		case 'q':
+			ropts.queue_depth = (unsigned)parse_size_opt("--queue-depth", optarg);
+			break;
+		case OPT_BUFSZ:
+			ropts.buffer_size = (size_t)parse_size_opt("--buffer-size", optarg);
+			break;
+		case OPT_NOCOMPARE:
+			compare = false;
+			break;
+		case OPT_DUMP:
+			c.dump_fd = open(optarg, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+			if (c.dump_fd < 0)
+				cli_die(1, "%s: %s", optarg, strerror(errno));
+			break;
+		case OPT_HELP:
+			usage(stdout);
+			return 0;
+		case OPT_VERSION:
+			cli_version("sweep-plan");
+			return 0;
+		default:
+			fprintf(stderr, "Try '%s --help' for more information.\n", cli_prog());
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		cli_msg("missing operand");
+		fprintf(stderr, "Try '%s --help' for more information.\n", cli_prog());
+		return 2;
+	}
+	if (c.dump_fd >= 0)
+		c.read = true;
+	rc = sweep_plan_new(&popts, &c.plan);
+	if (rc < 0)
+		cli_die(1, "cannot create a plan: %s", strerror(-rc));
+	if (c.read) {
+		rc = sweep_reader_new(&ropts, &c.reader);
+		if (rc < 0)
+			cli_die(1, "cannot create a reader: %s", strerror(-rc));
+	}
+	c.order = popts.order;
+
+	wopts.order = walk_order_for(popts.order);
+	wopts.on_entry = on_entry;
+	wopts.on_error = on_error;
+	wopts.ctx = &c;
+	rc = sweep_walk((const char *const *)argv + optind, (size_t)(argc - optind), &wopts);
+	if (rc < 0) {
+		cli_error(rc, "walk");
+		return 1;
+	}
+	if (flush(&c) < 0)
+		c.status = 1;
+	fflush(stdout);
+
+	if (c.read) {
+		struct sweep_read_stats st;
+		sweep_reader_stats(c.reader, &st);
+		fprintf(stderr, "%s: read %" PRIu64 " files, %" PRIu64 " bytes in %.3f s (backend %s, %" PRIu64
+			" requests, %" PRIu64 " failed, %" PRIu64 " changed)\n",
+			cli_prog(), st.files, st.bytes, c.read_seconds,
+			sweep_backend_name(sweep_reader_backend(c.reader)), st.requests, st.failed, st.changed);
+	}
+	/* The plain walk a tar or cp would do: depth first, each directory in readdir order. */
+	if (compare && popts.order == SWEEP_ORDER_NONE) {
+		c.dir_motion = c.plan_motion;
+	} else if (compare) {
+		struct sweep_walk_opts dopts = { .size = sizeof(dopts) };
+		dopts.order = SWEEP_ORDER_NONE;
+		dopts.on_entry = on_dir_entry;
+		dopts.on_error = on_quiet_error;
+		dopts.ctx = &c;
+		rc = sweep_walk((const char *const *)argv + optind, (size_t)(argc - optind), &dopts);
+		if (rc < 0)
+			compare = false;
+	}
+	summary(&c, compare);
+
+	if (c.dump_fd >= 0 && close(c.dump_fd) < 0) {
+		cli_error(-errno, "--dump");
+		c.status = 1;
+	}
+	if (c.trace_fd >= 0 && close(c.trace_fd) < 0) {
+		cli_error(-errno, "--trace");
+		c.status = 1;
+	}
+	sweep_reader_free(c.reader);
+	sweep_plan_free(c.plan);
+	return c.status;
+}
