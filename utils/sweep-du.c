@@ -629,6 +629,32 @@ static int replay(struct du *du)
 	return ret;
 }
 
+/* du_dino_fn: read the directory again for the d_ino values fts sorts on. */
+static void dino(const struct du_tree *t, uint32_t dir, const uint32_t *kids, uint32_t n, uint64_t *keys,
+		 void *ctx)
+{
+	struct du *du = ctx;
+	struct dirent *de;
+	uint32_t pos = 0, j = 0;
+	DIR *d;
+
+	if (du_tree_path(t, dir, &du->scratch, &du->scratch_cap) < 0)
+		return;
+	d = opendir(du->scratch);
+	if (!d)
+		return;
+	while (j < n && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		while (j < n && t->nodes[kids[j]].index < pos)
+			j++;
+		if (j < n && t->nodes[kids[j]].index == pos && !strcmp(du_name(t, kids[j]), de->d_name))
+			keys[j] = de->d_ino;
+		pos++;
+	}
+	closedir(d);
+}
+
 /* fts_open trims two or more trailing slashes down to one. */
 static char *fts_root(const char *arg)
 {
@@ -690,7 +716,7 @@ int main(int argc, char **argv)
 		cli_error(ret, "walk failed");
 	if (ret < 0)
 		du.ok = false;
-	if (du_tree_order(&du.tree) < 0 || replay(&du) < 0)
+	if (du_tree_order(&du.tree, du.o.follow == FOLLOW_ALL, dino, &du) < 0 || replay(&du) < 0)
 		cli_die(1, "memory exhausted");
 
 	for (size_t i = 0; i < du.nerrs; i++)

@@ -40,11 +40,16 @@ loopfs_require() {
 # loopfs_new FSTYPE SIZE [mkfs options...] -> prints mount point
 loopfs_new() {
 	local fstype=$1 size=$2; shift 2
-	local n=${#LOOPFS_DEVS[@]}
+	# mnt=$(loopfs_new ...) runs in a subshell, where the arrays do not reach
+	# the EXIT trap: number the images by what is on disk and list devices
+	# and mounts in files that loopfs_cleanup also reads.
+	local n
+	n=$(find "$LOOPFS_WORK" -maxdepth 1 -name 'fs*.img' | wc -l)
 	local img="$LOOPFS_WORK/fs$n.img" mnt="$LOOPFS_WORK/mnt$n" dev
 	truncate -s "$size" "$img"
 	dev=$(losetup --find --show "$img") || return 1
 	LOOPFS_DEVS+=("$dev")
+	echo "$dev" >>"$LOOPFS_WORK/devs"
 	case $fstype in
 	ext4) mkfs.ext4 -q -F "$@" "$dev" >/dev/null ;;
 	xfs) mkfs.xfs -q -f "$@" "$dev" >/dev/null ;;
@@ -53,6 +58,7 @@ loopfs_new() {
 	mkdir -p "$mnt"
 	mount "$dev" "$mnt" || return 1
 	LOOPFS_MOUNTS+=("$mnt")
+	echo "$mnt" >>"$LOOPFS_WORK/mounts"
 	echo "$mnt"
 }
 
@@ -61,9 +67,16 @@ loopfs_dev() {
 }
 
 loopfs_cleanup() {
-	local i
+	local i m
 	cd / || true
+	if [ -n "$LOOPFS_WORK" ] && [ -f "$LOOPFS_WORK/mounts" ]; then
+		mapfile -t m <"$LOOPFS_WORK/mounts"
+		LOOPFS_MOUNTS=("${m[@]}" "${LOOPFS_MOUNTS[@]}")
+		mapfile -t m <"$LOOPFS_WORK/devs"
+		LOOPFS_DEVS+=("${m[@]}")
+	fi
 	for ((i = ${#LOOPFS_MOUNTS[@]} - 1; i >= 0; i--)); do
+		mountpoint -q "${LOOPFS_MOUNTS[$i]}" || continue
 		umount "${LOOPFS_MOUNTS[$i]}" 2>/dev/null || umount -l "${LOOPFS_MOUNTS[$i]}" 2>/dev/null
 	done
 	for dev in "${LOOPFS_DEVS[@]}"; do

@@ -60,12 +60,24 @@ uint32_t du_tree_add(struct du_tree *t, const struct du_node *tmpl, const char *
 /* Small index for a st_dev value (DU_NONE when out of memory). */
 uint32_t du_tree_dev(struct du_tree *t, uint64_t dev);
 /*
- * Group children under their parents in the order fts reads them: getdents64
- * order, except that a directory with more than 10,000 entries on a
- * filesystem other than NFS, CIFS or tmpfs is sorted by inode number in
- * batches of 100,000 (gnulib fts_build). 0 or -ENOMEM.
+ * For a directory whose entries fts sorts: set keys[k] to the d_ino that
+ * getdents64 gives for kids[k] (kids in readdir order; keys come in holding
+ * st_ino). fts sorts on d_ino, which differs from st_ino for mount points
+ * and, under -L, for symlinks.
  */
-int du_tree_order(struct du_tree *t);
+typedef void du_dino_fn(const struct du_tree *t, uint32_t dir, const uint32_t *kids, uint32_t n,
+			uint64_t *keys, void *ctx);
+/*
+ * Group children under their parents in the order fts reads them: getdents64
+ * order, except that a directory with more than 10,000 entries is sorted by
+ * inode number in batches of 100,000 (gnulib fts_build) when it is on a
+ * filesystem other than NFS, CIFS or tmpfs (DU_SORTFS), or on any
+ * filesystem when sort_any is set (fts under FTS_LOGICAL cannot tell the
+ * type). 0 or -ENOMEM.
+ */
+int du_tree_order(struct du_tree *t, bool sort_any, du_dino_fn *dino, void *ctx);
+/* The walk path of node i (root operand + "/" + names) into *buf; 0 or -ENOMEM. */
+int du_tree_path(const struct du_tree *t, uint32_t i, char **buf, size_t *cap);
 void du_tree_free(struct du_tree *t);
 
 static inline const char *du_name(const struct du_tree *t, uint32_t i)

@@ -153,17 +153,51 @@ static int by_index(const void *a, const void *b, void *arg)
 	return (x > y) - (x < y);
 }
 
+struct ino_key {
+	uint64_t ino;
+	uint32_t index, node;
+};
+
 /* Inode order; readdir order breaks ties, as glibc's (merge sort) qsort keeps them. */
-static int by_ino(const void *a, const void *b, void *arg)
+static int by_ino(const void *a, const void *b)
 {
-	const struct du_node *n = arg;
-	const struct du_node *x = &n[*(const uint32_t *)a], *y = &n[*(const uint32_t *)b];
+	const struct ino_key *x = a, *y = b;
 	if (x->ino != y->ino)
 		return x->ino < y->ino ? -1 : 1;
 	return (x->index > y->index) - (x->index < y->index);
 }
 
-int du_tree_order(struct du_tree *t)
+static int sort_by_ino(struct du_tree *t, uint32_t dir, uint32_t *k, uint32_t cnt, du_dino_fn *dino,
+		       void *ctx)
+{
+	uint64_t *keys = malloc((size_t)cnt * sizeof(*keys));
+	struct ino_key *v = malloc((size_t)cnt * sizeof(*v));
+
+	if (!keys || !v) {
+		free(keys);
+		free(v);
+		return -ENOMEM;
+	}
+	for (uint32_t j = 0; j < cnt; j++)
+		keys[j] = t->nodes[k[j]].ino;
+	if (dino)
+		dino(t, dir, k, cnt, keys, ctx);
+	for (uint32_t off = 0; off < cnt; off += FTS_BATCH) {
+		uint32_t len = cnt - off < FTS_BATCH ? cnt - off : FTS_BATCH;
+		if (len <= FTS_SORT_THRESHOLD)
+			continue;
+		for (uint32_t j = 0; j < len; j++)
+			v[j] = (struct ino_key){ keys[off + j], t->nodes[k[off + j]].index, k[off + j] };
+		qsort(v, len, sizeof(*v), by_ino);
+		for (uint32_t j = 0; j < len; j++)
+			k[off + j] = v[j].node;
+	}
+	free(keys);
+	free(v);
+	return 0;
+}
+
+int du_tree_order(struct du_tree *t, bool sort_any, du_dino_fn *dino, void *ctx)
 {
 	uint32_t *fill;
 
@@ -191,13 +225,29 @@ int du_tree_order(struct du_tree *t)
 		if (cnt < 2)
 			continue;
 		qsort_r(k, cnt, sizeof(*k), by_index, t->nodes);
-		if (cnt <= FTS_SORT_THRESHOLD || !(t->nodes[p].flags & DU_SORTFS))
-			continue;
-		for (uint32_t off = 0; off < cnt; off += FTS_BATCH) {
-			uint32_t len = cnt - off < FTS_BATCH ? cnt - off : FTS_BATCH;
-			if (len > FTS_SORT_THRESHOLD)
-				qsort_r(k + off, len, sizeof(*k), by_ino, t->nodes);
-		}
+		if (cnt > FTS_SORT_THRESHOLD && (sort_any || (t->nodes[p].flags & DU_SORTFS)) &&
+		    sort_by_ino(t, p, k, cnt, dino, ctx) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int du_tree_path(const struct du_tree *t, uint32_t i, char **buf, size_t *cap)
+{
+	size_t len = 0, pos;
+
+	for (uint32_t j = i; j != DU_NONE; j = t->nodes[j].parent)
+		len += strlen(du_name(t, j)) + 1;
+	if (du_grow(buf, cap, len + 1, 1) < 0)
+		return -ENOMEM;
+	pos = len;
+	(*buf)[--pos] = 0;
+	for (uint32_t j = i; j != DU_NONE; j = t->nodes[j].parent) {
+		size_t nl = strlen(du_name(t, j));
+		pos -= nl;
+		memcpy(*buf + pos, du_name(t, j), nl);
+		if (pos > 0)
+			(*buf)[--pos] = '/';
 	}
 	return 0;
 }
