@@ -1,0 +1,105 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# sweep-sync under faults: SIGKILL in the middle of the transfer, a source
+# file that vanishes after the scan, an unreadable source file. The run is
+# stopped at a known point with SWEEP_SYNC_TEST_STOP (SIGSTOP from inside),
+# so nothing here depends on timing.
+. "$TESTS_DIR/sync/lib.sh"
+
+S=$W/src D=$W/dst OLD=$W/old
+mkdir -p "$S/d1" "$S/d2"
+for i in $(seq 1 24); do
+	head -c 262144 /dev/urandom >"$S/d$((i % 2 + 1))/f$i"
+done
+"$SYNC" -a "$S/" "$D/" || fail "first sync failed"
+compare_trees "$S" "$D"
+
+# --- SIGKILL mid-run: every final name holds the old or the new file, never a part
+cp -a "$D" "$OLD"
+for i in $(seq 1 24); do
+	head -c 262144 /dev/urandom >"$S/d$((i % 2 + 1))/f$i"
+done
+head -c 1048576 /dev/urandom >"$S/d1/big-new"
+SWEEP_SYNC_TEST_STOP=bytes:2000000 "$SYNC" -a "$S/" "$D/" &
+pid=$!
+wait_stopped $pid || { kill -9 $pid 2>/dev/null; fail "sweep-sync did not reach the stop point"; }
+new=0 old=0 partial=0
+for f in $(cd "$S" && find . -type f); do
+	if [ ! -e "$D/$f" ]; then
+		continue
+	elif cmp -s "$S/$f" "$D/$f"; then
+		new=$((new + 1))
+	elif [ -e "$OLD/$f" ] && cmp -s "$OLD/$f" "$D/$f"; then
+		old=$((old + 1))
+	else
+		partial=$((partial + 1))
+		echo "partial: $f" >&2
+	fi
+done
+kill -9 $pid
+wait $pid 2>/dev/null
+note "killed mid-run: $new files new, $old old, $partial partial, $(find "$D" -name '.sweep-tmp.*' | wc -l) temporaries"
+[ $partial = 0 ] || fail "a final name held a partial file"
+[ $new -gt 0 ] && [ $old -gt 0 ] || fail "the kill did not land mid-run ($new new, $old old)"
+# The re-run (no --delete needed) finishes the job and removes the temporaries.
+"$SYNC" -a "$S/" "$D/" || fail "re-run after SIGKILL failed"
+compare_trees "$S" "$D"
+[ -z "$(find "$D" -name '.sweep-tmp.*')" ] || fail "temporaries left after the re-run"
+
+# --- a source file vanishes after the scan: exit 24, the rest is synced
+for i in 1 2 3; do printf 'v%s\n' $i >"$S/d2/v$i"; done
+SWEEP_SYNC_TEST_STOP=scan "$SYNC" -a "$S/" "$D/" 2>"$W/vanish.err" &
+pid=$!
+wait_stopped $pid || { kill -9 $pid; fail "sweep-sync did not stop after the scan"; }
+rm "$S/d2/v2"
+kill -CONT $pid
+rc=0
+wait $pid || rc=$?
+[ $rc = 24 ] || { cat "$W/vanish.err" >&2; fail "vanished file: exit $rc, want 24"; }
+grep -q 'vanished.*d2/v2' "$W/vanish.err" || fail "no 'vanished' message: $(cat "$W/vanish.err")"
+[ ! -e "$D/d2/v2" ] || fail "the vanished file was created"
+cmp "$S/d2/v1" "$D/d2/v1" && cmp "$S/d2/v3" "$D/d2/v3" || fail "the other files were not synced"
+note "vanished source file: exit 24"
+
+# --- an unreadable file: exit 23 like rsync, the rest is synced, no deletion
+run_unprivileged() {
+	if [ "$(id -u)" = 0 ]; then
+		# root reads anything: drop the capabilities that let it
+		setpriv --bounding-set -dac_override,-dac_read_search "$@"
+	else
+		"$@"
+	fi
+}
+if [ "$(id -u)" = 0 ] && ! setpriv --bounding-set -dac_override,-dac_read_search true 2>/dev/null; then
+	note "SKIP unreadable-file case: cannot drop capabilities here"
+else
+	printf 'secret\n' >"$S/d1/secret"
+	chmod 000 "$S/d1/secret"
+	printf 'other\n' >"$S/d1/other"
+	printf 'extra\n' >"$D/d1/extraneous"
+	cp -a "$D" "$W/rdst"
+	rc=0
+	run_unprivileged "$SYNC" -a --delete "$S/" "$D/" >"$W/unread.out" 2>"$W/unread.err" || rc=$?
+	rrc=0
+	run_unprivileged rsync -a --delete "$S/" "$W/rdst/" >/dev/null 2>&1 || rrc=$?
+	[ $rc = 23 ] || { cat "$W/unread.err" >&2; fail "unreadable file: exit $rc, want 23"; }
+	[ $rrc = 23 ] || fail "rsync gave $rrc for the unreadable file (test assumption broken)"
+	grep -q 'd1/secret.*Permission denied' "$W/unread.err" || fail "no clear error: $(cat "$W/unread.err")"
+	grep -q 'skipping file deletion' "$W/unread.err" || fail "deletion not refused after an I/O error"
+	[ -e "$D/d1/extraneous" ] || fail "--delete ran after an I/O error"
+	[ ! -e "$D/d1/secret" ] || fail "a partial or empty copy of the unreadable file exists"
+	cmp "$S/d1/other" "$D/d1/other" || fail "the readable file was not synced"
+	note "unreadable file: exit 23, deletion skipped"
+	chmod 644 "$S/d1/secret"
+fi
+
+# --- dry run after all that changes nothing
+rm -f "$S/d2/f1"
+printf 'n\n' >"$S/d1/newer"
+python3 "$MANIFEST" "$D" >"$W/before"
+"$SYNC" -a -n -i --delete "$S/" "$D/" >"$W/dry.out" || fail "dry run failed"
+python3 "$MANIFEST" "$D" >"$W/after"
+diff -u "$W/before" "$W/after" || fail "the dry run changed the destination"
+grep -q '^\*deleting   d2/f1$' "$W/dry.out" && grep -q '^>f+++++++++ d1/newer$' "$W/dry.out" ||
+	fail "dry run did not report the changes: $(cat "$W/dry.out")"
+echo PASS

@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: MIT
+# Shared helpers for the sweep-sync tests. Source it; it sets:
+#   SYNC   the sweep-sync binary
+#   W      a fresh work directory, removed at exit (unless KEEP=1)
+# and defines run_both/compare_trees for side-by-side runs against rsync.
+
+set -u
+SYNC=${BUILD_ROOT:?BUILD_ROOT not set}/utils/sweep-sync
+MANIFEST="$TESTS_DIR/sync/manifest.py"
+export LC_ALL=C
+
+command -v rsync >/dev/null || { echo "SKIP: no rsync" >&2; exit 77; }
+command -v python3 >/dev/null || { echo "SKIP: no python3" >&2; exit 77; }
+[ -x "$SYNC" ] || { echo "FAIL: $SYNC not built" >&2; exit 1; }
+
+W=$(mktemp -d "${TMPDIR:-/tmp}/sweep-sync-test.XXXXXX")
+sync_cleanup() {
+	chmod -R u+rwX "$W" 2>/dev/null
+	[ "${KEEP:-0}" = 1 ] || rm -rf "$W"
+}
+trap sync_cleanup EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+note() { echo "== $*"; }
+
+# compare_trees A B [manifest options]: identical entries, contents, stat fields, links, xattrs, ACLs.
+compare_trees() {
+	local a=$1 b=$2; shift 2
+	python3 "$MANIFEST" "$a" "$@" >"$W/manifest.a" || fail "manifest of $a"
+	python3 "$MANIFEST" "$b" "$@" >"$W/manifest.b" || fail "manifest of $b"
+	if ! diff -u "$W/manifest.a" "$W/manifest.b" >"$W/manifest.diff"; then
+		head -40 "$W/manifest.diff" >&2
+		fail "trees $a and $b differ"
+	fi
+}
+
+# run_both LABEL FLAGS...: sync $W/src into $W/r/dst with rsync and $W/s/dst
+# with sweep-sync (same relative destination name, so messages match), then
+# require the same exit status, the same itemized lines (as sorted sets:
+# sweep-sync writes files in physical order, rsync in name order) and
+# identical trees.
+run_both() {
+	local label=$1; shift
+	local rr=0 sr=0
+	mkdir -p "$W/r" "$W/s"
+	(cd "$W/r" && rsync "$@" "$W/src/" dst/) >"$W/r.out" 2>"$W/r.err" || rr=$?
+	(cd "$W/s" && "$SYNC" "$@" "$W/src/" dst/) >"$W/s.out" 2>"$W/s.err" || sr=$?
+	if [ "$rr" != "$sr" ]; then
+		cat "$W/r.err" "$W/s.err" >&2
+		fail "$label: rsync exit $rr, sweep-sync exit $sr"
+	fi
+	sort "$W/r.out" >"$W/r.sorted"
+	sort "$W/s.out" >"$W/s.sorted"
+	if ! diff -u "$W/r.sorted" "$W/s.sorted" >"$W/out.diff"; then
+		cat "$W/out.diff" >&2
+		fail "$label: itemized output differs from rsync's (sorted)"
+	fi
+	compare_trees "$W/r/dst" "$W/s/dst"
+	note "$label: $(wc -l <"$W/s.out") itemized lines, same as rsync"
+}
+
+# Wait until process $1 is stopped (state T), at most ~60 s.
+wait_stopped() {
+	local pid=$1 i
+	for ((i = 0; i < 6000; i++)); do
+		local st
+		st=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) || return 1
+		[ "$st" = T ] && return 0
+		sleep 0.01
+	done
+	return 1
+}

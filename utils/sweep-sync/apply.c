@@ -1,0 +1,753 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Deciding and applying the changes. Entries are decided in rsync's
+ * file-list order (so the itemized lines and the hard-link leaders come out
+ * as rsync's do); regular files that need data are handed to the copy
+ * engine, which queues them and writes them in one physical sweep of the
+ * source, each to a temporary name in its directory that is renamed into
+ * place when complete. Deletions come after every transfer, and only when
+ * nothing failed. Directory metadata is applied last, deepest first.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <sweep.h>
+
+#include "cli.h"
+#include "copy.h"
+#include "meta.h"
+#include "progress.h"
+#include "sync.h"
+
+#define NONE UINT32_MAX
+
+struct apply {
+	struct sync_ctx *c;
+	char *sb, *db, *lb; /* path buffers */
+	uint64_t written;   /* data bytes written so far */
+	unsigned preserve;  /* META_* */
+};
+
+static bool same_type(mode_t a, mode_t b)
+{
+	return (a & S_IFMT) == (b & S_IFMT);
+}
+
+static void mark_parent_dirty(struct sync_ctx *c, const struct sync_node *n)
+{
+	if (n->parent != NONE)
+		c->list.v[n->parent].flags |= N_DIRTY;
+}
+
+/* ---- copy engine callbacks ---- */
+
+static bool is_space_error(int err)
+{
+	return err == -ENOSPC || err == -EDQUOT;
+}
+
+static int on_copy_error(const struct copy_error *e, void *ctx)
+{
+	struct apply *a = ctx;
+	struct sync_ctx *c = a->c;
+	struct sync_node *n = e->cookie < c->list.n ? &c->list.v[e->cookie] : NULL;
+	bool src_side = e->op == COPY_OP_STAT || e->op == COPY_OP_OPEN_SRC || e->op == COPY_OP_READ ||
+			e->op == COPY_OP_OPENDIR || e->op == COPY_OP_READLINK;
+	const char *path = src_side ? e->src : e->dst;
+
+	if (!path)
+		path = e->src ? e->src : e->dst ? e->dst : "?";
+	if (e->op == COPY_OP_CHANGED) {
+		/* the copy holds what was read; the next run picks up the rest */
+		progress_clear(c->prog);
+		cli_msg("%s: file changed as we read it", path);
+		return 0;
+	}
+	if (n)
+		n->flags |= N_FAILED;
+	if (src_side && e->err == -ENOENT) {
+		sync_vanished(c, path);
+		return 0;
+	}
+	if (e->op == COPY_OP_META) {
+		progress_clear(c->prog);
+		cli_error(e->err, "%s: failed to preserve %s", path, meta_op_name(e->meta_op));
+		c->errors++;
+		return 0;
+	}
+	sync_error(c, path, e->err);
+	if (is_space_error(e->err)) {
+		/* nothing more will fit: stop, as rsync does, leaving the old files intact */
+		c->fatal = true;
+		c->fatal_code = EXIT_FILEIO;
+		return e->err;
+	}
+	return 0;
+}
+
+static int on_copy_done(const struct copy_done *d, void *ctx)
+{
+	struct apply *a = ctx;
+	struct sync_ctx *c = a->c;
+	struct sync_node *n;
+
+	if (d->cookie >= c->list.n)
+		return 0;
+	n = &c->list.v[d->cookie];
+	if (!(n->flags & N_QUEUED))
+		return 0;
+	n->flags &= ~N_QUEUED;
+	progress_add(c->prog, 1, 0);
+	itemize_print(c, n, n->iflags, NULL);
+	return 0;
+}
+
+static void on_copy_bytes(uint64_t bytes, void *ctx)
+{
+	struct apply *a = ctx;
+
+	progress_add(a->c->prog, 0, bytes);
+	a->written += bytes;
+	sync_test_stop("bytes", a->written);
+}
+
+/* ---- helpers ---- */
+
+struct meta_err_ctx {
+	struct sync_ctx *c;
+	const char *path;
+};
+
+static void on_meta_error(enum meta_op op, int err, void *ctx)
+{
+	struct meta_err_ctx *m = ctx;
+
+	progress_clear(m->c->prog);
+	cli_error(err, "%s: failed to preserve %s", m->path, meta_op_name(op));
+	m->c->errors++;
+}
+
+/* Make the destination's attributes those of the source (data already equal). */
+static void fix_attrs(struct apply *a, struct sync_node *n, const char *sp, const char *dp)
+{
+	struct meta_ref s = { .fd = -1, .path = sp }, d = { .fd = -1, .path = dp };
+	struct meta_err_ctx m = { a->c, dp };
+
+	if (a->c->o.acls || a->c->o.xattrs)
+		xattr_prune(sp, dp, a->c->o.acls, a->c->o.xattrs);
+	meta_copy(&s, &d, &n->s.st, a->preserve, on_meta_error, &m);
+}
+
+/* A temporary name in path's directory, with the copy engine's prefix. */
+static char *tmp_name_for(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dl = slash ? (size_t)(slash - path + 1) : 0;
+	char *t = malloc(dl + sizeof(COPY_TMP_PREFIX) + 16);
+	unsigned char rnd[6];
+	static const char al[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+
+	if (!t)
+		return NULL;
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		for (size_t i = 0; i < sizeof(rnd); i++)
+			rnd[i] = (unsigned char)(rand() & 0xff);
+	memcpy(t, path, dl);
+	strcpy(t + dl, COPY_TMP_PREFIX);
+	size_t k = dl + strlen(COPY_TMP_PREFIX);
+	for (size_t i = 0; i < sizeof(rnd); i++)
+		t[k++] = al[rnd[i] % (sizeof(al) - 1)];
+	t[k] = 0;
+	return t;
+}
+
+/* Replace dst by a hard link to target, atomically (link to a temporary, rename). */
+static int link_replace(const char *target, const char *dst)
+{
+	for (int tries = 0; tries < 10; tries++) {
+		char *t = tmp_name_for(dst);
+		int r = 0;
+
+		if (!t)
+			return -ENOMEM;
+		if (linkat(AT_FDCWD, target, AT_FDCWD, t, 0) < 0) {
+			r = -errno;
+			free(t);
+			if (r == -EEXIST)
+				continue;
+			return r;
+		}
+		if (renameat(AT_FDCWD, t, AT_FDCWD, dst) < 0)
+			r = -errno;
+		/* rename() of two names of one inode does nothing: drop the temporary */
+		unlink(t);
+		free(t);
+		return r;
+	}
+	return -EEXIST;
+}
+
+static int rm_at(int dirfd, const char *name, bool is_dir);
+
+static int rm_dir_contents(int fd)
+{
+	DIR *d = fdopendir(fd);
+	struct dirent *de;
+	int r = 0;
+
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		int e = rm_at(dirfd(d), de->d_name, de->d_type == DT_DIR);
+		if (e < 0 && !r)
+			r = e;
+	}
+	closedir(d);
+	return r;
+}
+
+static int rm_at(int dirfd, const char *name, bool is_dir)
+{
+	if (!is_dir && unlinkat(dirfd, name, 0) == 0)
+		return 0;
+	if (!is_dir && errno != EISDIR)
+		return -errno;
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int r = rm_dir_contents(fd);
+	if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && !r)
+		r = -errno;
+	return r;
+}
+
+int remove_tree(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	return rm_at(AT_FDCWD, path, S_ISDIR(st.st_mode));
+}
+
+static bool is_below(const char *rel, const char *dir)
+{
+	size_t l = strlen(dir);
+
+	if (!strcmp(dir, "."))
+		return strcmp(rel, ".") != 0;
+	return !strncmp(rel, dir, l) && rel[l] == '/';
+}
+
+/*
+ * The destination holds another type at n's name: remove it. A non-empty
+ * directory goes only with --delete (rsync refuses otherwise); its contents
+ * are itemized as deletions. Returns 0 when the way is clear.
+ */
+static int make_way(struct apply *a, size_t i, const char *dp)
+{
+	struct sync_ctx *c = a->c;
+	struct sync_node *n = &c->list.v[i];
+	bool nonempty = false;
+
+	if (S_ISDIR(n->d.st.st_mode)) {
+		for (size_t k = 0; k < c->list.n && !nonempty; k++)
+			nonempty = (c->list.v[k].flags & N_DST) && is_below(c->list.v[k].rel, n->rel);
+		if (nonempty && !c->o.delete) {
+			progress_clear(c->prog);
+			cli_msg("cannot delete non-empty directory: %s", n->rel);
+			cli_msg("could not make way for new %s: %s",
+				S_ISDIR(n->s.st.st_mode) ? "directory" : S_ISLNK(n->s.st.st_mode) ? "symlink" :
+				S_ISREG(n->s.st.st_mode) ? "regular file" : "special file", n->rel);
+			c->errors++;
+			n->flags |= N_FAILED;
+			return -ENOTEMPTY;
+		}
+		/* deepest first, as the removal happens */
+		for (size_t k = c->list.n; k-- > 0;) {
+			struct sync_node *x = &c->list.v[k];
+
+			if ((x->flags & N_DST) && !(x->flags & N_GONE) && is_below(x->rel, n->rel)) {
+				itemize_deleting(c, x->rel, S_ISDIR(x->d.st.st_mode));
+				x->flags |= N_GONE;
+			}
+		}
+	}
+	if (!c->o.dry_run) {
+		int r = remove_tree(dp);
+
+		if (r < 0) {
+			sync_error(c, dp, r);
+			n->flags |= N_FAILED;
+			return r;
+		}
+	}
+	n->flags |= N_GONE;
+	mark_parent_dirty(c, n);
+	return 0;
+}
+
+static bool quick_check_ok(const struct sync_ctx *c, const struct sync_node *n)
+{
+	if (n->s.st.st_size != n->d.st.st_size)
+		return false;
+	if (c->o.checksum)
+		return (n->flags & (N_DIGEST_S | N_DIGEST_D)) == (N_DIGEST_S | N_DIGEST_D) &&
+		       !memcmp(n->sdigest, n->ddigest, 16);
+	return same_mtime(&n->s.st, &n->d.st);
+}
+
+/* Hand an entry to the copy engine (or, in a dry run, only pretend to). */
+static int engine_copy(struct apply *a, size_t i, const char *sp, const char *dp)
+{
+	struct sync_ctx *c = a->c;
+	struct sync_node *n = &c->list.v[i];
+	int r;
+
+	if (c->o.dry_run)
+		return 0;
+	r = copy_entry(c->eng, sp, &n->s.st, dp, i);
+	if (r < 0) {
+		n->flags |= N_FAILED;
+		if (c->fatal)
+			return r;
+		return r == -ENOMEM ? r : 1;
+	}
+	return 0;
+}
+
+/* Transfer a regular file's data: queue it, itemize when it is written. */
+static int transfer(struct apply *a, size_t i, unsigned f, const char *sp, const char *dp)
+{
+	struct sync_ctx *c = a->c;
+	struct sync_node *n = &c->list.v[i];
+	int r;
+
+	if (!c->o.times)
+		f |= IT_TIME; /* rsync shows 'T': the time is set to the transfer time */
+	if (c->o.checksum && !(f & IT_NEW))
+		f |= IT_CHANGE;
+	n->iflags = f;
+	mark_parent_dirty(c, n);
+	if (c->o.dry_run) {
+		itemize_print(c, n, f, NULL);
+		return 0;
+	}
+	progress_plan(c->prog, 1, (uint64_t)n->s.st.st_size);
+	n->flags |= N_QUEUED;
+	r = engine_copy(a, i, sp, dp);
+	if (r)
+		n->flags &= ~N_QUEUED;
+	return r < 0 ? r : 0;
+}
+
+/* Link member i of a hard-link group to its leader's destination. */
+static int hlink_to_leader(struct apply *a, size_t i)
+{
+	struct sync_ctx *c = a->c;
+	struct sync_node *n = &c->list.v[i];
+	struct sync_node *l = &c->list.v[n->hl_leader];
+	bool have = (n->flags & N_DST) && !(n->flags & N_GONE);
+	unsigned f = IT_LOCAL | IT_HLINK;
+	const char *dp, *lp;
+	char *lbuf = NULL;
+	int r = 0;
+
+	if (l->flags & N_FAILED) {
+		n->flags |= N_FAILED;
+		return 0;
+	}
+	dp = node_dst_path(c, n, &a->db);
+	lp = node_dst_path(c, l, &lbuf);
+	if (!dp || !lp) {
+		free(lbuf);
+		return -ENOMEM;
+	}
+	if (have) {
+		struct stat lst;
+		bool same;
+
+		/* already one inode with the leader's copy: nothing to do */
+		if (!c->o.dry_run)
+			same = lstat(lp, &lst) == 0 && lst.st_dev == n->d.st.st_dev && lst.st_ino == n->d.st.st_ino;
+		else
+			same = (l->flags & N_DST) && !(l->iflags & IT_TRANSFER) &&
+			       l->d.st.st_dev == n->d.st.st_dev && l->d.st.st_ino == n->d.st.st_ino;
+		if (same) {
+			free(lbuf);
+			return 0;
+		}
+	}
+	if (have)
+		f |= itemize_attrs(c, n);
+	else
+		f |= IT_NEW;
+	if (!c->o.dry_run) {
+		r = link_replace(lp, dp);
+		if (r < 0) {
+			progress_clear(c->prog);
+			cli_error(r, "link %s => %s failed", dp, lp);
+			c->errors++;
+			n->flags |= N_FAILED;
+			free(lbuf);
+			return 0;
+		}
+	}
+	mark_parent_dirty(c, n);
+	itemize_print(c, n, f, l->rel);
+	free(lbuf);
+	return 0;
+}
+
+static void set_leader(struct sync_ctx *c, size_t i)
+{
+	struct sync_node *n = &c->list.v[i];
+
+	c->list.v[n->hl_first].hl_leader = (uint32_t)i;
+	n->hl_leader = (uint32_t)i;
+	n->flags |= N_HL_LEADER;
+	/* members deferred so far wait for this leader */
+	for (uint32_t k = n->hl_first; k != NONE && k != i; k = c->list.v[k].hl_next)
+		if (c->list.v[k].flags & N_HL_WAIT)
+			c->list.v[k].hl_leader = (uint32_t)i;
+}
+
+/* Link the waiting members of i's group to it, now that it is in place. */
+static int link_waiters(struct apply *a, size_t i)
+{
+	struct sync_ctx *c = a->c;
+	int r = 0;
+
+	for (uint32_t k = c->list.v[i].hl_first; k != NONE && r >= 0; k = c->list.v[k].hl_next) {
+		struct sync_node *m = &c->list.v[k];
+
+		if ((m->flags & N_HL_WAIT) && m->hl_leader == i) {
+			m->flags &= ~N_HL_WAIT;
+			r = hlink_to_leader(a, k);
+		}
+	}
+	return r;
+}
+
+static int do_regular(struct apply *a, size_t i, const char *sp, const char *dp)
+{
+	struct sync_ctx *c = a->c;
+	struct sync_node *n = &c->list.v[i];
+	bool have = (n->flags & N_DST) && !(n->flags & N_GONE);
+
+	if (n->flags & N_HL) {
+		struct sync_node *first = &c->list.v[n->hl_first];
+
+		if (first->hl_leader != NONE) {
+			struct sync_node *l = &c->list.v[first->hl_leader];
+
+			n->hl_leader = first->hl_leader;
+			if (l->flags & N_QUEUED) {
+				n->flags |= N_HL_WAIT;
+				return 0;
+			}
+			return hlink_to_leader(a, i);
+		}
+		if (!have && n->hl_next != NONE) {
+			/* rsync waits for a member whose destination can be kept, else the last */
+			n->flags |= N_HL_WAIT;
+			return 0;
+		}
+		set_leader(c, i);
+	}
+	if (!have) {
+		int r = transfer(a, i, IT_TRANSFER | IT_NEW, sp, dp);
+
+		if (r >= 0 && (n->flags & N_HL) && !(n->flags & N_QUEUED))
+			r = link_waiters(a, i);
+		return r;
+	}
+	if (quick_check_ok(c, n)) {
+		unsigned f = itemize_attrs(c, n);
+
+		itemize_print(c, n, f, NULL);
+		if ((f & ~IT_SIZE) && !c->o.dry_run)
+			fix_attrs(a, n, sp, dp);
+		return (n->flags & N_HL) ? link_waiters(a, i) : 0;
+	}
+	int r = transfer(a, i, IT_TRANSFER | itemize_attrs(c, n), sp, dp);
+	if (r >= 0 && (n->flags & N_HL) && !(n->flags & N_QUEUED))
+		r = link_waiters(a, i);
+	return r;
+}
+
+/* Symlinks, devices, FIFOs and sockets: made at once by the copy engine. */
+static int do_other(struct apply *a, size_t i, const char *sp, const char *dp)
+{
+	struct sync_ctx *c = a->c;
+	struct sync_node *n = &c->list.v[i];
+	bool have = (n->flags & N_DST) && !(n->flags & N_GONE);
+	unsigned f;
+	int r;
+
+	if (!have) {
+		f = IT_LOCAL | IT_NEW;
+	} else {
+		bool same = S_ISLNK(n->s.st.st_mode) ? !strcmp(n->s.link, n->d.link ? n->d.link : "")
+			  : (S_ISCHR(n->s.st.st_mode) || S_ISBLK(n->s.st.st_mode)) ? n->s.st.st_rdev == n->d.st.st_rdev
+			  : true;
+
+		f = itemize_attrs(c, n);
+		if (same) {
+			itemize_print(c, n, f, NULL);
+			if (f && !c->o.dry_run)
+				fix_attrs(a, n, sp, dp);
+			return 0;
+		}
+		f |= IT_LOCAL | IT_CHANGE;
+	}
+	r = engine_copy(a, i, sp, dp);
+	if (r < 0)
+		return r;
+	if (r == 0) {
+		mark_parent_dirty(c, n);
+		itemize_print(c, n, f, NULL);
+	}
+	return 0;
+}
+
+static int do_dir(struct apply *a, size_t i, const char *sp, const char *dp)
+{
+	struct sync_ctx *c = a->c;
+	struct sync_node *n = &c->list.v[i];
+	bool have = (n->flags & N_DST) && !(n->flags & N_GONE);
+	int r;
+
+	if (have) {
+		unsigned f = itemize_attrs(c, n);
+
+		itemize_print(c, n, f, NULL);
+		if ((f & (IT_ACL | IT_XATTR)) && !c->o.dry_run)
+			xattr_prune(sp, dp, c->o.acls, c->o.xattrs);
+		if (f)
+			n->flags |= N_DIRTY;
+		return 0;
+	}
+	r = engine_copy(a, i, sp, dp);
+	if (r < 0)
+		return r;
+	if (r > 0) {
+		n->flags |= N_SKIPDIR;
+		progress_clear(c->prog);
+		cli_msg("*** Skipping any contents from this failed directory ***");
+		return 0;
+	}
+	n->flags |= N_NEWDIR;
+	mark_parent_dirty(c, n);
+	itemize_print(c, n, IT_LOCAL | IT_NEW, NULL);
+	return 0;
+}
+
+static int decide(struct apply *a, size_t i)
+{
+	struct sync_ctx *c = a->c;
+	struct sync_node *n = &c->list.v[i];
+	const char *sp, *dp;
+
+	if (n->parent != NONE && (c->list.v[n->parent].flags & (N_SKIPDIR | N_FAILED))) {
+		n->flags |= N_SKIPDIR;
+		return 0;
+	}
+	if (!(n->flags & N_SRC) || (n->flags & N_FAILED))
+		return 0;
+	sp = node_src_path(c, n, &a->sb);
+	dp = node_dst_path(c, n, &a->db);
+	if (!sp || !dp)
+		return -ENOMEM;
+	if ((n->flags & N_DST) && !(n->flags & N_GONE) && !same_type(n->s.st.st_mode, n->d.st.st_mode)) {
+		if (make_way(a, i, dp) < 0)
+			return 0;
+	}
+	if (S_ISDIR(n->s.st.st_mode))
+		return do_dir(a, i, sp, dp);
+	if (S_ISREG(n->s.st.st_mode))
+		return do_regular(a, i, sp, dp);
+	return do_other(a, i, sp, dp);
+}
+
+/* Members still waiting for a leader that was queued: link them now that it is written. */
+static int link_after_flush(struct apply *a)
+{
+	struct sync_ctx *c = a->c;
+	int r = 0;
+
+	for (size_t i = 0; i < c->list.n && r >= 0; i++) {
+		struct sync_node *n = &c->list.v[i];
+
+		if (!(n->flags & N_HL_WAIT))
+			continue;
+		n->flags &= ~N_HL_WAIT;
+		if (n->hl_leader == NONE)
+			continue;
+		r = hlink_to_leader(a, i);
+	}
+	return r;
+}
+
+/* --delete: remove what the source no longer has, deepest first. */
+static void delete_extraneous(struct apply *a)
+{
+	struct sync_ctx *c = a->c;
+
+	for (size_t k = c->list.n; k-- > 0;) {
+		struct sync_node *n = &c->list.v[k];
+		const char *dp;
+		bool dir = S_ISDIR(n->d.st.st_mode);
+		uint32_t p;
+
+		if ((n->flags & (N_SRC | N_DST)) != N_DST || (n->flags & N_GONE))
+			continue;
+		/* only below directories that were synced (not skipped or failed) */
+		for (p = n->parent; p != NONE; p = c->list.v[p].parent)
+			if (c->list.v[p].flags & (N_SKIPDIR | N_FAILED))
+				break;
+		if (p != NONE)
+			continue;
+		dp = node_dst_path(c, n, &a->db);
+		if (!dp)
+			continue;
+		if (!c->o.dry_run) {
+			int r = dir ? (rmdir(dp) < 0 ? -errno : 0) : (unlink(dp) < 0 ? -errno : 0);
+
+			if (r == -ENOTEMPTY || r == -EEXIST) {
+				/* something excluded (so protected) is still inside */
+				progress_clear(c->prog);
+				cli_msg("cannot delete non-empty directory: %s", n->rel);
+				continue;
+			}
+			if (r < 0 && r != -ENOENT) {
+				sync_error(c, dp, r);
+				continue;
+			}
+		}
+		n->flags |= N_DELETED;
+		itemize_deleting(c, n->rel, dir);
+		mark_parent_dirty(c, n);
+	}
+}
+
+/* Leftovers of an interrupted run (the engine's temporary names) go silently. */
+static void remove_stale_temps(struct apply *a)
+{
+	struct sync_ctx *c = a->c;
+
+	for (size_t k = 0; k < c->list.n; k++) {
+		struct sync_node *n = &c->list.v[k];
+		const char *base = strrchr(n->rel, '/');
+		const char *dp;
+
+		base = base ? base + 1 : n->rel;
+		if ((n->flags & (N_SRC | N_DST)) != N_DST || (n->flags & N_GONE) || !S_ISREG(n->d.st.st_mode) ||
+		    strncmp(base, COPY_TMP_PREFIX, strlen(COPY_TMP_PREFIX)))
+			continue;
+		dp = node_dst_path(c, n, &a->db);
+		if (dp && (unlink(dp) == 0 || errno == ENOENT)) {
+			n->flags |= N_GONE;
+			mark_parent_dirty(c, n);
+		}
+	}
+}
+
+/* Directories whose metadata must be (re)applied go to the engine, which does it at copy_finish(). */
+static int queue_dirty_dirs(struct apply *a)
+{
+	struct sync_ctx *c = a->c;
+
+	for (size_t i = 0; i < c->list.n; i++) {
+		struct sync_node *n = &c->list.v[i];
+		const char *sp, *dp;
+		int r;
+
+		if ((n->flags & (N_SRC | N_DIRTY | N_NEWDIR | N_SKIPDIR | N_FAILED)) != (N_SRC | N_DIRTY) ||
+		    !S_ISDIR(n->s.st.st_mode))
+			continue;
+		sp = node_src_path(c, n, &a->sb);
+		dp = node_dst_path(c, n, &a->db);
+		if (!sp || !dp)
+			return -ENOMEM;
+		r = copy_entry(c->eng, sp, &n->s.st, dp, i);
+		if (r == -ENOMEM)
+			return r;
+	}
+	return 0;
+}
+
+int apply_run(struct sync_ctx *c)
+{
+	struct apply a = { .c = c };
+	int r = 0;
+
+	if (c->o.perms)
+		a.preserve |= META_MODE;
+	if (c->o.owner || c->o.group)
+		a.preserve |= META_OWNER;
+	if (c->o.times)
+		a.preserve |= META_TIMES;
+	if (c->o.xattrs)
+		a.preserve |= META_XATTR;
+	if (c->o.acls)
+		a.preserve |= META_ACL | META_MODE;
+	if (!c->o.dry_run) {
+		struct copy_opts co = {
+			.size = sizeof(co),
+			.flags = COPY_NO_SAME_FILE_CHECK,
+			.preserve = a.preserve,
+			.order = SWEEP_ORDER_AUTO,
+			.on_error = on_copy_error,
+			.on_done = on_copy_done,
+			.on_bytes = on_copy_bytes,
+			.ctx = &a,
+		};
+
+		r = copy_engine_new(&co, &c->eng);
+		if (r < 0)
+			return r;
+		remove_stale_temps(&a);
+	}
+	for (size_t i = 0; i < c->list.n && r >= 0 && !c->fatal; i++)
+		r = decide(&a, i);
+	if (!c->o.dry_run && r >= 0 && !c->fatal)
+		r = copy_flush(c->eng);
+	if (r >= 0 && !c->fatal)
+		r = link_after_flush(&a);
+	if (r >= 0 && !c->fatal && c->o.delete) {
+		if (c->errors || c->io_error) {
+			progress_clear(c->prog);
+			cli_msg("IO error encountered -- skipping file deletion");
+		} else {
+			delete_extraneous(&a);
+		}
+	}
+	if (!c->o.dry_run) {
+		if (r >= 0 && !c->fatal)
+			r = queue_dirty_dirs(&a);
+		if (!c->fatal) {
+			int f = copy_finish(c->eng);
+
+			if (f < 0 && r >= 0)
+				r = f;
+		}
+		c->eng = copy_engine_free(c->eng);
+	}
+	free(a.sb);
+	free(a.db);
+	free(a.lb);
+	if (c->fatal)
+		return 0;
+	return r < 0 ? r : 0;
+}

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * -c: the files whose sizes match on both sides must be compared by
+ * content. Rather than reading each pair side by side (two seeks per file),
+ * every candidate of both sides goes into one plan per filesystem, and each
+ * plan is read in one physical sweep; the digests are compared afterwards.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sweep.h>
+
+#include "progress.h"
+#include "sync.h"
+
+#define BATCH_FILES 4096
+
+struct devplan {
+	uint64_t dev;
+	struct sweep_plan *plan;
+};
+
+struct ck {
+	struct sync_ctx *c;
+	struct sweep_reader *reader;
+	struct devplan *plans;
+	size_t nplans;
+	struct digest cur;
+};
+
+static int ck_begin(const struct sweep_file *f, void *ctx)
+{
+	struct ck *k = ctx;
+
+	(void)f;
+	digest_init(&k->cur);
+	return 0;
+}
+
+static int ck_data(const struct sweep_file *f, uint64_t off, const void *buf, size_t len, void *ctx)
+{
+	struct ck *k = ctx;
+
+	(void)f;
+	(void)off;
+	digest_update(&k->cur, buf, len);
+	progress_add(k->c->prog, 0, len);
+	return 0;
+}
+
+static int ck_end(const struct sweep_file *f, int status, void *ctx)
+{
+	struct ck *k = ctx;
+	struct sync_ctx *c = k->c;
+	uint64_t cookie = f->entry->cookie;
+	struct sync_node *n = &c->list.v[cookie >> 1];
+	bool src = !(cookie & 1);
+
+	if (status < 0) {
+		if (!src)
+			return 0; /* no digest: the file counts as different and is sent */
+		if (status == -ENOENT) {
+			sync_vanished(c, f->entry->path);
+		} else {
+			sync_error(c, f->entry->path, status);
+			c->io_error = true;
+		}
+		n->flags |= N_FAILED;
+		return 0;
+	}
+	if (f->fd < 0 || !f->entry)
+		return 0;
+	digest_final(&k->cur, src ? n->sdigest : n->ddigest);
+	n->flags |= src ? N_DIGEST_S : N_DIGEST_D;
+	return 0;
+}
+
+static const struct sweep_read_ops ck_ops = {
+	.size = sizeof(ck_ops),
+	.begin = ck_begin,
+	.data = ck_data,
+	.end = ck_end,
+};
+
+static int run_plan(struct ck *k, struct sweep_plan *p)
+{
+	int r;
+
+	if (!sweep_plan_count(p))
+		return 0;
+	r = sweep_plan_sort(p);
+	if (r >= 0)
+		r = sweep_reader_run(k->reader, p, &ck_ops, k);
+	sweep_plan_clear(p);
+	return r;
+}
+
+static struct sweep_plan *plan_for(struct ck *k, uint64_t dev)
+{
+	struct sweep_plan_opts po = {
+		.size = sizeof(po),
+		.order = SWEEP_ORDER_AUTO,
+		.max_entries = BATCH_FILES,
+	};
+	struct devplan *v;
+
+	for (size_t i = 0; i < k->nplans; i++)
+		if (k->plans[i].dev == dev)
+			return k->plans[i].plan;
+	v = realloc(k->plans, (k->nplans + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	k->plans = v;
+	v[k->nplans].dev = dev;
+	if (sweep_plan_new(&po, &v[k->nplans].plan) < 0)
+		return NULL;
+	return v[k->nplans++].plan;
+}
+
+static int add(struct ck *k, const char *path, const struct stat *st, uint64_t cookie)
+{
+	struct sweep_plan *p = plan_for(k, st->st_dev);
+	int r;
+
+	if (!p)
+		return -ENOMEM;
+	r = sweep_plan_add(p, AT_FDCWD, path, path, st, cookie);
+	if (r == 1)
+		r = run_plan(k, p);
+	return r;
+}
+
+int checksum_run(struct sync_ctx *c)
+{
+	struct sweep_reader_opts ro = { .size = sizeof(ro), .flags = SWEEP_READ_NOATIME };
+	struct ck k = { .c = c };
+	char *sb = NULL, *db = NULL;
+	int r;
+
+	r = sweep_reader_new(&ro, &k.reader);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < c->list.n && r >= 0; i++) {
+		struct sync_node *n = &c->list.v[i];
+		const char *sp, *dp;
+
+		if ((n->flags & (N_SRC | N_DST)) != (N_SRC | N_DST) || !S_ISREG(n->s.st.st_mode) ||
+		    !S_ISREG(n->d.st.st_mode) || n->s.st.st_size != n->d.st.st_size)
+			continue;
+		if (n->s.st.st_size == 0) {
+			/* nothing to read: two empty files have the same contents */
+			memset(n->sdigest, 0, 16);
+			memset(n->ddigest, 0, 16);
+			n->flags |= N_DIGEST_S | N_DIGEST_D;
+			continue;
+		}
+		progress_plan(c->prog, 0, 2 * (uint64_t)n->s.st.st_size);
+		sp = node_src_path(c, n, &sb);
+		dp = node_dst_path(c, n, &db);
+		if (!sp || !dp) {
+			r = -ENOMEM;
+			break;
+		}
+		r = add(&k, sp, &n->s.st, (uint64_t)i << 1);
+		if (r >= 0)
+			r = add(&k, dp, &n->d.st, ((uint64_t)i << 1) | 1);
+		if (r == -ENOENT || r == -EACCES || r == -EPERM)
+			r = 0; /* the reader reports the file itself */
+	}
+	for (size_t i = 0; i < k.nplans; i++) {
+		if (r >= 0)
+			r = run_plan(&k, k.plans[i].plan);
+		sweep_plan_free(k.plans[i].plan);
+	}
+	free(k.plans);
+	free(sb);
+	free(db);
+	sweep_reader_free(k.reader);
+	return r;
+}

@@ -1,0 +1,486 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The file lists: both trees are scanned metadata-only with sweep_walk (in
+ * C-SCAN order, so the inode tables are read in one sweep), then paired by
+ * relative path and sorted into rsync's file-list order, which decides the
+ * itemized output and the leader of each hard-link group.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sweep.h>
+
+#include "cli.h"
+#include "exclude.h"
+#include "sync.h"
+
+struct scan_ent {
+	char *rel;
+	struct side sd;
+};
+
+struct scan {
+	struct sync_ctx *c;
+	bool is_src;
+	bool follow_root; /* the root is a symlink to follow (SRC/ or the destination) */
+	size_t root_len;
+	struct scan_ent *v;
+	size_t n, cap;
+	int err; /* -ENOMEM */
+};
+
+static char *rel_join(const char *rel0, const char *tail, size_t tail_len)
+{
+	size_t l0 = strcmp(rel0, ".") ? strlen(rel0) : 0;
+	char *r = malloc(l0 + 1 + tail_len + 1);
+
+	if (!r)
+		return NULL;
+	if (l0) {
+		memcpy(r, rel0, l0);
+		r[l0] = '/';
+		memcpy(r + l0 + 1, tail, tail_len);
+		r[l0 + 1 + tail_len] = 0;
+	} else {
+		memcpy(r, tail, tail_len);
+		r[tail_len] = 0;
+	}
+	return r;
+}
+
+static char *read_link(int dirfd, const char *name, size_t hint)
+{
+	size_t cap = hint ? hint + 1 : 256;
+
+	for (;;) {
+		char *b = malloc(cap);
+		ssize_t n;
+
+		if (!b)
+			return NULL;
+		n = readlinkat(dirfd, name, b, cap);
+		if (n < 0) {
+			free(b);
+			return NULL;
+		}
+		if ((size_t)n < cap) {
+			b[n] = 0;
+			return b;
+		}
+		free(b);
+		cap *= 2;
+	}
+}
+
+/* Whether this type is transferred at all with the options given. */
+static bool type_wanted(const struct sync_opts *o, mode_t m)
+{
+	if (S_ISREG(m) || S_ISDIR(m))
+		return true;
+	if (S_ISLNK(m))
+		return o->links;
+	if (S_ISCHR(m) || S_ISBLK(m))
+		return o->devices;
+	return o->specials;
+}
+
+static int on_entry(const struct sweep_entry *e, void *ctx)
+{
+	struct scan *s = ctx;
+	struct sync_ctx *c = s->c;
+	struct scan_ent *x;
+	bool is_dir = S_ISDIR(e->st.st_mode);
+	char *rel;
+
+	if (e->stat_err)
+		return 0; /* reported through on_error */
+	if (e->depth == 0) {
+		rel = strdup(c->rel0);
+	} else {
+		const char *tail = e->path + s->root_len + 1;
+
+		rel = rel_join(c->rel0, tail, e->path_len - s->root_len - 1);
+	}
+	if (!rel)
+		goto nomem;
+	if (e->depth > 0 && c->o.exclude && exclude_match(c->o.exclude, rel, e->name, is_dir)) {
+		free(rel);
+		return is_dir ? SWEEP_WALK_SKIP : 0;
+	}
+	if (s->is_src && !type_wanted(&c->o, e->st.st_mode)) {
+		/* rsync's wording, on stdout as rsync prints it */
+		printf("skipping non-regular file \"%s\"\n", rel);
+		free(rel);
+		return 0;
+	}
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 1024;
+		struct scan_ent *v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v) {
+			free(rel);
+			goto nomem;
+		}
+		s->v = v;
+		s->cap = cap;
+	}
+	x = &s->v[s->n];
+	x->rel = rel;
+	x->sd.st = e->st;
+	x->sd.link = NULL;
+	if (S_ISLNK(e->st.st_mode)) {
+		x->sd.link = read_link(e->dirfd, e->at_name, (size_t)e->st.st_size);
+		if (!x->sd.link) {
+			int err = errno ? -errno : -EIO;
+
+			if (err == -ENOMEM)
+				goto nomem_rel;
+			if (s->is_src) {
+				if (err == -ENOENT)
+					sync_vanished(c, e->path);
+				else {
+					sync_error(c, e->path, err);
+					c->io_error = true;
+				}
+				free(rel);
+				return 0;
+			}
+			x->sd.link = strdup("");
+			if (!x->sd.link)
+				goto nomem_rel;
+		}
+	}
+	s->n++;
+	if (is_dir && s->is_src && !c->o.recursive) {
+		/* rsync without -r: the directory is not copied at all */
+		printf("skipping directory %s\n", rel);
+		free(x->sd.link);
+		free(rel);
+		s->n--;
+		return SWEEP_WALK_SKIP;
+	}
+	return 0;
+
+nomem_rel:
+	free(rel);
+nomem:
+	s->err = -ENOMEM;
+	return -ENOMEM;
+}
+
+static int on_error(const struct sweep_walk_error *we, void *ctx)
+{
+	struct scan *s = ctx;
+	struct sync_ctx *c = s->c;
+
+	if (!s->is_src) {
+		/* A missing destination is simply empty. */
+		if (we->err == -ENOENT)
+			return 0;
+		sync_error(c, we->path, we->err);
+		c->io_error = true;
+		return 0;
+	}
+	if (we->err == -ENOENT && we->op != SWEEP_WALK_OP_ROOT) {
+		sync_vanished(c, we->path);
+		return 0;
+	}
+	sync_error(c, we->path, we->err);
+	/* rsync: an I/O error on the sending side forbids deletion */
+	c->io_error = true;
+	return 0;
+}
+
+static int walk_side(struct scan *s, const char *root)
+{
+	struct sweep_walk_opts wo = {
+		.size = sizeof(wo),
+		.flags = (s->c->o.one_fs ? SWEEP_WALK_XDEV : 0) | (s->follow_root ? SWEEP_WALK_FOLLOW_ROOTS : 0),
+		.order = SWEEP_ORDER_AUTO,
+		.on_entry = on_entry,
+		.on_error = on_error,
+		.ctx = s,
+	};
+	const char *roots[1] = { root };
+	int r;
+
+	s->root_len = strlen(root);
+	r = sweep_walk(roots, 1, &wo);
+	if (s->err)
+		return s->err;
+	return r < 0 ? r : 0;
+}
+
+static int cmp_rel(const void *a, const void *b)
+{
+	return strcmp(((const struct scan_ent *)a)->rel, ((const struct scan_ent *)b)->rel);
+}
+
+/*
+ * rsync's order: a directory, then its non-directories by name, then each
+ * subdirectory by name followed by everything below it. "." comes first.
+ */
+static int rsync_cmp(const char *a, bool a_dir, const char *b, bool b_dir)
+{
+	size_t i = 0, start = 0;
+
+	if (!strcmp(a, "."))
+		return strcmp(b, ".") ? -1 : 0;
+	if (!strcmp(b, "."))
+		return 1;
+	while (a[i] && a[i] == b[i]) {
+		if (a[i] == '/')
+			start = i + 1;
+		i++;
+	}
+	if (!a[i] && !b[i])
+		return 0;
+	const char *pa = a + start, *pb = b + start;
+	const char *sa = strchr(pa, '/'), *sb = strchr(pb, '/');
+	bool da = sa || a_dir, db = sb || b_dir;
+
+	if (da != db)
+		return da ? 1 : -1;
+	size_t la = sa ? (size_t)(sa - pa) : strlen(pa);
+	size_t lb = sb ? (size_t)(sb - pb) : strlen(pb);
+	int r = memcmp(pa, pb, la < lb ? la : lb);
+
+	if (r)
+		return r;
+	if (la != lb)
+		return la < lb ? -1 : 1;
+	/* same component: the directory itself before what is inside it */
+	return !sa ? -1 : !sb ? 1 : 0;
+}
+
+static bool node_is_dir(const struct sync_node *n)
+{
+	return S_ISDIR((n->flags & N_SRC ? n->s.st : n->d.st).st_mode);
+}
+
+static int cmp_node(const void *a, const void *b)
+{
+	const struct sync_node *x = a, *y = b;
+
+	return rsync_cmp(x->rel, node_is_dir(x), y->rel, node_is_dir(y));
+}
+
+static const struct sync_node *sorted_list_base;
+
+static int cmp_idx(const void *a, const void *b)
+{
+	return strcmp(sorted_list_base[*(const uint32_t *)a].rel, sorted_list_base[*(const uint32_t *)b].rel);
+}
+
+static uint32_t find_rel(const struct sync_list *l, const uint32_t *idx, const char *rel, size_t len)
+{
+	size_t lo = 0, hi = l->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const char *r = l->v[idx[mid]].rel;
+		int d = strncmp(r, rel, len);
+
+		if (!d && r[len])
+			d = 1;
+		if (d < 0)
+			lo = mid + 1;
+		else if (d > 0)
+			hi = mid;
+		else
+			return idx[mid];
+	}
+	return UINT32_MAX;
+}
+
+/* Link each node to its parent directory's node, and chain hard-link groups in order. */
+static int link_nodes(struct sync_ctx *c)
+{
+	struct sync_list *l = &c->list;
+	uint32_t *idx = malloc((l->n ? l->n : 1) * sizeof(*idx));
+
+	if (!idx)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->n; i++)
+		idx[i] = (uint32_t)i;
+	sorted_list_base = l->v;
+	qsort(idx, l->n, sizeof(*idx), cmp_idx);
+	for (size_t i = 0; i < l->n; i++) {
+		struct sync_node *n = &l->v[i];
+		const char *slash = strrchr(n->rel, '/');
+
+		n->hl_next = UINT32_MAX;
+		n->hl_first = UINT32_MAX;
+		n->hl_leader = UINT32_MAX;
+		n->depth = 0;
+		for (const char *p = n->rel; *p; p++)
+			n->depth += *p == '/';
+		if (strcmp(n->rel, "."))
+			n->depth++;
+		if (slash)
+			n->parent = find_rel(l, idx, n->rel, (size_t)(slash - n->rel));
+		else if (strcmp(n->rel, ".") && !strcmp(c->rel0, "."))
+			n->parent = find_rel(l, idx, ".", 1);
+		else
+			n->parent = UINT32_MAX;
+	}
+	free(idx);
+	return 0;
+}
+
+static int cmp_hl(const void *a, const void *b)
+{
+	const struct sync_node *x = &sorted_list_base[*(const uint32_t *)a];
+	const struct sync_node *y = &sorted_list_base[*(const uint32_t *)b];
+
+	if (x->s.st.st_dev != y->s.st.st_dev)
+		return x->s.st.st_dev < y->s.st.st_dev ? -1 : 1;
+	if (x->s.st.st_ino != y->s.st.st_ino)
+		return x->s.st.st_ino < y->s.st.st_ino ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+/* -H: chain the source names of each multiply-linked regular file, in rsync order. */
+static int group_hard_links(struct sync_ctx *c)
+{
+	struct sync_list *l = &c->list;
+	uint32_t *idx = malloc((l->n ? l->n : 1) * sizeof(*idx));
+	size_t m = 0;
+
+	if (!idx)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct sync_node *n = &l->v[i];
+
+		if ((n->flags & N_SRC) && S_ISREG(n->s.st.st_mode) && n->s.st.st_nlink > 1)
+			idx[m++] = (uint32_t)i;
+	}
+	sorted_list_base = l->v;
+	qsort(idx, m, sizeof(*idx), cmp_hl);
+	for (size_t i = 0; i < m; i++)
+		l->v[idx[i]].hl_first = idx[i];
+	for (size_t i = 0; i + 1 < m; i++) {
+		struct sync_node *a = &l->v[idx[i]], *b = &l->v[idx[i + 1]];
+
+		if (a->s.st.st_dev == b->s.st.st_dev && a->s.st.st_ino == b->s.st.st_ino) {
+			a->hl_next = idx[i + 1];
+			a->flags |= N_HL;
+			b->flags |= N_HL;
+			b->hl_first = a->hl_first;
+		}
+	}
+	free(idx);
+	return 0;
+}
+
+int flist_scan(struct sync_ctx *c)
+{
+	struct scan s = { .c = c, .is_src = true, .follow_root = !strcmp(c->rel0, ".") };
+	struct scan d = { .c = c, .is_src = false, .follow_root = s.follow_root };
+	struct sync_list *l = &c->list;
+	size_t i = 0, j = 0;
+	int r;
+
+	r = walk_side(&s, c->src_root);
+	if (r >= 0)
+		r = walk_side(&d, c->dst_root);
+	if (r < 0)
+		goto out;
+	qsort(s.v, s.n, sizeof(*s.v), cmp_rel);
+	qsort(d.v, d.n, sizeof(*d.v), cmp_rel);
+	l->cap = s.n + d.n + 1;
+	l->v = calloc(l->cap, sizeof(*l->v));
+	if (!l->v) {
+		r = -ENOMEM;
+		goto out;
+	}
+	while (i < s.n || j < d.n) {
+		struct sync_node *n = &l->v[l->n++];
+		int cmp = i == s.n ? 1 : j == d.n ? -1 : strcmp(s.v[i].rel, d.v[j].rel);
+
+		if (cmp <= 0) {
+			n->rel = s.v[i].rel;
+			n->s = s.v[i].sd;
+			n->flags |= N_SRC;
+			s.v[i++].rel = NULL;
+		}
+		if (cmp >= 0) {
+			if (n->rel)
+				free(d.v[j].rel);
+			else
+				n->rel = d.v[j].rel;
+			n->d = d.v[j].sd;
+			n->flags |= N_DST;
+			d.v[j++].rel = NULL;
+		}
+	}
+	s.n = d.n = 0;
+	qsort(l->v, l->n, sizeof(*l->v), cmp_node);
+	r = link_nodes(c);
+	if (r >= 0 && c->o.hard_links)
+		r = group_hard_links(c);
+out:
+	for (size_t k = 0; k < s.n; k++) {
+		free(s.v[k].rel);
+		free(s.v[k].sd.link);
+	}
+	for (size_t k = 0; k < d.n; k++) {
+		free(d.v[k].rel);
+		free(d.v[k].sd.link);
+	}
+	free(s.v);
+	free(d.v);
+	return r;
+}
+
+static const char *node_path(const char *root, const char *rel0, const struct sync_node *n, char **buf)
+{
+	const char *tail;
+	size_t rl = strlen(root);
+	char *b;
+
+	if (!strcmp(n->rel, rel0))
+		tail = "";
+	else if (!strcmp(rel0, "."))
+		tail = n->rel;
+	else
+		tail = n->rel + strlen(rel0) + 1;
+	b = realloc(*buf, rl + 1 + strlen(tail) + 1);
+	if (!b)
+		return NULL;
+	*buf = b;
+	memcpy(b, root, rl);
+	if (*tail) {
+		b[rl] = '/';
+		strcpy(b + rl + 1, tail);
+	} else {
+		b[rl] = 0;
+	}
+	return b;
+}
+
+const char *node_src_path(struct sync_ctx *c, const struct sync_node *n, char **buf)
+{
+	return node_path(c->src_root, c->rel0, n, buf);
+}
+
+const char *node_dst_path(struct sync_ctx *c, const struct sync_node *n, char **buf)
+{
+	return node_path(c->dst_root, c->rel0, n, buf);
+}
+
+void flist_free(struct sync_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].rel);
+		free(l->v[i].s.link);
+		free(l->v[i].d.link);
+	}
+	free(l->v);
+	l->v = NULL;
+	l->n = l->cap = 0;
+}

@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rsync's itemized output (-i, "%i %n%L"): an 11-character code YXcstpoguax
+ * where Y says what happened ('>' data received, 'c' created or changed
+ * here, 'h' hard link, '.' attributes only), X the type (f d L D S), and
+ * each later column names an attribute that differs from what the
+ * destination had ('+' everywhere for a new item). The rules follow rsync's
+ * itemize() in generator.c and log.c's %i; the code here is our own.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/xattr.h>
+
+#include "progress.h"
+#include "sync.h"
+
+/*
+ * rsync's default --modify-window=0 compares whole seconds: a time that
+ * differs only in nanoseconds is "the same" (and set exactly only when the
+ * file is transferred). Matching that keeps -i and the quick check in step.
+ */
+bool same_mtime(const struct stat *a, const struct stat *b)
+{
+	return a->st_mtim.tv_sec == b->st_mtim.tv_sec;
+}
+
+/* One xattr value of path, malloc'ed, or NULL with *len = 0 when absent. */
+static char *get_xattr(const char *path, const char *name, ssize_t *len)
+{
+	ssize_t n = lgetxattr(path, name, NULL, 0);
+	char *v;
+
+	*len = 0;
+	if (n < 0)
+		return NULL;
+	v = malloc((size_t)n + 1);
+	if (!v)
+		return NULL;
+	n = lgetxattr(path, name, v, (size_t)n);
+	if (n < 0) {
+		free(v);
+		return NULL;
+	}
+	*len = n;
+	return v;
+}
+
+static bool xattr_equal(const char *a, const char *b, const char *name)
+{
+	ssize_t la, lb;
+	char *va = get_xattr(a, name, &la), *vb = get_xattr(b, name, &lb);
+	bool eq = la == lb && (la == 0 || !memcmp(va, vb, (size_t)la));
+
+	free(va);
+	free(vb);
+	return eq;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+
+	return strcmp(x ? x : "", y ? y : "");
+}
+
+/* The sorted list of names rsync -X carries (everything but system.*). */
+static char **xattr_names(const char *path, size_t *ret_n)
+{
+	ssize_t len = llistxattr(path, NULL, 0);
+	char *buf, **names;
+	size_t n = 0, k = 0;
+
+	*ret_n = 0;
+	if (len <= 0)
+		return NULL;
+	buf = malloc((size_t)len + 1);
+	if (!buf)
+		return NULL;
+	len = llistxattr(path, buf, (size_t)len);
+	if (len <= 0) {
+		free(buf);
+		return NULL;
+	}
+	for (ssize_t i = 0; i < len; i += (ssize_t)strlen(buf + i) + 1)
+		n++;
+	names = malloc((n + 1) * sizeof(*names));
+	if (!names) {
+		free(buf);
+		return NULL;
+	}
+	for (ssize_t i = 0; i < len; i += (ssize_t)strlen(buf + i) + 1)
+		if (strncmp(buf + i, "system.", 7))
+			names[k++] = strdup(buf + i);
+	free(buf);
+	qsort(names, k, sizeof(*names), cmp_str);
+	*ret_n = k;
+	return names;
+}
+
+static void free_names(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static bool xattrs_differ(const char *a, const char *b)
+{
+	size_t na, nb;
+	char **va = xattr_names(a, &na), **vb = xattr_names(b, &nb);
+	bool diff = na != nb;
+
+	for (size_t i = 0; !diff && i < na; i++)
+		diff = !va[i] || !vb[i] || strcmp(va[i], vb[i]) || !xattr_equal(a, b, va[i]);
+	free_names(va, na);
+	free_names(vb, nb);
+	return diff;
+}
+
+static bool acls_differ(const char *a, const char *b, bool dir)
+{
+	if (!xattr_equal(a, b, "system.posix_acl_access"))
+		return true;
+	return dir && !xattr_equal(a, b, "system.posix_acl_default");
+}
+
+static bool has_xattr(const char *path, const char *name)
+{
+	return lgetxattr(path, name, NULL, 0) >= 0;
+}
+
+void xattr_prune(const char *src, const char *dst, bool acls, bool xattrs)
+{
+	static const char *const acl_names[] = { "system.posix_acl_access", "system.posix_acl_default" };
+
+	if (xattrs) {
+		size_t n;
+		char **names = xattr_names(dst, &n);
+
+		for (size_t i = 0; i < n; i++)
+			if (names[i] && !has_xattr(src, names[i]))
+				lremovexattr(dst, names[i]);
+		free_names(names, n);
+	}
+	for (size_t i = 0; acls && i < 2; i++)
+		if (has_xattr(dst, acl_names[i]) && !has_xattr(src, acl_names[i]))
+			lremovexattr(dst, acl_names[i]);
+}
+
+unsigned itemize_attrs(struct sync_ctx *c, struct sync_node *n)
+{
+	const struct stat *s = &n->s.st, *d = &n->d.st;
+	const struct sync_opts *o = &c->o;
+	unsigned f = 0;
+
+	if (S_ISREG(s->st_mode) && s->st_size != d->st_size)
+		f |= IT_SIZE;
+	if (o->times && !same_mtime(s, d))
+		f |= IT_TIME;
+	/* Linux cannot chmod a symlink, so rsync never reports its perms */
+	if (o->perms && !S_ISLNK(s->st_mode) && (s->st_mode & 07777) != (d->st_mode & 07777))
+		f |= IT_PERMS;
+	if (o->owner && c->am_root && s->st_uid != d->st_uid)
+		f |= IT_OWNER;
+	if (o->group && s->st_gid != d->st_gid)
+		f |= IT_GROUP;
+	if (o->acls || o->xattrs) {
+		char *sb = NULL, *db = NULL;
+		const char *sp = node_src_path(c, n, &sb), *dp = node_dst_path(c, n, &db);
+
+		if (sp && dp) {
+			if (o->acls && !S_ISLNK(s->st_mode) && acls_differ(sp, dp, S_ISDIR(s->st_mode)))
+				f |= IT_ACL;
+			if (o->xattrs && xattrs_differ(sp, dp))
+				f |= IT_XATTR;
+		}
+		free(sb);
+		free(db);
+	}
+	return f;
+}
+
+void itemize_code(const struct sync_opts *o, mode_t mode, unsigned f, char c[12])
+{
+	c[0] = f & IT_LOCAL ? (f & IT_HLINK ? 'h' : 'c') : !(f & IT_TRANSFER) ? '.' : '>';
+	if (S_ISLNK(mode)) {
+		c[1] = 'L';
+		c[3] = '.';
+	} else {
+		c[1] = S_ISDIR(mode) ? 'd' : S_ISREG(mode) ? 'f' : (S_ISCHR(mode) || S_ISBLK(mode)) ? 'D' : 'S';
+		c[3] = f & IT_SIZE ? 's' : '.';
+	}
+	c[4] = !(f & IT_TIME) ? '.' : o->times ? 't' : 'T';
+	c[2] = f & IT_CHANGE ? 'c' : '.';
+	c[5] = f & IT_PERMS ? 'p' : '.';
+	c[6] = f & IT_OWNER ? 'o' : '.';
+	c[7] = f & IT_GROUP ? 'g' : '.';
+	c[8] = f & IT_ATIME ? 'u' : '.';
+	c[9] = f & IT_ACL ? 'a' : '.';
+	c[10] = f & IT_XATTR ? 'x' : '.';
+	c[11] = 0;
+	if (f & IT_NEW) {
+		memset(c + 2, '+', 9);
+	} else if (c[0] == '.' || c[0] == 'h' || c[0] == 'c') {
+		int i = 2;
+
+		while (c[i] == '.')
+			i++;
+		if (!c[i])
+			memset(c + 2, ' ', 9);
+	}
+}
+
+/*
+ * Print a name the way rsync does: bytes that are not printable ASCII
+ * (except tab), and a backslash that starts "\#ddd", become "\#ooo".
+ */
+static void put_name(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		bool esc = (*p < ' ' && *p != '\t') || *p >= 0x7f ||
+			   (*p == '\\' && p[1] == '#' && p[2] >= '0' && p[2] <= '9' && p[3] >= '0' &&
+			    p[3] <= '9' && p[4] >= '0' && p[4] <= '9');
+
+		if (esc)
+			printf("\\#%03o", *p);
+		else
+			putchar(*p);
+	}
+}
+
+void itemize_print(struct sync_ctx *c, const struct sync_node *n, unsigned f, const char *xname)
+{
+	const struct stat *st = n->flags & N_SRC ? &n->s.st : &n->d.st;
+	bool dir = S_ISDIR(st->st_mode);
+	char code[12];
+
+	if (c->o.itemize) {
+		if (!(f & IT_SIGNIFICANT) && c->o.itemize < 2 && !(xname && *xname))
+			return;
+		itemize_code(&c->o, st->st_mode, f, code);
+		progress_clear(c->prog);
+		printf("%s ", code);
+	} else if (c->o.verbose) {
+		/* -v names what was made or transferred, as rsync -v does */
+		if (!(f & (IT_NEW | IT_TRANSFER | IT_LOCAL | IT_CHANGE)) && !(dir && (f & IT_SIGNIFICANT)))
+			return;
+		progress_clear(c->prog);
+	} else {
+		return;
+	}
+	put_name(n->rel);
+	if (dir)
+		putchar('/');
+	if (xname && *xname) {
+		fputs(" => ", stdout);
+		put_name(xname);
+	} else if (S_ISLNK(st->st_mode) && n->s.link) {
+		fputs(" -> ", stdout);
+		put_name(n->s.link);
+	}
+	putchar('\n');
+}
+
+void itemize_deleting(struct sync_ctx *c, const char *rel, bool is_dir)
+{
+	if (!c->o.itemize && !c->o.verbose)
+		return;
+	progress_clear(c->prog);
+	fputs(c->o.itemize ? "*deleting   " : "deleting ", stdout);
+	put_name(rel);
+	fputs(is_dir ? "/\n" : "\n", stdout);
+}

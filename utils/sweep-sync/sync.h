@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sweep-sync internals. The run has fixed phases (see main.c):
+ *   scan     both trees, metadata only, with sweep_walk (C-SCAN order);
+ *   merge    pair source and destination entries by relative path and sort
+ *            the pairs into rsync's file-list order;
+ *   checksum (-c) read the candidate files of both sides in one physical
+ *            sweep per filesystem and digest them;
+ *   apply    decide each pair in rsync order, itemize, and hand the work to
+ *            the copy engine, which reads the changed files in one sweep;
+ *   delete   (--delete) only when nothing failed;
+ *   finish   directory metadata, deepest first.
+ */
+#ifndef SWEEP_SYNC_H
+#define SWEEP_SYNC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+struct exclude;
+struct progress;
+struct copy_engine;
+
+/* rsync exit codes that sweep-sync uses. */
+#define EXIT_SYNTAX   1  /* syntax or usage error */
+#define EXIT_FILEIO   11 /* error in file I/O (destination full, cannot create the destination) */
+#define EXIT_SIGNAL   20 /* received SIGINT/SIGTERM */
+#define EXIT_PARTIAL  23 /* partial transfer due to error */
+#define EXIT_VANISHED 24 /* some source files vanished */
+
+struct sync_opts {
+	bool recursive, links, perms, times, owner, group, devices, specials;
+	bool hard_links, acls, xattrs, dry_run, delete, checksum, one_fs;
+	int itemize; /* -i count */
+	int verbose; /* -v count */
+	bool progress;
+	struct exclude *exclude;
+};
+
+/* One side of an entry: what lstat said, and a symlink's target. */
+struct side {
+	struct stat st;
+	char *link; /* symlink target, NULL otherwise */
+};
+
+/* sync_node.flags */
+#define N_SRC       0x0001u /* exists in the source */
+#define N_DST       0x0002u /* exists in the destination */
+#define N_DIGEST_S  0x0004u /* sdigest is valid */
+#define N_DIGEST_D  0x0008u /* ddigest is valid */
+#define N_GONE      0x0010u /* destination entry already removed (type change) */
+#define N_DIRTY     0x0020u /* directory whose contents or metadata change: reapply its metadata */
+#define N_DELETED   0x0040u /* removed by --delete */
+#define N_FAILED    0x0080u /* this entry failed */
+#define N_SKIPDIR   0x0100u /* directory whose contents are skipped (it could not be made) */
+#define N_HL_WAIT   0x0200u /* hard link made after the transfers (its leader is queued) */
+#define N_HL_LEADER 0x0400u /* leader of a hard-link group */
+#define N_NEWDIR    0x0800u /* directory created in this run */
+#define N_HL        0x1000u /* member of a hard-link group (-H) */
+#define N_QUEUED    0x2000u /* regular file handed to the copy engine, not yet written */
+
+/* A source entry, a destination entry, or both, under one relative path. */
+struct sync_node {
+	char *rel;          /* path relative to the transfer root; "." for the root itself */
+	struct side s, d;   /* source, destination (valid per N_SRC / N_DST) */
+	unsigned flags;
+	uint32_t depth;     /* components in rel ("." = 0) */
+	uint32_t parent;    /* index of the parent directory's node, UINT32_MAX for none */
+	uint32_t hl_next;   /* next member of the hard-link group in rsync order, UINT32_MAX at the end */
+	uint32_t hl_first;  /* first member of the group (it holds the group's leader in hl_leader) */
+	uint32_t hl_leader; /* the member the others link to, UINT32_MAX while none is chosen */
+	unsigned iflags;    /* itemize flags decided for a queued transfer */
+	unsigned char sdigest[16], ddigest[16];
+};
+
+struct sync_list {
+	struct sync_node *v;
+	size_t n, cap;
+};
+
+struct sync_ctx {
+	struct sync_opts o;
+	/*
+	 * The node named rel0 ("." when SRC ends in '/', else SRC's last
+	 * component) lives at src_root and dst_root; a node rel0/x at
+	 * src_root/x and dst_root/x. dst_root is the exact destination name
+	 * when a single file is copied to a new name.
+	 */
+	const char *src_root, *dst_root, *rel0;
+	struct sync_list list;
+	struct copy_engine *eng;
+	struct progress *prog;
+	bool am_root;
+	/* outcome */
+	unsigned long errors;   /* errors that make the exit 23 */
+	unsigned long vanished; /* source files that vanished (exit 24) */
+	bool io_error;          /* an error that forbids deletion */
+	bool fatal;             /* stop now (destination full, signal) */
+	int fatal_code;
+};
+
+/* flist.c: scan and merge. */
+int flist_scan(struct sync_ctx *c);
+/* The source or destination path of a node (a buffer that the next call reuses: copy it). */
+const char *node_src_path(struct sync_ctx *c, const struct sync_node *n, char **buf);
+const char *node_dst_path(struct sync_ctx *c, const struct sync_node *n, char **buf);
+void flist_free(struct sync_list *l);
+
+/* itemize.c: rsync's %i strings. */
+#define IT_ATIME    (1u << 0)
+#define IT_CHANGE   (1u << 1)
+#define IT_SIZE     (1u << 2)
+#define IT_TIME     (1u << 3)
+#define IT_PERMS    (1u << 4)
+#define IT_OWNER    (1u << 5)
+#define IT_GROUP    (1u << 6)
+#define IT_ACL      (1u << 7)
+#define IT_XATTR    (1u << 8)
+#define IT_NEW      (1u << 13)
+#define IT_LOCAL    (1u << 14) /* created or changed here, without a data transfer ('c', or 'h' with a link target) */
+#define IT_TRANSFER (1u << 15) /* data transferred ('>') */
+#define IT_HLINK    (1u << 16) /* 'h': a hard link to xname */
+/* Flags that make an item worth printing with a single -i. */
+#define IT_SIGNIFICANT (~(unsigned)IT_LOCAL & ~(unsigned)IT_HLINK)
+
+/* Times equal as rsync's quick check sees them (whole seconds). */
+bool same_mtime(const struct stat *a, const struct stat *b);
+/* Compare source and destination attributes of n as rsync's itemize() does. */
+unsigned itemize_attrs(struct sync_ctx *c, struct sync_node *n);
+/*
+ * Remove from dst the xattrs (-X) and ACLs (-A) that src lacks: copying
+ * metadata only adds, and rsync makes the destination's set equal.
+ */
+void xattr_prune(const char *src, const char *dst, bool acls, bool xattrs);
+/* Print the line for n ("%i %n%L"); xname is the hard-link target or NULL. */
+void itemize_print(struct sync_ctx *c, const struct sync_node *n, unsigned iflags, const char *xname);
+/* "*deleting   path" (or "deleting path" for -v). */
+void itemize_deleting(struct sync_ctx *c, const char *rel, bool is_dir);
+/* Format the 11-character code into buf[12]. */
+void itemize_code(const struct sync_opts *o, mode_t mode, unsigned iflags, char buf[12]);
+
+/* digest.c: a 128-bit streaming digest for -c (not cryptographic). */
+struct digest {
+	uint64_t h1, h2, len;
+	unsigned char tail[16];
+	size_t ntail;
+};
+void digest_init(struct digest *d);
+void digest_update(struct digest *d, const void *data, size_t len);
+void digest_final(struct digest *d, unsigned char out[16]);
+
+/* checksum.c: digest both sides of the -c candidates, one sweep per filesystem. */
+int checksum_run(struct sync_ctx *c);
+
+/* apply.c */
+int apply_run(struct sync_ctx *c);
+/* Remove a destination tree (for --delete and type changes). 0 or -errno. */
+int remove_tree(const char *path);
+
+/* main.c: report an error about path, count it. */
+void sync_error(struct sync_ctx *c, const char *path, int err);
+void sync_vanished(struct sync_ctx *c, const char *path);
+/* Test hook (SWEEP_SYNC_TEST_STOP): stop the process at a named point. */
+void sync_test_stop(const char *point, uint64_t bytes);
+
+#endif
