@@ -1,6 +1,226 @@
 /* SPDX-License-Identifier: MIT */
-/* sim: the trace-driven HDD/SSD model. (API being written; see issue 3.) */
+/*
+ * sim: a trace-driven HDD/SSD model (DESIGN.md §5).
+ *
+ * Deterministic, reentrant and clocked by the caller: a struct sweep_sim
+ * holds one device (HDD or SSD, from a preset), one host scheduler in front
+ * of it and the device's own queue below it. Nothing is global; all
+ * randomness comes from the seed in the options, so the same seed and the
+ * same input give the same output on every run.
+ *
+ * Time is in nanoseconds of model time. The caller feeds requests with
+ * sweep_sim_submit() (arrival time >= sweep_sim_now()), moves the clock with
+ * sweep_sim_advance() (usually to the time sweep_sim_next_event() reports)
+ * and collects completions with sweep_sim_poll(). Dispatch decisions at an
+ * instant are taken only when the clock moves past it, so requests the
+ * caller submits at the time of a completion are seen by the scheduler
+ * together with the ones already queued (the closed-queue method of the
+ * seed scheduling-long-queues.txt). sweep_sim_run() drives the whole loop
+ * (open or closed replay) for a request source.
+ */
 #ifndef SWEEP_SIM_H
 #define SWEEP_SIM_H
+
 #include <sweep/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sweep_sim;
+struct sweep_sim_trace;
+struct sweep_sim_synth;
+
+enum sweep_sim_op {
+	SWEEP_SIM_READ = 0,
+	SWEEP_SIM_WRITE = 1,
+};
+
+/* One request as the host issues it. Offsets and lengths are in bytes. */
+struct sweep_sim_request {
+	uint64_t time_ns; /* arrival at the host queue */
+	uint64_t offset;
+	uint64_t length;
+	uint64_t id;      /* the caller's tag, handed back in the completion */
+	uint32_t stream;  /* stream (process) id; the bandwidth class keys on it */
+	uint8_t op;       /* enum sweep_sim_op */
+};
+
+/* One finished request. */
+struct sweep_sim_completion {
+	uint64_t id;
+	uint64_t offset;
+	uint64_t length;
+	uint64_t arrival_ns;  /* entered the host queue */
+	uint64_t dispatch_ns; /* left the host queue for the device queue */
+	uint64_t start_ns;    /* the device began to work on it */
+	uint64_t finish_ns;   /* completion seen by the host */
+	uint64_t position;    /* HDD: cylinder of the first sector; SSD: offset / 1 MiB */
+	uint32_t stream;
+	uint8_t op;
+	uint8_t cache_hit;    /* served from the drive's cache (HDD) */
+};
+
+/* A reserved-bandwidth stream for the bandwidth class ("bw" scheduler). */
+struct sweep_sim_stream {
+	uint32_t stream;
+	uint64_t rate_bps;     /* reserved bytes per second */
+	uint64_t deadline_ns;  /* soft deadline per request; 0 = none */
+	uint64_t bucket_bytes; /* token bucket size; 0 = one second of rate */
+};
+
+struct sweep_sim_options {
+	size_t size;          /* sizeof(struct sweep_sim_options) */
+	const char *device;   /* preset, see sweep_sim_device_name(); NULL = "hdd7200" */
+	const char *sched;    /* host scheduler, see sweep_sim_sched_name(); NULL = "fcfs" */
+	unsigned queue_depth; /* device queue depth (NCQ/TCQ tags); 0 = preset default */
+	uint64_t seed;        /* reserved for randomised devices; recorded in the output */
+	int write_cache;      /* HDD: -1 preset default, 0 write-through, 1 write-back */
+	int readahead;        /* HDD: -1 preset default, 0 off, 1 on */
+	unsigned group_cylinders;  /* GSTF cylinder-group size; 0 = cylinders / 4 */
+	uint64_t max_response_ns;  /* WSTF: M; 0 = 30 s (the seed's choice) */
+	uint64_t bundle_bytes;     /* IRBW bundle; 0 = the SSD's logical block, else 4 MiB */
+	uint64_t read_expire_ns;   /* deadline: 0 = 500 ms */
+	uint64_t write_expire_ns;  /* deadline: 0 = 5 s */
+	uint64_t max_merge_bytes;  /* largest merged request; 0 = 512 KiB */
+	int elevator_ssf;          /* bandwidth class elevator: 0 C-SCAN, 1 SSF */
+	const struct sweep_sim_stream *streams; /* bandwidth class reservations */
+	size_t nstreams;
+	uint64_t logical_block_bytes; /* SSD block-mapped FTL logical block; 0 = preset */
+};
+
+/* Aggregate statistics (sweep_sim_get_stats). */
+#define SWEEP_SIM_SEEK_BUCKETS 24 /* bucket 0: distance 0; bucket i: [2^(i-1), 2^i) */
+struct sweep_sim_stats {
+	size_t size; /* set by the caller to sizeof(struct sweep_sim_stats) */
+	uint64_t requests, reads, writes;
+	uint64_t bytes_read, bytes_written;
+	uint64_t first_arrival_ns, last_finish_ns;
+	uint64_t busy_ns;     /* time with at least one request in the device */
+	uint64_t transfer_ns; /* time spent moving data (media for HDDs, host link for SSDs) */
+	double utilization;   /* transfer_ns / (last_finish - first_arrival) */
+	double throughput_mib_s;
+	double resp_mean_ms, resp_p50_ms, resp_p90_ms, resp_p99_ms, resp_max_ms;
+	uint64_t seek_count;  /* services that moved the arm */
+	uint64_t seek_hist[SWEEP_SIM_SEEK_BUCKETS]; /* by distance in cylinders */
+	uint64_t cache_hits;
+	uint64_t host_merges; /* requests merged into another in the host queue */
+	/* SSD */
+	uint64_t host_pages_written, flash_pages_written, flash_pages_read;
+	uint64_t erases; /* physical block erases */
+	uint64_t merges_switch, merges_partial, merges_full;
+	uint64_t gc_runs, gc_pages_copied;
+	double write_amplification;
+};
+
+enum sweep_sim_kind {
+	SWEEP_SIM_HDD = 0,
+	SWEEP_SIM_SSD = 1,
+};
+
+/* What a model was built with (sweep_sim_get_info). */
+struct sweep_sim_info {
+	size_t size; /* set by the caller */
+	const char *device; /* preset name */
+	const char *sched;  /* scheduler name */
+	int kind;           /* enum sweep_sim_kind */
+	uint64_t capacity;  /* bytes */
+	uint64_t positions; /* HDD: cylinders; SSD: capacity in MiB (the 'position' range) */
+	unsigned queue_depth;
+	int write_back;
+	uint64_t logical_block_bytes; /* SSD block-mapped: bundle size that gives switch merges */
+};
+
+/* Preset and scheduler names, by index; NULL past the end. */
+SWEEP_EXPORT const char *sweep_sim_device_name(unsigned index);
+SWEEP_EXPORT const char *sweep_sim_sched_name(unsigned index);
+
+/* Build a model. 0 or -EINVAL (unknown name, bad option), -ENOMEM. */
+SWEEP_EXPORT int sweep_sim_new(const struct sweep_sim_options *opts, struct sweep_sim **ret_sim);
+/* Free a model; accepts NULL; returns NULL. */
+SWEEP_EXPORT struct sweep_sim *sweep_sim_free(struct sweep_sim *sim);
+
+/* Queue a request arriving at req->time_ns (>= sweep_sim_now()). 0, -EINVAL, -ENOMEM. */
+SWEEP_EXPORT int sweep_sim_submit(struct sweep_sim *sim, const struct sweep_sim_request *req);
+/* Time of the next thing that will happen. 1 and *ret_ns, or 0 when nothing is pending. */
+SWEEP_EXPORT int sweep_sim_next_event(struct sweep_sim *sim, uint64_t *ret_ns);
+/* Move the clock to until_ns (>= now). Returns the number of completions waiting. */
+SWEEP_EXPORT int sweep_sim_advance(struct sweep_sim *sim, uint64_t until_ns);
+/* Take up to max completions, oldest first. Returns how many were copied. */
+SWEEP_EXPORT int sweep_sim_poll(struct sweep_sim *sim, struct sweep_sim_completion *out, unsigned max);
+/* The model's clock. */
+SWEEP_EXPORT uint64_t sweep_sim_now(const struct sweep_sim *sim);
+
+SWEEP_EXPORT int sweep_sim_get_stats(const struct sweep_sim *sim, struct sweep_sim_stats *ret_stats);
+SWEEP_EXPORT int sweep_sim_get_info(const struct sweep_sim *sim, struct sweep_sim_info *ret_info);
+
+/*
+ * Traces. Formats: "tracefs" (block_rq_issue/block_rq_complete lines of
+ * /sys/kernel/tracing/trace), "blkparse" (its default text output),
+ * "disksim" (DiskSim ascii), "spc" (SPC/UMass CSV), "msr" (MSR Cambridge
+ * CSV), "plan" (libsweep's sweep-trace, see sweep/trace.h), or "auto"/NULL to
+ * guess from the content.
+ */
+struct sweep_sim_trace_info {
+	size_t size;          /* set by the caller */
+	const char *format;   /* the format read */
+	uint64_t requests;
+	int timed;            /* 1 when the format carries arrival times */
+	unsigned depth;       /* observed mean outstanding depth (1 when unknown) */
+	uint64_t skipped;     /* lines ignored (other events, zero-length requests) */
+};
+SWEEP_EXPORT int sweep_sim_trace_load(const char *path, const char *format,
+				      struct sweep_sim_trace **ret_trace);
+SWEEP_EXPORT struct sweep_sim_trace *sweep_sim_trace_free(struct sweep_sim_trace *t);
+/* Next request in trace order (times relative to the first). 1, or 0 at the end. */
+SWEEP_EXPORT int sweep_sim_trace_next(struct sweep_sim_trace *t, struct sweep_sim_request *ret_req);
+SWEEP_EXPORT int sweep_sim_trace_get_info(const struct sweep_sim_trace *t,
+					  struct sweep_sim_trace_info *ret_info);
+
+/*
+ * Synthetic workloads. pattern: NULL or "random4k" (the seed's random 4 KiB
+ * reads), "seqread", "seqwrite", "randread", "randwrite" (request_size,
+ * aligned to it), "postmark" (a Postmark-like mix of whole-file reads and
+ * writes of 1-32 KiB files inside a 64 MiB file set).
+ */
+struct sweep_sim_synth_options {
+	size_t size;           /* sizeof(struct sweep_sim_synth_options) */
+	const char *pattern;
+	uint64_t request_size; /* 0 = 4 KiB */
+	uint64_t capacity;     /* device size in bytes (sweep_sim_info.capacity) */
+	uint64_t requests;     /* how many to generate */
+	uint64_t seed;
+};
+SWEEP_EXPORT int sweep_sim_synth_new(const struct sweep_sim_synth_options *opts,
+				     struct sweep_sim_synth **ret_gen);
+SWEEP_EXPORT struct sweep_sim_synth *sweep_sim_synth_free(struct sweep_sim_synth *g);
+/* 1 and the next request (time_ns = 0), or 0 when all were generated. */
+SWEEP_EXPORT int sweep_sim_synth_next(struct sweep_sim_synth *g, struct sweep_sim_request *ret_req);
+
+/*
+ * Replay. A source returns 1 and a request, 0 at the end, or -errno.
+ * OPEN: each request arrives at its time_ns. CLOSED: depth requests are
+ * outstanding at all times; each completion is replaced by the source's
+ * next request, arriving at the completion time (time_ns is ignored).
+ */
+typedef int (*sweep_sim_source_fn)(void *ctx, struct sweep_sim_request *ret_req);
+typedef void (*sweep_sim_completion_fn)(void *ctx, const struct sweep_sim_completion *c);
+enum sweep_sim_mode {
+	SWEEP_SIM_OPEN = 0,
+	SWEEP_SIM_CLOSED = 1,
+};
+struct sweep_sim_run_options {
+	size_t size;      /* sizeof(struct sweep_sim_run_options) */
+	int mode;         /* enum sweep_sim_mode */
+	unsigned depth;   /* CLOSED: outstanding requests; 0 = 1 */
+	sweep_sim_completion_fn on_complete; /* optional, called per completion in order */
+	void *ctx;
+};
+/* Returns the number of requests completed, or -errno from the source or the model. */
+SWEEP_EXPORT int64_t sweep_sim_run(struct sweep_sim *sim, sweep_sim_source_fn source, void *source_ctx,
+				   const struct sweep_sim_run_options *opts);
+
+#ifdef __cplusplus
+}
+#endif
 #endif

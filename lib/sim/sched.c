@@ -1,0 +1,586 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Host schedulers. All of them see the same host queue: arrival-order
+ * lists per direction (read/write) and the position-bucketed queue; each
+ * policy is one pick function over it.
+ *
+ *  fcfs        arrival order, no merging (the seed's FCFS)
+ *  noop        arrival order with back/front merging of adjacent requests
+ *  ssf         shortest seek first (nearest cylinder)
+ *  scan        elevator, reversing at the ends
+ *  cscan       one-way elevator, one long seek back per sweep
+ *  stf, sptf   shortest (positioning + transfer) time first
+ *  gstf        STF inside a cylinder group, groups served in C-SCAN order
+ *  wstf        STF with the seed's aging: T * (M - E) / M
+ *  deadline    Linux deadline: sorted batches, read/write expiry, reads preferred
+ *  irbw-fifo   individual reads, writes bundled per logical block, FIFO
+ *  irbw-fifo-rp  the same with read preference (a bundle yields once)
+ *  bw, bw-ssf  the bandwidth class of userspace-io-scheduling-tar.txt §2:
+ *              token buckets, per-stream rate and deadline, C-SCAN (bw) or
+ *              SSF (bw-ssf) elevator, work conserving
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+const char *const sched_names[] = { "fcfs", "noop", "ssf", "scan", "cscan", "stf", "sptf", "gstf",
+				    "wstf", "deadline", "irbw-fifo", "irbw-fifo-rp", "bw", "bw-ssf",
+				    NULL };
+
+struct bw_stream {
+	uint32_t id;
+	double rate;   /* bytes per ns */
+	double bucket; /* bytes */
+	double tokens;
+	uint64_t deadline, last;
+};
+
+/* ---- the host queue ---- */
+
+static void fifo_unlink(struct hq *q, struct sim_req *r)
+{
+	int op = r->r.op;
+	if (r->fprev)
+		r->fprev->fnext = r->fnext;
+	else
+		q->fhead[op] = r->fnext;
+	if (r->fnext)
+		r->fnext->fprev = r->fprev;
+	else
+		q->ftail[op] = r->fprev;
+	r->fprev = r->fnext = NULL;
+}
+
+static void hq_remove(struct sched *s, struct sim_req *r)
+{
+	fifo_unlink(&s->q, r);
+	posq_remove(&s->q.pos, r);
+	s->q.count--;
+	s->q.count_op[r->r.op]--;
+}
+
+/* Merge r into a queued neighbour of the same direction. */
+static bool try_merge(struct sched *s, struct sim_req *r)
+{
+	struct sim_dev *d = s->dev;
+	uint64_t lo = d->ops->key(d, r->off > s->max_merge ? r->off - s->max_merge : 0);
+	uint64_t hi = d->ops->key(d, r->off + r->len);
+	for (uint64_t k = posq_next(&s->q.pos, lo); k != NONE64 && k <= hi; k = posq_next(&s->q.pos, k + 1)) {
+		for (struct sim_req *x = s->q.pos.head[k]; x; x = x->pnext) {
+			if (x->r.op != r->r.op || x->len + r->len > s->max_merge)
+				continue;
+			if (x->off + x->len == r->off) {
+				x->len += r->len; /* back merge */
+			} else if (r->off + r->len == x->off) {
+				x->off = r->off; /* front merge: the start moves, so may the bucket */
+				x->len += r->len;
+				uint64_t nk = d->ops->key(d, x->off);
+				if (nk != x->key) {
+					posq_remove(&s->q.pos, x);
+					x->key = nk;
+					posq_insert(&s->q.pos, x);
+				}
+			} else {
+				continue;
+			}
+			r->link = x->merged;
+			x->merged = r;
+			s->merges++;
+			return true;
+		}
+	}
+	return false;
+}
+
+void sched_add(struct sched *s, struct sim_req *r)
+{
+	r->key = s->dev->ops->key(s->dev, r->off);
+	if (s->ops->merges && try_merge(s, r))
+		return;
+	struct hq *q = &s->q;
+	int op = r->r.op;
+	r->fnext = NULL;
+	r->fprev = q->ftail[op];
+	if (q->ftail[op])
+		q->ftail[op]->fnext = r;
+	else
+		q->fhead[op] = r;
+	q->ftail[op] = r;
+	posq_insert(&q->pos, r);
+	q->count++;
+	q->count_op[op]++;
+}
+
+static struct sim_req *oldest(const struct sched *s)
+{
+	struct sim_req *a = s->q.fhead[0], *b = s->q.fhead[1];
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	return a->seq < b->seq ? a : b;
+}
+
+static uint64_t dist(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/* ---- seek-ordered policies ---- */
+
+/*
+ * The elevators continue from the bucket of the last request they sent,
+ * not from where its transfer left the head: a 4 KiB read that crosses
+ * into the next cylinder must not make the sweep skip the rest of its own
+ * cylinder (those requests would wait a whole extra sweep).
+ */
+
+static struct sim_req *pick_fcfs(struct sched *s, uint64_t now)
+{
+	(void)now;
+	return oldest(s);
+}
+
+static struct sim_req *pick_ssf(struct sched *s, uint64_t now)
+{
+	(void)now;
+	uint64_t h = s->dev->ops->head_key(s->dev);
+	uint64_t up = posq_next(&s->q.pos, h), dn = posq_prev(&s->q.pos, h);
+	uint64_t k = up;
+	if (up == NONE64 || (dn != NONE64 && dist(dn, h) < dist(up, h)))
+		k = dn;
+	return k == NONE64 ? NULL : s->q.pos.head[k];
+}
+
+static struct sim_req *pick_scan(struct sched *s, uint64_t now)
+{
+	(void)now;
+	uint64_t h = s->last_key, k;
+	if (s->dir >= 0) {
+		k = posq_next(&s->q.pos, h);
+		if (k == NONE64) {
+			s->dir = -1;
+			k = posq_prev(&s->q.pos, h);
+		}
+	} else {
+		k = posq_prev(&s->q.pos, h);
+		if (k == NONE64) {
+			s->dir = 1;
+			k = posq_next(&s->q.pos, h);
+		}
+	}
+	return k == NONE64 ? NULL : s->q.pos.head[k];
+}
+
+static struct sim_req *pick_cscan(struct sched *s, uint64_t now)
+{
+	(void)now;
+	uint64_t k = posq_next(&s->q.pos, s->last_key);
+	if (k == NONE64)
+		k = posq_next(&s->q.pos, 0);
+	return k == NONE64 ? NULL : s->q.pos.head[k];
+}
+
+/* ---- time-ordered policies ---- */
+
+/*
+ * The request with the smallest (weighted) service time among buckets
+ * [kmin, kmax], searched outward from the head. A bucket d away cannot
+ * beat min_time(d) * wmin, so the search stops there: at long queues it
+ * looks at a handful of cylinders, not the whole queue.
+ */
+static struct sim_req *stf_search(struct sched *s, uint64_t now, uint64_t kmin, uint64_t kmax, bool weighted)
+{
+	struct sim_dev *d = s->dev;
+	const struct posq *pq = &s->q.pos;
+	uint64_t h = d->ops->head_key(d);
+	double wmin = 1.0, M = (double)s->max_resp;
+	if (weighted) {
+		struct sim_req *o = oldest(s);
+		double e = o ? (double)(now - o->r.time_ns) : 0;
+		wmin = e >= M ? 0.0 : (M - e) / M;
+	}
+	uint64_t start = h < kmin ? kmin : h > kmax ? kmax : h;
+	uint64_t hi = posq_next(pq, start), lo = start ? posq_prev(pq, start - 1) : NONE64;
+	if (hi != NONE64 && hi > kmax)
+		hi = NONE64;
+	if (lo != NONE64 && lo < kmin)
+		lo = NONE64;
+	struct sim_req *best = NULL;
+	double bt = 0;
+	while (hi != NONE64 || lo != NONE64) {
+		bool up = lo == NONE64 || (hi != NONE64 && dist(hi, h) <= dist(lo, h));
+		uint64_t k = up ? hi : lo;
+		if (best && (double)d->ops->min_time(d, dist(k, h)) * wmin > bt)
+			break;
+		for (struct sim_req *r = pq->head[k]; r; r = r->pnext) {
+			uint64_t xfer;
+			double t = (double)d->ops->estimate(d, now, r, &xfer);
+			if (weighted) {
+				/* age the positioning time; the transfer is owed whatever the order */
+				double e = (double)(now - r->r.time_ns);
+				t = (t - (double)xfer) * (M - e) / M;
+			}
+			if (!best || t < bt || (t == bt && r->seq < best->seq)) {
+				best = r;
+				bt = t;
+			}
+		}
+		if (up) {
+			hi = posq_next(pq, k + 1);
+			if (hi != NONE64 && hi > kmax)
+				hi = NONE64;
+		} else {
+			lo = k ? posq_prev(pq, k - 1) : NONE64;
+			if (lo != NONE64 && lo < kmin)
+				lo = NONE64;
+		}
+	}
+	return best;
+}
+
+static struct sim_req *pick_stf(struct sched *s, uint64_t now)
+{
+	return stf_search(s, now, 0, s->dev->nkeys - 1, false);
+}
+
+static struct sim_req *pick_wstf(struct sched *s, uint64_t now)
+{
+	return stf_search(s, now, 0, s->dev->nkeys - 1, true);
+}
+
+static struct sim_req *pick_gstf(struct sched *s, uint64_t now)
+{
+	uint64_t G = s->group, n = s->dev->nkeys;
+	uint64_t g = s->dev->ops->head_key(s->dev) / G;
+	uint64_t k = posq_next(&s->q.pos, g * G);
+	if (k == NONE64 || k / G != g) {
+		/* this group is empty: on to the next one with work, wrapping */
+		if (k == NONE64)
+			k = posq_next(&s->q.pos, 0);
+		if (k == NONE64)
+			return NULL;
+		g = k / G;
+	}
+	uint64_t hi = (g + 1) * G - 1;
+	return stf_search(s, now, g * G, hi < n ? hi : n - 1, false);
+}
+
+/* ---- deadline ---- */
+
+/* First request of direction op at or after bucket key (one-way, no wrap). */
+static struct sim_req *next_of_op(struct sched *s, uint64_t key, int op)
+{
+	for (uint64_t k = posq_next(&s->q.pos, key); k != NONE64; k = posq_next(&s->q.pos, k + 1))
+		for (struct sim_req *r = s->q.pos.head[k]; r; r = r->pnext)
+			if (r->r.op == op)
+				return r;
+	return NULL;
+}
+
+static struct sim_req *pick_deadline(struct sched *s, uint64_t now)
+{
+	struct sim_req *r = NULL;
+	if (s->batch_left > 0 && s->q.count_op[s->batch_op]) {
+		r = next_of_op(s, s->last_key, s->batch_op);
+		if (r)
+			s->batch_left--;
+	}
+	if (!r) {
+		int op;
+		if (s->q.count_op[SWEEP_SIM_READ] &&
+		    (!s->q.count_op[SWEEP_SIM_WRITE] || s->writes_starved < 2)) {
+			op = SWEEP_SIM_READ;
+			if (s->q.count_op[SWEEP_SIM_WRITE])
+				s->writes_starved++;
+		} else {
+			op = SWEEP_SIM_WRITE;
+			s->writes_starved = 0;
+		}
+		struct sim_req *head = s->q.fhead[op];
+		if (!head)
+			return NULL;
+		uint64_t expire = op == SWEEP_SIM_READ ? s->read_expire : s->write_expire;
+		if (head->r.time_ns + expire <= now)
+			r = head;
+		else if (!(r = next_of_op(s, s->last_key, op)))
+			r = head; /* end of the sweep: start again from the oldest */
+		s->batch_op = op;
+		s->batch_left = 15; /* fifo_batch = 16 */
+	}
+	s->last_key = r->key;
+	return r;
+}
+
+/* ---- IRBW-FIFO(-RP) ---- */
+
+static int cmp_off(const void *a, const void *b)
+{
+	const struct sim_req *x = *(const struct sim_req *const *)a, *y = *(const struct sim_req *const *)b;
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Take every queued write of bundle b out of the queue, in offset order, as the drain list. */
+static struct sim_req *start_bundle(struct sched *s, uint64_t b)
+{
+	struct sim_dev *d = s->dev;
+	uint64_t lo = b * s->bundle, hi = lo + s->bundle;
+	size_t n = 0, cap = 16;
+	struct sim_req **v = malloc(cap * sizeof(*v));
+	if (!v)
+		return s->q.fhead[SWEEP_SIM_WRITE]; /* degrade to plain FIFO */
+	for (uint64_t k = posq_next(&s->q.pos, d->ops->key(d, lo)); k != NONE64 && k <= d->ops->key(d, hi - 1);
+	     k = posq_next(&s->q.pos, k + 1)) {
+		for (struct sim_req *r = s->q.pos.head[k]; r; r = r->pnext) {
+			if (r->r.op != SWEEP_SIM_WRITE || r->off / s->bundle != b)
+				continue;
+			if (n == cap) {
+				struct sim_req **nv = realloc(v, 2 * cap * sizeof(*v));
+				if (!nv)
+					break;
+				v = nv;
+				cap *= 2;
+			}
+			v[n++] = r;
+		}
+	}
+	qsort(v, n, sizeof(*v), cmp_off);
+	for (size_t i = 0; i < n; i++) {
+		hq_remove(s, v[i]);
+		v[i]->link = i + 1 < n ? v[i + 1] : NULL;
+	}
+	struct sim_req *first = n ? v[0] : NULL;
+	free(v);
+	s->drain = first ? first->link : NULL;
+	s->yielded_bundle = 0;
+	return first;
+}
+
+static struct sim_req *pick_irbw(struct sched *s, uint64_t now)
+{
+	(void)now;
+	struct sim_req *rd = s->q.fhead[SWEEP_SIM_READ], *wr = s->q.fhead[SWEEP_SIM_WRITE];
+	if (!wr)
+		return rd;
+	uint64_t b = wr->off / s->bundle;
+	if (rd) {
+		if (!s->rp) {
+			if (rd->seq < wr->seq)
+				return rd;
+		} else if (s->yielded_bundle != b + 1) {
+			/* the oldest bundle yields to the reads queued now, once */
+			s->yielded_bundle = b + 1;
+			s->yield_seq = s->q.ftail[SWEEP_SIM_READ]->seq;
+			return rd;
+		} else if (rd->seq <= s->yield_seq) {
+			return rd;
+		}
+	}
+	return start_bundle(s, b);
+}
+
+/* ---- bandwidth class ---- */
+
+static struct bw_stream *bw_find(struct sched *s, uint32_t id)
+{
+	for (size_t i = 0; i < s->nstreams; i++)
+		if (s->streams[i].id == id)
+			return &s->streams[i];
+	return NULL;
+}
+
+enum { BW_ELIGIBLE, BW_BE, BW_ANY_RESERVED };
+
+static bool bw_match(struct sched *s, const struct sim_req *r, int cls)
+{
+	struct bw_stream *st = bw_find(s, r->r.stream);
+	switch (cls) {
+	case BW_ELIGIBLE:
+		return st && st->tokens > 0;
+	case BW_BE:
+		return !st;
+	default:
+		return st != NULL;
+	}
+}
+
+static struct sim_req *bucket_match(struct sched *s, uint64_t k, int cls)
+{
+	for (struct sim_req *r = s->q.pos.head[k]; r; r = r->pnext)
+		if (bw_match(s, r, cls))
+			return r;
+	return NULL;
+}
+
+/* The elevator over the requests of one class: C-SCAN (wrapping) or SSF. */
+static struct sim_req *bw_elevator(struct sched *s, int cls)
+{
+	const struct posq *pq = &s->q.pos;
+	uint64_t h = s->dev->ops->head_key(s->dev);
+	struct sim_req *r;
+	if (!s->elevator_ssf) {
+		for (uint64_t k = posq_next(pq, h); k != NONE64; k = posq_next(pq, k + 1))
+			if ((r = bucket_match(s, k, cls)))
+				return r;
+		for (uint64_t k = posq_next(pq, 0); k != NONE64 && k < h; k = posq_next(pq, k + 1))
+			if ((r = bucket_match(s, k, cls)))
+				return r;
+		return NULL;
+	}
+	uint64_t hi = posq_next(pq, h), lo = h ? posq_prev(pq, h - 1) : NONE64;
+	while (hi != NONE64 || lo != NONE64) {
+		bool up = lo == NONE64 || (hi != NONE64 && dist(hi, h) <= dist(lo, h));
+		uint64_t k = up ? hi : lo;
+		if ((r = bucket_match(s, k, cls)))
+			return r;
+		if (up)
+			hi = posq_next(pq, k + 1);
+		else
+			lo = k ? posq_prev(pq, k - 1) : NONE64;
+	}
+	return NULL;
+}
+
+static struct sim_req *pick_bw(struct sched *s, uint64_t now)
+{
+	for (size_t i = 0; i < s->nstreams; i++) {
+		struct bw_stream *st = &s->streams[i];
+		st->tokens += st->rate * (double)(now - st->last);
+		if (st->tokens > st->bucket)
+			st->tokens = st->bucket;
+		st->last = now;
+	}
+	/* a reserved stream with tokens whose request is past its deadline goes first (EDF) */
+	struct sim_req *edf = NULL;
+	uint64_t edl = NONE64;
+	for (int op = 0; op < 2; op++)
+		for (struct sim_req *r = s->q.fhead[op]; r; r = r->fnext) {
+			struct bw_stream *st = bw_find(s, r->r.stream);
+			if (!st || st->tokens <= 0 || !st->deadline)
+				continue;
+			uint64_t dl = r->r.time_ns + st->deadline;
+			if (dl <= now && (dl < edl || (dl == edl && r->seq < edf->seq))) {
+				edf = r;
+				edl = dl;
+			}
+		}
+	struct sim_req *r = edf;
+	if (!r)
+		r = bw_elevator(s, BW_ELIGIBLE);
+	if (!r)
+		r = bw_elevator(s, BW_BE);
+	if (!r) /* work conservation: nobody else waits, reserved streams may overdraw */
+		r = bw_elevator(s, BW_ANY_RESERVED);
+	if (r) {
+		struct bw_stream *st = bw_find(s, r->r.stream);
+		if (st) {
+			st->tokens -= (double)r->len;
+			if (st->tokens < -st->bucket / 2)
+				st->tokens = -st->bucket / 2;
+		}
+	}
+	return r;
+}
+
+/* ---- table ---- */
+
+static const struct sched_ops ops_table[] = {
+	{ "fcfs", false, pick_fcfs },
+	{ "noop", true, pick_fcfs },
+	{ "ssf", false, pick_ssf },
+	{ "scan", false, pick_scan },
+	{ "cscan", false, pick_cscan },
+	{ "stf", false, pick_stf },
+	{ "sptf", false, pick_stf },
+	{ "gstf", false, pick_gstf },
+	{ "wstf", false, pick_wstf },
+	{ "deadline", true, pick_deadline },
+	{ "irbw-fifo", true, pick_irbw },
+	{ "irbw-fifo-rp", true, pick_irbw },
+	{ "bw", true, pick_bw },
+	{ "bw-ssf", true, pick_bw },
+};
+
+struct sim_req *sched_pick(struct sched *s, uint64_t now)
+{
+	struct sim_req *r;
+	if (s->drain) {
+		r = s->drain;
+		s->drain = r->link;
+		r->link = NULL;
+		return r;
+	}
+	if (!s->q.count)
+		return NULL;
+	r = s->ops->pick(s, now);
+	if (r && (r->fprev || r->fnext || s->q.fhead[r->r.op] == r))
+		hq_remove(s, r); /* still queued (start_bundle removes its own) */
+	if (r) {
+		r->link = NULL;
+		s->last_key = r->key;
+	}
+	return r;
+}
+
+int sched_new(const char *name, const struct sweep_sim_options *o, struct sim_dev *dev, struct sched **ret)
+{
+	const struct sched_ops *ops = NULL;
+	for (size_t i = 0; i < sizeof(ops_table) / sizeof(ops_table[0]); i++)
+		if (strcmp(ops_table[i].name, name) == 0)
+			ops = &ops_table[i];
+	if (!ops)
+		return -EINVAL;
+	struct sched *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->ops = ops;
+	s->dev = dev;
+	s->dir = 1;
+	s->max_merge = o->max_merge_bytes ? o->max_merge_bytes : 512 * 1024;
+	s->group = o->group_cylinders ? o->group_cylinders : (dev->nkeys + 3) / 4;
+	s->max_resp = o->max_response_ns ? o->max_response_ns : 30 * NS_PER_S;
+	s->read_expire = o->read_expire_ns ? o->read_expire_ns : 500 * NS_PER_MS;
+	s->write_expire = o->write_expire_ns ? o->write_expire_ns : 5 * NS_PER_S;
+	s->bundle = o->bundle_bytes ? o->bundle_bytes : dev->logical_block ? dev->logical_block : 4 * MIB;
+	s->rp = strcmp(name, "irbw-fifo-rp") == 0;
+	s->elevator_ssf = strcmp(name, "bw-ssf") == 0 || o->elevator_ssf;
+	int err = posq_init(&s->q.pos, dev->nkeys);
+	if (!err && o->nstreams) {
+		s->streams = calloc(o->nstreams, sizeof(*s->streams));
+		if (!s->streams)
+			err = -ENOMEM;
+		for (size_t i = 0; !err && i < o->nstreams; i++) {
+			const struct sweep_sim_stream *in = &o->streams[i];
+			if (!in->rate_bps) {
+				err = -EINVAL;
+				break;
+			}
+			struct bw_stream *st = &s->streams[i];
+			st->id = in->stream;
+			st->rate = (double)in->rate_bps / 1e9;
+			st->bucket = in->bucket_bytes ? (double)in->bucket_bytes : (double)in->rate_bps;
+			st->tokens = st->bucket;
+			st->deadline = in->deadline_ns;
+		}
+		s->nstreams = o->nstreams;
+	}
+	if (err) {
+		sched_free(s);
+		return err;
+	}
+	*ret = s;
+	return 0;
+}
+
+void sched_free(struct sched *s)
+{
+	if (!s)
+		return;
+	posq_fini(&s->q.pos);
+	free(s->streams);
+	free(s);
+}

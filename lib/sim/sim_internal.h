@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: MIT */
+/* The model's internals, shared by lib/sim/ sources and the unit tests. Not installed. */
+#ifndef SWEEP_SIM_INTERNAL_H
+#define SWEEP_SIM_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+#define NS_PER_MS 1000000ull
+#define NS_PER_S 1000000000ull
+#define MIB (1024ull * 1024ull)
+#define NONE64 UINT64_MAX
+
+/* ---- requests ---------------------------------------------------------- */
+
+struct sim_req {
+	struct sweep_sim_request r; /* as submitted */
+	uint64_t off, len;          /* extent served (grows when others merge in) */
+	uint64_t seq;               /* submission order: the tie-break everywhere */
+	uint64_t dispatch, start, finish;
+	uint64_t key;               /* position bucket (cylinder, or MiB on an SSD) */
+	struct sim_req *fprev, *fnext; /* host FIFO (per op) */
+	struct sim_req *pprev, *pnext; /* position bucket */
+	struct sim_req *merged;     /* requests merged into this one, completed with it */
+	struct sim_req *link;       /* device queues, completion lists, free list */
+	bool internal;              /* a drive-internal destage, not host visible */
+	bool hit;
+};
+
+/* ---- position-bucketed queue (cylinder-indexed lists + 2-level bitmap) ---- */
+
+struct posq {
+	uint64_t nkeys;
+	struct sim_req **head, **tail;
+	uint64_t *bits0, *bits1; /* bit k of bits0: bucket k non-empty; bits1 summarises bits0 words */
+	uint64_t nwords0, nwords1;
+	uint64_t count;
+};
+int posq_init(struct posq *q, uint64_t nkeys);
+void posq_fini(struct posq *q);
+void posq_insert(struct posq *q, struct sim_req *r);
+void posq_remove(struct posq *q, struct sim_req *r);
+/* First non-empty bucket >= key (NONE64 if none) / last non-empty bucket <= key. */
+uint64_t posq_next(const struct posq *q, uint64_t key);
+uint64_t posq_prev(const struct posq *q, uint64_t key);
+
+/* ---- RNG: splitmix64, explicit state ---------------------------------- */
+
+static inline uint64_t sim_rand(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+/* Uniform in [0, n) without modulo bias worth caring about at 64 bits. */
+static inline uint64_t sim_rand_below(uint64_t *state, uint64_t n)
+{
+	return n ? (uint64_t)(((unsigned __int128)sim_rand(state) * n) >> 64) : 0;
+}
+
+/* ---- devices ----------------------------------------------------------- */
+
+struct sim_dev;
+struct sim_dev_ops {
+	uint64_t (*key)(const struct sim_dev *d, uint64_t offset); /* position bucket of an offset */
+	uint64_t (*head_key)(const struct sim_dev *d);             /* where the head will be */
+	/* Lower bound of the positioning time to a bucket `dist` away (pruning for STF). */
+	uint64_t (*min_time)(const struct sim_dev *d, uint64_t dist);
+	/* Estimated time from `now` until r would finish if it were served next; *xfer: its transfer part. */
+	uint64_t (*estimate)(struct sim_dev *d, uint64_t now, const struct sim_req *r, uint64_t *xfer);
+	bool (*can_accept)(const struct sim_dev *d);
+	void (*accept)(struct sim_dev *d, uint64_t now, struct sim_req *r);
+	void (*kick)(struct sim_dev *d, uint64_t now); /* start work after the accepts of an instant */
+	uint64_t (*next_event)(const struct sim_dev *d);
+	/* Handle events at `now`; completed host requests are appended via d->done. */
+	void (*process)(struct sim_dev *d, uint64_t now);
+	bool (*busy)(const struct sim_dev *d);
+	void (*destroy)(struct sim_dev *d);
+};
+
+struct sim_counters {
+	uint64_t transfer_ns, seek_count, seek_hist[SWEEP_SIM_SEEK_BUCKETS], cache_hits;
+	uint64_t host_pages_written, flash_pages_written, flash_pages_read, erases;
+	uint64_t merges_switch, merges_partial, merges_full, gc_runs, gc_pages_copied;
+};
+
+struct sim_dev {
+	const struct sim_dev_ops *ops;
+	const char *name;
+	int kind;
+	uint64_t capacity;
+	uint64_t nkeys;
+	unsigned depth;
+	int write_back;
+	uint64_t logical_block; /* SSD block map */
+	struct sim_counters *cnt;
+	/* completions produced by process(), appended in order */
+	struct sim_req *done_head, *done_tail;
+};
+void dev_done(struct sim_dev *d, struct sim_req *r);
+void sim_count_seek(struct sim_counters *c, uint64_t dist);
+
+int hdd_new(const char *preset, const struct sweep_sim_options *o, struct sim_dev **ret);
+int ssd_new(const char *preset, const struct sweep_sim_options *o, struct sim_dev **ret);
+extern const char *const hdd_preset_names[];
+extern const char *const ssd_preset_names[];
+
+/* HDD pieces the tests look at. */
+struct hdd_seek {
+	double a, b;      /* a + b*sqrt(d) for 1 <= d <= boundary */
+	uint64_t boundary;
+	double c, e;      /* c + e*d beyond */
+};
+double hdd_seek_ms(const struct hdd_seek *s, uint64_t dist);
+struct hdd_chs {
+	uint64_t cyl, head, sector, spt;
+};
+/* Map a 512-byte sector number through the zone table of a HDD device. */
+int hdd_map(const struct sim_dev *d, uint64_t lba, struct hdd_chs *ret);
+const struct hdd_seek *hdd_seek_of(const struct sim_dev *d);
+uint64_t hdd_cylinders(const struct sim_dev *d);
+void hdd_set_head(struct sim_dev *d, uint64_t cyl, uint64_t head); /* tests: place the arm */
+
+/* ---- host queue and schedulers ---------------------------------------- */
+
+struct hq {
+	struct sim_req *fhead[2], *ftail[2]; /* arrival order per op */
+	struct posq pos;
+	uint64_t count, count_op[2];
+};
+
+struct sched;
+struct sched_ops {
+	const char *name;
+	bool merges; /* back/front merge adjacent requests on insert */
+	struct sim_req *(*pick)(struct sched *s, uint64_t now);
+};
+
+struct sched {
+	const struct sched_ops *ops;
+	struct hq q;
+	struct sim_dev *dev;
+	uint64_t max_merge;
+	uint64_t merges;
+	/* policy state */
+	int dir;                 /* SCAN direction: +1 / -1 */
+	uint64_t last_key;       /* last dispatched position */
+	uint64_t group;          /* GSTF cylinder-group size (buckets) */
+	uint64_t max_resp;       /* WSTF M */
+	uint64_t read_expire, write_expire;
+	unsigned batch_left;     /* deadline batching */
+	int batch_op;
+	unsigned writes_starved;
+	uint64_t bundle;         /* IRBW */
+	struct sim_req *drain;   /* IRBW: the bundle being dispatched, sorted */
+	uint64_t yielded_bundle; /* IRBW-RP: the head bundle already yielded (id + 1) */
+	uint64_t yield_seq;      /* IRBW-RP: reads up to this submission serve first */
+	bool rp;
+	int elevator_ssf;        /* bandwidth class */
+	struct bw_stream *streams;
+	size_t nstreams;
+};
+int sched_new(const char *name, const struct sweep_sim_options *o, struct sim_dev *dev,
+	      struct sched **ret);
+void sched_free(struct sched *s);
+void sched_add(struct sched *s, struct sim_req *r);
+struct sim_req *sched_pick(struct sched *s, uint64_t now);
+extern const char *const sched_names[];
+
+/* ---- statistics -------------------------------------------------------- */
+
+struct sim_stats {
+	uint64_t requests, reads, writes, bytes_read, bytes_written;
+	uint64_t first_arrival, last_finish;
+	uint64_t *resp; /* response times of all completions, for percentiles */
+	uint64_t nresp, cap;
+	uint64_t resp_max;
+	long double resp_sum;
+};
+int stats_record(struct sim_stats *st, const struct sim_req *r);
+void stats_fill(const struct sim_stats *st, const struct sim_counters *c, uint64_t busy_ns,
+		struct sweep_sim_stats *out);
+void stats_fini(struct sim_stats *st);
+
+#endif

@@ -1,0 +1,560 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The SSD: channels x dies x planes, each plane and each channel with its
+ * own timeline, a host link, page read/program and block erase times, and
+ * one of two FTLs:
+ *
+ *  - block-mapped with log blocks (BAST-like): a logical block is the
+ *    super-block made of one physical block on every plane (the "logical
+ *    block" of ssd-schedulers-lba-bundling.txt §2.2); writes go to a log
+ *    block per logical block, merged by a switch merge (log written whole
+ *    and in order), a partial merge (in order but short: the rest is copied
+ *    in) or a full merge (out of order: everything copied to a new block);
+ *  - page-mapped with greedy garbage collection per plane.
+ *
+ * A request is laid onto the timelines when the device accepts it, so its
+ * completion time is known at once; up to `depth` requests overlap.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+#define INV32 UINT32_MAX
+#define GC_LOW 2
+
+struct ssd_preset {
+	const char *name;
+	uint64_t capacity;
+	unsigned channels, dies, planes;
+	uint64_t page, pages_per_block;
+	double op;                       /* page map: over-provisioning */
+	double read_us, prog_us, erase_us;
+	double chan_mb_s, link_mb_s;
+	int blockmap;
+	unsigned log_blocks;
+	unsigned depth;
+};
+
+/*
+ * ssd-blockmap: a 2009 SATA-1 SSD like the Mtron of the seed: 32 planes
+ * (4 channels x 4 dies x 2 planes) of 128 KiB blocks (64 pages of 2 KiB),
+ * so one logical block is 4 MiB, SLC timings, 8 log blocks, no NCQ.
+ * ssd-pagemap: a modern SATA SSD scaled to 16 GiB: 64 planes, 4 KiB pages,
+ * 1 MiB blocks, 7% over-provisioning, greedy GC, NCQ 32, a 550 MB/s link.
+ */
+static const struct ssd_preset presets[] = {
+	{ "ssd-blockmap", 16ull << 30, 4, 4, 2, 2048, 64, 0.0, 25, 250, 1500, 20, 150, 1, 8, 1 },
+	{ "ssd-pagemap", 16ull << 30, 8, 4, 2, 4096, 256, 0.07, 50, 500, 3000, 400, 550, 0, 0, 32 },
+};
+#define NPRESETS (sizeof(presets) / sizeof(presets[0]))
+const char *const ssd_preset_names[] = { "ssd-blockmap", "ssd-pagemap", NULL };
+
+struct logblk {
+	uint64_t lbn, wp, age;
+	uint64_t *written; /* bitmap of logical page offsets held */
+	bool used, inplace;
+};
+
+struct pplane {
+	uint32_t *free;
+	uint32_t nfree, active, wp;
+};
+
+struct ssd {
+	struct sim_dev dev;
+	const struct ssd_preset *p;
+	unsigned P, C;
+	uint64_t page, ppb;
+	double t_read, t_prog, t_erase, t_chan, t_link; /* ns per op / per page on a bus */
+	double *plane_free, *chan_free, link_free;
+	struct sim_req **out;
+	unsigned nout;
+	uint64_t busy_from;
+	/* block map */
+	uint64_t N, nlbn, age;
+	int32_t *lbn_log;
+	struct logblk *logs;
+	unsigned nlog;
+	/* page map */
+	uint64_t L, Bp;
+	uint32_t *map, *rmap, *valid;
+	struct pplane *pl;
+	uint64_t rr;
+};
+
+static struct ssd *S(const struct sim_dev *d)
+{
+	return (struct ssd *)d;
+}
+
+static double dmax(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+/* ---- timelines ---- */
+
+static double page_program(struct ssd *s, unsigned p, double ready)
+{
+	unsigned ch = p % s->C;
+	double bus = dmax(ready, s->chan_free[ch]);
+	s->chan_free[ch] = bus + s->t_chan;
+	double start = dmax(s->chan_free[ch], s->plane_free[p]);
+	s->plane_free[p] = start + s->t_prog;
+	s->dev.cnt->flash_pages_written++;
+	return s->plane_free[p];
+}
+
+static double page_read(struct ssd *s, unsigned p, double t)
+{
+	unsigned ch = p % s->C;
+	double start = dmax(t, s->plane_free[p]);
+	s->plane_free[p] = start + s->t_read;
+	double bus = dmax(s->plane_free[p], s->chan_free[ch]);
+	s->chan_free[ch] = bus + s->t_chan;
+	s->dev.cnt->flash_pages_read++;
+	return s->chan_free[ch];
+}
+
+/* n page copies inside plane p (copy-back: no channel transfer). */
+static void plane_copies(struct ssd *s, unsigned p, double t, uint64_t n)
+{
+	if (!n)
+		return;
+	s->plane_free[p] = dmax(t, s->plane_free[p]) + (double)n * (s->t_read + s->t_prog);
+	s->dev.cnt->flash_pages_read += n;
+	s->dev.cnt->flash_pages_written += n;
+}
+
+static void plane_erase(struct ssd *s, unsigned p, double t)
+{
+	s->plane_free[p] = dmax(t, s->plane_free[p]) + s->t_erase;
+	s->dev.cnt->erases++;
+}
+
+/* ---- block-mapped FTL ---- */
+
+/* How many of the logical offsets [k0, N) live on plane p (offset k is on plane k % P). */
+static uint64_t offsets_on_plane(const struct ssd *s, uint64_t k0, unsigned p)
+{
+	uint64_t first = k0 + ((p + s->P - k0 % s->P) % s->P);
+	return first >= s->N ? 0 : (s->N - 1 - first) / s->P + 1;
+}
+
+static void merge(struct ssd *s, struct logblk *l, double t)
+{
+	struct sim_counters *c = s->dev.cnt;
+	if (l->inplace && l->wp == s->N) {
+		/* switch: the log block becomes the data block; the old one is erased */
+		for (unsigned p = 0; p < s->P; p++)
+			plane_erase(s, p, t);
+		c->merges_switch++;
+	} else if (l->inplace) {
+		/* partial: copy the tail the log block lacks from the data block */
+		for (unsigned p = 0; p < s->P; p++) {
+			plane_copies(s, p, t, offsets_on_plane(s, l->wp, p));
+			plane_erase(s, p, t);
+		}
+		c->merges_partial++;
+	} else {
+		/* full: every valid page to a fresh block; data and log blocks erased */
+		for (unsigned p = 0; p < s->P; p++) {
+			plane_copies(s, p, t, offsets_on_plane(s, 0, p));
+			plane_erase(s, p, t);
+			plane_erase(s, p, t);
+		}
+		c->merges_full++;
+	}
+	s->lbn_log[l->lbn] = -1;
+	l->used = false;
+}
+
+static struct logblk *alloc_log(struct ssd *s, uint64_t lbn, double t)
+{
+	struct logblk *l = NULL;
+	for (unsigned i = 0; i < s->nlog; i++)
+		if (!s->logs[i].used) {
+			l = &s->logs[i];
+			break;
+		}
+	if (!l) {
+		/* no free log block: merge the oldest one */
+		l = &s->logs[0];
+		for (unsigned i = 1; i < s->nlog; i++)
+			if (s->logs[i].age < l->age)
+				l = &s->logs[i];
+		merge(s, l, t);
+	}
+	l->used = true;
+	l->inplace = true;
+	l->lbn = lbn;
+	l->wp = 0;
+	l->age = s->age++;
+	memset(l->written, 0, (s->N + 63) / 64 * 8);
+	s->lbn_log[lbn] = (int32_t)(l - s->logs);
+	return l;
+}
+
+static double bm_write(struct ssd *s, uint64_t lpn, double ready)
+{
+	uint64_t lbn = lpn / s->N, off = lpn % s->N;
+	struct logblk *l = s->lbn_log[lbn] >= 0 ? &s->logs[s->lbn_log[lbn]] : alloc_log(s, lbn, ready);
+	if (l->inplace && off != l->wp)
+		l->inplace = false;
+	double end = page_program(s, (unsigned)(l->wp % s->P), ready);
+	l->written[off / 64] |= 1ull << (off % 64);
+	if (++l->wp == s->N)
+		merge(s, l, end);
+	return end;
+}
+
+static unsigned bm_plane(const struct ssd *s, uint64_t lpn)
+{
+	return (unsigned)(lpn % s->N % s->P);
+}
+
+/* ---- page-mapped FTL ---- */
+
+static uint64_t blk_of(const struct ssd *s, uint64_t ppn)
+{
+	return ppn / s->ppb;
+}
+
+static void pm_take_free(struct ssd *s, unsigned p)
+{
+	struct pplane *pl = &s->pl[p];
+	pl->active = pl->free[--pl->nfree];
+	pl->wp = 0;
+}
+
+static uint32_t pm_place(struct ssd *s, unsigned p, uint32_t lpn)
+{
+	struct pplane *pl = &s->pl[p];
+	uint32_t ppn = (uint32_t)(((uint64_t)p * s->Bp + pl->active) * s->ppb + pl->wp++);
+	s->map[lpn] = ppn;
+	s->rmap[ppn] = lpn;
+	s->valid[blk_of(s, ppn)]++;
+	return ppn;
+}
+
+static void pm_gc(struct ssd *s, unsigned p, double t)
+{
+	struct pplane *pl = &s->pl[p];
+	struct sim_counters *c = s->dev.cnt;
+	while (pl->nfree <= GC_LOW) {
+		/* greedy: the block with the fewest valid pages */
+		uint64_t base = (uint64_t)p * s->Bp, victim = NONE64;
+		uint32_t best = UINT32_MAX;
+		for (uint64_t b = 0; b < s->Bp; b++) {
+			if (b == pl->active || s->valid[base + b] >= best)
+				continue;
+			bool isfree = false;
+			for (uint32_t i = 0; i < pl->nfree; i++)
+				if (pl->free[i] == b)
+					isfree = true;
+			if (isfree)
+				continue;
+			best = s->valid[base + b];
+			victim = b;
+		}
+		if (victim == NONE64 || best == s->ppb)
+			return; /* nothing to reclaim */
+		uint64_t moved = 0;
+		for (uint64_t i = 0; i < s->ppb; i++) {
+			uint64_t ppn = (base + victim) * s->ppb + i;
+			uint32_t lpn = s->rmap[ppn];
+			if (lpn == INV32)
+				continue;
+			s->rmap[ppn] = INV32;
+			s->valid[base + victim]--;
+			if (pl->wp == s->ppb)
+				pm_take_free(s, p);
+			pm_place(s, p, lpn);
+			moved++;
+		}
+		plane_copies(s, p, t, moved);
+		plane_erase(s, p, t);
+		pl->free[pl->nfree++] = (uint32_t)victim;
+		c->gc_runs++;
+		c->gc_pages_copied += moved;
+	}
+}
+
+static double pm_write(struct ssd *s, uint64_t lpn, double ready)
+{
+	uint32_t old = s->map[lpn];
+	if (old != INV32) {
+		s->rmap[old] = INV32;
+		s->valid[blk_of(s, old)]--;
+	}
+	/* dynamic allocation: stripe writes over the planes */
+	unsigned p = (unsigned)(s->rr++ % s->P);
+	struct pplane *pl = &s->pl[p];
+	if (pl->wp == s->ppb) {
+		if (pl->nfree <= GC_LOW)
+			pm_gc(s, p, ready);
+		if (pl->wp == s->ppb) /* GC may have left room in the active block */
+			pm_take_free(s, p);
+	}
+	pm_place(s, p, (uint32_t)lpn);
+	return page_program(s, p, ready);
+}
+
+static unsigned pm_plane(const struct ssd *s, uint64_t lpn)
+{
+	return (unsigned)(s->map[lpn] / s->ppb / s->Bp);
+}
+
+/* ---- device ---- */
+
+static uint64_t ssd_key(const struct sim_dev *d, uint64_t offset)
+{
+	uint64_t k = offset / MIB;
+	return k < d->nkeys ? k : d->nkeys - 1;
+}
+
+static uint64_t ssd_head_key(const struct sim_dev *d)
+{
+	(void)d;
+	return 0;
+}
+
+static uint64_t ssd_min_time(const struct sim_dev *d, uint64_t dist)
+{
+	(void)d;
+	(void)dist;
+	return 0;
+}
+
+static uint64_t ssd_estimate(struct sim_dev *d, uint64_t now, const struct sim_req *r, uint64_t *xfer)
+{
+	const struct ssd *s = S(d);
+	double pages = (double)((r->len + s->page - 1) / s->page);
+	double t = r->r.op == SWEEP_SIM_READ ? s->t_read : s->t_prog;
+	(void)now;
+	*xfer = (uint64_t)(pages * s->t_link);
+	return (uint64_t)(t + pages * s->t_link);
+}
+
+static bool ssd_can_accept(const struct sim_dev *d)
+{
+	return S(d)->nout < d->depth;
+}
+
+static void ssd_accept(struct sim_dev *d, uint64_t now, struct sim_req *r)
+{
+	struct ssd *s = S(d);
+	uint64_t first = r->off / s->page, last = (r->off + r->len - 1) / s->page;
+	double t = (double)now, fin = t, link = dmax(t, s->link_free);
+	for (uint64_t lpn = first; lpn <= last; lpn++) {
+		if (r->r.op == SWEEP_SIM_WRITE) {
+			link += s->t_link; /* pages stream in over the host link */
+			d->cnt->host_pages_written++;
+			double e = s->p->blockmap ? bm_write(s, lpn, link) : pm_write(s, lpn, link);
+			fin = dmax(fin, e);
+		} else {
+			unsigned p = s->p->blockmap ? bm_plane(s, lpn) : pm_plane(s, lpn);
+			double ready = page_read(s, p, t);
+			link = dmax(link, ready) + s->t_link;
+			fin = dmax(fin, link);
+		}
+		d->cnt->transfer_ns += (uint64_t)s->t_link;
+	}
+	s->link_free = r->r.op == SWEEP_SIM_WRITE ? link : dmax(s->link_free, link);
+	r->start = now;
+	r->finish = (uint64_t)llround(fin);
+	if (r->finish <= now)
+		r->finish = now + 1;
+	s->out[s->nout++] = r;
+}
+
+static void ssd_kick(struct sim_dev *d, uint64_t now)
+{
+	(void)d;
+	(void)now;
+}
+
+static uint64_t ssd_next_event(const struct sim_dev *d)
+{
+	const struct ssd *s = S(d);
+	uint64_t t = NONE64;
+	for (unsigned i = 0; i < s->nout; i++)
+		if (s->out[i]->finish < t)
+			t = s->out[i]->finish;
+	return t;
+}
+
+static void ssd_process(struct sim_dev *d, uint64_t now)
+{
+	struct ssd *s = S(d);
+	for (;;) {
+		/* complete in (finish, submission) order */
+		int best = -1;
+		for (unsigned i = 0; i < s->nout; i++) {
+			struct sim_req *r = s->out[i];
+			if (r->finish > now)
+				continue;
+			if (best < 0 || r->finish < s->out[best]->finish ||
+			    (r->finish == s->out[best]->finish && r->seq < s->out[best]->seq))
+				best = (int)i;
+		}
+		if (best < 0)
+			break;
+		struct sim_req *r = s->out[best];
+		s->out[best] = s->out[--s->nout];
+		dev_done(d, r);
+	}
+}
+
+static bool ssd_busy(const struct sim_dev *d)
+{
+	return S(d)->nout > 0;
+}
+
+static void ssd_destroy(struct sim_dev *d)
+{
+	struct ssd *s = S(d);
+	if (s->logs)
+		for (unsigned i = 0; i < s->nlog; i++)
+			free(s->logs[i].written);
+	free(s->logs);
+	free(s->lbn_log);
+	if (s->pl)
+		for (unsigned p = 0; p < s->P; p++)
+			free(s->pl[p].free);
+	free(s->pl);
+	free(s->map);
+	free(s->rmap);
+	free(s->valid);
+	free(s->plane_free);
+	free(s->chan_free);
+	free(s->out);
+	free(s);
+}
+
+static const struct sim_dev_ops ssd_ops = {
+	.key = ssd_key,
+	.head_key = ssd_head_key,
+	.min_time = ssd_min_time,
+	.estimate = ssd_estimate,
+	.can_accept = ssd_can_accept,
+	.accept = ssd_accept,
+	.kick = ssd_kick,
+	.next_event = ssd_next_event,
+	.process = ssd_process,
+	.busy = ssd_busy,
+	.destroy = ssd_destroy,
+};
+
+static int blockmap_init(struct ssd *s)
+{
+	s->N = (uint64_t)s->P * s->ppb;
+	s->nlbn = s->dev.capacity / (s->N * s->page);
+	s->dev.capacity = s->nlbn * s->N * s->page;
+	s->dev.logical_block = s->N * s->page;
+	s->lbn_log = malloc(s->nlbn * sizeof(*s->lbn_log));
+	s->nlog = s->p->log_blocks;
+	s->logs = calloc(s->nlog, sizeof(*s->logs));
+	if (!s->lbn_log || !s->logs)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < s->nlbn; i++)
+		s->lbn_log[i] = -1;
+	for (unsigned i = 0; i < s->nlog; i++) {
+		s->logs[i].written = calloc((s->N + 63) / 64, 8);
+		if (!s->logs[i].written)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int pagemap_init(struct ssd *s)
+{
+	s->L = s->dev.capacity / s->page;
+	uint64_t phys = (uint64_t)ceil((double)s->L * (1.0 + s->p->op));
+	s->Bp = (phys + (uint64_t)s->P * s->ppb - 1) / ((uint64_t)s->P * s->ppb) + GC_LOW + 2;
+	uint64_t nppn = (uint64_t)s->P * s->Bp * s->ppb;
+	if (nppn >= INV32)
+		return -EINVAL;
+	s->map = malloc(s->L * sizeof(uint32_t));
+	s->rmap = malloc(nppn * sizeof(uint32_t));
+	s->valid = calloc((uint64_t)s->P * s->Bp, sizeof(uint32_t));
+	s->pl = calloc(s->P, sizeof(*s->pl));
+	if (!s->map || !s->rmap || !s->valid || !s->pl)
+		return -ENOMEM;
+	memset(s->rmap, 0xff, nppn * sizeof(uint32_t));
+	for (unsigned p = 0; p < s->P; p++) {
+		struct pplane *pl = &s->pl[p];
+		pl->free = malloc(s->Bp * sizeof(uint32_t));
+		if (!pl->free)
+			return -ENOMEM;
+		/* a stack: block 0 is taken first */
+		for (uint64_t b = 0; b < s->Bp; b++)
+			pl->free[b] = (uint32_t)(s->Bp - 1 - b);
+		pl->nfree = (uint32_t)s->Bp;
+		pm_take_free(s, p);
+	}
+	/* the drive starts full: every logical page written once, striped */
+	for (uint64_t lpn = 0; lpn < s->L; lpn++) {
+		unsigned p = (unsigned)(lpn % s->P);
+		if (s->pl[p].wp == s->ppb)
+			pm_take_free(s, p);
+		pm_place(s, p, (uint32_t)lpn);
+	}
+	s->rr = 0;
+	return 0;
+}
+
+int ssd_new(const char *preset, const struct sweep_sim_options *o, struct sim_dev **ret)
+{
+	const struct ssd_preset *p = NULL;
+	for (size_t i = 0; i < NPRESETS; i++)
+		if (strcmp(presets[i].name, preset) == 0)
+			p = &presets[i];
+	if (!p)
+		return -EINVAL;
+	struct ssd *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->p = p;
+	s->P = p->channels * p->dies * p->planes;
+	s->C = p->channels;
+	s->page = p->page;
+	s->ppb = p->pages_per_block;
+	if (p->blockmap && o->logical_block_bytes) {
+		/* the bundle size is set through the pages per physical block */
+		uint64_t per = (uint64_t)s->P * s->page;
+		if (o->logical_block_bytes % per || o->logical_block_bytes / per > 4096) {
+			free(s);
+			return -EINVAL;
+		}
+		s->ppb = o->logical_block_bytes / per;
+	}
+	s->t_read = p->read_us * 1e3;
+	s->t_prog = p->prog_us * 1e3;
+	s->t_erase = p->erase_us * 1e3;
+	s->t_chan = (double)s->page / (p->chan_mb_s * 1e6) * 1e9;
+	s->t_link = (double)s->page / (p->link_mb_s * 1e6) * 1e9;
+
+	struct sim_dev *d = &s->dev;
+	d->ops = &ssd_ops;
+	d->name = p->name;
+	d->kind = SWEEP_SIM_SSD;
+	d->capacity = p->capacity;
+	d->depth = o->queue_depth ? o->queue_depth : p->depth;
+	s->plane_free = calloc(s->P, sizeof(double));
+	s->chan_free = calloc(s->C, sizeof(double));
+	s->out = calloc(d->depth, sizeof(*s->out));
+	int err = -ENOMEM;
+	if (s->plane_free && s->chan_free && s->out)
+		err = p->blockmap ? blockmap_init(s) : pagemap_init(s);
+	if (err < 0) {
+		ssd_destroy(d);
+		return err;
+	}
+	d->nkeys = (d->capacity + MIB - 1) / MIB;
+	*ret = d;
+	return 0;
+}

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/* Aggregate statistics: counts, response-time percentiles, seek histogram, FTL counters. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+void sim_count_seek(struct sim_counters *c, uint64_t dist)
+{
+	unsigned b = dist ? 64u - (unsigned)__builtin_clzll(dist) : 0;
+	if (b >= SWEEP_SIM_SEEK_BUCKETS)
+		b = SWEEP_SIM_SEEK_BUCKETS - 1;
+	c->seek_hist[b]++;
+	if (dist)
+		c->seek_count++;
+}
+
+int stats_record(struct sim_stats *st, const struct sim_req *r)
+{
+	if (st->nresp == st->cap) {
+		uint64_t ncap = st->cap ? st->cap * 2 : 4096;
+		uint64_t *n = realloc(st->resp, ncap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		st->resp = n;
+		st->cap = ncap;
+	}
+	uint64_t resp = r->finish - r->r.time_ns;
+	st->resp[st->nresp++] = resp;
+	st->resp_sum += resp;
+	if (resp > st->resp_max)
+		st->resp_max = resp;
+	if (!st->requests || r->r.time_ns < st->first_arrival)
+		st->first_arrival = r->r.time_ns;
+	if (r->finish > st->last_finish)
+		st->last_finish = r->finish;
+	st->requests++;
+	if (r->r.op == SWEEP_SIM_WRITE) {
+		st->writes++;
+		st->bytes_written += r->r.length;
+	} else {
+		st->reads++;
+		st->bytes_read += r->r.length;
+	}
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile of a sorted array. */
+static double pct_ms(const uint64_t *v, uint64_t n, double p)
+{
+	if (!n)
+		return 0;
+	uint64_t rank = (uint64_t)((p / 100.0) * (double)n + 0.999999999);
+	if (rank < 1)
+		rank = 1;
+	if (rank > n)
+		rank = n;
+	return (double)v[rank - 1] / 1e6;
+}
+
+void stats_fill(const struct sim_stats *st, const struct sim_counters *c, uint64_t busy_ns,
+		struct sweep_sim_stats *out)
+{
+	struct sweep_sim_stats s = { .size = out->size };
+	s.requests = st->requests;
+	s.reads = st->reads;
+	s.writes = st->writes;
+	s.bytes_read = st->bytes_read;
+	s.bytes_written = st->bytes_written;
+	s.first_arrival_ns = st->first_arrival;
+	s.last_finish_ns = st->last_finish;
+	s.busy_ns = busy_ns;
+	s.transfer_ns = c->transfer_ns;
+	uint64_t span = st->last_finish > st->first_arrival ? st->last_finish - st->first_arrival : 0;
+	if (span) {
+		s.utilization = (double)c->transfer_ns / (double)span;
+		s.throughput_mib_s = (double)(st->bytes_read + st->bytes_written) / (double)MIB /
+				     ((double)span / 1e9);
+	}
+	if (st->nresp) {
+		s.resp_mean_ms = (double)(st->resp_sum / st->nresp) / 1e6;
+		s.resp_max_ms = (double)st->resp_max / 1e6;
+		uint64_t *v = malloc(st->nresp * sizeof(*v));
+		if (v) {
+			memcpy(v, st->resp, st->nresp * sizeof(*v));
+			qsort(v, st->nresp, sizeof(*v), cmp_u64);
+			s.resp_p50_ms = pct_ms(v, st->nresp, 50);
+			s.resp_p90_ms = pct_ms(v, st->nresp, 90);
+			s.resp_p99_ms = pct_ms(v, st->nresp, 99);
+			free(v);
+		}
+	}
+	s.seek_count = c->seek_count;
+	memcpy(s.seek_hist, c->seek_hist, sizeof(s.seek_hist));
+	s.cache_hits = c->cache_hits;
+	s.host_pages_written = c->host_pages_written;
+	s.flash_pages_written = c->flash_pages_written;
+	s.flash_pages_read = c->flash_pages_read;
+	s.erases = c->erases;
+	s.merges_switch = c->merges_switch;
+	s.merges_partial = c->merges_partial;
+	s.merges_full = c->merges_full;
+	s.gc_runs = c->gc_runs;
+	s.gc_pages_copied = c->gc_pages_copied;
+	if (c->host_pages_written)
+		s.write_amplification = (double)c->flash_pages_written / (double)c->host_pages_written;
+	/* copy no more than the caller's struct holds */
+	size_t n = out->size < sizeof(s) ? out->size : sizeof(s);
+	memcpy(out, &s, n);
+}
+
+void stats_fini(struct sim_stats *st)
+{
+	free(st->resp);
+	memset(st, 0, sizeof(*st));
+}

@@ -1,0 +1,484 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sweep-sim: run the libsweep disk/SSD model.
+ *
+ *   sweep-sim synth   --device PRESET --sched NAME [--queue Q] [--requests N] [--pattern P] ...
+ *   sweep-sim replay  --device PRESET --sched NAME [--format F] [--mode open|closed] TRACE
+ *   sweep-sim compare --device A,B --sched X,Y [synth options | --trace FILE]
+ *
+ * The front end only parses and prints; the model is sweep_sim_*().
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sweep.h>
+
+#include "cli.h"
+#include "progress.h"
+#include "sweep-sim/report.h"
+
+#define MAX_STREAMS 64
+#define MAX_LIST 32
+
+struct args {
+	const char *cmd;
+	char *devices, *scheds;
+	const char *pattern, *trace, *format, *csv, *plot_head, *plot_cdf;
+	int mode; /* -1: from the source */
+	unsigned queue;
+	uint64_t requests, size, seed;
+	bool json, have_queue;
+	struct sweep_sim_options o;
+	struct sweep_sim_stream streams[MAX_STREAMS];
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: %1$s synth --device PRESET --sched NAME [--queue Q] [--requests N]\n"
+		"                 [--pattern P] [--size BYTES] [--seed S] [OPTION]...\n"
+		"  or:  %1$s replay --device PRESET --sched NAME [--format F] [--mode open|closed] TRACE\n"
+		"  or:  %1$s compare --device LIST --sched LIST [synth options | --trace FILE]\n"
+		"  or:  %1$s --list\n"
+		"Model a disk or SSD under a host scheduler and report utilization, throughput,\n"
+		"response times and seeks (and FTL merges, erases and write amplification).\n\n"
+		"  --device PRESET      eagle, hdd7200, cheetah15k, ssd-blockmap, ssd-pagemap\n"
+		"  --sched NAME         fcfs noop ssf scan cscan stf sptf gstf wstf deadline\n"
+		"                       irbw-fifo irbw-fifo-rp bw bw-ssf\n"
+		"  --queue Q            closed queue: Q requests outstanding (synth default 1)\n"
+		"  --requests N         requests to generate (default 100*Q, at least 1000)\n"
+		"  --pattern P          random4k (default), seqread, seqwrite, randread,\n"
+		"                       randwrite, postmark\n"
+		"  --size BYTES         request size for the seq/rand patterns (default 4K)\n"
+		"  --seed S             random seed (default 1)\n"
+		"  --format F           trace format: auto, tracefs, blkparse, disksim, spc, msr,\n"
+		"                       plan; FORMAT@MAJ,MIN keeps one device\n"
+		"  --mode open|closed   replay at trace times, or keep the observed depth\n"
+		"  --trace FILE         compare: replay FILE instead of a synthetic workload\n"
+		"  --depth D            device queue depth (NCQ/TCQ tags; default: preset)\n"
+		"  --write-cache back|through   HDD cache policy (default: preset)\n"
+		"  --readahead on|off   HDD read-ahead (default: preset)\n"
+		"  --group N            GSTF cylinder group size (default cylinders/4)\n"
+		"  --max-response MS    WSTF maximum response time M (default 30000)\n"
+		"  --bundle BYTES       IRBW bundle size (default: the SSD's logical block)\n"
+		"  --logical-block BYTES  block-mapped SSD logical block size\n"
+		"  --read-expire MS, --write-expire MS   deadline expiry (500, 5000)\n"
+		"  --stream ID:RATE[:DEADLINE_MS[:BUCKET]]  bandwidth-class reservation\n"
+		"  --elevator cscan|ssf bandwidth-class elevator (default cscan)\n"
+		"  --json               print one JSON object\n"
+		"  --csv FILE           write every completion to FILE\n"
+		"  --plot-head FILE     SVG of the head position over time\n"
+		"  --plot-cdf FILE      SVG of the response-time CDF\n"
+		"  --list               list presets and schedulers\n"
+		"  --help, --version\n",
+		cli_prog());
+}
+
+static void bad_usage(const char *fmt, const char *arg)
+{
+	cli_msg(fmt, arg);
+	fprintf(stderr, "Try '%s --help' for more information.\n", cli_prog());
+	exit(2);
+}
+
+static uint64_t size_arg(const char *opt, const char *s)
+{
+	uint64_t v;
+	if (cli_parse_size(s, &v) < 0)
+		bad_usage("invalid size for %s", opt);
+	return v;
+}
+
+static uint64_t num_arg(const char *opt, const char *s)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || *s == '-')
+		bad_usage("invalid number for %s", opt);
+	return v;
+}
+
+static uint64_t ms_arg(const char *opt, const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || *end || v < 0)
+		bad_usage("invalid time for %s", opt);
+	return (uint64_t)(v * 1e6);
+}
+
+static void parse_stream(struct args *a, const char *s)
+{
+	if (a->o.nstreams == MAX_STREAMS)
+		bad_usage("too many --stream options (%s)", s);
+	struct sweep_sim_stream *st = &a->streams[a->o.nstreams];
+	char buf[128];
+	snprintf(buf, sizeof(buf), "%s", s);
+	char *save = NULL, *id = strtok_r(buf, ":", &save), *rate = strtok_r(NULL, ":", &save);
+	char *dl = strtok_r(NULL, ":", &save), *bucket = strtok_r(NULL, ":", &save);
+	if (!id || !rate)
+		bad_usage("invalid --stream '%s' (want ID:RATE[:DEADLINE_MS[:BUCKET]])", s);
+	*st = (struct sweep_sim_stream){ .stream = (uint32_t)num_arg("--stream", id),
+					 .rate_bps = size_arg("--stream", rate) };
+	if (dl)
+		st->deadline_ns = ms_arg("--stream", dl);
+	if (bucket)
+		st->bucket_bytes = size_arg("--stream", bucket);
+	a->o.nstreams++;
+}
+
+static void list(void)
+{
+	printf("devices:");
+	for (unsigned i = 0; sweep_sim_device_name(i); i++)
+		printf(" %s", sweep_sim_device_name(i));
+	printf("\nschedulers:");
+	for (unsigned i = 0; sweep_sim_sched_name(i); i++)
+		printf(" %s", sweep_sim_sched_name(i));
+	printf("\npatterns: random4k seqread seqwrite randread randwrite postmark\n");
+	printf("trace formats: tracefs blkparse disksim spc msr plan\n");
+}
+
+enum {
+	O_DEVICE = 256, O_SCHED, O_QUEUE, O_REQUESTS, O_PATTERN, O_SIZE, O_SEED, O_FORMAT, O_MODE, O_TRACE,
+	O_DEPTH, O_WCACHE, O_RA, O_GROUP, O_MAXRESP, O_BUNDLE, O_LBLOCK, O_REXP, O_WEXP, O_STREAM, O_ELEV,
+	O_JSON, O_CSV, O_PHEAD, O_PCDF, O_LIST, O_HELP, O_VERSION,
+};
+
+static const struct option longopts[] = {
+	{ "device", required_argument, NULL, O_DEVICE },
+	{ "sched", required_argument, NULL, O_SCHED },
+	{ "queue", required_argument, NULL, O_QUEUE },
+	{ "requests", required_argument, NULL, O_REQUESTS },
+	{ "pattern", required_argument, NULL, O_PATTERN },
+	{ "size", required_argument, NULL, O_SIZE },
+	{ "seed", required_argument, NULL, O_SEED },
+	{ "format", required_argument, NULL, O_FORMAT },
+	{ "mode", required_argument, NULL, O_MODE },
+	{ "trace", required_argument, NULL, O_TRACE },
+	{ "depth", required_argument, NULL, O_DEPTH },
+	{ "write-cache", required_argument, NULL, O_WCACHE },
+	{ "readahead", required_argument, NULL, O_RA },
+	{ "group", required_argument, NULL, O_GROUP },
+	{ "max-response", required_argument, NULL, O_MAXRESP },
+	{ "bundle", required_argument, NULL, O_BUNDLE },
+	{ "logical-block", required_argument, NULL, O_LBLOCK },
+	{ "read-expire", required_argument, NULL, O_REXP },
+	{ "write-expire", required_argument, NULL, O_WEXP },
+	{ "stream", required_argument, NULL, O_STREAM },
+	{ "elevator", required_argument, NULL, O_ELEV },
+	{ "json", no_argument, NULL, O_JSON },
+	{ "csv", required_argument, NULL, O_CSV },
+	{ "plot-head", required_argument, NULL, O_PHEAD },
+	{ "plot-cdf", required_argument, NULL, O_PCDF },
+	{ "list", no_argument, NULL, O_LIST },
+	{ "help", no_argument, NULL, O_HELP },
+	{ "version", no_argument, NULL, O_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void parse(struct args *a, int argc, char **argv)
+{
+	a->o = (struct sweep_sim_options){ .size = sizeof(a->o), .write_cache = -1, .readahead = -1 };
+	a->mode = -1;
+	a->seed = 1;
+	a->queue = 1;
+	int c;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_DEVICE: a->devices = optarg; break;
+		case O_SCHED: a->scheds = optarg; break;
+		case O_QUEUE:
+			a->queue = (unsigned)num_arg("--queue", optarg);
+			a->have_queue = true;
+			if (!a->queue)
+				bad_usage("--queue must be at least 1%s", "");
+			break;
+		case O_REQUESTS: a->requests = num_arg("--requests", optarg); break;
+		case O_PATTERN: a->pattern = optarg; break;
+		case O_SIZE: a->size = size_arg("--size", optarg); break;
+		case O_SEED: a->seed = num_arg("--seed", optarg); break;
+		case O_FORMAT: a->format = optarg; break;
+		case O_MODE:
+			if (strcmp(optarg, "open") == 0)
+				a->mode = SWEEP_SIM_OPEN;
+			else if (strcmp(optarg, "closed") == 0)
+				a->mode = SWEEP_SIM_CLOSED;
+			else
+				bad_usage("invalid --mode '%s' (open or closed)", optarg);
+			break;
+		case O_TRACE: a->trace = optarg; break;
+		case O_DEPTH: a->o.queue_depth = (unsigned)num_arg("--depth", optarg); break;
+		case O_WCACHE:
+			if (strcmp(optarg, "back") && strcmp(optarg, "through"))
+				bad_usage("invalid --write-cache '%s' (back or through)", optarg);
+			a->o.write_cache = strcmp(optarg, "back") == 0;
+			break;
+		case O_RA:
+			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+				bad_usage("invalid --readahead '%s' (on or off)", optarg);
+			a->o.readahead = strcmp(optarg, "on") == 0;
+			break;
+		case O_GROUP: a->o.group_cylinders = (unsigned)num_arg("--group", optarg); break;
+		case O_MAXRESP: a->o.max_response_ns = ms_arg("--max-response", optarg); break;
+		case O_BUNDLE: a->o.bundle_bytes = size_arg("--bundle", optarg); break;
+		case O_LBLOCK: a->o.logical_block_bytes = size_arg("--logical-block", optarg); break;
+		case O_REXP: a->o.read_expire_ns = ms_arg("--read-expire", optarg); break;
+		case O_WEXP: a->o.write_expire_ns = ms_arg("--write-expire", optarg); break;
+		case O_STREAM: parse_stream(a, optarg); break;
+		case O_ELEV:
+			if (strcmp(optarg, "cscan") && strcmp(optarg, "ssf"))
+				bad_usage("invalid --elevator '%s' (cscan or ssf)", optarg);
+			a->o.elevator_ssf = strcmp(optarg, "ssf") == 0;
+			break;
+		case O_JSON: a->json = true; break;
+		case O_CSV: a->csv = optarg; break;
+		case O_PHEAD: a->plot_head = optarg; break;
+		case O_PCDF: a->plot_cdf = optarg; break;
+		case O_LIST: list(); exit(0);
+		case O_HELP: usage(stdout); exit(0);
+		case O_VERSION: cli_version("sweep-sim"); exit(0);
+		default:
+			fprintf(stderr, "Try '%s --help' for more information.\n", cli_prog());
+			exit(2);
+		}
+	}
+	a->o.streams = a->streams;
+	a->o.seed = a->seed;
+}
+
+/* ---- one run ---- */
+
+struct run_ctx {
+	struct result *res;
+	FILE *csv;
+	bool keep;
+	bool oom;
+	struct progress *prog;
+};
+
+static void on_complete(void *p, const struct sweep_sim_completion *c)
+{
+	struct run_ctx *rc = p;
+	progress_add(rc->prog, 1, c->length);
+	if (rc->csv)
+		fprintf(rc->csv, "%" PRIu64 ",%c,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+				 ",%" PRIu64 ",%" PRIu64 ",%u\n",
+			c->id, c->op ? 'W' : 'R', c->offset, c->length, c->arrival_ns, c->dispatch_ns, c->start_ns,
+			c->finish_ns, c->finish_ns - c->arrival_ns, c->position, c->cache_hit);
+	if (!rc->keep || rc->oom)
+		return;
+	struct result *r = rc->res;
+	if (r->ns == r->cap) {
+		size_t n = r->cap ? r->cap * 2 : 4096;
+		struct sample *s = realloc(r->s, n * sizeof(*s));
+		if (!s) {
+			rc->oom = true;
+			return;
+		}
+		r->s = s;
+		r->cap = n;
+	}
+	r->s[r->ns++] = (struct sample){ c->start_ns, c->finish_ns, c->finish_ns - c->arrival_ns, c->position, c->op };
+}
+
+static int src_synth(void *ctx, struct sweep_sim_request *r)
+{
+	return sweep_sim_synth_next(ctx, r);
+}
+
+static int src_trace(void *ctx, struct sweep_sim_request *r)
+{
+	return sweep_sim_trace_next(ctx, r);
+}
+
+/* Run one device/scheduler pair; 0 or -errno (already reported). */
+static int run_one(const struct args *a, const char *device, const char *sched, FILE *csv, struct result *res)
+{
+	struct sweep_sim_options o = a->o;
+	o.device = device;
+	o.sched = sched;
+	struct sweep_sim *sim = NULL;
+	struct sweep_sim_synth *gen = NULL;
+	struct sweep_sim_trace *tr = NULL;
+	int err = sweep_sim_new(&o, &sim);
+	if (err < 0) {
+		cli_error(err, "cannot build device '%s' with scheduler '%s'", device, sched);
+		return err;
+	}
+	memset(res, 0, sizeof(*res));
+	snprintf(res->label, sizeof(res->label), "%s/%s", device, sched);
+	res->info.size = sizeof(res->info);
+	sweep_sim_get_info(sim, &res->info);
+	res->seed = a->seed;
+
+	struct sweep_sim_run_options ro = { .size = sizeof(ro), .on_complete = on_complete };
+	sweep_sim_source_fn src;
+	void *sctx;
+	uint64_t total;
+	if (a->trace) {
+		err = sweep_sim_trace_load(a->trace, a->format, &tr);
+		if (err < 0) {
+			cli_path_error(a->trace, err);
+			goto out;
+		}
+		struct sweep_sim_trace_info ti = { .size = sizeof(ti) };
+		sweep_sim_trace_get_info(tr, &ti);
+		ro.mode = a->mode >= 0 ? a->mode : ti.timed ? SWEEP_SIM_OPEN : SWEEP_SIM_CLOSED;
+		ro.depth = a->have_queue ? a->queue : ti.depth;
+		src = src_trace;
+		sctx = tr;
+		res->workload = a->trace;
+		total = ti.requests;
+	} else {
+		uint64_t n = a->requests ? a->requests : (uint64_t)a->queue * 100 < 1000 ? 1000 : (uint64_t)a->queue * 100;
+		struct sweep_sim_synth_options so = { .size = sizeof(so), .pattern = a->pattern, .request_size = a->size,
+						      .capacity = res->info.capacity, .requests = n, .seed = a->seed };
+		err = sweep_sim_synth_new(&so, &gen);
+		if (err < 0) {
+			cli_error(err, "cannot generate pattern '%s'", a->pattern ? a->pattern : "random4k");
+			goto out;
+		}
+		ro.mode = SWEEP_SIM_CLOSED;
+		ro.depth = a->queue;
+		src = src_synth;
+		sctx = gen;
+		res->workload = a->pattern ? a->pattern : "random4k";
+		total = n;
+	}
+	res->mode = ro.mode == SWEEP_SIM_OPEN ? "open" : "closed";
+	res->host_queue = ro.mode == SWEEP_SIM_CLOSED ? ro.depth : 0;
+	struct run_ctx rc = { .res = res, .csv = csv, .keep = a->plot_head || a->plot_cdf,
+			      .prog = progress_new(true) };
+	progress_plan(rc.prog, total, 0);
+	ro.ctx = &rc;
+	int64_t n = sweep_sim_run(sim, src, sctx, &ro);
+	progress_free(rc.prog);
+	if (n < 0) {
+		err = (int)n;
+		cli_error(err, "%s", res->label);
+		goto out;
+	}
+	if (rc.oom)
+		cli_msg("%s: out of memory for the plots; they show the first %zu requests", res->label, res->ns);
+	res->st.size = sizeof(res->st);
+	sweep_sim_get_stats(sim, &res->st);
+out:
+	sweep_sim_trace_free(tr);
+	sweep_sim_synth_free(gen);
+	sweep_sim_free(sim);
+	return err < 0 ? err : 0;
+}
+
+static size_t split(char *s, const char **out, const char *what)
+{
+	size_t n = 0;
+	char *save = NULL;
+	for (char *t = strtok_r(s, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (n == MAX_LIST)
+			bad_usage("too many %s", what);
+		out[n++] = t;
+	}
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	cli_init(argv[0]);
+	cli_close_stdout_atexit();
+	struct args a = { 0 };
+	if (argc > 1 && argv[1][0] != '-') {
+		a.cmd = argv[1];
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	}
+	parse(&a, argc, argv);
+	if (!a.cmd)
+		bad_usage("missing command (synth, replay or compare)%s", "");
+	bool synth = strcmp(a.cmd, "synth") == 0, replay = strcmp(a.cmd, "replay") == 0;
+	bool compare = strcmp(a.cmd, "compare") == 0;
+	if (!synth && !replay && !compare)
+		bad_usage("unknown command '%s'", a.cmd);
+	if (replay) {
+		if (optind + 1 != argc)
+			bad_usage("replay takes one trace file%s", "");
+		a.trace = argv[optind];
+	} else if (optind != argc) {
+		bad_usage("extra operand '%s'", argv[optind]);
+	}
+	if (synth && a.trace)
+		bad_usage("--trace is for compare; use 'replay TRACE'%s", "");
+
+	const char *devs[MAX_LIST], *scheds[MAX_LIST];
+	char defdev[] = "hdd7200", defsched[] = "fcfs";
+	size_t nd = split(a.devices ? a.devices : defdev, devs, "devices");
+	size_t ns = split(a.scheds ? a.scheds : defsched, scheds, "schedulers");
+	if (!compare && (nd > 1 || ns > 1))
+		bad_usage("one device and one scheduler for %s; use compare", a.cmd);
+
+	FILE *csv = NULL;
+	if (a.csv) {
+		csv = fopen(a.csv, "we");
+		if (!csv) {
+			cli_path_error(a.csv, -errno);
+			return 1;
+		}
+		fprintf(csv, "id,op,offset,length,arrival_ns,dispatch_ns,start_ns,finish_ns,response_ns,position,cache_hit\n");
+	}
+	struct result *res = calloc(nd * ns, sizeof(*res));
+	const struct result **ok = calloc(nd * ns, sizeof(*ok));
+	if (!res || !ok)
+		cli_die(1, "out of memory");
+	size_t nok = 0;
+	int status = 0;
+	for (size_t i = 0; i < nd; i++)
+		for (size_t j = 0; j < ns; j++) {
+			struct result *r = &res[i * ns + j];
+			if (run_one(&a, devs[i], scheds[j], csv, r) < 0)
+				status = 1; /* keep going with the other pairs */
+			else
+				ok[nok++] = r;
+		}
+	if (csv && fclose(csv) != 0) {
+		cli_path_error(a.csv, -errno);
+		status = 1;
+	}
+	if (a.json) {
+		if (compare) {
+			printf("{\n  \"runs\": [\n");
+			for (size_t i = 0; i < nok; i++) {
+				report_json(stdout, ok[i], "    ");
+				printf("%s\n", i + 1 < nok ? "," : "");
+			}
+			printf("  ]\n}\n");
+		} else if (nok) {
+			report_json(stdout, ok[0], "");
+			printf("\n");
+		}
+	} else if (nok) {
+		report_table_header(stdout);
+		for (size_t i = 0; i < nok; i++)
+			report_table_row(stdout, ok[i]);
+	}
+	int err;
+	if (a.plot_head && nok && (err = svg_head_position(a.plot_head, ok, nok)) < 0) {
+		cli_path_error(a.plot_head, err);
+		status = 1;
+	}
+	if (a.plot_cdf && nok && (err = svg_response_cdf(a.plot_cdf, ok, nok)) < 0) {
+		cli_path_error(a.plot_cdf, err);
+		status = 1;
+	}
+	for (size_t i = 0; i < nd * ns; i++)
+		free(res[i].s);
+	free(res);
+	free(ok);
+	return status;
+}
