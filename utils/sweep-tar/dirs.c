@@ -3,8 +3,14 @@
  * Directory entries wait for the end of the archive (see tar.h for why).
  * They wait on disk, not in memory: each is written as it is met into an
  * unlinked temporary pax stream, which libarchive reads back at the end,
- * with every name, time, xattr and ACL as it was. Memory stays flat
- * however many directories the tree has.
+ * with every name, time, xattr and ACL as it was. Memory stays at one
+ * offset per directory however large the tree.
+ *
+ * They come out in reverse walk order, so every directory follows all of
+ * its subdirectories: an extractor then never has to create a directory
+ * inside one whose mode and times it has already set (GNU tar sets them
+ * as soon as a member outside the directory follows; a read-only one
+ * could not even be filled by a non-root user).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +24,8 @@
 struct dir_spool {
 	int fd;
 	struct archive *w;
-	uint64_t count;
+	uint64_t *off; /* where each entry starts in the spool */
+	size_t count, cap;
 };
 
 static int tmp_fd(void)
@@ -74,6 +81,7 @@ struct dir_spool *dir_spool_free(struct dir_spool *s)
 		archive_write_free(s->w);
 	if (s->fd >= 0)
 		close(s->fd);
+	free(s->off);
 	free(s);
 	return NULL;
 }
@@ -94,46 +102,100 @@ int dir_spool_add(struct tar *t)
 {
 	struct dir_spool *s = t->dirs;
 
+	if (s->count == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 1024;
+		uint64_t *off = realloc(s->off, cap * sizeof(*off));
+		if (!off) {
+			cli_msg("out of memory");
+			t->failed = true;
+			t->status = TAR_FATAL;
+			return -ENOMEM;
+		}
+		s->off = off;
+		s->cap = cap;
+	}
+	/* Bytes handed to the (only, uncompressed) filter so far: where this header starts. */
+	s->off[s->count] = (uint64_t)archive_filter_bytes(s->w, 0);
+	/* No tar_fix_times() here: libarchive reads its own pre-1970 times back as it wrote them. */
 	if (archive_write_header(s->w, t->entry) < ARCHIVE_WARN)
 		return spool_failed(t, s->w);
 	s->count++;
 	return 0;
 }
 
-int dir_spool_flush(struct tar *t)
+/*
+ * Reading ACLs back from text gives an entry whose user has no name the
+ * id as its name ("user:1234:rwx"), which would be written back as
+ * "user:1234:rwx:1234", a name "1234" that bsdtar cannot resolve. Drop
+ * such names again.
+ */
+static void unname_numeric_acl(struct archive_entry *e)
 {
-	struct dir_spool *s = t->dirs;
-	struct archive *rd;
+	struct acl_ent {
+		int type, perm, tag, id;
+		char *name;
+	} *v;
+	int n = archive_entry_acl_reset(e, ARCHIVE_ENTRY_ACL_TYPE_POSIX1E), k = 0;
+	int type, perm, tag, id;
+	const char *name;
+	char num[24];
+
+	if (n <= 0 || !(v = calloc((size_t)n, sizeof(*v))))
+		return;
+	while (k < n && archive_entry_acl_next(e, ARCHIVE_ENTRY_ACL_TYPE_POSIX1E, &type, &perm, &tag, &id,
+					       &name) == ARCHIVE_OK) {
+		snprintf(num, sizeof(num), "%d", id);
+		v[k] = (struct acl_ent){ type, perm, tag, id,
+					 name && strcmp(name, num) != 0 ? strdup(name) : NULL };
+		k++;
+	}
+	archive_entry_acl_clear(e);
+	for (int i = 0; i < k; i++) {
+		archive_entry_acl_add_entry(e, v[i].type, v[i].perm, v[i].tag, v[i].id, v[i].name);
+		free(v[i].name);
+	}
+	free(v);
+}
+
+/* The one entry at off. 0, or <0 after a message. */
+static int copy_one(struct tar *t, uint64_t off)
+{
+	struct archive *rd = archive_read_new();
 	struct archive_entry *e;
 	int r, err = 0;
 
-	if (archive_write_close(s->w) != ARCHIVE_OK)
-		return spool_failed(t, s->w);
-	if (s->count == 0)
-		return 0;
-	if (lseek(s->fd, 0, SEEK_SET) != 0) {
+	if (!rd)
+		return -ENOMEM;
+	if (lseek(t->dirs->fd, (off_t)off, SEEK_SET) < 0) {
+		archive_read_free(rd);
 		cli_error(-errno, "temporary file for directory entries");
 		t->failed = true;
 		t->status = TAR_FATAL;
 		return -EIO;
 	}
-	rd = archive_read_new();
-	if (!rd)
-		return -ENOMEM;
 	archive_read_support_format_tar(rd);
-	if (archive_read_open_fd(rd, s->fd, 64 * 1024) != ARCHIVE_OK) {
+	if (archive_read_open_fd(rd, t->dirs->fd, 8192) != ARCHIVE_OK)
 		err = spool_failed(t, rd);
-		archive_read_free(rd);
-		return err;
-	}
-	while ((r = archive_read_next_header(rd, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
+	else if ((r = archive_read_next_header(rd, &e)) != ARCHIVE_OK && r != ARCHIVE_WARN)
+		err = spool_failed(t, rd);
+	else {
+		unname_numeric_acl(e);
 		err = tar_out_header(t, e);
-		if (err < 0)
-			break;
-		err = 0;
+		if (err > 0)
+			err = 0;
 	}
-	if (r == ARCHIVE_FATAL || r == ARCHIVE_FAILED)
-		err = spool_failed(t, rd);
 	archive_read_free(rd);
+	return err;
+}
+
+int dir_spool_flush(struct tar *t)
+{
+	struct dir_spool *s = t->dirs;
+	int err = 0;
+
+	if (archive_write_close(s->w) != ARCHIVE_OK)
+		return spool_failed(t, s->w);
+	for (size_t i = s->count; i-- > 0 && err == 0;)
+		err = copy_one(t, s->off[i]);
 	return err;
 }

@@ -25,6 +25,12 @@ int tar_entry_fill(struct tar *t, const char *name, const char *path, const char
 	archive_entry_copy_pathname(t->entry, name);
 	archive_entry_copy_sourcepath(t->entry, accpath);
 	r = archive_read_disk_entry_from_file(t->disk, t->entry, fd, st);
+	/*
+	 * With an extended ACL, libarchive's mode carries the ACL's group
+	 * entry where stat has the mask (it ties the two; setting one sets
+	 * the other). Extraction restores both exactly; only tar --compare
+	 * sees a different mode.
+	 */
 	if (r == ARCHIVE_OK)
 		return 0;
 	err = archive_errno(t->disk);

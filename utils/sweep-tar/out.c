@@ -92,6 +92,8 @@ int tar_out_open(struct tar *t)
 		cli_msg("cannot set up the archive: %s", archive_error_string(t->out));
 		return -EINVAL;
 	}
+	/* GNU tar reads SCHILY.xattr.* and warns about LIBARCHIVE.xattr.*; bsdtar reads both. */
+	archive_write_set_options(t->out, "xattrheader=SCHILY");
 	/*
 	 * Uncompressed: pad the last record to 10240 bytes as GNU tar does.
 	 * Compressed: do not pad the compressed stream (gzip and friends
@@ -105,6 +107,25 @@ int tar_out_open(struct tar *t)
 	return 0;
 }
 
+/*
+ * libarchive 3.6 writes a pax time before 1970 with a fraction as
+ * "-SEC.FRAC" from (sec, nsec) = (-SEC, FRAC), which means -SEC - FRAC,
+ * not -SEC + FRAC. Hand it (sec + 1, 1e9 - nsec) so that it writes the
+ * true time, as GNU tar writes and reads it. (libarchive's reader has the
+ * mirror bug, so bsdtar 3.6 misreads such times from any pax archive,
+ * GNU tar's included. A time between -1 and 0 s has no such form and
+ * stays as libarchive writes it.)
+ */
+void tar_fix_times(struct archive_entry *e)
+{
+	if (archive_entry_mtime_is_set(e) && archive_entry_mtime(e) < -1 && archive_entry_mtime_nsec(e) > 0)
+		archive_entry_set_mtime(e, archive_entry_mtime(e) + 1, 1000000000 - archive_entry_mtime_nsec(e));
+	if (archive_entry_atime_is_set(e) && archive_entry_atime(e) < -1 && archive_entry_atime_nsec(e) > 0)
+		archive_entry_set_atime(e, archive_entry_atime(e) + 1, 1000000000 - archive_entry_atime_nsec(e));
+	if (archive_entry_ctime_is_set(e) && archive_entry_ctime(e) < -1 && archive_entry_ctime_nsec(e) > 0)
+		archive_entry_set_ctime(e, archive_entry_ctime(e) + 1, 1000000000 - archive_entry_ctime_nsec(e));
+}
+
 int tar_out_header(struct tar *t, struct archive_entry *e)
 {
 	int r;
@@ -113,6 +134,7 @@ int tar_out_header(struct tar *t, struct archive_entry *e)
 		return -EIO;
 	if (!e)
 		e = t->entry;
+	tar_fix_times(e);
 	r = archive_write_header(t->out, e);
 	if (r == ARCHIVE_FATAL)
 		return out_failed(t);

@@ -8,14 +8,16 @@
  *                                regular file -> added to the plan
  *   plan full or walk over --> sort, read with sweep_reader_run(), write
  *                              each file's header and data in plan order
- *   walk over --> spooled directory entries, end of archive
+ *   walk over --> spooled directory entries, last met first (so each
+ *                 follows its subdirectories), end of archive
  *
  * Directory entries go last because GNU tar sets a directory's mode and
  * times as soon as a member outside it follows; with members in physical
  * order that would happen long before the directory's files arrive, leaving
  * wrong mtimes (and, as non-root, read-only directories that cannot be
  * filled). After everything else, both GNU tar and bsdtar restore them
- * exactly; the files' parents are created on the way as usual.
+ * exactly; the files' parents are created on the way as usual. (A
+ * directory with a default ACL is stored when met as well: see walk.c.)
  */
 #ifndef SWEEP_TAR_H
 #define SWEEP_TAR_H
@@ -113,6 +115,8 @@ void tar_list(struct tar *t, const char *name, bool is_dir);
 
 /* out.c */
 int tar_out_open(struct tar *t);
+/* Work around libarchive's pax times before 1970 (changes e; write it once). */
+void tar_fix_times(struct archive_entry *e);
 /* Header (and -v line) for t->entry or e; <0 when the archive failed (t->failed is set). */
 int tar_out_header(struct tar *t, struct archive_entry *e);
 int tar_out_data(struct tar *t, const void *buf, size_t len);
