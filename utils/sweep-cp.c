@@ -131,7 +131,8 @@ static int on_done(const struct copy_done *d, void *ctx)
 		progress_add(c->progress, 0, 0);
 	else
 		progress_add(c->progress, 1, 0);
-	if (c->verbose && d->how != COPY_HOW_SKIPPED) {
+	/* cp -v names what it makes: not an existing directory it merges into. */
+	if (c->verbose && d->how != COPY_HOW_SKIPPED && !(d->how == COPY_HOW_DIR && d->existed)) {
 		char *s = strdup(cli_quote(d->src));
 		progress_clear(c->progress);
 		printf("%s -> %s\n", s ? s : d->src, cli_quote(d->dst));
@@ -173,6 +174,7 @@ static char *join(const char *dir, const char *name)
 	return p;
 }
 
+/* Is path a directory (following symlinks)? If not, *err says why (-ENOENT, -ENOTDIR, ...). */
 static bool is_dir(const char *path, int *err)
 {
 	struct stat st;
@@ -180,8 +182,8 @@ static bool is_dir(const char *path, int *err)
 		*err = -errno;
 		return false;
 	}
-	*err = 0;
-	return S_ISDIR(st.st_mode);
+	*err = S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+	return !*err;
 }
 
 static void print_stats(const struct copy_engine *e)
@@ -349,16 +351,10 @@ int main(int argc, char **argv)
 	int err = 0;
 	if (!dir && !no_target && is_dir(ops[nops - 1], &err))
 		dir = ops[nops - 1];
-	if (target_dir && !is_dir(target_dir, &err)) {
-		if (err)
-			cli_die(1, "target directory %s: %s", cli_quote(target_dir), strerror(-err));
-		cli_die(1, "target %s is not a directory", cli_quote(target_dir));
-	}
-	if (!dir && nops > 2) {
-		if (err == -ENOENT)
-			cli_die(1, "target %s: %s", cli_quote(ops[nops - 1]), strerror(-err));
-		cli_die(1, "target %s is not a directory", cli_quote(ops[nops - 1]));
-	}
+	if (target_dir && !is_dir(target_dir, &err))
+		cli_die(1, "target directory %s: %s", cli_quote(target_dir), strerror(-err));
+	if (!dir && nops > 2)
+		cli_die(1, "target %s: %s", cli_quote(ops[nops - 1]), strerror(-err));
 
 	c.progress = progress_new(progress);
 	struct copy_engine *e = NULL;

@@ -66,7 +66,8 @@ struct qitem {
 	enum copy_how how;
 	uint64_t size; /* size the copy gets */
 	uint64_t bytes;
-	bool ended; /* the reader called end() for it */
+	bool ended;   /* the reader called end() for it */
+	bool existed; /* dst existed when queued */
 };
 
 /* A directory whose metadata copy_finish() applies. */
@@ -195,9 +196,10 @@ static int report(struct copy_engine *e, enum copy_op op, int err, const char *s
 }
 
 static void done(struct copy_engine *e, const char *src, const char *dst, const struct stat *st,
-		 enum copy_how how, uint64_t bytes, uint64_t cookie)
+		 enum copy_how how, uint64_t bytes, uint64_t cookie, bool existed)
 {
-	struct copy_done d = {.src = src, .dst = dst, .st = st, .how = how, .bytes = bytes, .cookie = cookie};
+	struct copy_done d = {.src = src, .dst = dst, .st = st, .how = how, .bytes = bytes, .cookie = cookie,
+			      .existed = existed};
 	switch (how) {
 	case COPY_HOW_DATA:
 	case COPY_HOW_CLONE:
@@ -332,6 +334,28 @@ static int put_in_place(struct copy_engine *e, const char *tmp, const char *dst)
 	return 0;
 }
 
+/*
+ * A temporary made by with_temp() gets its metadata (not a hard link: it
+ * shares the first copy's), is renamed onto dst and reported; tmp is freed.
+ */
+static int settle_temp(struct copy_engine *e, char *tmp, const char *src, const char *dst,
+		       const struct stat *st, enum copy_how how, enum copy_op op, uint64_t cookie)
+{
+	if (how != COPY_HOW_LINK) {
+		struct meta_ref ms = {.fd = -1, .path = src}, md = {.fd = -1, .path = tmp};
+		apply_meta(e, &ms, &md, st, src, dst, cookie);
+	}
+	bool existed = faccessat(AT_FDCWD, dst, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+	int rc = put_in_place(e, tmp, dst);
+	if (rc < 0)
+		unlink(tmp);
+	free(tmp);
+	if (rc < 0)
+		return report(e, op, rc, src, dst, cookie);
+	done(e, src, dst, st, how, 0, cookie, existed);
+	return 0;
+}
+
 /* ---- hard links ---- */
 
 static size_t link_hash(uint64_t dev, uint64_t ino, size_t cap)
@@ -390,15 +414,7 @@ static int hard_link(struct copy_engine *e, const char *target, const char *src,
 	int rc = with_temp(dst, make_link, (void *)target, &tmp);
 	if (rc < 0)
 		return report(e, COPY_OP_LINK, rc, target, dst, cookie);
-	rc = put_in_place(e, tmp, dst);
-	if (rc < 0) {
-		unlink(tmp);
-		free(tmp);
-		return report(e, COPY_OP_LINK, rc, target, dst, cookie);
-	}
-	free(tmp);
-	done(e, src, dst, st, COPY_HOW_LINK, 0, cookie);
-	return 0;
+	return settle_temp(e, tmp, src, dst, st, COPY_HOW_LINK, COPY_OP_LINK, cookie);
 }
 
 /* The first copy of n is final (or failed): give its other names their links. */
@@ -452,17 +468,7 @@ static int copy_symlink(struct copy_engine *e, int src_dirfd, const char *src_na
 	free(target);
 	if (rc < 0)
 		return report(e, COPY_OP_SYMLINK, rc, src, dst, cookie);
-	struct meta_ref ms = {.fd = -1, .path = src}, md = {.fd = -1, .path = tmp};
-	apply_meta(e, &ms, &md, st, src, dst, cookie);
-	rc = put_in_place(e, tmp, dst);
-	if (rc < 0) {
-		unlink(tmp);
-		free(tmp);
-		return report(e, COPY_OP_SYMLINK, rc, src, dst, cookie);
-	}
-	free(tmp);
-	done(e, src, dst, st, COPY_HOW_SYMLINK, 0, cookie);
-	return 0;
+	return settle_temp(e, tmp, src, dst, st, COPY_HOW_SYMLINK, COPY_OP_SYMLINK, cookie);
 }
 
 static int copy_special(struct copy_engine *e, const char *src, const struct stat *st, const char *dst,
@@ -472,19 +478,9 @@ static int copy_special(struct copy_engine *e, const char *src, const struct sta
 	int rc = with_temp(dst, make_special, (void *)st, &tmp);
 	if (rc < 0)
 		return report(e, COPY_OP_SPECIAL, rc, src, dst, cookie);
-	struct meta_ref ms = {.fd = -1, .path = src}, md = {.fd = -1, .path = tmp};
 	if (!(e->o.preserve & META_MODE) && fchmodat(AT_FDCWD, tmp, mode, 0) < 0)
 		report(e, COPY_OP_META, -errno, src, dst, cookie);
-	apply_meta(e, &ms, &md, st, src, dst, cookie);
-	rc = put_in_place(e, tmp, dst);
-	if (rc < 0) {
-		unlink(tmp);
-		free(tmp);
-		return report(e, COPY_OP_SPECIAL, rc, src, dst, cookie);
-	}
-	free(tmp);
-	done(e, src, dst, st, COPY_HOW_SPECIAL, 0, cookie);
-	return 0;
+	return settle_temp(e, tmp, src, dst, st, COPY_HOW_SPECIAL, COPY_OP_SPECIAL, cookie);
 }
 
 /* ---- directories ---- */
@@ -509,7 +505,7 @@ static int copy_dir(struct copy_engine *e, const char *src, const struct stat *s
 	d->st = *st;
 	d->created = created;
 	e->ndirs++;
-	done(e, src, dst, st, COPY_HOW_DIR, 0, cookie);
+	done(e, src, dst, st, COPY_HOW_DIR, 0, cookie, !created);
 	return 0;
 }
 
@@ -529,6 +525,7 @@ static int enqueue(struct copy_engine *e, int src_dirfd, const char *src_name, c
 	it->cookie = cookie;
 	it->ln = ln;
 	it->tmpfd = -1;
+	it->existed = dst_st != NULL;
 	/* cp without -p keeps the mode of a file it overwrites, else source mode less the umask. */
 	it->mode = dst_st && S_ISREG(dst_st->st_mode) ? dst_st->st_mode & 07777 : st->st_mode & 0777 & ~e->umask;
 	int rc = sweep_plan_add(e->plan, src_dirfd, src_name, it->src, st, e->nq);
@@ -731,7 +728,7 @@ static int rd_end(const struct sweep_file *f, int status, void *ctx)
 	} else {
 		if (status > 0)
 			report(e, COPY_OP_CHANGED, 0, it->src, it->dst, it->cookie);
-		done(e, it->src, it->dst, &it->st, it->how, it->bytes, it->cookie);
+		done(e, it->src, it->dst, &it->st, it->how, it->bytes, it->cookie, it->existed);
 	}
 	if (it->ln)
 		link_settle(e, it->ln, !it->err, it->err_op, it->err);
@@ -788,7 +785,7 @@ static int entry_at(struct copy_engine *e, int src_dirfd, const char *src_name, 
 		       ((e->o.flags & COPY_UPDATE) &&
 			(st->st_mtim.tv_sec < dst_st.st_mtim.tv_sec ||
 			 (st->st_mtim.tv_sec == dst_st.st_mtim.tv_sec && st->st_mtim.tv_nsec <= dst_st.st_mtim.tv_nsec))))) {
-		done(e, src, dst, st, COPY_HOW_SKIPPED, 0, cookie);
+		done(e, src, dst, st, COPY_HOW_SKIPPED, 0, cookie, true);
 		return 0;
 	}
 
@@ -968,8 +965,9 @@ int copy_finish(struct copy_engine *e)
 	for (size_t i = e->ndirs; i-- > 0 && !e->stop;) {
 		struct dirmeta *d = &e->dirs[i];
 		struct meta_ref ms = {.fd = -1, .path = d->src}, md = {.fd = -1, .path = d->dst};
+		/* cp keeps a new directory's set-gid and sticky bits even without -p. */
 		if (!(e->o.preserve & META_MODE) && d->created &&
-		    chmod(d->dst, d->st.st_mode & 0777 & ~e->umask) < 0)
+		    chmod(d->dst, d->st.st_mode & 07777 & ~e->umask) < 0)
 			report(e, COPY_OP_META, -errno, d->src, d->dst, 0);
 		apply_meta(e, &ms, &md, &d->st, d->src, d->dst, 0);
 	}

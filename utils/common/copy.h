@@ -124,6 +124,7 @@ struct copy_done {
 	enum copy_how how;
 	uint64_t bytes;        /* data bytes copied */
 	uint64_t cookie;
+	bool existed;          /* dst existed before: a directory reused, or an entry replaced or left alone */
 };
 
 struct copy_opts {

@@ -1,0 +1,129 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# cp's semantics, case by case: GNU cp and sweep-cp run with the same
+# arguments in two copies of one fixture; the resulting trees, stdout (-v),
+# stderr (program name swapped) and exit status must be the same.
+. "$TESTS_DIR/cp/lib.sh"
+
+fixture() {
+	local d=$1
+	mkdir -p "$d/src/sub/deeper" "$d/existdir/src" "$d/dir2" "$d/emptydir"
+	printf 'a\n' >"$d/a"
+	printf 'b\n' >"$d/b"
+	printf 'file\n' >"$d/src/f"
+	printf 'g\n' >"$d/src/sub/g"
+	printf 'h\n' >"$d/src/sub/deeper/h"
+	printf 'stale\n' >"$d/existdir/src/f"
+	printf 'old\n' >"$d/old" && touch -d '2000-01-01' "$d/old"
+	printf 'new\n' >"$d/new" && touch -d '2020-01-01' "$d/new"
+	printf 'older\n' >"$d/existdir/new" && touch -d '2010-01-01' "$d/existdir/new"
+	printf 'newer\n' >"$d/existdir/old" && touch -d '2010-01-01' "$d/existdir/old"
+	printf 'keep me\n' >"$d/existing"
+	ln -s a "$d/link-a"
+	ln -s src "$d/link-src"
+	ln "$d/a" "$d/a-hard"
+}
+
+run_in() { # run_in DIR PROGRAM ARGS... -> DIR.out DIR.err DIR.rc
+	local dir=$1; shift
+	(cd "$dir" && "$@") >"$dir.out" 2>"$dir.err"
+	echo $? >"$dir.rc"
+	sort -o "$dir.out" "$dir.out"
+}
+
+same_as_cp() {
+	local g="$CP_TMP/gnu" s="$CP_TMP/sweep"
+	rm -rf "$g" "$s"
+	mkdir "$g" "$s"
+	fixture "$g"
+	fixture "$s"
+	rm -rf "$CP_TMP/pristine" && mkdir "$CP_TMP/pristine" && fixture "$CP_TMP/pristine"
+	run_in "$g" cp "$@"
+	run_in "$s" "$SWEEP_CP" "$@"
+	sed -i "s/^cp: /sweep-cp: /; s/^Try 'cp --help'/Try 'sweep-cp --help'/" "$g.err"
+	python3 "$MANIFEST" --fields=type,mode,size,data,link,hl "$g" >"$g.tree"
+	python3 "$MANIFEST" --fields=type,mode,size,data,link,hl "$s" >"$s.tree"
+	CP_CHECKS=$((CP_CHECKS + 1))
+	local bad=
+	if [ -n "${REFUSED:-}" ]; then
+		# GNU cp reports the error, then still copies once; sweep-cp copies nothing.
+		python3 "$MANIFEST" --fields=type,mode,size,data,link,hl "$CP_TMP/pristine" >"$g.tree"
+	fi
+	cmp -s "$g.tree" "$s.tree" || bad="$bad tree"
+	cmp -s "$g.out" "$s.out" || bad="$bad stdout"
+	cmp -s "$g.err" "$s.err" || bad="$bad stderr"
+	cmp -s "$g.rc" "$s.rc" || bad="$bad exit($(cat "$g.rc") vs $(cat "$s.rc"))"
+	if [ -z "$bad" ]; then
+		ok "cp $* (exit $(cat "$g.rc"))"
+	else
+		fail "cp $*:$bad"
+		diff "$g.tree" "$s.tree" | head -10
+		diff "$g.out" "$s.out" | head -10
+		diff "$g.err" "$s.err" | head -10
+	fi
+}
+
+# destination exists or not; into a directory; trailing slashes
+same_as_cp -r src newdir
+same_as_cp -r src existdir
+same_as_cp -r src/ newdir/
+same_as_cp -r src/ existdir/
+same_as_cp -r src existdir/
+same_as_cp a newname
+same_as_cp a existing
+same_as_cp a dir2
+same_as_cp a dir2/
+same_as_cp a nonexist/
+same_as_cp a b dir2
+same_as_cp -r a src b dir2
+# errors
+same_as_cp a b existing
+same_as_cp a b missing
+same_as_cp nope dir2
+same_as_cp a nope dir2
+same_as_cp src dir2
+same_as_cp a a
+# into itself: same message and exit status as cp, and nothing copied at all
+REFUSED=1 same_as_cp -r src src
+REFUSED=1 same_as_cp -r src src/sub
+REFUSED=1 same_as_cp -r src src/sub/new
+REFUSED=1 same_as_cp -r . dir2
+REFUSED=1 same_as_cp -r src/sub/.. src/sub/deeper/x
+same_as_cp -rT src existing
+same_as_cp -T a dir2
+same_as_cp -T a emptydir
+same_as_cp a
+same_as_cp
+# -n, -u
+same_as_cp -n a existing
+same_as_cp -rn src existdir
+same_as_cp -u old existdir
+same_as_cp -u new existdir
+same_as_cp -uv old new existdir
+# -t, -T
+same_as_cp -t dir2 a b
+same_as_cp -rt dir2 src a
+same_as_cp -t missing a
+same_as_cp -t a b
+same_as_cp -T a existing
+same_as_cp -rT src existdir
+same_as_cp -rT src emptydir
+# -v
+same_as_cp -v a b dir2
+same_as_cp -rv src newdir
+same_as_cp -av src existdir
+# symlinks: followed without -r, kept with -r/-a, followed with -L, roots only with -H
+same_as_cp link-a copy
+same_as_cp -r link-a copy
+same_as_cp -r link-src copy
+same_as_cp -rL link-src copy
+same_as_cp -rH link-src copy
+same_as_cp -r link-src/ copy
+same_as_cp -P link-a copy
+same_as_cp -d link-a copy
+# hard links: kept with -a/-d, separate copies with -r
+same_as_cp -a a a-hard dir2
+same_as_cp -r a a-hard dir2
+same_as_cp --preserve=links a a-hard dir2
+
+cp_summary

@@ -1,0 +1,75 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# sweep-cp -a of a tree holding every kind of entry must equal what cp -a
+# makes: contents, type, mode, owner, ns mtime (and atime of files), symlink
+# targets, device numbers, xattrs and ACLs, the hole map and allocated
+# blocks, and the hard-link structure. Checked for each data path (same
+# filesystem: reflink/copy_file_range; --reflink=never: the reader, with
+# io_uring and with plain syscalls), and -r / --sparse against cp's same options.
+. "$TESTS_DIR/cp/lib.sh"
+
+src="$CP_TMP/src"
+mkdir "$src"
+make_tree "$src"
+python3 "$MANIFEST" --fields=type,atime "$src" >"$CP_TMP/src.atime"
+
+# First, before anything has read the source (cp updates atimes as it reads).
+"$SWEEP_CP" -a --stats "$src" "$CP_TMP/auto" 2>"$CP_TMP/auto.err"
+check "sweep-cp -a exits 0" [ $? = 0 ]
+python3 "$MANIFEST" --fields=type,atime "$CP_TMP/auto" >"$CP_TMP/auto.atime"
+check "file atimes preserved (ns)" cmp -s "$CP_TMP/src.atime" "$CP_TMP/auto.atime"
+
+cp -a "$src" "$CP_TMP/ref"
+FIELDS=type,mode,owner,size,mtime,data,link,rdev,xattr,hl,holes,blocks
+same_tree "-a, default (same filesystem) vs cp -a" "$FIELDS" "$CP_TMP/ref" "$CP_TMP/auto"
+check "same filesystem: data went through copy_file_range or a clone" \
+	grep -Eq 'files [0-9]+ \(cloned [0-9]+, copy_file_range [1-9]' "$CP_TMP/auto.err"
+check "no temporaries left" no_temps "$CP_TMP/auto"
+
+for backend in uring syscall; do
+	SWEEP_BACKEND=$backend "$SWEEP_CP" -a --stats --reflink=never "$src" "$CP_TMP/read-$backend" \
+		2>"$CP_TMP/read.err"
+	check "--reflink=never ($backend) exits 0" [ $? = 0 ]
+	same_tree "-a --reflink=never ($backend) vs cp -a" "$FIELDS" "$CP_TMP/ref" "$CP_TMP/read-$backend"
+	check "--reflink=never ($backend): every file read" \
+		grep -Eq 'cloned 0, copy_file_range 0, read [1-9]' "$CP_TMP/read.err"
+done
+
+# Small sweeps: hard links whose first name was copied in an earlier batch.
+"$SWEEP_CP" -a --order=inode "$src" "$CP_TMP/inode"
+same_tree "-a --order=inode vs cp -a" "$FIELDS" "$CP_TMP/ref" "$CP_TMP/inode"
+
+# Without -a: modes less the umask, fresh times, hard links become copies.
+umask 022
+cp -r "$src" "$CP_TMP/ref-r"
+"$SWEEP_CP" -r "$src" "$CP_TMP/r"
+same_tree "-r vs cp -r" type,mode,owner,size,data,link,rdev,hl "$CP_TMP/ref-r" "$CP_TMP/r"
+umask 077
+rm -rf "$CP_TMP/ref-r" "$CP_TMP/r"
+cp -r "$src" "$CP_TMP/ref-r"
+"$SWEEP_CP" -r "$src" "$CP_TMP/r"
+same_tree "-r under umask 077 vs cp -r" type,mode,owner,size,data,link,rdev,hl "$CP_TMP/ref-r" "$CP_TMP/r"
+umask 022
+
+# -p keeps mode, owner and times but not xattrs or links.
+cp -rp "$src" "$CP_TMP/ref-p"
+"$SWEEP_CP" -rp "$src" "$CP_TMP/p"
+same_tree "-rp vs cp -rp" type,mode,owner,size,mtime,data,link,rdev,hl "$CP_TMP/ref-p" "$CP_TMP/p"
+
+# --sparse=always punches zero blocks; --sparse=never fills holes.
+for mode in always never; do
+	for how in auto never; do
+		cp -a --sparse=$mode --reflink=never "$src" "$CP_TMP/ref-$mode"
+		"$SWEEP_CP" -a --sparse=$mode --reflink=$how "$src" "$CP_TMP/sp-$mode-$how"
+		same_tree "--sparse=$mode --reflink=$how vs cp --sparse=$mode" "$FIELDS" \
+			"$CP_TMP/ref-$mode" "$CP_TMP/sp-$mode-$how"
+		rm -rf "$CP_TMP/ref-$mode" "$CP_TMP/sp-$mode-$how"
+	done
+done
+
+# A second run over an existing copy replaces every file atomically and ends equal.
+echo changed >"$CP_TMP/auto/small"
+"$SWEEP_CP" -a "$src/." "$CP_TMP/auto"
+same_tree "-a over an existing copy vs cp -a" "$FIELDS" "$CP_TMP/ref" "$CP_TMP/auto"
+
+cp_summary

@@ -1,0 +1,126 @@
+# SPDX-License-Identifier: MIT
+# Shared by the sweep-cp tests: the binary, a scratch directory removed at
+# exit, a source tree with every kind of entry, and tree comparison.
+
+SWEEP_CP=${SWEEP_CP:-$BUILD_ROOT/utils/sweep-cp}
+[ -x "$SWEEP_CP" ] || { echo "no sweep-cp at $SWEEP_CP" >&2; exit 1; }
+cp --version 2>/dev/null | grep -q GNU || { echo "SKIP: cp is not GNU cp" >&2; exit 77; }
+MANIFEST="$TESTS_DIR/cp/manifest.py"
+TMP_PREFIX=.sweep-tmp.
+
+CP_TMP=$(mktemp -d "${TMPDIR:-/tmp}/sweep-cp-test.XXXXXX")
+chmod 755 "$CP_TMP"
+CP_FAILS=0
+CP_CHECKS=0
+cp_cleanup() {
+	chmod -R u+rwx "$CP_TMP" 2>/dev/null
+	rm -rf "$CP_TMP"
+}
+trap cp_cleanup EXIT
+
+is_root() { [ "$(id -u)" = 0 ]; }
+
+fail() {
+	echo "FAIL: $*"
+	CP_FAILS=$((CP_FAILS + 1))
+}
+
+ok() { echo "ok: $*"; }
+
+check() { # check DESCRIPTION COMMAND... : count a check that passes when COMMAND does
+	local what=$1; shift
+	CP_CHECKS=$((CP_CHECKS + 1))
+	if "$@"; then ok "$what"; else fail "$what"; fi
+}
+
+# same_tree DESC FIELDS A B: manifests of A and B are equal in FIELDS (all when empty).
+same_tree() {
+	local what=$1 fields=$2 a=$3 b=$4
+	local fa="$CP_TMP/manifest.a" fb="$CP_TMP/manifest.b"
+	python3 "$MANIFEST" ${fields:+--fields=$fields} "$a" >"$fa"
+	python3 "$MANIFEST" ${fields:+--fields=$fields} "$b" >"$fb"
+	CP_CHECKS=$((CP_CHECKS + 1))
+	if cmp -s "$fa" "$fb"; then
+		ok "$what ($(wc -l <"$fa") entries)"
+	else
+		fail "$what"
+		diff "$fa" "$fb" | head -20
+	fi
+}
+
+# no_temps DIR: no temporary names were left behind.
+no_temps() {
+	local left
+	left=$(find "$1" -name "$TMP_PREFIX*" | head -5)
+	[ -z "$left" ] || { echo "left behind: $left"; return 1; }
+}
+
+# make_tree DIR: one of everything cp -a must keep.
+make_tree() {
+	local s=$1
+	mkdir -p "$s/d1/d2/d3" "$s/empty" "$s/ro" "$s/acl-dir/sub" "$s/sticky"
+	printf 'hello\n' >"$s/small"
+	: >"$s/zero"
+	head -c 4095 /dev/urandom >"$s/d1/odd"
+	head -c 4096 /dev/urandom >"$s/d1/block"
+	head -c $((3 * 1024 * 1024 + 17)) /dev/urandom >"$s/d1/d2/big"
+	head -c 70000 /dev/urandom >"$s/name with spaces"
+	printf 'nl\n' >"$s/$(printf 'new\nline')"
+	printf 'utf\n' >"$s/ünïcødé"
+	printf 'long\n' >"$s/$(printf 'L%.0s' $(seq 1 255))"
+	# deep nesting
+	local deep="$s/deep"
+	for i in $(seq 1 30); do deep="$deep/n$i"; done
+	mkdir -p "$deep" && printf 'deep\n' >"$deep/leaf"
+	# sparse: leading hole, data in the middle, trailing hole
+	truncate -s 8M "$s/sparse"
+	printf 'middle' | dd of="$s/sparse" bs=1 seek=$((3 * 1024 * 1024)) conv=notrunc status=none
+	# a hole at the end only, and zeros written as data (for --sparse=always)
+	head -c 100000 /dev/urandom >"$s/tailhole" && truncate -s 5M "$s/tailhole"
+	head -c 1000 /dev/urandom >"$s/zeros" && head -c $((2 * 1024 * 1024)) /dev/zero >>"$s/zeros" &&
+		printf 'end' >>"$s/zeros"
+	# links
+	ln "$s/small" "$s/d1/hard1"
+	ln "$s/small" "$s/d1/d2/hard2"
+	ln "$s/d1/block" "$s/block-link"
+	ln -s small "$s/sym-rel"
+	ln -s /nonexistent/target "$s/sym-dangling"
+	ln -s d1 "$s/sym-dir"
+	ln -s "$(printf 'T%.0s' $(seq 1 300))" "$s/sym-long"
+	ln "$s/sym-rel" "$s/sym-hard" # a hard link to a symlink
+	mkfifo "$s/fifo"
+	python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$s/sock"
+	# modes
+	chmod 0000 "$s/zero"
+	chmod 4755 "$s/d1/odd"
+	chmod 2710 "$s/d1/block"
+	chmod 1777 "$s/sticky"
+	printf 'inside ro\n' >"$s/ro/file"
+	chmod 0555 "$s/ro"
+	# xattrs and ACLs (where the filesystem has them)
+	setfattr -n user.color -v blue "$s/small" 2>/dev/null
+	setfattr -n user.bin -v 0x00ff10 "$s/d1/d2/big" 2>/dev/null
+	setfattr -n user.dir -v yes "$s/d1" 2>/dev/null
+	setfacl -m u:12345:rwx,g:54321:r "$s/name with spaces" 2>/dev/null
+	setfacl -m u:12345:rx "$s/acl-dir" 2>/dev/null
+	setfacl -d -m u:12345:rwx,o::- "$s/acl-dir" 2>/dev/null
+	printf 'acl child\n' >"$s/acl-dir/sub/child"
+	# times with nanoseconds, owners, devices
+	touch -h -d '2001-02-03 04:05:06.123456789' "$s/sym-rel"
+	touch -d '1999-12-31 23:59:59.987654321' "$s/small"
+	touch -a -d '2002-01-01 00:00:00.5' "$s/d1/d2/big"
+	if is_root; then
+		mknod "$s/chr" c 1 3
+		mknod "$s/blk" b 7 200
+		chown 1234:5678 "$s/d1/d2/big"
+		chown -h 4321:8765 "$s/sym-rel"
+		chown 777:888 "$s/d1/d2"
+		chown 0:999 "$s/fifo"
+	fi
+	touch -d '2010-10-10 10:10:10.101010101' "$s/d1/d2" "$s/empty" "$s/ro"
+}
+
+cp_summary() {
+	echo "$CP_CHECKS checks, $CP_FAILS failed"
+	[ "$CP_FAILS" = 0 ]
+}
