@@ -110,7 +110,7 @@ static void usage(int status)
 
 static void bad_arg(const char *what, const char *arg)
 {
-	cli_msg("invalid %s %s", what, cli_quote(arg));
+	cli_msg("invalid %s %s", what, du_quote(arg));
 	usage(1);
 }
 
@@ -118,10 +118,10 @@ static void bad_arg(const char *what, const char *arg)
 static void size_arg_fatal(int err, const char *opt, const char *arg)
 {
 	if (err == -ERANGE)
-		cli_die(1, "%s argument %s too large", opt, cli_quote(arg));
+		cli_die(1, "%s argument %s too large", opt, du_quote(arg));
 	if (err == -EILSEQ)
-		cli_die(1, "invalid suffix in %s argument %s", opt, cli_quote(arg));
-	cli_die(1, "invalid %s argument %s", opt, cli_quote(arg));
+		cli_die(1, "invalid suffix in %s argument %s", opt, du_quote(arg));
+	cli_die(1, "invalid %s argument %s", opt, du_quote(arg));
 }
 
 static void parse_args(int argc, char **argv, struct opts *o)
@@ -186,7 +186,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			errno = 0;
 			o->max_depth = strtoumax(optarg, &end, 0);
 			if (errno || end == optarg || *end || *optarg == '-') {
-				cli_msg("invalid maximum depth %s", cli_quote(optarg));
+				cli_msg("invalid maximum depth %s", du_quote(optarg));
 				bad = true;
 			}
 			o->depth_given = true;
@@ -398,15 +398,15 @@ static void print_err(const struct err *e, const char *path, bool partial)
 	case SWEEP_WALK_OP_OPENDIR:
 	case SWEEP_WALK_OP_READDIR:
 		if (partial) /* fts FTS_ERR: some entries were read */
-			cli_msg("%s: %s", cli_quote(path), strerror(e->err));
+			cli_msg("%s: %s", du_quote(path), strerror(e->err));
 		else
-			cli_msg("cannot read directory %s: %s", cli_quote(path), strerror(e->err));
+			cli_msg("cannot read directory %s: %s", du_quote(path), strerror(e->err));
 		break;
 	default:
 		if (e->err)
-			cli_msg("cannot access %s: %s", cli_quote(path), strerror(e->err));
+			cli_msg("cannot access %s: %s", du_quote(path), strerror(e->err));
 		else
-			cli_msg("cannot access %s", cli_quote(path));
+			cli_msg("cannot access %s", du_quote(path));
 	}
 }
 

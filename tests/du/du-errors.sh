@@ -22,6 +22,13 @@ echo data >"$t/ok/file"
 echo data >"$t/closed/hidden"
 echo data >"$t/listonly/inner/f"
 echo data >"$t/ok/deep/er/locked/x/f"
+# names that coreutils quotes in every way it knows ('', "", $'\n', $'\377', '\'')
+mkdir -p "$t/names"
+for n in "a b" "it's" $'n\nl' $'bad\xffutf8' $'\xff' $'x\n' 'a"b' 'a$b' "it's \$x" 'back\slash' \
+	$'tab\there' "it's"$'\n' '~home' 'a*b' 'é' '{' 'x#y' $'\x01ctl' $'del\x7f' "'"; do
+	mkdir -p "$t/names/$n/sub"
+	chmod 000 "$t/names/$n"
+done
 chmod 000 "$t/closed" "$t/ok/deep/er/locked"
 chmod 644 "$t/listonly"   # readable, not searchable
 chmod 311 "$t/noexec"     # searchable, not readable
@@ -38,6 +45,11 @@ du_same -sh noexec
 du_same -a --exclude=locked ok
 du_same -x -a .
 du_same -L -a .
+du_same -a names
+cd names || exit 1
+du_same -- *
+du_same '~home' '{'
+cd .. || exit 1
 
 # the messages must really be there (a du that printed none would pass the comparisons above only if both failed)
 $AS "$SWEEP_DU" . >/dev/null 2>"$DU_TMP/err" && { echo "FAIL: exit 0 with unreadable directories"; DU_FAILS=$((DU_FAILS + 1)); }

@@ -85,6 +85,9 @@ static inline const char *du_name(const struct du_tree *t, uint32_t i)
 	return t->names + t->nodes[i].name;
 }
 
+/* A file name quoted for a message as coreutils quotes it (static buffer). */
+const char *du_quote(const char *name);
+
 /* Output sizes the way GNU du's human_readable does. */
 #define DU_AUTOSCALE 0x1
 #define DU_SI        0x2
