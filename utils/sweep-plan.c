@@ -52,6 +52,7 @@ struct ctx {
 	uint64_t mem_sum, mem_entries, mem_peak; /* plan memory at each flush */
 	double read_seconds;
 	bool first_fs_seen;
+	bool locate_self; /* order INODE, NAME or NONE: the plan would not look locations up */
 };
 
 static void motion_add(struct motion *m, uint64_t phys, uint64_t size, uint32_t bs)
@@ -191,6 +192,23 @@ static int flush(struct ctx *c)
 	return 0;
 }
 
+/* First physical byte of an entry's data (FIEMAP/FIBMAP), SWEEP_NO_PHYS when unknown. */
+static uint64_t locate(const struct sweep_entry *e)
+{
+	uint64_t phys = SWEEP_NO_PHYS;
+	int fd;
+
+	fd = openat(e->dirfd, e->at_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOATIME);
+	if (fd < 0 && errno == EPERM)
+		fd = openat(e->dirfd, e->at_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0) {
+		if (sweep_extent_first(fd, &phys) < 0)
+			phys = SWEEP_NO_PHYS;
+		close(fd);
+	}
+	return phys;
+}
+
 static int on_entry(const struct sweep_entry *e, void *vctx)
 {
 	struct ctx *c = vctx;
@@ -202,7 +220,15 @@ static int on_entry(const struct sweep_entry *e, void *vctx)
 	}
 	if (e->stat_err || !S_ISREG(e->st.st_mode))
 		return 0;
-	rc = sweep_plan_add(c->plan, e->dirfd, e->at_name, e->path, &e->st, 0);
+	/*
+	 * The plan looks locations up only where it sorts by them; this tool
+	 * prints them (and counts jumps) for every order, so it locates the
+	 * files itself when the order is forced to something else.
+	 */
+	if (c->locate_self)
+		rc = sweep_plan_add_located(c->plan, e->path, &e->st, locate(e), 0);
+	else
+		rc = sweep_plan_add(c->plan, e->dirfd, e->at_name, e->path, &e->st, 0);
 	if (rc < 0) {
 		cli_path_error(e->path, rc);
 		c->status = 1;
@@ -226,20 +252,10 @@ static int on_error(const struct sweep_walk_error *err, void *vctx)
 static int on_dir_entry(const struct sweep_entry *e, void *vctx)
 {
 	struct ctx *c = vctx;
-	uint64_t phys = SWEEP_NO_PHYS;
-	int fd;
 
 	if (e->stat_err || !S_ISREG(e->st.st_mode))
 		return 0;
-	fd = openat(e->dirfd, e->at_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOATIME);
-	if (fd < 0 && errno == EPERM)
-		fd = openat(e->dirfd, e->at_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd >= 0) {
-		if (sweep_extent_first(fd, &phys) < 0)
-			phys = SWEEP_NO_PHYS;
-		close(fd);
-	}
-	motion_add(&c->dir_motion, phys, (uint64_t)e->st.st_size, c->block_size);
+	motion_add(&c->dir_motion, locate(e), (uint64_t)e->st.st_size, c->block_size);
 	return 0;
 }
 
@@ -411,6 +427,8 @@ int main(int argc, char **argv)
 			cli_die(1, "cannot create a reader: %s", strerror(-rc));
 	}
 	c.order = popts.order;
+	c.locate_self = popts.order == SWEEP_ORDER_INODE || popts.order == SWEEP_ORDER_NAME ||
+			popts.order == SWEEP_ORDER_NONE;
 
 	wopts.order = walk_order_for(popts.order);
 	wopts.on_entry = on_entry;
