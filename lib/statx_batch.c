@@ -19,6 +19,9 @@
 #include <liburing.h>
 #endif
 
+/* Fewer requests than this are stat'ed with fstatat even on the io_uring backend. */
+#define URING_MIN_BATCH 4
+
 struct sweep__stat_batch {
 	enum sweep_backend backend;
 	unsigned depth;
@@ -166,7 +169,12 @@ int sweep__stat_batch_run(struct sweep__stat_batch *b, int dirfd, struct sweep__
 	for (size_t i = 0; i < n; i += b->depth) {
 		size_t chunk = n - i < b->depth ? n - i : b->depth;
 #if HAVE_LIBURING
-		if (b->backend == SWEEP_BACKEND_URING) {
+		/*
+		 * io_uring runs statx in a kernel worker thread: waking it costs
+		 * more than a few fstatat() calls on cached inodes, and so few
+		 * requests have nothing to merge. Small batches go the plain way.
+		 */
+		if (b->backend == SWEEP_BACKEND_URING && chunk >= URING_MIN_BATCH) {
 			run_uring(b, dirfd, reqs + i, chunk);
 			continue;
 		}

@@ -71,6 +71,9 @@ struct frame {
 	size_t path_len; /* the directory's path length in walk.path */
 };
 
+/* Open directories kept for reopening their children cheaply (and beyond PATH_MAX). */
+#define FD_CACHE 8
+
 struct walk {
 	const struct sweep_walk_opts *o;
 	unsigned flags;
@@ -90,6 +93,13 @@ struct walk {
 	size_t reqs_cap;
 	struct frame *stack; /* depth-first mode */
 	size_t depth, stack_cap;
+	/* Recently read directories, still open: their children reopen relative to them. */
+	struct {
+		struct dnode *dir;
+		int fd;
+		uint64_t used;
+	} fdc[FD_CACHE];
+	uint64_t fdc_clock;
 };
 
 #define DBUF_SIZE (64 * 1024)
@@ -196,9 +206,59 @@ static int open_flags(const struct dnode *d)
 	return O_RDONLY | O_DIRECTORY | O_CLOEXEC | (d->follow ? 0 : O_NOFOLLOW);
 }
 
-/* Open d by chaining openat() from the nearest ancestor whose path fits in PATH_MAX. */
+/* ---- the cache of open directories ---- */
+
+static int fdcache_find(struct walk *w, const struct dnode *d)
+{
+	for (int i = 0; i < FD_CACHE; i++) {
+		if (w->fdc[i].dir == d) {
+			w->fdc[i].used = ++w->fdc_clock;
+			return w->fdc[i].fd;
+		}
+	}
+	return -1;
+}
+
+/* Give the cache a directory's fd (it takes ownership); the least recently used one goes. */
+static void fdcache_put(struct walk *w, struct dnode *d, int fd)
+{
+	int v = 0;
+	for (int i = 1; i < FD_CACHE; i++)
+		if (w->fdc[i].used < w->fdc[v].used)
+			v = i;
+	if (w->fdc[v].dir) {
+		close(w->fdc[v].fd);
+		dnode_unref(w->fdc[v].dir);
+	}
+	d->refs++;
+	w->fdc[v].dir = d;
+	w->fdc[v].fd = fd;
+	w->fdc[v].used = ++w->fdc_clock;
+}
+
+static void fdcache_clear(struct walk *w)
+{
+	for (int i = 0; i < FD_CACHE; i++) {
+		if (w->fdc[i].dir) {
+			close(w->fdc[i].fd);
+			dnode_unref(w->fdc[i].dir);
+		}
+		w->fdc[i].dir = NULL;
+	}
+}
+
+/*
+ * Open d: relative to its parent when the parent is still open, else by
+ * path, else (path longer than PATH_MAX) by chaining openat() down from the
+ * nearest ancestor that can be opened. The caller owns the result.
+ */
 static int dnode_open_chain(struct walk *w, const struct dnode *d)
 {
+	int pfd = d->parent ? fdcache_find(w, d->parent) : -1;
+	if (pfd >= 0) {
+		int fd = openat(pfd, d->name, open_flags(d));
+		return fd < 0 ? -errno : fd;
+	}
 	if (!d->parent) {
 		int fd = open(d->name, open_flags(d));
 		return fd < 0 ? -errno : fd;
@@ -212,7 +272,7 @@ static int dnode_open_chain(struct walk *w, const struct dnode *d)
 		if (fd >= 0 || errno != ENAMETOOLONG)
 			return fd >= 0 ? fd : -errno;
 	}
-	int pfd = dnode_open_chain(w, d->parent);
+	pfd = dnode_open_chain(w, d->parent);
 	if (pfd < 0)
 		return pfd;
 	int fd = openat(pfd, d->name, open_flags(d));
@@ -221,14 +281,19 @@ static int dnode_open_chain(struct walk *w, const struct dnode *d)
 	return r;
 }
 
-/* Reopen a pending directory and check that it is still the one that was queued. */
+static bool same_dir(int fd, const struct dnode *d)
+{
+	struct stat st;
+	return fstat(fd, &st) == 0 && (uint64_t)st.st_dev == d->dev && (uint64_t)st.st_ino == d->ino;
+}
+
+/* Reopen a directory and check that it is still the one that was listed. */
 static int dnode_reopen(struct walk *w, const struct dnode *d)
 {
 	int fd = dnode_open_chain(w, d);
 	if (fd < 0)
 		return fd;
-	struct stat st;
-	if (fstat(fd, &st) < 0 || (uint64_t)st.st_dev != d->dev || (uint64_t)st.st_ino != d->ino) {
+	if (!same_dir(fd, d)) {
 		/* Replaced since it was listed: it is no longer the directory we saw. */
 		close(fd);
 		return -ENOENT;
@@ -533,7 +598,8 @@ static void walk_cscan(struct walk *w)
 			break;
 		}
 		frame_emit(w, &f);
-		close(fd);
+		/* Its subdirectories are queued with nearby keys: keep it open for them. */
+		fdcache_put(w, d, fd);
 		dnode_unref(d);
 	}
 	listing_free(&f.ls);
@@ -559,6 +625,15 @@ static int push_frame(struct walk *w, struct dnode *d, int fd, size_t path_len)
 static void pop_frame(struct walk *w)
 {
 	struct frame *f = &w->stack[--w->depth];
+	struct frame *p = w->depth ? &w->stack[w->depth - 1] : NULL;
+	if (p && p->fd < 0 && f->fd >= 0) {
+		/* The parent was closed on the way down: ".." gets it back in one step, if it is still it. */
+		int fd = openat(f->fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd >= 0 && !same_dir(fd, p->dir))
+			close(fd);
+		else if (fd >= 0)
+			p->fd = fd;
+	}
 	if (f->fd >= 0)
 		close(f->fd);
 	f->fd = -1;
@@ -708,6 +783,7 @@ SWEEP_EXPORT int sweep_walk(const char *const *roots, size_t nroots, const struc
 		do_root(&w, roots[i], (uint32_t)i);
 	if (!ret && w.cscan && !w.stop)
 		walk_cscan(&w);
+	fdcache_clear(&w);
 	if (w.q) {
 		void *item;
 		while (sweep__cscan_pop(w.q, &item, NULL))

@@ -2,11 +2,12 @@
 /*
  * walk-list: print what sweep_walk finds, for comparison with find(1).
  *
- *   walk-list [-0] [-l] [--order=O] [--follow] [--follow-roots] [--xdev]
+ *   walk-list [-0] [-l] [--fs] [--order=O] [--follow] [--follow-roots] [--xdev]
  *             [--no-stat] [--backend=B] [--skip=NAME] [--stop-after=N] ROOT...
  *
  * Prints each entry's path (NUL-terminated with -0); -l adds
- * "depth dir_id id dirent_index ino type" before it. Checks as it goes
+ * "depth dir_id id dirent_index ino type" before it, --fs the name of its
+ * filesystem. Checks as it goes
  * that each entry is consistent: the parent was handed out before it with
  * the id it names, depth and path follow from the parent, and dirfd/at_name
  * reach the same inode. Errors go to stderr; exit 1 if any was reported,
@@ -27,7 +28,7 @@ struct dirinfo {
 };
 
 struct ctx {
-	int nul, longfmt, follow, no_stat;
+	int nul, longfmt, fsfmt, follow, no_stat;
 	const char *skip;
 	long stop_after, count;
 	struct dirinfo *dirs; /* by id */
@@ -100,6 +101,8 @@ static int on_entry(const struct sweep_entry *e, void *arg)
 		c->dirs[e->id].path = strdup(e->path);
 		c->dirs[e->id].depth = e->depth;
 	}
+	if (c->fsfmt)
+		printf("%s ", e->fs ? e->fs->fs_name : "-");
 	if (c->longfmt)
 		printf("%d %llu %llu %u %llu %u ", e->depth, (unsigned long long)e->dir_id, (unsigned long long)e->id,
 		       e->dirent_index, (unsigned long long)e->st.st_ino, e->d_type);
@@ -130,6 +133,8 @@ int main(int argc, char **argv)
 			c.nul = 1;
 		else if (strcmp(a, "-l") == 0)
 			c.longfmt = 1;
+		else if (strcmp(a, "--fs") == 0)
+			c.fsfmt = 1;
 		else if (strncmp(a, "--order=", 8) == 0) {
 			if (sweep_order_parse(a + 8, &o.order) < 0) {
 				fprintf(stderr, "walk-list: bad order %s\n", a + 8);

@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: MIT
+# Shared by the walk tests: source it, then call walk_setup BACKEND.
+# Provides $W (walk-list), $T (a scratch directory removed on exit) and
+# set comparison against find(1) on NUL-separated lists.
+set -u
+
+walk_skip() { echo "SKIP: $*" >&2; exit 77; }
+walk_fail() { echo "FAIL: $*" >&2; exit 1; }
+
+walk_setup() { # walk_setup uring|syscall
+	export SWEEP_BACKEND=$1
+	W=$BUILD_ROOT/tests/walk/walk-list
+	[ -x "$W" ] || walk_fail "no $W"
+	T=$(mktemp -d "${TMPDIR:-/tmp}/sweep-walk.XXXXXX")
+	chmod 755 "$T"
+	trap walk_cleanup EXIT
+}
+
+walk_cleanup() {
+	[ -n "${T:-}" ] || return 0
+	chmod -R u+rwx "$T" 2>/dev/null
+	rm -rf "$T"
+}
+
+# The backend walk-list reports must be the one asked for (uring only when the kernel allows it).
+walk_check_backend() { # walk_check_backend STDERR_FILE
+	local got
+	got=$(sed -n 's/^walk-list: backend=\([a-z]*\) .*/\1/p' "$1" | tail -1)
+	if [ "$SWEEP_BACKEND" = syscall ]; then
+		[ "$got" = syscall ] || walk_fail "asked for syscall, walk used '$got'"
+	else
+		[ "$got" = uring ] || [ "$got" = syscall ] || walk_fail "no backend line in $1"
+	fi
+}
+
+# same_set A B: the NUL-separated lists A and B hold the same paths, each once.
+same_set() {
+	local a=$1 b=$2
+	sort -z "$a" >"$a.sorted"
+	sort -z "$b" >"$b.sorted"
+	if ! cmp -s "$a.sorted" "$b.sorted"; then
+		echo "--- $a vs $b (first differences):" >&2
+		diff <(tr '\0\n' '\n?' <"$a.sorted") <(tr '\0\n' '\n?' <"$b.sorted") | head -20 >&2
+		return 1
+	fi
+	local dups
+	dups=$(sort -z "$b" | uniq -zd | tr '\0' '\n' | head -5)
+	[ -z "$dups" ] || { echo "duplicates in $b: $dups" >&2; return 1; }
+	return 0
+}
+
+# same_seq A B: the two lists are identical, in order.
+same_seq() {
+	if ! cmp -s "$1" "$2"; then
+		echo "--- order differs: $1 vs $2" >&2
+		diff <(tr '\0\n' '\n?' <"$1") <(tr '\0\n' '\n?' <"$2") | head -20 >&2
+		return 1
+	fi
+}
