@@ -65,11 +65,24 @@ const char *tar_printable(const char *name)
 	return buf[k];
 }
 
+const char *tar_display(struct tar *t, const char *path)
+{
+	/* The -C prefix of the root it came from, as GNU tar names files relative to -C. */
+	for (size_t i = 0; i < t->o->nroots; i++) {
+		const struct tar_root *r = &t->o->roots[i];
+		size_t len = strlen(r->path);
+
+		if (r->strip && strncmp(path, r->path, len) == 0 && (path[len] == '/' || path[len] == 0))
+			return tar_printable(path + r->strip);
+	}
+	return tar_printable(path);
+}
+
 static void vreport(struct tar *t, int status, const char *path, const char *fmt, va_list ap)
 {
 	progress_clear(t->progress);
 	fflush(stdout);
-	fprintf(stderr, "%s: %s: ", cli_prog(), tar_printable(path));
+	fprintf(stderr, "%s: %s: ", cli_prog(), tar_display(t, path));
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	if (t->status < status)

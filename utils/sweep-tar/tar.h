@@ -107,6 +107,8 @@ struct tar {
 const char *tar_member_name(struct tar *t, const char *path, size_t strip);
 /* A name made printable for messages and -v (GNU tar's escape style: \n, \\, \ooo). */
 const char *tar_printable(const char *name);
+/* A walked path as messages show it: relative to its -C directory, printable. */
+const char *tar_display(struct tar *t, const char *path);
 /* "sweep-tar: PATH: message" as a warning (exit 1) or an error (exit 2). */
 void tar_warn(struct tar *t, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void tar_error(struct tar *t, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -181,9 +183,9 @@ int dir_spool_flush(struct tar *t);
 /* read.c */
 extern const struct sweep_read_ops tar_read_ops;
 /*
- * Archive one regular file now, without the plan: paths too long for the
- * reader to open, and a hard link standing in for a data holder that
- * failed. planned gives the dev/ino the hard-link table knows it by.
+ * Archive one regular file now, without the plan: a hard link standing in
+ * for a data holder that could not be archived. planned gives the dev/ino
+ * the hard-link table knows it by.
  */
 int tar_file_now(struct tar *t, int dirfd, const char *at_name, const char *path, size_t strip,
 		 const struct stat *planned);

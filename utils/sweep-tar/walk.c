@@ -141,11 +141,6 @@ static int walk_file(struct tar *t, const struct sweep_entry *e, const char *nam
 	r = link_check(t, e, name, strip, &rec);
 	if (r != 0)
 		return r < 0 ? r : 0;
-	/* The reader opens files by path; one too long for that is archived now. */
-	if (e->path_len >= PATH_MAX) {
-		progress_plan(t->progress, 1, (uint64_t)e->st.st_size);
-		return tar_file_now(t, e->dirfd, e->at_name, e->path, strip, &e->st);
-	}
 	r = sweep_plan_add(t->plan, e->dirfd, e->at_name, e->path, &e->st, strip);
 	if (r < 0) {
 		tar_error(t, e->path, "Cannot open: %s", strerror(-r));
@@ -173,7 +168,7 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 		return S_ISDIR(mode) ? SWEEP_WALK_SKIP : 0;
 	if (t->out_is_file && (uint64_t)e->st.st_dev == t->out_dev && (uint64_t)e->st.st_ino == t->out_ino) {
 		progress_clear(t->progress);
-		cli_msg("%s: file is the archive; not dumped", tar_printable(e->path));
+		cli_msg("%s: file is the archive; not dumped", tar_display(t, e->path));
 		return 0;
 	}
 	switch (mode & S_IFMT) {
@@ -183,7 +178,7 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 		return walk_file(t, e, name, strip);
 	case S_IFSOCK:
 		progress_clear(t->progress);
-		cli_msg("%s: socket ignored", tar_printable(e->path));
+		cli_msg("%s: socket ignored", tar_display(t, e->path));
 		return 0;
 	default:
 		return walk_special(t, e, name, strip);
