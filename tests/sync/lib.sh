@@ -45,6 +45,10 @@ run_both() {
 	mkdir -p "$W/r" "$W/s"
 	(cd "$W/r" && rsync "$@" "$W/src/" dst/) >"$W/r.out" 2>"$W/r.err" || rr=$?
 	(cd "$W/s" && "$SYNC" "$@" "$W/src/" dst/) >"$W/s.out" 2>"$W/s.err" || sr=$?
+	if grep -q 'runtime error:' "$W/s.err"; then
+		cat "$W/s.err" >&2
+		fail "$label: sanitizer report"
+	fi
 	if [ "$rr" != "$sr" ]; then
 		cat "$W/r.err" "$W/s.err" >&2
 		fail "$label: rsync exit $rr, sweep-sync exit $sr"

@@ -390,8 +390,10 @@ int flist_scan(struct sync_ctx *c)
 		r = walk_side(&d, c->dst_root);
 	if (r < 0)
 		goto out;
-	qsort(s.v, s.n, sizeof(*s.v), cmp_rel);
-	qsort(d.v, d.n, sizeof(*d.v), cmp_rel);
+	if (s.n)
+		qsort(s.v, s.n, sizeof(*s.v), cmp_rel);
+	if (d.n)
+		qsort(d.v, d.n, sizeof(*d.v), cmp_rel);
 	l->cap = s.n + d.n + 1;
 	l->v = calloc(l->cap, sizeof(*l->v));
 	if (!l->v) {
@@ -419,7 +421,8 @@ int flist_scan(struct sync_ctx *c)
 		}
 	}
 	s.n = d.n = 0;
-	qsort(l->v, l->n, sizeof(*l->v), cmp_node);
+	if (l->n)
+		qsort(l->v, l->n, sizeof(*l->v), cmp_node);
 	r = link_nodes(c);
 	if (r >= 0 && c->o.hard_links)
 		r = group_hard_links(c);
