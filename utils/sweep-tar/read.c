@@ -68,9 +68,14 @@ static void report(struct tar *t, const struct sweep_file *f, int status, uint64
 {
 	const char *path = f->entry->path;
 
-	if (status == SWEEP_READ_SHRANK)
+	/*
+	 * SHRANK and GREW also come for a file that changed between the plan
+	 * and the open (what GNU tar's stat and read would see): its header
+	 * has the size at open and all of it followed, so it only changed.
+	 */
+	if (status == SWEEP_READ_SHRANK && short_by > 0)
 		tar_warn(t, path, "File shrank by %llu bytes; padding with zeros", (unsigned long long)short_by);
-	else if (status == SWEEP_READ_GREW || status == SWEEP_READ_CHANGED)
+	else if (status == SWEEP_READ_SHRANK || status == SWEEP_READ_GREW || status == SWEEP_READ_CHANGED)
 		tar_warn(t, path, "file changed as we read it");
 	else if (status < 0 && t->cur_begun)
 		tar_error(t, path, "Read error at byte %llu: %s; padding with zeros",
@@ -87,7 +92,7 @@ static int rd_end(const struct sweep_file *f, int status, void *ctx)
 	const char *name = tar_member_name(t, f->entry->path, (size_t)f->entry->cookie);
 	struct link_rec *rec = links_find(t->links, f->entry->dev, f->entry->ino);
 	bool ok = t->cur_begun;
-	uint64_t short_by = t->cur_size - t->cur_pos;
+	uint64_t short_by = t->cur_begun ? t->cur_size - t->cur_pos : 0;
 	int r = 0;
 
 	if (t->cur_begun) {
