@@ -32,7 +32,6 @@
 #include "meta.h"
 
 #define DEFAULT_BATCH 4096
-#define ZERO_BLOCK 4096 /* granularity of holes punched by --sparse=always */
 
 enum { LN_PENDING, LN_DONE, LN_FAILED };
 
@@ -66,6 +65,7 @@ struct qitem {
 	enum copy_how how;
 	uint64_t size; /* size the copy gets */
 	uint64_t bytes;
+	size_t punch;  /* >0: leave all-zero blocks of this size as holes */
 	bool ended;   /* the reader called end() for it */
 	bool existed; /* dst existed when queued */
 };
@@ -151,8 +151,8 @@ static bool all_zero(const char *p, size_t n)
 	return n == 0 || (p[0] == 0 && memcmp(p, p + 1, n - 1) == 0);
 }
 
-/* Write buf, leaving ZERO_BLOCK-aligned all-zero blocks as holes (--sparse=always). */
-static int pwrite_sparse(int fd, const char *buf, size_t len, uint64_t off)
+/* Write buf, leaving aligned all-zero blocks of blk bytes as holes. */
+static int pwrite_sparse(int fd, const char *buf, size_t len, uint64_t off, size_t blk)
 {
 	size_t i = 0;
 	while (i < len) {
@@ -160,7 +160,7 @@ static int pwrite_sparse(int fd, const char *buf, size_t len, uint64_t off)
 		bool zero = true;
 		/* Extend a run of blocks that are all zero, or all not. */
 		while (j < len) {
-			size_t n = ZERO_BLOCK - (size_t)((off + j) % ZERO_BLOCK);
+			size_t n = blk - (size_t)((off + j) % blk);
 			if (n > len - j)
 				n = len - j;
 			bool z = all_zero(buf + j, n);
@@ -620,6 +620,17 @@ static int rd_begin(const struct sweep_file *f, void *ctx)
 		item_fail(it, COPY_OP_CREATE, rc);
 		return SWEEP_READ_SKIP;
 	}
+	/*
+	 * As cp: with --sparse=always, and with auto for a source that has
+	 * holes, zero blocks of the destination's block size become holes (so
+	 * the copy is as sparse as the source even where block sizes differ).
+	 */
+	bool dense = !f->data_map || (f->data_map_len == 1 && f->data_map[0].logical == 0 &&
+				      f->data_map[0].length == it->size);
+	struct stat tst;
+	bool have_tst = fstat(it->tmpfd, &tst) == 0;
+	if (e->o.sparse == COPY_SPARSE_ALWAYS || (e->o.sparse == COPY_SPARSE_AUTO && !dense))
+		it->punch = have_tst && tst.st_blksize > 0 ? (size_t)tst.st_blksize : 4096;
 	if (e->o.reflink != COPY_REFLINK_NEVER) {
 		if (ioctl(it->tmpfd, FICLONE, f->fd) == 0) {
 			it->how = COPY_HOW_CLONE;
@@ -632,10 +643,8 @@ static int rd_begin(const struct sweep_file *f, void *ctx)
 			item_fail(it, COPY_OP_CLONE, -errno);
 			return SWEEP_READ_SKIP;
 		}
-		/* Same filesystem: let the kernel copy (ranges only, so holes stay holes). */
-		struct stat tst;
-		if (e->o.sparse != COPY_SPARSE_ALWAYS && fstat(it->tmpfd, &tst) == 0 &&
-		    tst.st_dev == f->st.st_dev) {
+		/* Same filesystem and nothing to punch: let the kernel copy. */
+		if (!it->punch && have_tst && tst.st_dev == f->st.st_dev) {
 			rc = range_copy(e, it, f);
 			if (rc <= 0) {
 				it->how = COPY_HOW_RANGE;
@@ -645,10 +654,8 @@ static int rd_begin(const struct sweep_file *f, void *ctx)
 	}
 	it->how = COPY_HOW_DATA;
 	/* A file without holes is allocated in one go: contiguous, and a full disk shows up now. */
-	bool dense = !f->data_map || (f->data_map_len == 1 && f->data_map[0].logical == 0 &&
-				      f->data_map[0].length == it->size);
-	if (dense && it->size > 0 && e->o.sparse != COPY_SPARSE_ALWAYS &&
-	    fallocate(it->tmpfd, 0, 0, (off_t)it->size) < 0 && (errno == ENOSPC || errno == EDQUOT || errno == EFBIG)) {
+	if (dense && !it->punch && it->size > 0 && fallocate(it->tmpfd, 0, 0, (off_t)it->size) < 0 &&
+	    (errno == ENOSPC || errno == EDQUOT || errno == EFBIG)) {
 		item_fail(it, COPY_OP_WRITE, -errno);
 		return SWEEP_READ_SKIP;
 	}
@@ -664,8 +671,8 @@ static int rd_data(const struct sweep_file *f, uint64_t off, const void *buf, si
 		return e->stop;
 	if (it->err || it->tmpfd < 0)
 		return 0;
-	int rc = e->o.sparse == COPY_SPARSE_ALWAYS ? pwrite_sparse(it->tmpfd, buf, len, off)
-						   : pwrite_full(it->tmpfd, buf, len, off);
+	int rc = it->punch ? pwrite_sparse(it->tmpfd, buf, len, off, it->punch)
+			   : pwrite_full(it->tmpfd, buf, len, off);
 	if (rc < 0) {
 		item_fail(it, COPY_OP_WRITE, rc);
 		return 0;

@@ -1,0 +1,104 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Faults: an unreadable source file and directory (as an unprivileged uid),
+# a source file that vanishes between the walk and the read, and SIGKILL in
+# the middle of a copy (no final name may hold a partial file; a second run
+# completes the copy). The full-disk case is in cp-loopfs.sh.
+. "$TESTS_DIR/cp/lib.sh"
+
+# ---- unreadable: the same messages, exit status and tree as GNU cp ----
+if is_root && command -v setpriv >/dev/null; then
+	u="$CP_TMP/unreadable"
+	mkdir -p "$u/src/open" "$u/src/private" "$u/out-gnu" "$u/out-sweep"
+	printf 'public\n' >"$u/src/open/file"
+	printf 'secret\n' >"$u/src/secret"
+	printf 'hidden\n' >"$u/src/private/file"
+	printf 'visible\n' >"$u/src/zz-after"
+	chmod 600 "$u/src/secret"
+	chmod 700 "$u/src/private"
+	chown 65534:65534 "$u/out-gnu" "$u/out-sweep"
+	as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+	(cd "$u" && as_nobody cp -r src out-gnu/copy) 2>"$u/gnu.err"
+	rc_g=$?
+	(cd "$u" && as_nobody "$SWEEP_CP" -r src out-sweep/copy) 2>"$u/sweep.err"
+	rc_s=$?
+	sed -i 's/^cp: /sweep-cp: /' "$u/gnu.err"
+	sort -o "$u/gnu.err" "$u/gnu.err"
+	sort -o "$u/sweep.err" "$u/sweep.err"
+	check "unreadable: exit status $rc_g like cp" test "$rc_g" = "$rc_s" -a "$rc_s" = 1
+	check "unreadable: same messages as cp" cmp -s "$u/gnu.err" "$u/sweep.err" ||
+		diff "$u/gnu.err" "$u/sweep.err"
+	same_tree "unreadable: the rest copied like cp" type,mode,owner,size,data "$u/out-gnu" "$u/out-sweep"
+	check "unreadable: no temporaries left" no_temps "$u/out-sweep"
+else
+	echo "skip: unreadable-file case needs root and setpriv"
+fi
+
+# ---- vanished between walk and read (LD_PRELOAD hook; not under ASan) ----
+hook="$BUILD_ROOT/tests/cp/cp-vanish.so"
+if [ -n "${SWEEP_SANITIZE:-}" ] && [ "$SWEEP_SANITIZE" != none ]; then
+	echo "skip: vanish case uses LD_PRELOAD, not possible under the sanitizers"
+elif [ ! -f "$hook" ]; then
+	fail "no $hook"
+else
+	v="$CP_TMP/vanish"
+	mkdir -p "$v/src/d"
+	for i in 1 2 3 4 5; do head -c $((i * 5000)) /dev/urandom >"$v/src/d/f$i"; done
+	printf 'gone soon\n' >"$v/src/d/victim"
+	(cd "$v" && SWEEP_BACKEND=syscall SWEEP_TEST_VANISH=victim LD_PRELOAD="$hook" \
+		"$SWEEP_CP" -a src dst) 2>"$v/err"
+	rc=$?
+	check "vanished: exit 1" [ "$rc" = 1 ]
+	check "vanished: cp's message" grep -qx \
+		"sweep-cp: cannot open 'src/d/victim' for reading: No such file or directory" "$v/err"
+	check "vanished: no copy under its name" [ ! -e "$v/dst/d/victim" ]
+	check "vanished: nothing else reported" [ "$(wc -l <"$v/err")" = 1 ]
+	same_tree "vanished: everything else copied" type,mode,owner,size,data,link,xattr,hl "$v/src" "$v/dst"
+	check "vanished: no temporaries left" no_temps "$v/dst"
+fi
+
+# ---- SIGKILL mid-copy ----
+# kill_mid_copy NAME ARGS...: start a copy of $k/src to $k/NAME, kill -9 it once
+# some files are in place, then require every final name to equal its source.
+k="$CP_TMP/kill"
+mkdir -p "$k/src"
+for d in 1 2 3 4; do
+	mkdir "$k/src/d$d"
+	for i in $(seq 1 60); do head -c $(((i % 7 + 1) * 65536 + i)) /dev/urandom >"$k/src/d$d/f$i"; done
+done
+kill_mid_copy() {
+	local name=$1; shift
+	local dst="$k/$name" n=0
+	"$SWEEP_CP" -a "$@" "$k/src" "$dst" &
+	local pid=$!
+	# Wait until part of the copy is in place (or the copy is over).
+	while kill -0 "$pid" 2>/dev/null; do
+		n=$(find "$dst" -type f ! -name "$TMP_PREFIX*" 2>/dev/null | wc -l)
+		[ "$n" -ge 20 ] && break
+		sleep 0.02
+	done
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	local bad=0 final=0 temps=0 f rel
+	while IFS= read -r -d '' f; do
+		rel=${f#"$dst"/}
+		case ${f##*/} in
+		"$TMP_PREFIX"*) temps=$((temps + 1)) ;;
+		*)
+			final=$((final + 1))
+			cmp -s "$f" "$k/src/$rel" || { echo "partial or wrong: $rel"; bad=$((bad + 1)); }
+			;;
+		esac
+	done < <(find "$dst" -type f -print0)
+	echo "killed $name: $final complete files, $temps temporaries left"
+	check "SIGKILL ($name): every final name holds its whole source" [ "$bad" = 0 ]
+	# Leftovers are recognisable by name; a second run completes the copy.
+	find "$dst" -name "$TMP_PREFIX*" -delete
+	"$SWEEP_CP" -a "$@" "$k/src/." "$dst"
+	check "SIGKILL ($name): a second run exits 0" [ $? = 0 ]
+	same_tree "SIGKILL ($name): after the second run the copy is whole" type,mode,size,mtime,data "$k/src" "$dst"
+}
+kill_mid_copy read-fsync --reflink=never --fsync
+kill_mid_copy range-fsync --fsync
+
+cp_summary

@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# sweep-cp on real ext4 and xfs loop filesystems:
+#  - across filesystems (tmp -> ext4, ext4 -> xfs): the data goes through the
+#    libsweep reader, and the copy equals cp -a's on the same target;
+#  - within xfs (reflink): every file is cloned, and equals cp -a's;
+#  - a destination that fills up: a clear error, exit 1, no temporaries,
+#    files already there are not damaged, and every final name is whole.
+. "$TESTS_DIR/cp/lib.sh"
+. "$TESTS_DIR/common/loopfs.sh"
+loopfs_require ext4 xfs
+trap 'loopfs_cleanup; cp_cleanup' EXIT
+
+src="$CP_TMP/src"
+mkdir "$src"
+make_tree "$src"
+# (atimes: checked in cp-tree.sh; here cp and sweep-cp read in turn and move them)
+FIELDS=type,mode,owner,size,mtime,data,link,rdev,xattr,hl,holes,blocks
+
+ext4=$(loopfs_new ext4 256M)
+xfs=$(loopfs_new xfs 512M)
+
+# tmp -> ext4: the reader path.
+"$SWEEP_CP" -a --stats "$src" "$ext4/sweep" 2>"$CP_TMP/stats"
+check "tmp -> ext4 exits 0" [ $? = 0 ]
+cp -a "$src" "$ext4/ref"
+same_tree "tmp -> ext4 vs cp -a" "$FIELDS" "$ext4/ref" "$ext4/sweep"
+check "tmp -> ext4: every file read (not cloned or ranged)" \
+	grep -Eq 'cloned 0, copy_file_range 0, read [1-9]' "$CP_TMP/stats"
+
+# ext4 -> xfs: reader path, with both backends.
+for backend in uring syscall; do
+	SWEEP_BACKEND=$backend "$SWEEP_CP" -a "$ext4/sweep" "$xfs/from-ext4-$backend"
+	check "ext4 -> xfs ($backend) exits 0" [ $? = 0 ]
+done
+cp -a "$ext4/sweep" "$xfs/ref-from-ext4"
+for backend in uring syscall; do
+	same_tree "ext4 -> xfs ($backend) vs cp -a" "$FIELDS" "$xfs/ref-from-ext4" "$xfs/from-ext4-$backend"
+done
+
+# Within xfs: clones where reflink is on (xfs default), copy_file_range otherwise.
+"$SWEEP_CP" -a --stats "$xfs/ref-from-ext4" "$xfs/clone" 2>"$CP_TMP/stats"
+cp -a "$xfs/ref-from-ext4" "$xfs/ref-clone"
+same_tree "xfs -> xfs vs cp -a" "$FIELDS" "$xfs/ref-clone" "$xfs/clone"
+if xfs_info "$xfs" 2>/dev/null | grep -q 'reflink=1'; then
+	check "xfs -> xfs: every file cloned" grep -Eq 'files ([0-9]+) \(cloned \1,' "$CP_TMP/stats"
+	"$SWEEP_CP" -a --reflink=always "$xfs/ref-from-ext4" "$xfs/always"
+	check "xfs --reflink=always exits 0" [ $? = 0 ]
+	"$SWEEP_CP" -a --reflink=always "$src" "$xfs/across" 2>"$CP_TMP/always.err"
+	check "--reflink=always across filesystems fails" [ $? = 1 ]
+	check "--reflink=always across filesystems: cp's message" \
+		grep -q "^sweep-cp: failed to clone '.*/across/small' from '.*/src/small': Invalid cross-device link" \
+		"$CP_TMP/always.err"
+	check "--reflink=always across filesystems: no temporaries left" no_temps "$xfs/across"
+else
+	check "xfs without reflink: copy_file_range used" grep -Eq 'copy_file_range [1-9]' "$CP_TMP/stats"
+fi
+
+# A destination that fills up.
+small=$(loopfs_new ext4 24M)
+big="$CP_TMP/big"
+mkdir -p "$big/d"
+for i in $(seq 1 40); do head -c $((1024 * 1024 + i)) /dev/urandom >"$big/d/f$i"; done
+mkdir -p "$small/dst/d"
+printf 'precious old contents\n' >"$small/dst/d/f40"
+printf 'precious old contents\n' >"$CP_TMP/precious"
+(cd "$CP_TMP" && "$SWEEP_CP" -a --reflink=never "$big/." "$small/dst") 2>"$CP_TMP/full.err"
+check "full disk: exit 1" [ $? = 1 ]
+check "full disk: a clear message" grep -Eq \
+	"^sweep-cp: (error writing|cannot create regular file) '$small/dst/(\./)?d/f[0-9]+': No space left on device$" \
+	"$CP_TMP/full.err"
+check "full disk: no temporaries left" no_temps "$small/dst"
+check "full disk: the existing file is old or new, never damaged" \
+	bash -c 'cmp -s "$1" "$2" || cmp -s "$1" "$3"' _ "$small/dst/d/f40" "$CP_TMP/precious" "$big/d/f40"
+whole=0 broken=0
+for f in "$small"/dst/d/f*; do
+	n=${f##*/}
+	if [ "$n" = f40 ] && cmp -s "$f" "$CP_TMP/precious"; then continue; fi
+	if cmp -s "$f" "$big/d/$n"; then whole=$((whole + 1)); else broken=$((broken + 1)); fi
+done
+echo "full disk: $whole files copied whole before space ran out"
+check "full disk: every final name is whole" [ "$broken" = 0 ]
+check "full disk: some files did fit" [ "$whole" -gt 0 ]
+# Same through copy_file_range (source and destination on one full filesystem).
+rm -rf "$small/dst"
+mkdir -p "$small/src2" && head -c $((9 * 1024 * 1024)) /dev/urandom >"$small/src2/a" &&
+	head -c $((9 * 1024 * 1024)) /dev/urandom >"$small/src2/b"
+"$SWEEP_CP" -a "$small/src2" "$small/dst2" 2>"$CP_TMP/full2.err"
+check "full disk, copy_file_range: exit 1" [ $? = 1 ]
+check "full disk, copy_file_range: a clear message" grep -q "No space left on device" "$CP_TMP/full2.err"
+check "full disk, copy_file_range: no temporaries left" no_temps "$small/dst2"
+
+cp_summary
