@@ -1,0 +1,128 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The command line against GNU tar's: member lists for -C, absolute names,
+# --exclude/-X and --one-file-system; tar -tv listings; -v; -f -; the old
+# "cf" syntax; compression filters; --totals; the archive inside the tree;
+# --progress on a terminal; usage errors.
+. "$TESTS_DIR/tar/lib.sh"
+cd "$WORK" || exit 1
+
+members() { tar -tf "$1" | sort; }
+same_members() { # same_members SWEEP_ARCHIVE GNU_ARCHIVE WHAT
+	diff <(members "$2") <(members "$1") >&2 || fail "$3: members differ from GNU tar's"
+}
+
+# A plain tree (no ACLs, sparse files or hard links, whose listings legitimately differ).
+mkdir -p s/a/b s/c s/empty s/dir/sub1 s/dir/sub2 s/x.o.d
+for f in s/a/one s/a/b/two s/c/three s/a/b/t.o s/dir/sub1/k s/dir/sub2/k s/x.o.d/y; do
+	head -c $((RANDOM % 5000)) /dev/urandom > "$f"
+done
+ln -s ../c/three s/a/link
+mkfifo s/c/fifo
+chmod 700 s/c
+touch -d '2001-02-03 04:05:06.123456789' s/a/one s/a
+
+"$T" --help | grep -q '^Usage: sweep-tar -c' || fail "--help"
+"$T" --version | grep -q 'sweep' || fail "--version"
+"$T" -f x.tar s 2> err; [ $? = 2 ] || fail "no -c: want exit status 2"
+"$T" -cf x.tar 2> err; [ $? = 2 ] || fail "no operands: want exit status 2"
+grep -q "Cowardly refusing to create an empty archive" err || fail "no operands: GNU tar's message"
+"$T" -c --order=sideways s > /dev/null 2>&1; [ $? = 2 ] || fail "bad --order accepted"
+
+# tar -tv listings, to the nanosecond, and the same members.
+"$T" -cf mine.tar s || fail "sweep-tar -cf"
+tar --format=pax -cf gnu.tar s || fail "GNU tar"
+diff <(tar --full-time -tvf gnu.tar | sort -k6) <(tar --full-time -tvf mine.tar | sort -k6) >&2 ||
+	fail "tar -tv listings differ"
+
+# Old syntax, -f -, and -v (stdout when the archive is a file, stderr when it is stdout).
+"$T" cf old.tar s || fail "old-style cf"
+same_members old.tar gnu.tar "cf"
+"$T" -cv -f - s > stdout.tar 2> list.err || fail "-cv -f -"
+same_members stdout.tar gnu.tar "-f -"
+diff <(sort list.err) <(members stdout.tar) >&2 || fail "-v listing (archive on stdout) differs from the members"
+"$T" -cvf v.tar s > list.out || fail "-cvf"
+diff <(sort list.out) <(members v.tar) >&2 || fail "-v listing differs from the members"
+
+# -C, more than once and relative to the one before, as GNU tar does.
+mkdir -p o/p
+cp -a s o/p/t
+"$T" -cf c.tar -C s a c -C ../o p/t || fail "-C"
+tar -cf gc.tar -C s a c -C ../o p/t || fail "GNU tar -C"
+same_members c.tar gc.tar "-C"
+
+# Absolute names lose their leading '/', with GNU tar's note.
+"$T" -cf abs.tar "$WORK/s/a" 2> abs.err || fail "absolute operand"
+tar -cf gabs.tar "$WORK/s/a" 2> /dev/null
+same_members abs.tar gabs.tar "absolute operand"
+grep -qx "sweep-tar: Removing leading \`/' from member names" abs.err || fail "no note about the leading '/'"
+
+# --exclude and -X: GNU tar's matching (unanchored, wildcards match '/', leading directories).
+printf '%s\n' '*.o' 'dir/sub1' > patterns
+for ex in "--exclude=*.o" "--exclude=b" "--exclude=s/a/b" "--exclude=dir/sub*" "--exclude=*/k" "-Xpatterns"; do
+	"$T" -cf ex.tar "$ex" s || fail "$ex"
+	tar -cf gex.tar "$ex" s || fail "GNU tar $ex"
+	same_members ex.tar gex.tar "$ex"
+done
+
+# Compression filters: each decompresses cleanly and extracts to the same tree.
+manifest s > s.want
+for z in -z -j -J --zstd; do
+	"$T" -c $z -f z.tar s || fail "$z"
+	case $z in
+	-z) gzip -t < z.tar ;; -j) bzip2 -t < z.tar ;; -J) xz -t < z.tar ;; --zstd) zstd -q -t < z.tar ;;
+	esac || fail "$z: the compressed stream does not test clean"
+	rm -rf zx && mkdir zx && tar -xpf z.tar -C zx || fail "$z: GNU tar cannot extract"
+	same_tree s.want zx/s
+done
+
+# --totals: GNU tar's line, whose count is the archive's size, and the plan's memory.
+"$T" -c --totals -f t.tar s 2> totals || fail "--totals"
+size=$(stat -c %s t.tar)
+grep -Eq "^Total bytes written: $size \([0-9.]+[KMG]?i?B, [0-9.]+[KMG]?i?B/s\)$" totals ||
+	{ cat totals >&2; fail "--totals: not GNU tar's line for $size bytes"; }
+grep -Eq "plan memory: [0-9]+ bytes per file" totals || fail "--totals: no plan memory per file"
+
+# The archive inside the tree it archives.
+"$T" -cf s/self.tar s 2> self.err || fail "archive inside the tree"
+grep -qx "sweep-tar: s/self.tar: file is the archive; not dumped" self.err || fail "archive archived into itself"
+tar -tf s/self.tar | grep -q self.tar && fail "the archive contains itself"
+rm s/self.tar
+
+# Hard links: the data once, then links.
+head -c 100000 /dev/urandom > s/h1 && ln s/h1 s/c/h2 && ln s/h1 s/a/h3
+"$T" -cvf h.tar s > /dev/null || fail "hard links"
+[ "$(tar -tvf h.tar | grep -c '^h.* link to ')" = 2 ] || fail "hard links: not two link members"
+[ "$(tar -tvf h.tar | grep -cE '^-.* s/(h1|c/h2|a/h3)$')" = 1 ] || fail "hard links: data stored more than once"
+
+# --one-file-system: a filesystem mounted inside the tree stays out, its mount point in.
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=1m sweeptartest s/empty 2> /dev/null; then
+	echo inner > s/empty/inner
+	"$T" -cf x1.tar --one-file-system s; rc=$?
+	tar -cf gx1.tar --one-file-system s 2> /dev/null
+	umount s/empty
+	[ $rc = 0 ] || fail "--one-file-system: exit status $rc"
+	same_members x1.tar gx1.tar "--one-file-system"
+	members x1.tar | grep -qx "s/empty/" || fail "--one-file-system: mount point missing"
+fi
+
+# --progress: nothing without a terminal; on one (script), files and bytes
+# against the total with a rate, once the run lasts past the first redraw:
+# the archive goes to a FIFO that is opened but not read for a second.
+head -c 8000000 /dev/urandom > s/big
+"$T" -c --progress -f p.tar s 2> p.err || fail "--progress"
+[ ! -s p.err ] || fail "--progress wrote to a non-terminal"
+if command -v script > /dev/null; then
+	mkfifo p.fifo
+	script -qec "$T -c --progress -f p.fifo s" /dev/null > p.tty 2>&1 &
+	pid=$!
+	exec 3< p.fifo
+	sleep 1
+	cat <&3 > p2.tar
+	exec 3<&-
+	wait $pid
+	grep -aEq "sweep-tar: [0-9]+/[0-9]+ files, [0-9.]+ [KMG]?i?B/[0-9.]+ [KMG]?i?B \([0-9]+%\), [0-9.]+ [KMG]?i?B/s" p.tty ||
+		{ cat -v p.tty >&2; fail "--progress: no progress line on a terminal"; }
+	same_members p2.tar p.tar "--progress"
+fi
+echo "ok: command line like GNU tar's"
