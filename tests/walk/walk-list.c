@@ -4,6 +4,7 @@
  *
  *   walk-list [-0] [-l] [--fs] [--order=O] [--follow] [--follow-roots] [--xdev]
  *             [--no-stat] [--backend=B] [--skip=NAME] [--stop-after=N] ROOT...
+ *   walk-list --fsinfo PATH...
  *
  * Prints each entry's path (NUL-terminated with -0); -l adds
  * "depth dir_id id dirent_index ino type" before it, --fs the name of its
@@ -125,6 +126,7 @@ static int on_error(const struct sweep_walk_error *err, void *arg)
 int main(int argc, char **argv)
 {
 	struct ctx c = { 0 };
+	int fsinfo_only = 0;
 	struct sweep_walk_opts o = { .size = sizeof(o), .on_entry = on_entry, .on_error = on_error, .ctx = &c };
 	int i;
 	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
@@ -135,6 +137,8 @@ int main(int argc, char **argv)
 			c.longfmt = 1;
 		else if (strcmp(a, "--fs") == 0)
 			c.fsfmt = 1;
+		else if (strcmp(a, "--fsinfo") == 0)
+			fsinfo_only = 1;
 		else if (strncmp(a, "--order=", 8) == 0) {
 			if (sweep_order_parse(a + 8, &o.order) < 0) {
 				fprintf(stderr, "walk-list: bad order %s\n", a + 8);
@@ -167,6 +171,22 @@ int main(int argc, char **argv)
 			fprintf(stderr, "walk-list: unknown option %s\n", a);
 			return 2;
 		}
+	}
+	if (fsinfo_only) {
+		/* --fsinfo PATH...: what sweep_fsinfo_path says, one line each. */
+		int rc = 0;
+		for (; i < argc; i++) {
+			struct sweep_fsinfo fi;
+			int r = sweep_fsinfo_path(argv[i], &fi);
+			if (r < 0) {
+				fprintf(stderr, "walk-list: %s: %s\n", argv[i], strerror(-r));
+				rc = 1;
+				continue;
+			}
+			printf("fs=%s disk=%s rotational=%d policy=%s block_size=%u\n", fi.fs_name,
+			       fi.disk[0] ? fi.disk : "-", fi.rotational, sweep_order_name(fi.policy), fi.block_size);
+		}
+		return rc;
 	}
 	int r = sweep_walk((const char *const *)argv + i, (size_t)(argc - i), &o);
 	fflush(stdout);

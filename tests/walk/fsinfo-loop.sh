@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# fsinfo on real filesystems in loop devices: type, block size and policy
+# as the kernel reports them, and the disk and rotational flag found by
+# following the loop device to its backing file and that file's disk --
+# compared with what losetup, findmnt, lsblk and /sys say. Skips without root
+# or loop devices.
+. "$(dirname "$0")/lib.sh"
+. "$TESTS_DIR/common/loopfs.sh"
+walk_setup "$1"
+loopfs_require ext4 xfs
+trap 'loopfs_cleanup; walk_cleanup' EXIT
+
+# The disk under a file, the way util-linux sees it ("-" when there is none).
+disk_of_file() {
+	local src pk
+	src=$(findmnt -nvo SOURCE --target "$1") || { echo -; return; }
+	case $src in /dev/*) ;; *) echo -; return ;; esac
+	src=$(readlink -f "$src")
+	if [ -e "/sys/class/block/$(basename "$src")/loop/backing_file" ]; then
+		disk_of_file "$(cat "/sys/class/block/$(basename "$src")/loop/backing_file")"
+		return
+	fi
+	pk=$(lsblk -ndo PKNAME "$src" 2>/dev/null)
+	[ -n "$pk" ] && echo "$pk" || basename "$src"
+}
+
+for fs in ext4 xfs; do
+	mnt=$(loopfs_new $fs 300M) || walk_fail "cannot make $fs"
+	dev=$(loopfs_dev "$mnt")
+	back=$(losetup -nO BACK-FILE "$dev")
+	disk=$(disk_of_file "$back")
+	rot=-1
+	# device-mapper or md under the backing file: the walk may pick a slave; accept any rotational value then
+	[ "$disk" != - ] && [ -r "/sys/block/$disk/queue/rotational" ] && rot=$(cat "/sys/block/$disk/queue/rotational")
+	bs=$(stat -f -c %S "$mnt")
+	mkdir "$mnt/d"
+	touch "$mnt/d/f"
+	for p in "$mnt" "$mnt/d" "$mnt/d/f"; do
+		got=$("$W" --fsinfo "$p") || walk_fail "--fsinfo $p"
+		want="fs=$fs disk=$disk rotational=$rot policy=physical block_size=$bs"
+		[ "$got" = "$want" ] || walk_fail "$p: got '$got', want '$want'"
+	done
+	# Every entry of a walk carries the fsinfo of its filesystem.
+	"$W" --fs "$mnt" 2>/dev/null | grep -v "^$fs " && walk_fail "an entry on $fs described otherwise"
+	echo "ok: $fs on $dev ($back) -> $disk rotational=$rot"
+done
