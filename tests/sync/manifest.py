@@ -11,7 +11,7 @@ device number, a content digest, the hard-link group (the first path, in
 sorted order, that shares the inode) and every xattr (which includes the
 POSIX ACLs, stored as system.posix_acl_*). The root itself is listed as ".".
 
-  manifest.py DIR [--no-root-time] [--no-dir-times] [--no-links]
+  manifest.py DIR [--no-root-time] [--no-dir-times] [--no-times] [--no-links]
 
 --no-links leaves out the hard-link groups (for copies made without -H).
 """
@@ -52,6 +52,7 @@ def main():
     no_root_time = "--no-root-time" in sys.argv
     no_dir_times = "--no-dir-times" in sys.argv
     no_links = "--no-links" in sys.argv
+    no_times = "--no-times" in sys.argv
     entries = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
@@ -69,7 +70,7 @@ def main():
             groups.setdefault(key, rel)
         kind = stat.S_IFMT(st.st_mode)
         mtime = st.st_mtime_ns if stat.S_ISREG(st.st_mode) else st.st_mtime_ns // 10**9
-        if stat.S_ISDIR(st.st_mode) and (no_dir_times or (rel == "." and no_root_time)):
+        if no_times or (stat.S_ISDIR(st.st_mode) and (no_dir_times or (rel == "." and no_root_time))):
             mtime = "-"
         link = os.readlink(p) if stat.S_ISLNK(st.st_mode) else ""
         data = digest(p) if stat.S_ISREG(st.st_mode) else ""

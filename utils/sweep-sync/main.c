@@ -303,7 +303,8 @@ int main(int argc, char **argv)
 		goto report;
 	}
 	sync_test_stop("scan", 0);
-	if (container && !dst_is_dir) {
+	/* rsync makes DEST only when there is something to put in it, or DEST/ says it is a directory */
+	if (container && !dst_is_dir && (c.list.n || ends_with_slash(argv[optind + 1]))) {
 		/* rsync makes the last component of DEST, not its parents */
 		if (!c.o.dry_run && mkdir(container, 0777) < 0 && errno != EEXIST) {
 			cli_error(-errno, "mkdir %s failed", cli_quote(container));

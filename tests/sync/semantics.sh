@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# rsync's command-line meaning, checked against rsync itself: SRC with and
+# without a trailing slash, DEST missing or present, a single file to a new
+# name, options that leave types out, --exclude with --delete, -ii, errors.
+. "$TESTS_DIR/sync/lib.sh"
+
+S=$W/src
+mkdir -p "$S/sub/deep" "$S/obj" "$S/keep"
+printf 'a\n' >"$S/a"
+printf 'b\n' >"$S/sub/b.c"
+printf 'o\n' >"$S/sub/b.o"
+printf 'd\n' >"$S/sub/deep/d.o"
+printf 'k\n' >"$S/keep/k"
+printf 'x\n' >"$S/obj/x"
+ln -s a "$S/lnk"
+mkfifo "$S/fifo"
+touch -d '2012-01-01 01:01:01' "$S/a"
+touch -d '2013-01-01 01:01:01' "$S/sub/b.c"
+touch -d '2015-05-05 05:05:05' "$S/sub"
+
+# trailing slash on SRC, DEST missing or present
+run_args "SRC/ into a new DEST" ../src/ d1 -a -i
+run_args "SRC into a new DEST" ../src d2 -a -i
+run_args "SRC into an existing DEST" ../src d2 -a -i
+run_args "SRC/. like SRC/" ../src/. d3 -a -i
+run_args "SRC/ into DEST/" ../src/ d4/ -a -i
+# a single file: to a new name, into a directory, into DEST/ that is missing
+run_args "file to a new name" ../src/a newname -a -i
+run_args "file into a directory" ../src/a d1 -a -i
+run_args "file into a missing DEST/" ../src/sub/b.c newdir/ -a -i
+run_args "file over an existing file" ../src/sub/b.c newname -a -i
+# what -a leaves in or out
+# (without -t the files get the time of the copy: compare everything else)
+COMPARE_OPTS="--no-root-time --no-times" run_args "-r without -l or -D" ../src/ d5 -r -i
+COMPARE_OPTS="--no-root-time --no-times" run_args "no -r: directories skipped" ../src/ d6 -i
+COMPARE_OPTS="--no-root-time --no-times" run_args "no -r, DEST/" ../src/ d6/ -i
+run_args "no -r, SRC without slash" ../src d7 -lptgoD -i
+run_args "-rt only" ../src/ d8 -rt -i
+run_args "-rlpt, then -ii" ../src/ d9 -rlpt -i
+run_args "-ii lists unchanged items" ../src/ d9 -rlpt -ii
+
+# --exclude, rsync's rules, and excluded files survive --delete
+run_args "excludes" ../src/ d10 -a -i --exclude='*.o' --exclude=/obj --exclude='keep/'
+printf 'old\n' >"$W/r/d10/junk.o"
+printf 'old\n' >"$W/s/d10/junk.o"
+printf 'gone\n' >"$W/r/d10/stale"
+printf 'gone\n' >"$W/s/d10/stale"
+run_args "excludes with --delete" ../src/ d10 -a -i --delete --exclude='*.o' --exclude=/obj --exclude='keep/'
+[ -e "$W/s/d10/junk.o" ] || fail "--delete removed an excluded file"
+[ ! -e "$W/s/d10/stale" ] || fail "--delete left an extraneous file"
+
+# errors: a missing source gives 23 as in rsync
+run_args "missing SRC" ../nonexistent d11 -a -i
+grep -q 'nonexistent.*No such file or directory' "$W/s.err" || fail "no clear error for a missing SRC"
+
+# -v names the transferred files (rsync adds a header and statistics; compare the names)
+rm -rf "$W/r" "$W/s"
+mkdir -p "$W/s"
+(cd "$W/s" && "$SYNC" -av ../src/ dv) >"$W/v.out" || fail "-v failed"
+for n in a sub/b.c keep/k 'lnk -> a'; do
+	grep -qxF "$n" "$W/v.out" || fail "-v did not name $n: $(cat "$W/v.out")"
+done
+
+# usage
+"$SYNC" --help | grep -q 'Usage: sweep-sync' || fail "--help"
+"$SYNC" --version | grep -q 'sweep' || fail "--version"
+rc=0; "$SYNC" -a 2>/dev/null || rc=$?
+[ $rc = 1 ] || fail "missing operands: exit $rc, want 1"
+rc=0; "$SYNC" --no-such-option a b 2>/dev/null || rc=$?
+[ $rc = 1 ] || fail "unknown option: exit $rc, want 1"
+echo PASS
