@@ -10,7 +10,9 @@
  * NAME is a file's last path component. It hooks pread (the syscall
  * backend, SWEEP_BACKEND=syscall), not io_uring, which bypasses libc.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 /* Hook pread and pread64 each under its own name (off_t is 64-bit here anyway). */
 #undef _FILE_OFFSET_BITS
 #include <dlfcn.h>
