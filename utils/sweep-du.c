@@ -22,6 +22,7 @@
 
 #include "cli.h"
 #include "exclude.h"
+#include "progress.h"
 #include "sweep-du/du.h"
 
 #define MAGIC_NFS   0x6969u
@@ -65,6 +66,7 @@ struct du {
 	size_t scratch_cap;
 	bool ok;
 	int fatal;               /* -errno when the store ran out of memory */
+	struct progress *progress; /* on a terminal: entries and bytes seen so far */
 };
 
 static void usage(int status)
@@ -362,6 +364,9 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 		du->root_node[e->root_index] = idx;
 	if (dir && e->id && du_map_put(&du->ids, e->id, 0, idx, NULL) < 0)
 		return du->fatal = -ENOMEM;
+	/* nothing is printed before the walk ends, so show that it moves */
+	progress_plan(du->progress, 1, n.flags & DU_NOSTAT ? 0 : n.size);
+	progress_add(du->progress, 1, n.flags & DU_NOSTAT ? 0 : n.size);
 	return 0;
 }
 
@@ -709,7 +714,9 @@ int main(int argc, char **argv)
 		.on_error = on_error,
 		.ctx = &du,
 	};
+	du.progress = progress_new(true);
 	ret = du.nroots ? sweep_walk(du.roots, du.nroots, &wo) : 0;
+	du.progress = progress_free(du.progress);
 	if (du.fatal < 0)
 		cli_die(1, "%s", strerror(-du.fatal));
 	if (ret < 0)
