@@ -269,9 +269,9 @@ static void on_complete(void *p, const struct sweep_sim_completion *c)
 	progress_add(rc->prog, 1, c->length);
 	if (rc->csv)
 		fprintf(rc->csv, "%" PRIu64 ",%c,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-				 ",%" PRIu64 ",%" PRIu64 ",%u\n",
+				 ",%" PRIu64 ",%" PRIu64 ",%u,%u\n",
 			c->id, c->op ? 'W' : 'R', c->offset, c->length, c->arrival_ns, c->dispatch_ns, c->start_ns,
-			c->finish_ns, c->finish_ns - c->arrival_ns, c->position, c->cache_hit);
+			c->finish_ns, c->finish_ns - c->arrival_ns, c->position, c->cache_hit, c->stream);
 	if (!rc->keep || rc->oom)
 		return;
 	struct result *r = rc->res;
@@ -430,7 +430,7 @@ int main(int argc, char **argv)
 			cli_path_error(a.csv, -errno);
 			return 1;
 		}
-		fprintf(csv, "id,op,offset,length,arrival_ns,dispatch_ns,start_ns,finish_ns,response_ns,position,cache_hit\n");
+		fprintf(csv, "id,op,offset,length,arrival_ns,dispatch_ns,start_ns,finish_ns,response_ns,position,cache_hit,stream\n");
 	}
 	struct result *res = calloc(nd * ns, sizeof(*res));
 	const struct result **ok = calloc(nd * ns, sizeof(*ok));

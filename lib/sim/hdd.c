@@ -175,10 +175,17 @@ struct service {
 	uint64_t ra_extend; /* streaming hit: new read-ahead limit */
 };
 
+static bool covers(const struct sim_req *r, uint64_t a, uint64_t b)
+{
+	return r && r->internal && r->off / SECTOR <= a && (r->off + r->len) / SECTOR >= b;
+}
+
 static bool dirty_covers(const struct hdd *h, uint64_t a, uint64_t b)
 {
+	if (covers(h->cur, a, b))
+		return true;
 	for (const struct sim_req *r = h->q_head; r; r = r->link)
-		if (r->internal && r->off / SECTOR <= a && (r->off + r->len) / SECTOR >= b)
+		if (covers(r, a, b))
 			return true;
 	return false;
 }
@@ -232,7 +239,7 @@ static void service(const struct hdd *h, uint64_t t, const struct sim_req *r, st
 	double at = (double)t + pos_t;
 	double frac = fmod(at, h->rev_ns) / h->rev_ns;
 	double wait = (double)c.sector - frac * (double)c.spt;
-	if (wait < -1e-6) /* just missed it: a whole turn (rounding noise is not a miss) */
+	if (wait < -1e-3) /* just missed it: a whole turn (1 ns rounding is not a miss) */
 		wait += (double)c.spt;
 	else if (wait < 0)
 		wait = 0;
@@ -462,6 +469,9 @@ static void hdd_process(struct sim_dev *d, uint64_t now)
 		struct sim_req *r = h->cur;
 		h->cur = NULL;
 		if (r->internal) {
+			/* destaged: the data stays in the cache, clean */
+			h->segs[h->seg_next] = (struct seg){ r->off / SECTOR, (r->off + r->len) / SECTOR };
+			h->seg_next = (h->seg_next + 1) % NSEG;
 			h->dirty_bytes -= r->len;
 			free(r);
 		} else {

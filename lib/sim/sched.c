@@ -29,14 +29,6 @@ const char *const sched_names[] = { "fcfs", "noop", "ssf", "scan", "cscan", "stf
 				    "wstf", "deadline", "irbw-fifo", "irbw-fifo-rp", "bw", "bw-ssf",
 				    NULL };
 
-struct bw_stream {
-	uint32_t id;
-	double rate;   /* bytes per ns */
-	double bucket; /* bytes */
-	double tokens;
-	uint64_t deadline, last;
-};
-
 /* ---- the host queue ---- */
 
 static void fifo_unlink(struct hq *q, struct sim_req *r)
@@ -198,9 +190,13 @@ static struct sim_req *stf_search(struct sched *s, uint64_t now, uint64_t kmin, 
 	uint64_t h = d->ops->head_key(d);
 	double wmin = 1.0, M = (double)s->max_resp;
 	if (weighted) {
+		/* past M the weight would turn negative and favour the dearest request;
+		 * the seed enforces M instead, so overdue requests go oldest first */
 		struct sim_req *o = oldest(s);
 		double e = o ? (double)(now - o->r.time_ns) : 0;
-		wmin = e >= M ? 0.0 : (M - e) / M;
+		if (e >= M)
+			return o;
+		wmin = (M - e) / M;
 	}
 	uint64_t start = h < kmin ? kmin : h > kmax ? kmax : h;
 	uint64_t hi = posq_next(pq, start), lo = start ? posq_prev(pq, start - 1) : NONE64;

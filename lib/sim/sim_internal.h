@@ -132,6 +132,15 @@ struct hq {
 	uint64_t count, count_op[2];
 };
 
+/* A bandwidth-class stream: token bucket state. */
+struct bw_stream {
+	uint32_t id;
+	double rate;   /* bytes per ns */
+	double bucket; /* bytes */
+	double tokens;
+	uint64_t deadline, last;
+};
+
 struct sched;
 struct sched_ops {
 	const char *name;

@@ -3,6 +3,8 @@
  * Trace readers. Each format is one line parser; the whole trace is read
  * into memory (40 bytes a request), sorted by arrival time and replayed
  * from there. A format name may carry a device filter, "tracefs@7,0".
+ * The stream id of a request is the issuing PID (tracefs, blkparse), the
+ * ASU (SPC), the disk number (MSR, DiskSim) or 0 (plan traces).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -52,7 +54,7 @@ static int push(struct sweep_sim_request **v, size_t *n, size_t *cap, const stru
 	return 0;
 }
 
-static int add(struct loader *L, uint64_t time_ns, uint64_t off, uint64_t len, int op)
+static int add(struct loader *L, uint64_t time_ns, uint64_t off, uint64_t len, int op, uint32_t stream)
 {
 	if (!len) {
 		L->t->skipped++;
@@ -60,6 +62,7 @@ static int add(struct loader *L, uint64_t time_ns, uint64_t off, uint64_t len, i
 	}
 	struct sweep_sim_request r = {
 		.time_ns = time_ns, .offset = off, .length = len, .id = L->t->n, .op = (uint8_t)op,
+		.stream = stream,
 	};
 	return push(&L->t->v, &L->t->n, &L->t->cap, &r);
 }
@@ -109,6 +112,19 @@ static int parse_tracefs(struct loader *L, const char *line)
 	while (p > line && !isspace((unsigned char)p[-1]))
 		p--;
 	double ts = strtod(p, NULL);
+	/* the task is "comm-PID" before the [CPU] field: the PID is the stream */
+	uint32_t pid = 0;
+	const char *cpu = strchr(line, '[');
+	if (cpu && cpu < ev) {
+		const char *q = cpu;
+		while (q > line && isspace((unsigned char)q[-1]))
+			q--;
+		const char *d = q;
+		while (d > line && isdigit((unsigned char)d[-1]))
+			d--;
+		if (d < q && d > line && d[-1] == '-')
+			pid = (uint32_t)strtoul(d, NULL, 10);
+	}
 	const char *rest = strchr(ev + 2, ':') + 1;
 	unsigned maj, min;
 	char rwbs[16];
@@ -127,12 +143,12 @@ static int parse_tracefs(struct loader *L, const char *line)
 		return 0;
 	}
 	int op = rwbs_op(rwbs);
-	if (op < 0) {
+	if (op < 0 || !nsect) {
 		L->t->skipped++;
 		return 0;
 	}
 	issue(L);
-	return add(L, (uint64_t)(ts * 1e9 + 0.5), sector * 512, nsect * 512, op);
+	return add(L, (uint64_t)(ts * 1e9 + 0.5), sector * 512, nsect * 512, op, pid);
 }
 
 /* "  8,0    3        1     0.000000000  4162  D  RS 1234 + 8 [cat]" */
@@ -162,10 +178,10 @@ static int parse_blkparse(struct loader *L, const char *line)
 	}
 	if (d) {
 		issue(L);
-		return add(L, (uint64_t)(ts * 1e9 + 0.5), sector * 512, nsect * 512, op);
+		return add(L, (uint64_t)(ts * 1e9 + 0.5), sector * 512, nsect * 512, op, (uint32_t)pid);
 	}
 	struct sweep_sim_request r = { .time_ns = (uint64_t)(ts * 1e9 + 0.5), .offset = sector * 512,
-				       .length = nsect * 512, .op = (uint8_t)op };
+				       .length = nsect * 512, .op = (uint8_t)op, .stream = (uint32_t)pid };
 	return nsect ? push(&L->q, &L->nq, &L->capq, &r) : 0;
 }
 
@@ -178,7 +194,7 @@ static int parse_disksim(struct loader *L, const char *line)
 	if (sscanf(line, "%lf %u %llu %llu %llx", &ms, &dev, &blk, &size, &flags) != 5)
 		return -EBADMSG;
 	return add(L, (uint64_t)(ms * 1e6 + 0.5), blk * 512, size * 512,
-		   (flags & 1) ? SWEEP_SIM_READ : SWEEP_SIM_WRITE);
+		   (flags & 1) ? SWEEP_SIM_READ : SWEEP_SIM_WRITE, dev);
 }
 
 /* "ASU,LBA,Size,Opcode,Timestamp" (SPC / UMass): LBA in sectors, size in bytes, seconds. */
@@ -193,7 +209,7 @@ static int parse_spc(struct loader *L, const char *line)
 	int o = (op == 'r' || op == 'R') ? SWEEP_SIM_READ : (op == 'w' || op == 'W') ? SWEEP_SIM_WRITE : -1;
 	if (o < 0)
 		return -EBADMSG;
-	return add(L, (uint64_t)(ts * 1e9 + 0.5), lba * 512, size, o);
+	return add(L, (uint64_t)(ts * 1e9 + 0.5), lba * 512, size, o, asu);
 }
 
 /* "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime" (MSR Cambridge; 100 ns ticks) */
@@ -211,7 +227,7 @@ static int parse_msr(struct loader *L, const char *line)
 		L->ms_base = ts;
 		L->have_base = true;
 	}
-	return add(L, ts >= L->ms_base ? (ts - L->ms_base) * 100 : 0, off, size, o);
+	return add(L, ts >= L->ms_base ? (ts - L->ms_base) * 100 : 0, off, size, o, disk);
 }
 
 /* "R <offset> <length> <ino>" (sweep-trace 1; extra fields ignored) */
@@ -221,7 +237,7 @@ static int parse_plan(struct loader *L, const char *line)
 	unsigned long long off, len;
 	if (sscanf(line, " %c %llu %llu", &op, &off, &len) != 3 || (op != 'R' && op != 'W'))
 		return -EBADMSG;
-	return add(L, 0, off, len, op == 'W' ? SWEEP_SIM_WRITE : SWEEP_SIM_READ);
+	return add(L, 0, off, len, op == 'W' ? SWEEP_SIM_WRITE : SWEEP_SIM_READ, 0);
 }
 
 static enum fmt guess(const char *line)

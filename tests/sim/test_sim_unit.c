@@ -1,0 +1,954 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of the model: each scheduler's choice on hand-made queues,
+ * the position queue, the seek curves against their definitions, the zone
+ * mapping, service times, caches, FTL merge and GC accounting, traces,
+ * determinism and the API's error paths.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "sim/sim_internal.h"
+
+/* ---- scheduler fixtures ---- */
+
+struct fx {
+	struct sim_dev *dev;
+	struct sched *s;
+	struct sim_counters cnt;
+	struct sim_req reqs[64];
+	unsigned n;
+};
+
+static void fx_open(struct fx *f, const char *device, const char *sched, const struct sweep_sim_options *opts)
+{
+	struct sweep_sim_options o = { .size = sizeof(o), .write_cache = -1, .readahead = -1 };
+	if (opts)
+		o = *opts;
+	memset(f, 0, sizeof(*f));
+	int err = hdd_new(device, &o, &f->dev);
+	if (err == -EINVAL)
+		err = ssd_new(device, &o, &f->dev);
+	assert_int_equal(err, 0);
+	f->dev->cnt = &f->cnt;
+	assert_int_equal(sched_new(sched, &o, f->dev, &f->s), 0);
+}
+
+static void fx_close(struct fx *f)
+{
+	sched_free(f->s);
+	f->dev->ops->destroy(f->dev);
+}
+
+static struct sim_req *fx_add(struct fx *f, uint64_t off, uint64_t len, int op, uint64_t t, uint32_t stream)
+{
+	assert_true(f->n < 64);
+	struct sim_req *r = &f->reqs[f->n];
+	memset(r, 0, sizeof(*r));
+	r->r = (struct sweep_sim_request){ .time_ns = t, .offset = off, .length = len, .id = f->n, .op = (uint8_t)op,
+					   .stream = stream };
+	r->off = off;
+	r->len = len;
+	r->seq = f->n++;
+	sched_add(f->s, r);
+	return r;
+}
+
+/* Offset of (cylinder, head, sector) on the Eagle: 20 heads, 67 sectors per track. */
+static uint64_t eagle_off(uint64_t cyl, uint64_t head, uint64_t sector)
+{
+	return ((cyl * 20 + head) * 67 + sector) * 512;
+}
+
+/* 4 KiB reads at sector 0 of head 0 of each cylinder, queued in that order at time 0 */
+#define ADD_READS(f, ...) add_reads(f, (const uint64_t[]){ __VA_ARGS__ }, sizeof((uint64_t[]){ __VA_ARGS__ }) / 8)
+static void add_reads(struct fx *f, const uint64_t *cyls, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fx_add(f, eagle_off(cyls[i], 0, 0), 4096, SWEEP_SIM_READ, 0, 0);
+}
+
+static uint64_t picked_cyl(struct fx *f, uint64_t now)
+{
+	struct sim_req *r = sched_pick(f->s, now);
+	assert_non_null(r);
+	return r->key;
+}
+
+static void test_fcfs(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_open(&f, "eagle", "fcfs", NULL);
+	hdd_set_head(f.dev, 100, 0);
+	fx_add(&f, eagle_off(500, 0, 0), 4096, SWEEP_SIM_READ, 0, 0);
+	fx_add(&f, eagle_off(10, 0, 0), 4096, SWEEP_SIM_WRITE, 0, 0);
+	fx_add(&f, eagle_off(300, 0, 0), 4096, SWEEP_SIM_READ, 0, 0);
+	assert_int_equal(picked_cyl(&f, 0), 500);
+	assert_int_equal(picked_cyl(&f, 0), 10);
+	assert_int_equal(picked_cyl(&f, 0), 300);
+	assert_null(sched_pick(f.s, 0));
+	fx_close(&f);
+}
+
+static void test_noop_merges(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_open(&f, "eagle", "noop", NULL);
+	uint64_t x = eagle_off(200, 3, 16);
+	fx_add(&f, x, 4096, SWEEP_SIM_WRITE, 0, 0);
+	fx_add(&f, x + 4096, 4096, SWEEP_SIM_WRITE, 0, 0); /* back merge */
+	fx_add(&f, x - 4096, 4096, SWEEP_SIM_WRITE, 0, 0); /* front merge */
+	fx_add(&f, x + 8192, 4096, SWEEP_SIM_READ, 0, 0);  /* adjacent, other direction: no */
+	assert_int_equal(f.s->merges, 2);
+	struct sim_req *r = sched_pick(f.s, 0);
+	assert_ptr_equal(r, &f.reqs[0]);
+	assert_int_equal(r->off, x - 4096);
+	assert_int_equal(r->len, 12288);
+	unsigned chain = 0;
+	for (struct sim_req *m = r->merged; m; m = m->link)
+		chain++;
+	assert_int_equal(chain, 2);
+	r = sched_pick(f.s, 0);
+	assert_int_equal(r->r.op, SWEEP_SIM_READ);
+	/* fcfs never merges */
+	fx_close(&f);
+	fx_open(&f, "eagle", "fcfs", NULL);
+	fx_add(&f, x, 4096, SWEEP_SIM_WRITE, 0, 0);
+	fx_add(&f, x + 4096, 4096, SWEEP_SIM_WRITE, 0, 0);
+	assert_int_equal(f.s->merges, 0);
+	fx_close(&f);
+}
+
+static void test_ssf(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_open(&f, "eagle", "ssf", NULL);
+	hdd_set_head(f.dev, 100, 0);
+	ADD_READS(&f, 50, 130, 90);
+	assert_int_equal(picked_cyl(&f, 0), 90);
+	hdd_set_head(f.dev, 90, 0);
+	assert_int_equal(picked_cyl(&f, 0), 130); /* 40 either way: the tie goes up */
+	hdd_set_head(f.dev, 130, 0);
+	assert_int_equal(picked_cyl(&f, 0), 50);
+	fx_close(&f);
+}
+
+static void test_scan(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_open(&f, "eagle", "scan", NULL);
+	f.s->last_key = 100;
+	ADD_READS(&f, 90, 130, 60);
+	assert_int_equal(picked_cyl(&f, 0), 130);
+	assert_int_equal(picked_cyl(&f, 0), 90); /* nothing further up: reverse */
+	fx_add(&f, eagle_off(95, 0, 0), 4096, SWEEP_SIM_READ, 0, 0);
+	assert_int_equal(picked_cyl(&f, 0), 60); /* still going down */
+	assert_int_equal(picked_cyl(&f, 0), 95);
+	fx_close(&f);
+}
+
+static void test_cscan(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_open(&f, "eagle", "cscan", NULL);
+	f.s->last_key = 100;
+	ADD_READS(&f, 90, 130, 60);
+	assert_int_equal(picked_cyl(&f, 0), 130);
+	assert_int_equal(picked_cyl(&f, 0), 60); /* wrap to the lowest */
+	assert_int_equal(picked_cyl(&f, 0), 90);
+	/* a request left in the cylinder just served is taken before moving on */
+	f.s->last_key = 300;
+	fx_add(&f, eagle_off(301, 0, 0), 4096, SWEEP_SIM_READ, 0, 0);
+	fx_add(&f, eagle_off(300, 19, 60), 4096, SWEEP_SIM_READ, 0, 0);
+	assert_int_equal(picked_cyl(&f, 0), 300);
+	fx_close(&f);
+}
+
+/* Same cylinder but just missed (a turn away) versus the next cylinder with the sector coming up. */
+static void stf_queue(struct fx *f)
+{
+	hdd_set_head(f->dev, 100, 0);
+	fx_add(f, eagle_off(100, 0, 60), 4096, SWEEP_SIM_READ, 0, 0);
+	/* seek(1) = 5.47 ms = 22 sectors of rotation: sector 25 is under the head 3 sectors later */
+	fx_add(f, eagle_off(101, 0, 25), 4096, SWEEP_SIM_READ, 0, 0);
+}
+
+static void test_stf(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_open(&f, "eagle", "stf", NULL);
+	stf_queue(&f);
+	assert_int_equal(picked_cyl(&f, 0), 101);
+	fx_close(&f);
+	fx_open(&f, "eagle", "ssf", NULL);
+	stf_queue(&f);
+	assert_int_equal(picked_cyl(&f, 0), 100);
+	fx_close(&f);
+	fx_open(&f, "eagle", "sptf", NULL);
+	stf_queue(&f);
+	assert_int_equal(picked_cyl(&f, 0), 101);
+	fx_close(&f);
+}
+
+static void test_gstf(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_open(&f, "eagle", "gstf", NULL); /* groups of 840/4 = 210 cylinders, as GSTF210 */
+	assert_int_equal(f.s->group, 210);
+	hdd_set_head(f.dev, 100, 0);
+	ADD_READS(&f, 215, 10, 600);
+	assert_int_equal(picked_cyl(&f, 0), 10); /* stays in its group though 215 is nearer */
+	hdd_set_head(f.dev, 10, 0);
+	assert_int_equal(picked_cyl(&f, 0), 215); /* group empty: the next group */
+	hdd_set_head(f.dev, 215, 0);
+	assert_int_equal(picked_cyl(&f, 0), 600);
+	fx_close(&f);
+}
+
+static void wstf_queue(struct fx *f, uint64_t now)
+{
+	/* queued in arrival order, as the model queues them */
+	hdd_set_head(f->dev, 100, 0);
+	fx_add(f, eagle_off(700, 0, 30), 4096, SWEEP_SIM_READ, now - 950000000, 0); /* dear, 0.95 s old */
+	fx_add(f, eagle_off(101, 0, 30), 4096, SWEEP_SIM_READ, now, 0);            /* cheap, new */
+}
+
+static void test_wstf(void **state)
+{
+	(void)state;
+	struct sweep_sim_options o = { .size = sizeof(o), .write_cache = -1, .readahead = -1,
+				       .max_response_ns = NS_PER_S };
+	uint64_t now = 2 * NS_PER_S;
+	struct fx f;
+	/* weight of the old one: (M - E) / M = 0.05, so its 40 ms positioning counts as 2 ms */
+	fx_open(&f, "eagle", "wstf", &o);
+	wstf_queue(&f, now);
+	assert_int_equal(picked_cyl(&f, now), 700);
+	fx_close(&f);
+	fx_open(&f, "eagle", "stf", &o);
+	wstf_queue(&f, now);
+	assert_int_equal(picked_cyl(&f, now), 101);
+	fx_close(&f);
+	/* past M the weight is negative: the overdue request goes first whatever it costs */
+	fx_open(&f, "eagle", "wstf", &o);
+	hdd_set_head(f.dev, 100, 0);
+	fx_add(&f, eagle_off(839, 0, 30), 4096, SWEEP_SIM_READ, 0, 0);
+	fx_add(&f, eagle_off(100, 0, 20), 4096, SWEEP_SIM_READ, now, 0);
+	assert_int_equal(picked_cyl(&f, now), 839);
+	fx_close(&f);
+}
+
+static void test_deadline(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_open(&f, "eagle", "deadline", NULL);
+	f.s->last_key = 250;
+	ADD_READS(&f, 200, 300);
+	fx_add(&f, eagle_off(260, 0, 0), 4096, SWEEP_SIM_WRITE, 0, 0);
+	assert_int_equal(picked_cyl(&f, 0), 300); /* reads first, in sector order from the last one */
+	assert_int_equal(picked_cyl(&f, 0), 200); /* end of the sweep: from the oldest read again */
+	assert_int_equal(picked_cyl(&f, 0), 260);
+	fx_close(&f);
+	/* an expired read is served before the sorted order */
+	fx_open(&f, "eagle", "deadline", NULL);
+	f.s->last_key = 250;
+	fx_add(&f, eagle_off(10, 0, 0), 4096, SWEEP_SIM_READ, 0, 0);
+	fx_add(&f, eagle_off(300, 0, 0), 4096, SWEEP_SIM_READ, 550 * NS_PER_MS, 0);
+	assert_int_equal(picked_cyl(&f, 600 * NS_PER_MS), 10);
+	fx_close(&f);
+	/* writes get a batch after two read batches (writes_starved = 2) */
+	fx_open(&f, "eagle", "deadline", NULL);
+	fx_add(&f, eagle_off(500, 0, 0), 4096, SWEEP_SIM_WRITE, 0, 0);
+	for (unsigned i = 0; i < 40; i++)
+		fx_add(&f, eagle_off(10 + i, 0, 0), 4096, SWEEP_SIM_READ, 0, 0);
+	unsigned reads = 0;
+	struct sim_req *r;
+	while ((r = sched_pick(f.s, 0)) && r->r.op == SWEEP_SIM_READ)
+		reads++;
+	assert_non_null(r);
+	assert_int_equal(reads, 32); /* two batches of 16 reads, then the starved write */
+	fx_close(&f);
+}
+
+static void test_irbw_fifo(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_open(&f, "ssd-blockmap", "irbw-fifo", NULL);
+	assert_int_equal(f.s->bundle, 4 * MIB);
+	fx_add(&f, 1 * MIB, 4096, SWEEP_SIM_WRITE, 0, 0);   /* W1 bundle 0 */
+	fx_add(&f, 100 * MIB, 4096, SWEEP_SIM_READ, 0, 0);  /* R1 */
+	fx_add(&f, 8 * MIB, 4096, SWEEP_SIM_WRITE, 0, 0);   /* W2 bundle 2 */
+	fx_add(&f, 0, 4096, SWEEP_SIM_WRITE, 0, 0);         /* W3 bundle 0 */
+	struct sim_req *r = sched_pick(f.s, 0);
+	assert_int_equal(r->off, 0); /* the oldest bundle, sorted: W3 then W1 */
+	assert_int_equal(sched_pick(f.s, 0)->off, 1 * MIB);
+	assert_int_equal(sched_pick(f.s, 0)->off, 100 * MIB);
+	assert_int_equal(sched_pick(f.s, 0)->off, 8 * MIB);
+	assert_null(sched_pick(f.s, 0));
+	fx_close(&f);
+}
+
+static void test_irbw_fifo_rp(void **state)
+{
+	(void)state;
+	struct fx f;
+	fx_open(&f, "ssd-blockmap", "irbw-fifo-rp", NULL);
+	fx_add(&f, 1 * MIB, 4096, SWEEP_SIM_WRITE, 0, 0);
+	fx_add(&f, 8 * MIB, 4096, SWEEP_SIM_WRITE, 0, 0);
+	fx_add(&f, 100 * MIB, 4096, SWEEP_SIM_READ, 0, 0);
+	fx_add(&f, 200 * MIB, 4096, SWEEP_SIM_READ, 0, 0);
+	assert_int_equal(sched_pick(f.s, 0)->off, 100 * MIB); /* bundle 0 yields to the reads queued */
+	fx_add(&f, 300 * MIB, 4096, SWEEP_SIM_READ, 0, 0);      /* arrives after the yield */
+	assert_int_equal(sched_pick(f.s, 0)->off, 200 * MIB);
+	assert_int_equal(sched_pick(f.s, 0)->off, 1 * MIB);   /* only once: now bundle 0 */
+	assert_int_equal(sched_pick(f.s, 0)->off, 300 * MIB); /* bundle 2 yields in turn */
+	assert_int_equal(sched_pick(f.s, 0)->off, 8 * MIB);
+	fx_close(&f);
+}
+
+static void test_bw(void **state)
+{
+	(void)state;
+	struct sweep_sim_stream st[] = {
+		{ .stream = 1, .rate_bps = 1000000, .bucket_bytes = 8192 },
+		{ .stream = 2, .rate_bps = 1000000, .bucket_bytes = 8192, .deadline_ns = 10 * NS_PER_MS },
+	};
+	struct sweep_sim_options o = { .size = sizeof(o), .write_cache = -1, .readahead = -1, .streams = st,
+				       .nstreams = 1 };
+	struct fx f;
+	fx_open(&f, "eagle", "bw", &o);
+	hdd_set_head(f.dev, 100, 0);
+	f.s->last_key = 100;
+	fx_add(&f, eagle_off(101, 0, 0), 4096, SWEEP_SIM_READ, 0, 0); /* best effort, right here */
+	fx_add(&f, eagle_off(700, 0, 0), 4096, SWEEP_SIM_READ, 0, 1); /* reserved, far */
+	fx_add(&f, eagle_off(710, 0, 0), 4096, SWEEP_SIM_READ, 0, 1);
+	fx_add(&f, eagle_off(720, 0, 0), 4096, SWEEP_SIM_READ, 0, 1);
+	assert_int_equal(picked_cyl(&f, 0), 700); /* reserved streams with tokens first */
+	assert_int_equal(picked_cyl(&f, 0), 710); /* the bucket is now empty */
+	assert_int_equal(picked_cyl(&f, 0), 101); /* so best effort goes */
+	assert_int_equal(picked_cyl(&f, 0), 720); /* work conservation: nobody else waits */
+	assert_true(f.s->streams[0].tokens >= -4096.0);
+	fx_close(&f);
+
+	/* a request past its stream's deadline beats the elevator order */
+	o.streams = st;
+	o.nstreams = 2;
+	fx_open(&f, "eagle", "bw", &o);
+	f.s->last_key = 100;
+	fx_add(&f, eagle_off(120, 0, 0), 4096, SWEEP_SIM_READ, 15 * NS_PER_MS, 1);
+	fx_add(&f, eagle_off(800, 0, 0), 4096, SWEEP_SIM_READ, 0, 2);
+	assert_int_equal(picked_cyl(&f, 20 * NS_PER_MS), 800);
+	fx_close(&f);
+
+	/* the SSF elevator takes the nearest eligible request, below the head too */
+	o.nstreams = 1;
+	fx_open(&f, "eagle", "bw-ssf", &o);
+	hdd_set_head(f.dev, 100, 0);
+	fx_add(&f, eagle_off(300, 0, 0), 4096, SWEEP_SIM_READ, 0, 1);
+	fx_add(&f, eagle_off(90, 0, 0), 4096, SWEEP_SIM_READ, 0, 1);
+	assert_int_equal(picked_cyl(&f, 0), 90);
+	fx_close(&f);
+}
+
+/* ---- position queue ---- */
+
+static void test_posq(void **state)
+{
+	(void)state;
+	struct posq q;
+	const uint64_t nkeys = 300000; /* several summary words */
+	assert_int_equal(posq_init(&q, nkeys), 0);
+	static struct sim_req r[500];
+	static bool present[300000];
+	uint64_t rng = 7;
+	for (unsigned i = 0; i < 500; i++) {
+		memset(&r[i], 0, sizeof(r[i]));
+		r[i].key = sim_rand_below(&rng, nkeys);
+		posq_insert(&q, &r[i]);
+		present[r[i].key] = true;
+	}
+	for (unsigned i = 0; i < 500; i += 3) { /* remove a third */
+		posq_remove(&q, &r[i]);
+		bool still = false;
+		for (unsigned j = 0; j < 500; j++)
+			if (j % 3 && r[j].key == r[i].key)
+				still = true;
+		present[r[i].key] = still;
+	}
+	for (unsigned t = 0; t < 2000; t++) {
+		uint64_t k = sim_rand_below(&rng, nkeys);
+		uint64_t up = NONE64, dn = NONE64;
+		for (uint64_t x = k; x < nkeys; x++)
+			if (present[x]) {
+				up = x;
+				break;
+			}
+		for (int64_t x = (int64_t)k; x >= 0; x--)
+			if (present[x]) {
+				dn = (uint64_t)x;
+				break;
+			}
+		assert_int_equal(posq_next(&q, k), up);
+		assert_int_equal(posq_prev(&q, k), dn);
+	}
+	posq_fini(&q);
+}
+
+/* ---- disk geometry and timing ---- */
+
+static double mean_random_seek(const struct hdd_seek *s, uint64_t n)
+{
+	/* two independent uniform cylinders: P(d) = 2 (n - d) / n^2 for d > 0 */
+	double sum = 0;
+	for (uint64_t d = 1; d < n; d++)
+		sum += 2.0 * (double)(n - d) / ((double)n * (double)n) * hdd_seek_ms(s, d);
+	return sum;
+}
+
+static void check_curve(const char *preset, double single, double mean, double full)
+{
+	struct sweep_sim_options o = { .size = sizeof(o), .write_cache = -1, .readahead = -1 };
+	struct sim_dev *d;
+	assert_int_equal(hdd_new(preset, &o, &d), 0);
+	const struct hdd_seek *s = hdd_seek_of(d);
+	uint64_t n = hdd_cylinders(d);
+	assert_true(hdd_seek_ms(s, 0) == 0.0);
+	assert_true(fabs(hdd_seek_ms(s, 1) - single) < 0.01);
+	assert_true(fabs(mean_random_seek(s, n) - mean) < 0.05);
+	assert_true(fabs(hdd_seek_ms(s, n - 1) - full) < 0.5);
+	/* continuous at the knee and increasing everywhere */
+	assert_true(fabs(hdd_seek_ms(s, s->boundary + 1) - hdd_seek_ms(s, s->boundary)) < 0.05);
+	for (uint64_t x = 1; x < n; x += n / 97 + 1)
+		assert_true(hdd_seek_ms(s, x + 1) >= hdd_seek_ms(s, x));
+	d->ops->destroy(d);
+}
+
+static void test_seek_curves(void **state)
+{
+	(void)state;
+	/* the Eagle: sqrt branch exactly as the seed writes it */
+	struct sweep_sim_options o = { .size = sizeof(o), .write_cache = -1, .readahead = -1 };
+	struct sim_dev *d;
+	assert_int_equal(hdd_new("eagle", &o, &d), 0);
+	const struct hdd_seek *s = hdd_seek_of(d);
+	for (uint64_t x = 1; x <= 239; x++)
+		assert_true(fabs(hdd_seek_ms(s, x) - (4.6 + 0.87 * sqrt((double)x))) < 1e-12);
+	assert_int_equal(s->boundary, 239);
+	d->ops->destroy(d);
+	check_curve("eagle", 4.6 + 0.87, 18.0, 31.4);
+	check_curve("hdd7200", 0.23, 7.4, 15.0);
+	check_curve("cheetah15k", 0.2, 3.4, 7.0);
+}
+
+static void test_zone_map(void **state)
+{
+	(void)state;
+	struct sweep_sim_options o = { .size = sizeof(o), .write_cache = -1, .readahead = -1 };
+	struct sim_dev *d;
+	struct hdd_chs c;
+	assert_int_equal(hdd_new("eagle", &o, &d), 0);
+	assert_int_equal(d->capacity, 840ull * 20 * 67 * 512);
+	assert_int_equal(hdd_map(d, 840ull * 20 * 67 - 1, &c), 0);
+	assert_int_equal(c.cyl, 839);
+	assert_int_equal(c.head, 19);
+	assert_int_equal(c.sector, 66);
+	assert_int_equal(hdd_map(d, 67 * 20 + 67 + 5, &c), 0);
+	assert_true(c.cyl == 1 && c.head == 1 && c.sector == 5);
+	assert_int_equal(hdd_map(d, 840ull * 20 * 67, &c), -ERANGE);
+	d->ops->destroy(d);
+
+	/* hdd7200: 16 zones of 11250 cylinders, 4 heads, 1900 down to 950 sectors per track */
+	assert_int_equal(hdd_new("hdd7200", &o, &d), 0);
+	assert_int_equal(hdd_map(d, 0, &c), 0);
+	assert_true(c.cyl == 0 && c.head == 0 && c.sector == 0 && c.spt == 1900);
+	assert_int_equal(hdd_map(d, 1900, &c), 0);
+	assert_true(c.cyl == 0 && c.head == 1 && c.sector == 0);
+	assert_int_equal(hdd_map(d, 4 * 1900, &c), 0);
+	assert_true(c.cyl == 1 && c.head == 0);
+	uint64_t zone1 = 11250ull * 4 * 1900;
+	assert_int_equal(hdd_map(d, zone1 - 1, &c), 0);
+	assert_true(c.cyl == 11249 && c.head == 3 && c.sector == 1899 && c.spt == 1900);
+	assert_int_equal(hdd_map(d, zone1, &c), 0);
+	assert_true(c.cyl == 11250 && c.head == 0 && c.sector == 0 && c.spt == 1900 - 950 / 15);
+	uint64_t sectors = d->capacity / 512;
+	assert_int_equal(hdd_map(d, sectors - 1, &c), 0);
+	assert_true(c.cyl == 179999 && c.head == 3 && c.sector == 949 && c.spt == 950);
+	/* monotone: cylinders never go back as LBAs grow, tracks shrink inward */
+	uint64_t last_cyl = 0, last_spt = 1900;
+	for (uint64_t lba = 0; lba < sectors; lba += sectors / 1009) {
+		assert_int_equal(hdd_map(d, lba, &c), 0);
+		assert_true(c.cyl >= last_cyl && c.spt <= last_spt);
+		last_cyl = c.cyl;
+		last_spt = c.spt;
+	}
+	d->ops->destroy(d);
+}
+
+/* Run a request through the public API and return its completion. */
+static struct sweep_sim_completion run_one(struct sweep_sim *sim, uint64_t t, uint64_t off, uint64_t len, int op)
+{
+	struct sweep_sim_request q = { .time_ns = t, .offset = off, .length = len, .op = (uint8_t)op };
+	assert_int_equal(sweep_sim_submit(sim, &q), 0);
+	uint64_t ev;
+	struct sweep_sim_completion c;
+	for (;;) {
+		assert_int_equal(sweep_sim_next_event(sim, &ev), 1);
+		assert_true(sweep_sim_advance(sim, ev) >= 0);
+		if (sweep_sim_poll(sim, &c, 1) == 1)
+			return c;
+	}
+}
+
+static struct sweep_sim *new_sim(const char *dev, const char *sched, int wc, int ra, unsigned depth)
+{
+	struct sweep_sim_options o = { .size = sizeof(o), .device = dev, .sched = sched, .write_cache = wc,
+				       .readahead = ra, .queue_depth = depth };
+	struct sweep_sim *sim = NULL;
+	assert_int_equal(sweep_sim_new(&o, &sim), 0);
+	return sim;
+}
+
+static void test_service_time(void **state)
+{
+	(void)state;
+	struct sweep_sim *sim = new_sim("eagle", "fcfs", -1, -1, 0);
+	const double rev = 60e9 / 3600, sect = rev / 67;
+	/* from cylinder 0 at t=0 to (400, 3, 10): seek, wait for sector 10, 8 sectors */
+	double seek = (12.714173778363481 + 0.02232510387862169 * 400) * 1e6;
+	double frac = fmod(seek, rev) / rev * 67;
+	double wait = 10 - frac;
+	if (wait < 0)
+		wait += 67;
+	double expect = seek + wait * sect + 8 * sect;
+	struct sweep_sim_completion c = run_one(sim, 0, eagle_off(400, 3, 10), 4096, SWEEP_SIM_READ);
+	assert_true(fabs((double)c.finish_ns - expect) < 2.0);
+	assert_int_equal(c.position, 400);
+	/* the next 4 KiB on the same track, asked for at once: no seek, no wait */
+	uint64_t t = c.finish_ns;
+	c = run_one(sim, t, eagle_off(400, 3, 18), 4096, SWEEP_SIM_READ);
+	assert_true(fabs((double)(c.finish_ns - t) - 8 * sect) < 2.0);
+	/* across the end of the track: a head switch costs nothing on the Eagle, transfer only */
+	t = c.finish_ns;
+	c = run_one(sim, t, eagle_off(400, 3, 26), 47 * 512, SWEEP_SIM_READ); /* 41 sectors, then 6 on head 4 */
+	assert_true(fabs((double)(c.finish_ns - t) - 47 * sect) < 2.0);
+	t = c.finish_ns;
+	c = run_one(sim, t, eagle_off(400, 4, 6), 8 * 512, SWEEP_SIM_READ);
+	assert_true(fabs((double)(c.finish_ns - t) - 8 * sect) < 2.0);
+	struct sweep_sim_stats st = { .size = sizeof(st) };
+	assert_int_equal(sweep_sim_get_stats(sim, &st), 0);
+	assert_int_equal(st.requests, 4);
+	assert_int_equal(st.seek_count, 1);
+	assert_int_equal(st.seek_hist[9], 1); /* 400 is in [256, 512) */
+	assert_int_equal(st.seek_hist[0], 3);
+	sweep_sim_free(sim);
+}
+
+static void test_write_cache(void **state)
+{
+	(void)state;
+	/* write-back: acknowledged from the cache; a read of the same data is a cache hit */
+	struct sweep_sim *sim = new_sim("hdd7200", "fcfs", 1, 0, 1);
+	uint64_t off = 123456789ull * 4096 % (400ull << 30);
+	struct sweep_sim_completion c = run_one(sim, 0, off, 4096, SWEEP_SIM_WRITE);
+	assert_true(c.finish_ns < 200000); /* < 0.2 ms: no seek, no rotation */
+	c = run_one(sim, c.finish_ns, off, 4096, SWEEP_SIM_READ);
+	assert_int_equal(c.cache_hit, 1);
+	sweep_sim_free(sim);
+	/* write-through: the same write waits for the platter */
+	sim = new_sim("hdd7200", "fcfs", 0, 0, 1);
+	c = run_one(sim, 0, off, 4096, SWEEP_SIM_WRITE);
+	assert_true(c.finish_ns > 2000000);
+	assert_int_equal(c.cache_hit, 0);
+	sweep_sim_free(sim);
+}
+
+static int src_gen(void *ctx, struct sweep_sim_request *r)
+{
+	return sweep_sim_synth_next(ctx, r);
+}
+
+/* Closed run of a synthetic pattern; fills st. */
+static void synth_run(struct sweep_sim *sim, const char *pattern, uint64_t size, uint64_t n, unsigned q,
+		      uint64_t seed, struct sweep_sim_stats *st)
+{
+	struct sweep_sim_info info = { .size = sizeof(info) };
+	assert_int_equal(sweep_sim_get_info(sim, &info), 0);
+	struct sweep_sim_synth_options so = { .size = sizeof(so), .pattern = pattern, .request_size = size,
+					      .capacity = info.capacity, .requests = n, .seed = seed };
+	struct sweep_sim_synth *g;
+	assert_int_equal(sweep_sim_synth_new(&so, &g), 0);
+	struct sweep_sim_run_options ro = { .size = sizeof(ro), .mode = SWEEP_SIM_CLOSED, .depth = q };
+	assert_int_equal(sweep_sim_run(sim, src_gen, g, &ro), (int64_t)n);
+	sweep_sim_synth_free(g);
+	st->size = sizeof(*st);
+	assert_int_equal(sweep_sim_get_stats(sim, st), 0);
+}
+
+static void test_readahead_and_ncq(void **state)
+{
+	(void)state;
+	struct sweep_sim_stats on, off;
+	struct sweep_sim *sim = new_sim("hdd7200", "fcfs", -1, 1, 0);
+	synth_run(sim, "seqread", 65536, 2000, 1, 1, &on);
+	sweep_sim_free(sim);
+	sim = new_sim("hdd7200", "fcfs", -1, 0, 0);
+	synth_run(sim, "seqread", 65536, 2000, 1, 1, &off);
+	sweep_sim_free(sim);
+	/* with read-ahead one request at a time streams at the media rate */
+	assert_true(on.utilization > 0.9);
+	assert_true(on.cache_hits > 1900);
+	assert_true(off.utilization < 0.5 * on.utilization);
+
+	/* the drive's own reordering: 32 tags beat one, FCFS above them both */
+	struct sweep_sim_stats d1, d32;
+	sim = new_sim("hdd7200", "fcfs", -1, -1, 1);
+	synth_run(sim, "randread", 4096, 3200, 32, 5, &d1);
+	sweep_sim_free(sim);
+	sim = new_sim("hdd7200", "fcfs", -1, -1, 32);
+	synth_run(sim, "randread", 4096, 3200, 32, 5, &d32);
+	sweep_sim_free(sim);
+	assert_true(d32.throughput_mib_s > 1.8 * d1.throughput_mib_s);
+}
+
+/* ---- SSD ---- */
+
+static void test_blockmap_merges(void **state)
+{
+	(void)state;
+	struct sweep_sim *sim = new_sim("ssd-blockmap", "fcfs", -1, -1, 0);
+	struct sweep_sim_info info = { .size = sizeof(info) };
+	sweep_sim_get_info(sim, &info);
+	const uint64_t LB = 4 * MIB, N = LB / 2048, P = 32;
+	assert_int_equal(info.logical_block_bytes, LB);
+	uint64_t t = 0;
+	/* 1. a whole logical block in order: switch merge */
+	t = run_one(sim, t, 0, LB, SWEEP_SIM_WRITE).finish_ns;
+	/* 2. the first half of block 1 in order, 3. block 2 out of order */
+	t = run_one(sim, t, LB, LB / 2, SWEEP_SIM_WRITE).finish_ns;
+	t = run_one(sim, t, 2 * LB + 8192, 4096, SWEEP_SIM_WRITE).finish_ns;
+	t = run_one(sim, t, 2 * LB, 4096, SWEEP_SIM_WRITE).finish_ns;
+	/* 4. six more log blocks fill the pool of eight */
+	for (uint64_t b = 3; b <= 8; b++)
+		t = run_one(sim, t, b * LB, 4096, SWEEP_SIM_WRITE).finish_ns;
+	struct sweep_sim_stats st = { .size = sizeof(st) };
+	sweep_sim_get_stats(sim, &st);
+	assert_int_equal(st.merges_switch, 1);
+	assert_int_equal(st.merges_partial + st.merges_full, 0);
+	/* 5. block 9 evicts block 1's log: partial merge; 6. block 10 evicts block 2's: full merge */
+	t = run_one(sim, t, 9 * LB, 4096, SWEEP_SIM_WRITE).finish_ns;
+	t = run_one(sim, t, 10 * LB, 4096, SWEEP_SIM_WRITE).finish_ns;
+	sweep_sim_get_stats(sim, &st);
+	assert_int_equal(st.merges_switch, 1);
+	assert_int_equal(st.merges_partial, 1);
+	assert_int_equal(st.merges_full, 1);
+	uint64_t host = N + N / 2 + 2 + 2 + 6 * 2 + 2 + 2;
+	assert_int_equal(st.host_pages_written, host);
+	assert_int_equal(st.flash_pages_written, host + N / 2 + N); /* partial copies half, full all */
+	assert_int_equal(st.erases, P + P + 2 * P);
+	assert_true(fabs(st.write_amplification - (double)(host + N / 2 + N) / (double)host) < 1e-9);
+	sweep_sim_free(sim);
+
+	/* a smaller logical block through the options */
+	struct sweep_sim_options o = { .size = sizeof(o), .device = "ssd-blockmap", .write_cache = -1,
+				       .readahead = -1, .logical_block_bytes = MIB };
+	assert_int_equal(sweep_sim_new(&o, &sim), 0);
+	sweep_sim_get_info(sim, &info);
+	assert_int_equal(info.logical_block_bytes, MIB);
+	run_one(sim, 0, 5 * MIB, MIB, SWEEP_SIM_WRITE);
+	sweep_sim_get_stats(sim, &st);
+	assert_int_equal(st.merges_switch, 1);
+	sweep_sim_free(sim);
+	o.logical_block_bytes = 1000000; /* not a multiple of planes x page */
+	assert_int_equal(sweep_sim_new(&o, &sim), -EINVAL);
+}
+
+static void test_pagemap_gc(void **state)
+{
+	(void)state;
+	struct sweep_sim_stats st;
+	struct sweep_sim *sim = new_sim("ssd-pagemap", "noop", -1, -1, 0);
+	/* random 4 KiB overwrites of a full drive use up the 7% spare, then GC runs */
+	synth_run(sim, "randwrite", 4096, 450000, 32, 3, &st);
+	assert_true(st.gc_runs > 0);
+	assert_int_equal(st.erases, st.gc_runs); /* one victim block erased per GC */
+	assert_int_equal(st.flash_pages_written, st.host_pages_written + st.gc_pages_copied);
+	assert_true(st.write_amplification > 1.0);
+	assert_int_equal(st.merges_switch + st.merges_partial + st.merges_full, 0);
+	sweep_sim_free(sim);
+}
+
+/* ---- determinism ---- */
+
+struct collect {
+	uint64_t hash, n;
+};
+
+static void on_c(void *ctx, const struct sweep_sim_completion *c)
+{
+	struct collect *k = ctx;
+	const unsigned char *p = (const unsigned char *)c;
+	/* FNV-1a over the fields (no padding bytes) */
+	uint64_t v[] = { c->id, c->offset, c->length, c->arrival_ns, c->dispatch_ns, c->start_ns, c->finish_ns,
+			 c->position, c->stream, c->op, c->cache_hit };
+	(void)p;
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		k->hash ^= v[i];
+		k->hash *= 0x100000001b3ull;
+	}
+	k->n++;
+}
+
+static struct collect det_run(const char *dev, const char *sched, const char *pattern, uint64_t seed)
+{
+	struct sweep_sim *sim = new_sim(dev, sched, -1, -1, 0);
+	struct sweep_sim_info info = { .size = sizeof(info) };
+	sweep_sim_get_info(sim, &info);
+	struct sweep_sim_synth_options so = { .size = sizeof(so), .pattern = pattern, .capacity = info.capacity,
+					      .requests = 3000, .seed = seed };
+	struct sweep_sim_synth *g;
+	assert_int_equal(sweep_sim_synth_new(&so, &g), 0);
+	struct collect k = { .hash = 0xcbf29ce484222325ull };
+	struct sweep_sim_run_options ro = { .size = sizeof(ro), .mode = SWEEP_SIM_CLOSED, .depth = 16,
+					    .on_complete = on_c, .ctx = &k };
+	assert_int_equal(sweep_sim_run(sim, src_gen, g, &ro), 3000);
+	sweep_sim_synth_free(g);
+	sweep_sim_free(sim);
+	return k;
+}
+
+static void test_determinism(void **state)
+{
+	(void)state;
+	const char *cases[][3] = { { "eagle", "stf", "random4k" }, { "hdd7200", "wstf", "postmark" },
+				   { "ssd-blockmap", "irbw-fifo-rp", "postmark" }, { "ssd-pagemap", "deadline", "randwrite" } };
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct collect a = det_run(cases[i][0], cases[i][1], cases[i][2], 42);
+		struct collect b = det_run(cases[i][0], cases[i][1], cases[i][2], 42);
+		struct collect c = det_run(cases[i][0], cases[i][1], cases[i][2], 43);
+		assert_int_equal(a.n, 3000);
+		assert_int_equal(a.hash, b.hash);
+		assert_true(a.hash != c.hash);
+	}
+}
+
+/* ---- traces ---- */
+
+static char tmpdir[64];
+
+static const char *write_tmp(const char *name, const char *text)
+{
+	static char path[128];
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static void check_trace(const char *name, const char *text, const char *fmt, const char *want_fmt, uint64_t n,
+			uint64_t off1, uint64_t len1, int op1, uint64_t t1, unsigned depth)
+{
+	struct sweep_sim_trace *t;
+	assert_int_equal(sweep_sim_trace_load(write_tmp(name, text), fmt, &t), 0);
+	struct sweep_sim_trace_info ti = { .size = sizeof(ti) };
+	assert_int_equal(sweep_sim_trace_get_info(t, &ti), 0);
+	assert_string_equal(ti.format, want_fmt);
+	assert_int_equal(ti.requests, n);
+	assert_int_equal(ti.depth, depth);
+	struct sweep_sim_request r;
+	assert_int_equal(sweep_sim_trace_next(t, &r), 1);
+	assert_int_equal(r.time_ns, 0);
+	assert_int_equal(sweep_sim_trace_next(t, &r), 1); /* the second request */
+	assert_int_equal(r.offset, off1);
+	assert_int_equal(r.length, len1);
+	assert_int_equal(r.op, op1);
+	assert_int_equal(r.time_ns, t1);
+	sweep_sim_trace_free(t);
+}
+
+static void test_traces(void **state)
+{
+	(void)state;
+	check_trace("t.tracefs",
+		    "# tracer: nop\n#\n"
+		    "              dd-2170    [001] .....   512.100000: block_rq_issue: 7,0 R 4096 () 2048 + 8 [dd]\n"
+		    "              dd-2170    [001] .....   512.100500: block_rq_issue: 7,0 WS 8192 () 4096 + 16 [dd]\n"
+		    "          <idle>-0       [001] ..s1.   512.101000: block_rq_complete: 7,0 R () 2048 + 8 [0]\n"
+		    "     kworker/1:1-50      [001] .....   512.102000: block_rq_issue: 8,0 R 4096 () 99 + 8 [x]\n"
+		    "          <idle>-0       [001] ..s1.   512.103000: block_rq_complete: 7,0 WS () 4096 + 16 [0]\n"
+		    "     jbd2-300    [000] .....   512.104000: block_rq_issue: 7,0 FWS 0 () 0 + 0 [jbd2]\n",
+		    "auto", "tracefs", 3, 4096 * 512, 8192, SWEEP_SIM_WRITE, 500000, 2);
+	/* the device filter keeps 7,0 only */
+	check_trace("t2.tracefs",
+		    "   dd-1 [0] ..... 1.000000: block_rq_issue: 8,0 R 4096 () 99 + 8 [x]\n"
+		    "   dd-1 [0] ..... 1.000001: block_rq_issue: 7,0 R 4096 () 8 + 8 [dd]\n"
+		    "   dd-1 [0] ..... 1.000002: block_rq_issue: 7,0 R 4096 () 16 + 8 [dd]\n",
+		    "tracefs@7,0", "tracefs", 2, 16 * 512, 4096, SWEEP_SIM_READ, 1000, 2);
+	check_trace("t.blkparse",
+		    "  8,0    3        1     0.000000000  4162  Q  RS 1234 + 8 [cat]\n"
+		    "  8,0    3        2     0.000001000  4162  D  RS 1234 + 8 [cat]\n"
+		    "  8,0    3        3     0.000002000  4162  Q   W 5000 + 16 [cat]\n"
+		    "  8,0    3        4     0.000003000  4162  D   W 5000 + 16 [cat]\n"
+		    "  8,0    3        5     0.000500000     0  C  RS 1234 + 8 [0]\n"
+		    "  8,0    3        6     0.000600000     0  C   W 5000 + 16 [0]\n"
+		    "CPU3 (8,0):\n Reads Queued:           1,        4KiB\n",
+		    NULL, "blkparse", 2, 5000 * 512, 16 * 512, SWEEP_SIM_WRITE, 2000, 2);
+	check_trace("t.disksim", "0.000 0 100 8 1\n1.500 0 200 16 0\n", "auto", "disksim", 2, 200 * 512, 16 * 512,
+		    SWEEP_SIM_WRITE, 1500000, 1);
+	check_trace("t.spc", "0,20941264,8192,W,0.551706\n1,20939840,4096,r,0.554041\n", NULL, "spc", 2,
+		    20939840ull * 512, 4096, SWEEP_SIM_READ, 2335000, 1);
+	check_trace("t.msr",
+		    "128166372003061629,hm,0,Write,3221225472,4096,1000\n"
+		    "128166372003071629,hm,0,Read,1048576,65536,2000\n",
+		    "auto", "msr", 2, 1048576, 65536, SWEEP_SIM_READ, 1000000, 1);
+	check_trace("t.plan", "# sweep-trace 1\n# op offset_bytes length_bytes ino\nR 1052672 4096 12\nR 8192 12288 13 x\n",
+		    "auto", "plan", 2, 8192, 12288, SWEEP_SIM_READ, 0, 1);
+
+	struct sweep_sim_trace *t = NULL;
+	assert_int_equal(sweep_sim_trace_load(write_tmp("bad", "hello world\n"), NULL, &t), -EBADMSG);
+	assert_null(t);
+	assert_int_equal(sweep_sim_trace_load(write_tmp("empty", "# nothing\n"), NULL, &t), -ENODATA);
+	assert_int_equal(sweep_sim_trace_load("/nonexistent/trace", NULL, &t), -ENOENT);
+	assert_int_equal(sweep_sim_trace_load(write_tmp("x", "R 0 4096 1\n"), "nosuch", &t), -EINVAL);
+	assert_null(t);
+}
+
+static int src_trace(void *ctx, struct sweep_sim_request *r)
+{
+	return sweep_sim_trace_next(ctx, r);
+}
+
+static void test_open_replay(void **state)
+{
+	(void)state;
+	/* three reads 100 ms apart on an idle disk: each waits for nothing but itself */
+	struct sweep_sim_trace *t;
+	assert_int_equal(sweep_sim_trace_load(write_tmp("o.disksim", "0 0 1000 8 1\n100 0 900000 8 1\n200 0 5000 8 1\n"),
+					      "disksim", &t), 0);
+	struct sweep_sim *sim = new_sim("eagle", "fcfs", -1, -1, 0);
+	struct sweep_sim_run_options ro = { .size = sizeof(ro), .mode = SWEEP_SIM_OPEN };
+	assert_int_equal(sweep_sim_run(sim, src_trace, t, &ro), 3);
+	struct sweep_sim_stats st = { .size = sizeof(st) };
+	sweep_sim_get_stats(sim, &st);
+	assert_true(st.resp_max_ms < 60.0); /* one seek + one turn at most */
+	assert_true(st.last_finish_ns > 200 * NS_PER_MS);
+	assert_true(st.busy_ns < 150 * NS_PER_MS);
+	sweep_sim_free(sim);
+	sweep_sim_trace_free(t);
+}
+
+/* ---- API ---- */
+
+static void test_api(void **state)
+{
+	(void)state;
+	struct sweep_sim *sim = (struct sweep_sim *)0x1;
+	struct sweep_sim_options o = { .size = sizeof(o), .device = "floppy", .write_cache = -1, .readahead = -1 };
+	assert_int_equal(sweep_sim_new(&o, &sim), -EINVAL);
+	assert_ptr_equal(sim, (struct sweep_sim *)0x1); /* untouched on failure */
+	o.device = "eagle";
+	o.sched = "elevator-music";
+	assert_int_equal(sweep_sim_new(&o, &sim), -EINVAL);
+	o.sched = "bw";
+	struct sweep_sim_stream bad = { .stream = 1 }; /* no rate */
+	o.streams = &bad;
+	o.nstreams = 1;
+	assert_int_equal(sweep_sim_new(&o, &sim), -EINVAL);
+	assert_null(sweep_sim_free(NULL));
+	assert_null(sweep_sim_trace_free(NULL));
+	assert_null(sweep_sim_synth_free(NULL));
+	/* NULL options: the defaults */
+	assert_int_equal(sweep_sim_new(NULL, &sim), 0);
+	struct sweep_sim_info info = { .size = sizeof(info) };
+	assert_int_equal(sweep_sim_get_info(sim, &info), 0);
+	assert_string_equal(info.device, "hdd7200");
+	assert_string_equal(info.sched, "fcfs");
+	uint64_t ev = 77;
+	assert_int_equal(sweep_sim_next_event(sim, &ev), 0);
+	assert_int_equal(ev, 77);
+	struct sweep_sim_request r = { .time_ns = 1000, .offset = 0, .length = 4096 };
+	assert_int_equal(sweep_sim_submit(sim, &r), 0);
+	assert_int_equal(sweep_sim_advance(sim, 5000), 0);
+	assert_int_equal(sweep_sim_now(sim), 5000);
+	r.time_ns = 10; /* in the past */
+	assert_int_equal(sweep_sim_submit(sim, &r), -EINVAL);
+	r.time_ns = 6000;
+	r.length = 0;
+	assert_int_equal(sweep_sim_submit(sim, &r), -EINVAL);
+	assert_int_equal(sweep_sim_advance(sim, 10), -EINVAL);
+	/* freeing with work in flight releases it */
+	r.length = 4096;
+	assert_int_equal(sweep_sim_submit(sim, &r), 0);
+	sweep_sim_free(sim);
+	/* names */
+	assert_string_equal(sweep_sim_device_name(0), "eagle");
+	assert_string_equal(sweep_sim_device_name(4), "ssd-pagemap");
+	assert_null(sweep_sim_device_name(5));
+	assert_string_equal(sweep_sim_sched_name(0), "fcfs");
+	unsigned n = 0;
+	while (sweep_sim_sched_name(n))
+		n++;
+	assert_int_equal(n, 14);
+	struct sweep_sim_synth *g = (struct sweep_sim_synth *)0x1;
+	struct sweep_sim_synth_options so = { .size = sizeof(so), .pattern = "zigzag", .capacity = 1 << 30 };
+	assert_int_equal(sweep_sim_synth_new(&so, &g), -EINVAL);
+	assert_ptr_equal(g, (struct sweep_sim_synth *)0x1);
+}
+
+int main(void)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/sweep-sim-unit-XXXXXX");
+	if (!mkdtemp(tmpdir))
+		return 1;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fcfs),
+		cmocka_unit_test(test_noop_merges),
+		cmocka_unit_test(test_ssf),
+		cmocka_unit_test(test_scan),
+		cmocka_unit_test(test_cscan),
+		cmocka_unit_test(test_stf),
+		cmocka_unit_test(test_gstf),
+		cmocka_unit_test(test_wstf),
+		cmocka_unit_test(test_deadline),
+		cmocka_unit_test(test_irbw_fifo),
+		cmocka_unit_test(test_irbw_fifo_rp),
+		cmocka_unit_test(test_bw),
+		cmocka_unit_test(test_posq),
+		cmocka_unit_test(test_seek_curves),
+		cmocka_unit_test(test_zone_map),
+		cmocka_unit_test(test_service_time),
+		cmocka_unit_test(test_write_cache),
+		cmocka_unit_test(test_readahead_and_ncq),
+		cmocka_unit_test(test_blockmap_merges),
+		cmocka_unit_test(test_pagemap_gc),
+		cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_traces),
+		cmocka_unit_test(test_open_replay),
+		cmocka_unit_test(test_api),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	if (system(cmd) != 0)
+		rc = rc ? rc : 1;
+	return rc;
+}
