@@ -93,6 +93,37 @@ else
 	chmod 644 "$S/d1/secret"
 fi
 
+# --- SIGTERM: exit 20 as rsync, nothing partial, the next run converges
+for i in 1 2 3 4 5 6; do head -c 262144 /dev/urandom >"$S/d1/f$((i * 2 - 1))"; done
+SWEEP_SYNC_TEST_STOP=bytes:300000 "$SYNC" -a "$S/" "$D/" 2>"$W/term.err" &
+pid=$!
+wait_stopped $pid || { kill -9 $pid; fail "sweep-sync did not reach the stop point"; }
+kill -TERM $pid
+kill -CONT $pid
+rc=0
+wait $pid || rc=$?
+[ $rc = 20 ] || fail "SIGTERM: exit $rc, want 20"
+"$SYNC" -a --delete "$S/" "$D/" || fail "re-run after SIGTERM failed"
+compare_trees "$S" "$D"
+note "SIGTERM: exit 20, re-run converges"
+
+# --- --progress draws a line on a terminal (script(1) gives it one)
+if command -v script >/dev/null; then
+	for i in $(seq 1 8); do head -c 262144 /dev/urandom >"$S/d2/p$i"; done
+	cat >"$W/progress.sh" <<EOF2
+SWEEP_SYNC_TEST_STOP=bytes:300000 "$SYNC" -a --progress "$S/" "$D/" & pid=\$!
+for i in \$(seq 1 3000); do [ "\$(awk '{print \$3}' /proc/\$pid/stat)" = T ] && break; sleep 0.01; done
+sleep 0.4 # longer than one redraw period
+kill -CONT \$pid
+wait \$pid
+echo "rc=\$?"
+EOF2
+	script -qec "bash $W/progress.sh" /dev/null | tr '\r' '\n' >"$W/progress.out"
+	grep -q 'rc=0$' "$W/progress.out" || fail "--progress run failed: $(cat -v "$W/progress.out")"
+	grep -Eq 'sweep-sync: [0-9]+/[0-9]+ files' "$W/progress.out" || fail "no progress line: $(cat -v "$W/progress.out")"
+	note "progress: $(grep -Eo 'sweep-sync: [0-9]+/[0-9]+ files[^$]*' "$W/progress.out" | head -1 | cut -c1-60)"
+fi
+
 # --- dry run after all that changes nothing
 rm -f "$S/d2/f1"
 printf 'n\n' >"$S/d1/newer"
