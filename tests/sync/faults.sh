@@ -91,6 +91,18 @@ else
 	cmp "$S/d1/other" "$D/d1/other" || fail "the readable file was not synced"
 	note "unreadable file: exit 23, deletion skipped"
 	chmod 644 "$S/d1/secret"
+
+	# an unreadable directory: the same (rsync: "opendir failed", exit 23, no deletion)
+	mkdir -p "$S/locked" && printf 'l\n' >"$S/locked/in" && chmod 000 "$S/locked"
+	rc=0
+	run_unprivileged "$SYNC" -a --delete "$S/" "$D/" >/dev/null 2>"$W/lock.err" || rc=$?
+	rrc=0
+	run_unprivileged rsync -a --delete "$S/" "$W/rdst/" >/dev/null 2>&1 || rrc=$?
+	[ $rc = 23 ] && [ $rrc = 23 ] || fail "unreadable directory: exit $rc (rsync $rrc), want 23"
+	grep -q 'locked.*Permission denied' "$W/lock.err" || fail "no clear error: $(cat "$W/lock.err")"
+	[ -e "$D/d1/extraneous" ] || fail "--delete ran after an unreadable directory"
+	chmod 755 "$S/locked"
+	note "unreadable directory: exit 23, deletion skipped"
 fi
 
 # --- SIGTERM: exit 20 as rsync, nothing partial, the next run converges

@@ -8,7 +8,8 @@
 
 loopfs_require ext4
 W0=$W
-trap 'loopfs_cleanup; W=$W0; sync_cleanup' EXIT
+BIND=
+trap '[ -n "$BIND" ] && umount -l "$BIND"; loopfs_cleanup; W=$W0; sync_cleanup' EXIT
 
 populate() { # populate DIR: a tree with some fragmentation from interleaved appends
 	local d=$1 i
@@ -43,6 +44,20 @@ if command -v mkfs.xfs >/dev/null && { grep -qw xfs /proc/filesystems || modprob
 else
 	note "no xfs here: ext4 only"
 fi
+
+# --- -x: a filesystem mounted inside SRC is not entered (its mount point is copied, empty)
+inner=$(loopfs_new ext4 32M) || fail "cannot make the inner filesystem"
+printf 'inside\n' >"$inner/on-inner"
+W=$W0
+mkdir -p "$W/src/mnt-here" "$W/src/plain"
+printf 'outside\n' >"$W/src/plain/f"
+BIND=$W/src/mnt-here
+mount --bind "$inner" "$BIND" || fail "bind mount failed"
+run_both "-x with a mount inside SRC" -a -x -i
+[ ! -e "$W/s/dst/mnt-here/on-inner" ] || fail "-x crossed into the inner filesystem"
+run_both "without -x the mount is copied" -a -i
+[ -e "$W/s/dst/mnt-here/on-inner" ] || fail "the inner filesystem was not copied without -x"
+umount "$BIND" && BIND=
 
 # --- a destination that fills up
 full=$(loopfs_new ext4 24M) || fail "cannot make the small filesystem"
