@@ -35,6 +35,7 @@
 struct dnode {
 	struct dnode *parent;
 	uint64_t id, dev, ino;
+	uint64_t key; /* C-SCAN key: inode, or first physical byte of its blocks */
 	uint64_t root_dev; /* for XDEV */
 	const struct sweep_fsinfo *fs;
 	unsigned refs;
@@ -100,6 +101,8 @@ struct walk {
 		uint64_t used;
 	} fdc[FD_CACHE];
 	uint64_t fdc_clock;
+	uint64_t nophys_dev; /* a device where FIEMAP/FIBMAP do not work */
+	bool nophys_dev_valid;
 };
 
 #define DBUF_SIZE (64 * 1024)
@@ -184,19 +187,32 @@ static int path_join(struct walk *w, size_t len, const char *name, size_t name_l
 	return 0;
 }
 
-/* Rebuild a directory's full path into w->path from its node chain. */
+/* Rebuild a directory's full path into w->path from its node chain (no recursion: trees may be very deep). */
 static int path_of(struct walk *w, const struct dnode *d, size_t *ret_len)
 {
-	if (!d->parent) {
-		if (path_reserve(w, d->name_len + 1) < 0)
-			return -ENOMEM;
-		memcpy(w->path, d->name, d->name_len + 1);
-		*ret_len = d->name_len;
-		return 0;
+	size_t len = 0;
+	for (const struct dnode *p = d; p; p = p->parent)
+		len += p->name_len + 1;
+	if (path_reserve(w, len + 1) < 0)
+		return -ENOMEM;
+	/* Fill from the end: each component preceded by '/', except after a root that ends in one. */
+	size_t end = len;
+	for (const struct dnode *p = d; p; p = p->parent) {
+		end -= p->name_len;
+		memcpy(w->path + end, p->name, p->name_len);
+		if (p->parent) {
+			const struct dnode *q = p->parent;
+			bool root_slash = !q->parent && q->name_len > 0 && q->name[q->name_len - 1] == '/';
+			if (!root_slash)
+				w->path[--end] = '/';
+		}
 	}
-	size_t len;
-	int r = path_of(w, d->parent, &len);
-	return r < 0 ? r : path_join(w, len, d->name, d->name_len, ret_len);
+	/* The string starts at end; move it to the front. */
+	len -= end;
+	memmove(w->path, w->path + end, len);
+	w->path[len] = '\0';
+	*ret_len = len;
+	return 0;
 }
 
 /* ---- opening directories ---- */
@@ -481,6 +497,46 @@ static int emit(struct walk *w, const struct sweep_entry *e)
 }
 
 /*
+ * The directory's C-SCAN key. By inode, the seed's choice: the parent's
+ * stat batch has just read the inode, so what reading the directory costs
+ * is its blocks. With order PHYSICAL the key is where those blocks are
+ * (FIEMAP on the directory, as ext4 and xfs allow); a directory without a
+ * location (inline in its inode) stays next to its parent.
+ */
+static uint64_t dir_key(struct walk *w, const struct dnode *c, int dirfd, const char *name, uint64_t parent_key)
+{
+	if (w->order != SWEEP_ORDER_PHYSICAL)
+		return c->ino;
+	if (w->nophys_dev_valid && w->nophys_dev == c->dev)
+		return c->ino;
+	int fd = openat(dirfd, name, open_flags(c));
+	if (fd < 0)
+		return parent_key;
+	uint64_t phys;
+	int r = sweep_extent_first(fd, &phys);
+	close(fd);
+	if (r == 0)
+		return phys;
+	if (r == -EOPNOTSUPP) {
+		/* This filesystem gives no locations: stop asking, use inodes. */
+		w->nophys_dev = c->dev;
+		w->nophys_dev_valid = true;
+		return c->ino;
+	}
+	return parent_key;
+}
+
+static int enqueue(struct walk *w, struct dnode *c, int dirfd, const char *name, uint64_t parent_key)
+{
+	c->key = dir_key(w, c, dirfd, name, parent_key);
+	if (sweep__cscan_push(w->q, c->key, c) < 0) {
+		dnode_unref(c);
+		return fatal(w, -ENOMEM);
+	}
+	return 0;
+}
+
+/*
  * Hand out the frame's entries from f->pos. In C-SCAN mode every
  * subdirectory goes to the queue and all entries are handed out; in
  * depth-first mode it stops at the first subdirectory to descend into and
@@ -549,11 +605,8 @@ static struct dnode *frame_emit(struct walk *w, struct frame *f)
 		c->follow = (w->flags & SWEEP_WALK_FOLLOW) && de->type == DT_LNK;
 		if (!w->cscan)
 			return c;
-		if (sweep__cscan_push(w->q, c->ino, c) < 0) {
-			dnode_unref(c);
-			fatal(w, -ENOMEM);
+		if (enqueue(w, c, f->fd, name, d->key) < 0)
 			return NULL;
-		}
 	}
 	return NULL;
 }
@@ -735,13 +788,8 @@ static int do_root(struct walk *w, const char *root, uint32_t index)
 	d->fs = fs;
 	d->root_index = index;
 	d->follow = follow;
-	if (w->cscan) {
-		if (sweep__cscan_push(w->q, d->ino, d) < 0) {
-			dnode_unref(d);
-			return fatal(w, -ENOMEM);
-		}
-		return 0;
-	}
+	if (w->cscan)
+		return enqueue(w, d, AT_FDCWD, root, 0);
 	int fd = open(root, open_flags(d));
 	if (fd < 0) {
 		report(w, root, SWEEP_WALK_OP_OPENDIR, -errno);
