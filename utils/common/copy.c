@@ -90,6 +90,10 @@ struct copy_engine {
 	struct copy_stats stats;
 	mode_t umask;
 	int stop; /* a callback's negative value: everything stops */
+	/* The last (source, destination) filesystem pair that could not clone: skip the ioctl for it. */
+	dev_t noclone_src, noclone_dst;
+	int noclone_err;
+	bool noclone;
 };
 
 /* ---- small helpers ---- */
@@ -632,16 +636,24 @@ static int rd_begin(const struct sweep_file *f, void *ctx)
 	if (e->o.sparse == COPY_SPARSE_ALWAYS || (e->o.sparse == COPY_SPARSE_AUTO && !dense))
 		it->punch = have_tst && tst.st_blksize > 0 ? (size_t)tst.st_blksize : 4096;
 	if (e->o.reflink != COPY_REFLINK_NEVER) {
-		if (ioctl(it->tmpfd, FICLONE, f->fd) == 0) {
+		bool known_no = e->noclone && have_tst && e->noclone_src == f->st.st_dev && e->noclone_dst == tst.st_dev;
+		if (!known_no && ioctl(it->tmpfd, FICLONE, f->fd) == 0) {
 			it->how = COPY_HOW_CLONE;
 			it->bytes = it->size;
 			if (e->o.on_bytes)
 				e->o.on_bytes(it->size, e->o.ctx);
 			return SWEEP_READ_SKIP;
 		}
+		int err = known_no ? e->noclone_err : errno;
 		if (e->o.reflink == COPY_REFLINK_ALWAYS) {
-			item_fail(it, COPY_OP_CLONE, -errno);
+			item_fail(it, COPY_OP_CLONE, -err);
 			return SWEEP_READ_SKIP;
+		}
+		if (!known_no && have_tst && (err == EXDEV || err == EOPNOTSUPP || err == ENOTTY)) {
+			e->noclone = true;
+			e->noclone_err = err;
+			e->noclone_src = f->st.st_dev;
+			e->noclone_dst = tst.st_dev;
 		}
 		/* Same filesystem and nothing to punch: let the kernel copy. */
 		if (!it->punch && have_tst && tst.st_dev == f->st.st_dev) {
