@@ -12,6 +12,15 @@
 # before each run. Requests are counted from a tracefs instance of our own
 # (block_rq_issue on that loop device); a seek is a move of at least 1 MiB or
 # any move backwards, as issue 2 counts them.
+#
+# Result on 2026-11-22 (62,082 entries, 5,646 directories, 3 GiB ext4 aged by
+# interleaved copies and random deletions; virtio disk, so seconds mean
+# little, seeks are what an HDD would pay), two rounds:
+#   find               ~2,995-3,139 seeks
+#   order none         ~3,015-3,294 seeks (the same walk as find)
+#   order inode        ~1,264-1,341 seeks
+#   order physical       ~655-851 seeks   <- directory-block keys: AUTO uses them
+# Request counts were the same (6,500-6,900) for all.
 set -eu
 build=$1
 work=${2:-/work/walk-bench}
