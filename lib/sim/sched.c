@@ -209,16 +209,20 @@ static struct sim_req *stf_search(struct sched *s, uint64_t now, uint64_t kmin, 
 	while (hi != NONE64 || lo != NONE64) {
 		bool up = lo == NONE64 || (hi != NONE64 && dist(hi, h) <= dist(lo, h));
 		uint64_t k = up ? hi : lo;
-		if (best && (double)d->ops->min_time(d, dist(k, h)) * wmin > bt)
+		double seek = (double)d->ops->min_time(d, dist(k, h));
+		if (best && seek * wmin > bt)
 			break;
 		for (struct sim_req *r = pq->head[k]; r; r = r->pnext) {
+			double w = 1.0;
+			if (weighted) {
+				w = (M - (double)(now - r->r.time_ns)) / M;
+				if (best && seek * w > bt)
+					continue; /* cannot win: skip the costly estimate */
+			}
 			uint64_t xfer;
 			double t = (double)d->ops->estimate(d, now, r, &xfer);
-			if (weighted) {
-				/* age the positioning time; the transfer is owed whatever the order */
-				double e = (double)(now - r->r.time_ns);
-				t = (t - (double)xfer) * (M - e) / M;
-			}
+			if (weighted) /* age the positioning time; the transfer is owed whatever the order */
+				t = (t - (double)xfer) * w;
 			if (!best || t < bt || (t == bt && r->seq < best->seq)) {
 				best = r;
 				bt = t;
