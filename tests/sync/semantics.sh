@@ -43,9 +43,8 @@ run_args "-ii lists unchanged items" ../src/ d9 -rlpt -ii
 # --exclude, rsync's rules, and excluded files survive --delete
 run_args "excludes" ../src/ d10 -a -i --exclude='*.o' --exclude=/obj --exclude='keep/'
 printf 'old\n' >"$W/r/d10/junk.o"
-printf 'old\n' >"$W/s/d10/junk.o"
 printf 'gone\n' >"$W/r/d10/stale"
-printf 'gone\n' >"$W/s/d10/stale"
+cp -a "$W/r/d10/junk.o" "$W/r/d10/stale" "$W/s/d10/"
 run_args "excludes with --delete" ../src/ d10 -a -i --delete --exclude='*.o' --exclude=/obj --exclude='keep/'
 [ -e "$W/s/d10/junk.o" ] || fail "--delete removed an excluded file"
 [ ! -e "$W/s/d10/stale" ] || fail "--delete left an extraneous file"
