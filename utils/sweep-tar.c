@@ -344,8 +344,6 @@ int main(int argc, char **argv)
 	} else {
 		if (tar_walk(&t) == 0 && dir_spool_flush(&t) == 0)
 			tar_out_close(&t);
-		if (t.failed)
-			tar_out_abort(&t);
 		if (o.totals && t.out)
 			tar_out_totals(&t);
 	}

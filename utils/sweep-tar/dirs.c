@@ -23,6 +23,7 @@
 
 struct dir_spool {
 	int fd;
+	struct tar_sink sink;
 	struct archive *w;
 	uint64_t *off; /* where each entry starts in the spool */
 	size_t count, cap;
@@ -65,7 +66,7 @@ struct dir_spool *dir_spool_new(struct tar *t)
 	s->w = archive_write_new();
 	if (!s->w || archive_write_set_format_pax(s->w) != ARCHIVE_OK ||
 	    archive_write_set_bytes_in_last_block(s->w, 1) != ARCHIVE_OK ||
-	    archive_write_open_fd(s->w, s->fd) != ARCHIVE_OK) {
+	    tar_sink_open(s->w, &s->sink, s->fd) != ARCHIVE_OK) {
 		cli_msg("cannot set up the directory spool: %s",
 			s->w ? archive_error_string(s->w) : "out of memory");
 		return dir_spool_free(s);
@@ -88,10 +89,11 @@ struct dir_spool *dir_spool_free(struct dir_spool *s)
 
 static int spool_failed(struct tar *t, struct archive *a)
 {
-	int err = archive_errno(a);
+	int err = t->dirs->sink.err ? t->dirs->sink.err : archive_errno(a);
 
 	progress_clear(t->progress);
-	cli_msg("temporary file for directory entries: %s", archive_error_string(a));
+	cli_msg("temporary file for directory entries: %s",
+		t->dirs->sink.err ? strerror(err) : archive_error_string(a));
 	cli_msg("Error is not recoverable: exiting now");
 	t->failed = true;
 	t->status = TAR_FATAL;
@@ -117,7 +119,7 @@ int dir_spool_add(struct tar *t)
 	/* Bytes handed to the (only, uncompressed) filter so far: where this header starts. */
 	s->off[s->count] = (uint64_t)archive_filter_bytes(s->w, 0);
 	/* No tar_fix_times() here: libarchive reads its own pre-1970 times back as it wrote them. */
-	if (archive_write_header(s->w, t->entry) < ARCHIVE_WARN)
+	if (archive_write_header(s->w, t->entry) < ARCHIVE_WARN || s->sink.err)
 		return spool_failed(t, s->w);
 	s->count++;
 	return 0;
@@ -193,7 +195,7 @@ int dir_spool_flush(struct tar *t)
 	struct dir_spool *s = t->dirs;
 	int err = 0;
 
-	if (archive_write_close(s->w) != ARCHIVE_OK)
+	if (archive_write_close(s->w) != ARCHIVE_OK || s->sink.err)
 		return spool_failed(t, s->w);
 	for (size_t i = s->count; i-- > 0 && err == 0;)
 		err = copy_one(t, s->off[i]);

@@ -19,10 +19,42 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/*
+ * Writes go through this callback rather than archive_write_open_fd():
+ * after a failed write libarchive would enter its FATAL state, in which it
+ * no longer closes (and frees) its filters. Here a failure is recorded in
+ * the sink and later writes are discarded, so the caller sees the error
+ * right after the call that hit it, and libarchive can still be closed.
+ */
+static la_ssize_t sink_write(struct archive *a, void *ctx, const void *buf, size_t len)
+{
+	struct tar_sink *k = ctx;
+	size_t done = 0;
+
+	(void)a;
+	while (k->err == 0 && done < len) {
+		ssize_t n = write(k->fd, (const char *)buf + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			k->err = errno;
+		else
+			done += (size_t)n;
+	}
+	return (la_ssize_t)len;
+}
+
+int tar_sink_open(struct archive *a, struct tar_sink *k, int fd)
+{
+	k->fd = fd;
+	k->err = 0;
+	return archive_write_open2(a, k, NULL, sink_write, NULL, NULL);
+}
+
 /* A write to the archive failed: say so once, like GNU tar, and stop. */
 static int out_failed(struct tar *t)
 {
-	int err = archive_errno(t->out);
+	int err = t->sink.err ? t->sink.err : archive_errno(t->out);
 
 	if (!t->failed) {
 		progress_clear(t->progress);
@@ -100,7 +132,7 @@ int tar_out_open(struct tar *t)
 	 * complain about trailing zeros).
 	 */
 	archive_write_set_bytes_in_last_block(t->out, t->o->filter == TAR_FILTER_NONE ? 0 : 1);
-	if (archive_write_open_fd(t->out, t->out_fd) != ARCHIVE_OK) {
+	if (tar_sink_open(t->out, &t->sink, t->out_fd) != ARCHIVE_OK || t->sink.err) {
 		out_failed(t);
 		return -EIO;
 	}
@@ -136,7 +168,7 @@ int tar_out_header(struct tar *t, struct archive_entry *e)
 		e = t->entry;
 	tar_fix_times(e);
 	r = archive_write_header(t->out, e);
-	if (r == ARCHIVE_FATAL)
+	if (r == ARCHIVE_FATAL || t->sink.err)
 		return out_failed(t);
 	if (r == ARCHIVE_FAILED) {
 		/* This member cannot be stored (the archive itself is fine): skip it. */
@@ -162,7 +194,7 @@ int tar_out_data(struct tar *t, const void *buf, size_t len)
 {
 	if (t->failed)
 		return -EIO;
-	if (len && archive_write_data(t->out, buf, len) < 0)
+	if (len && (archive_write_data(t->out, buf, len) < 0 || t->sink.err))
 		return out_failed(t);
 	return 0;
 }
@@ -183,7 +215,7 @@ int tar_out_finish(struct tar *t)
 {
 	if (t->failed)
 		return -EIO;
-	if (archive_write_finish_entry(t->out) == ARCHIVE_FATAL)
+	if (archive_write_finish_entry(t->out) == ARCHIVE_FATAL || t->sink.err)
 		return out_failed(t);
 	return 0;
 }
@@ -192,9 +224,9 @@ int tar_out_close(struct tar *t)
 {
 	if (t->failed)
 		return -EIO;
-	if (archive_write_close(t->out) != ARCHIVE_OK)
+	if (archive_write_close(t->out) != ARCHIVE_OK || t->sink.err)
 		return out_failed(t);
-	/* libarchive does not close an fd it was given; close -f FILE here to see late errors (NFS, quotas). */
+	/* Close -f FILE here to see late errors (NFS, quotas). */
 	if (t->out_fd != STDOUT_FILENO) {
 		if (close(t->out_fd) != 0) {
 			t->out_fd = -1;
@@ -206,12 +238,6 @@ int tar_out_close(struct tar *t)
 		t->out_fd = -1;
 	}
 	return 0;
-}
-
-void tar_out_abort(struct tar *t)
-{
-	if (t->out)
-		archive_write_fail(t->out);
 }
 
 /* GNU tar's human-readable size: "512B", "1.4MiB", "134MiB". */

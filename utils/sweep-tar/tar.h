@@ -68,12 +68,19 @@ struct tar_opts {
 struct links;
 struct dir_spool;
 
+/* Where libarchive's output goes: an fd, and the first write error (errno). */
+struct tar_sink {
+	int fd;
+	int err;
+};
+
 struct tar {
 	const struct tar_opts *o;
 	struct archive *out;          /* the archive being written */
 	struct archive *disk;         /* archive_read_disk: metadata lookups only */
 	struct archive_entry *entry;  /* reused for every member */
 	int out_fd;
+	struct tar_sink sink;
 	const char *out_name;         /* for messages: the -f argument or "-" */
 	bool out_is_file;             /* a regular file: never archive it into itself */
 	uint64_t out_dev, out_ino;
@@ -116,6 +123,8 @@ void tar_error(struct tar *t, const char *path, const char *fmt, ...) __attribut
 void tar_list(struct tar *t, const char *name, bool is_dir);
 
 /* out.c */
+/* Open a for writing into k->fd; a write error lands in k->err (see out.c). */
+int tar_sink_open(struct archive *a, struct tar_sink *k, int fd);
 int tar_out_open(struct tar *t);
 /* Work around libarchive's pax times before 1970 (changes e; write it once). */
 void tar_fix_times(struct archive_entry *e);
@@ -126,8 +135,6 @@ int tar_out_zeros(struct tar *t, uint64_t n);
 int tar_out_finish(struct tar *t);
 /* End of archive and close; 0 or <0 (message printed). */
 int tar_out_close(struct tar *t);
-/* Stop writing after a fatal error: the archive is left as it is. */
-void tar_out_abort(struct tar *t);
 /* GNU tar's "Total bytes written" line and ours. */
 void tar_out_totals(struct tar *t);
 
