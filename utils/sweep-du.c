@@ -290,20 +290,38 @@ static const char *du_path(struct du *du, uint32_t root, const char *walk_path, 
 	return du->scratch;
 }
 
+/* du_path() for a failure, which does not say its root: the longest operand it starts with. */
+static const char *du_err_path(struct du *du, const char *walk_path)
+{
+	size_t best = SIZE_MAX, best_len = 0;
+
+	for (size_t i = 0; i < du->nroots; i++) {
+		size_t rl = strlen(du->roots[i]);
+		if (rl >= best_len && strncmp(walk_path, du->roots[i], rl) == 0 &&
+		    (walk_path[rl] == '/' || (rl && du->roots[i][rl - 1] == '/'))) {
+			best = i;
+			best_len = rl;
+		}
+	}
+	return best == SIZE_MAX ? walk_path : du_path(du, (uint32_t)best, walk_path, 1);
+}
+
 static int on_error(const struct sweep_walk_error *we, void *ctx)
 {
 	struct du *du = ctx;
+	const char *path;
 	struct err *e;
 
 	/* -L loops: du's own dev/ino set skips them silently */
 	if (we->op == SWEEP_WALK_OP_LOOP)
 		return 0;
-	if (exclude_count(du->o.exclude) && exclude_match(du->o.exclude, we->path, NULL, false))
+	path = du_err_path(du, we->path);
+	if (exclude_count(du->o.exclude) && exclude_match(du->o.exclude, path, NULL, false))
 		return 0;
 	if (du_grow(&du->errs, &du->errs_cap, du->nerrs + 1, sizeof(*du->errs)) < 0)
 		return -ENOMEM;
 	e = &du->errs[du->nerrs];
-	*e = (struct err){ .path = strdup(we->path), .op = we->op, .err = -we->err };
+	*e = (struct err){ .path = strdup(path), .op = we->op, .err = -we->err };
 	if (!e->path)
 		return -ENOMEM;
 	du->nerrs++;
@@ -395,6 +413,28 @@ static struct err *find_err(struct du *du, const char *path, bool dir_errors)
 			return e;
 	}
 	return NULL;
+}
+
+/*
+ * A directory du does not enter (met before, or a -L cycle): failures the
+ * walk met at or below it are not du's to report.
+ */
+static void drop_errs_below(struct du *du, const char *path)
+{
+	size_t lo = 0, hi = du->nerrs, pl = strlen(path);
+
+	while (lo < hi) { /* first error not sorting before path */
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(du->errs[mid].path, path) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < du->nerrs && strncmp(du->errs[lo].path, path, pl) == 0; lo++) {
+		char next = du->errs[lo].path[pl];
+		if (next == 0 || next == '/' || (pl && path[pl - 1] == '/'))
+			du->errs[lo].used = true;
+	}
 }
 
 static void print_err(const struct err *e, const char *path, bool partial)
@@ -519,14 +559,20 @@ static int enter(struct replay *r, uint32_t i)
 		du->ok = false;
 		return 0;
 	}
-	if (dir && du->o.follow == FOLLOW_ALL && du->o.count_links && on_stack(r, n))
+	if (dir && du->o.follow == FOLLOW_ALL && du->o.count_links && on_stack(r, n)) {
+		drop_errs_below(du, r->path);
 		return 0; /* fts FTS_DC under -L: skipped without a word */
+	}
 	if (!du->o.count_links && (r->hash_all || (!dir && (n->flags & DU_MULTI)))) {
 		ret = du_map_put(&r->seen, n->dev, n->ino, i, NULL);
 		if (ret < 0)
 			return ret;
-		if (ret == 0)
-			return 0; /* already counted: a hard link, or a directory seen before */
+		if (ret == 0) {
+			/* already counted: a hard link, or a directory seen before */
+			if (dir && du->nerrs)
+				drop_errs_below(du, r->path);
+			return 0;
+		}
 	}
 	if (!dir) {
 		finish(r, i, own, r->depth);

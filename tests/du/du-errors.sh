@@ -46,6 +46,7 @@ du_same -a --exclude=locked ok
 du_same -x -a .
 du_same -L -a .
 du_same -a names
+du_same ok/ ok// ./ok/deep/
 cd names || exit 1
 du_same -- *
 du_same '~home' '{'
