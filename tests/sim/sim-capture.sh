@@ -66,4 +66,28 @@ for p in sys.argv[1:3]:
 o = json.load(open(sys.argv[1]))
 assert o["mode"] == "open" and o["cache_hits"] > 0   # sequential 64 KiB reads hit the read-ahead
 PY
+# libsweep's own plan traces (sweep-plan -t): the same files planned in physical order and in
+# readdir order; replayed on a modelled disk, physical order must cost less time and fewer seeks
+PLAN=$BUILD_ROOT/utils/sweep-plan
+if [ -x "$PLAN" ]; then
+	for i in $(seq 1 100); do
+		for d in a b c; do
+			mkdir -p "$mnt/t/$d"
+			head -c $((4096 * (i % 7 + 1))) /dev/urandom >"$mnt/t/$d/f$i"
+		done
+	done
+	sync
+	"$PLAN" --order=physical -t "$work/phys.trace" "$mnt/t" >/dev/null 2>&1
+	"$PLAN" --order=none -t "$work/none.trace" "$mnt/t" >/dev/null 2>&1
+	for o in phys none; do
+		"$SIM" replay --device hdd7200 --sched fcfs --queue 1 --json "$work/$o.trace" >"$work/$o.json"
+	done
+	python3 - "$work/phys.json" "$work/none.json" "$(grep -c '^R ' "$work/phys.trace")" <<'PY'
+import json, sys
+p, n = (json.load(open(x)) for x in sys.argv[1:3])
+assert p["requests"] == n["requests"] == int(sys.argv[3]) >= 300, (p["requests"], n["requests"], sys.argv[3])
+assert p["mode"] == "closed" and p["bytes"] == n["bytes"]
+assert p["busy_s"] < n["busy_s"] and p["seek_count"] < n["seek_count"], (p["busy_s"], n["busy_s"])
+PY
+fi
 echo ok
