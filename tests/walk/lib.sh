@@ -17,9 +17,22 @@ walk_setup() { # walk_setup uring|syscall
 }
 
 walk_cleanup() {
+	[ -n "${SHM:-}" ] && rm -rf "$SHM"
 	[ -n "${T:-}" ] || return 0
 	chmod -R u+rwx "$T" 2>/dev/null
 	rm -rf "$T"
+}
+
+# walk_fast_dir NAME: print a new directory for a big generated tree. Making
+# and removing many files on a disk filesystem is most of such a test's time
+# on a busy machine, and the walk does not care: use tmpfs when there is one.
+# Call it in the test's own shell (not in $(...)): it sets SHM for cleanup.
+walk_fast_dir() {
+	if [ -z "${SHM:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ] && [ "$(stat -f -c %T /dev/shm)" = tmpfs ]; then
+		SHM=$(mktemp -d /dev/shm/sweep-walk.XXXXXX)
+	fi
+	FAST=${SHM:-$T}/$1
+	mkdir "$FAST"
 }
 
 # The backend walk-list reports must be the one asked for (uring only when the kernel allows it).

@@ -7,8 +7,8 @@
 . "$(dirname "$0")/lib.sh"
 walk_setup "$1"
 
-r=$T/deep
-mkdir "$r"
+walk_fast_dir deep
+r=$FAST
 python3 - "$r" <<'PY'
 import os, sys
 fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)

@@ -7,15 +7,8 @@
 . "$(dirname "$0")/lib.sh"
 walk_setup uring
 
-# Making and removing 100k files on a disk filesystem is most of this test's
-# time on a busy machine; the walk does not care, so use tmpfs when there is one.
-r=$T/wide
-if [ -d /dev/shm ] && [ -w /dev/shm ] && [ "$(stat -f -c %T /dev/shm)" = tmpfs ]; then
-	shm=$(mktemp -d /dev/shm/sweep-walk-wide.XXXXXX)
-	trap 'rm -rf "$shm"; walk_cleanup' EXIT
-	r=$shm/wide
-fi
-mkdir "$r"
+walk_fast_dir wide
+r=$FAST
 python3 - "$r" <<'PY'
 import os, sys
 fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)
