@@ -154,6 +154,23 @@ static int read_small(const char *path, char *buf, size_t size)
  */
 static int disk_of(uint64_t dev, int hops, char *disk, size_t disk_size);
 
+/* Where sysfs is; unit tests point it at a made-up tree. */
+static const char *sys_root = "/sys";
+
+void sweep__fsinfo_set_sysroot(const char *root)
+{
+	sys_root = root ? root : "/sys";
+}
+
+int sweep__fsinfo_disk(uint64_t dev, char *disk, size_t disk_size)
+{
+	disk[0] = '\0';
+	int r = disk_of(dev, 0, disk, disk_size);
+	if (r < 0)
+		disk[0] = '\0';
+	return r < 0 ? -1 : r;
+}
+
 static int disk_of_sysdir(const char *sysdir, int hops, char *disk, size_t disk_size)
 {
 	char path[PATH_MAX], buf[PATH_MAX];
@@ -215,7 +232,7 @@ static int disk_of_sysdir(const char *sysdir, int hops, char *disk, size_t disk_
 
 static int disk_of(uint64_t dev, int hops, char *disk, size_t disk_size)
 {
-	char link[64], real[PATH_MAX];
+	char link[PATH_MAX], real[PATH_MAX];
 	/* Loops of loop devices are legal; a bound keeps a bad setup from recursing forever. */
 	if (hops > 16)
 		return -1;
@@ -228,8 +245,8 @@ static int disk_of(uint64_t dev, int hops, char *disk, size_t disk_size)
 			return -1;
 		dev = st.st_rdev;
 	}
-	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(dev), minor(dev));
-	if (!realpath(link, real))
+	if (snprintf(link, sizeof(link), "%s/dev/block/%u:%u", sys_root, major(dev), minor(dev)) >= (int)sizeof(link) ||
+	    !realpath(link, real))
 		return -1;
 	return disk_of_sysdir(real, hops, disk, disk_size);
 }

@@ -37,6 +37,12 @@ typedef int (*sweep__ioctl_fn)(int fd, unsigned long request, void *arg);
 /* Replace it (NULL restores the real ioctl); returns the previous hook. Unit tests feed fake replies. */
 sweep__ioctl_fn sweep__extent_set_ioctl(sweep__ioctl_fn fn);
 
+/* --- fsinfo (fsinfo.c) --- */
+/* Read sysfs under root instead of /sys (NULL restores it). For unit tests. */
+void sweep__fsinfo_set_sysroot(const char *root);
+/* The disk under block device dev and whether it is rotational: 1, 0, or -1 (unknown, disk ""). */
+int sweep__fsinfo_disk(uint64_t dev, char *disk, size_t disk_size);
+
 /* --- batched stat (statx_batch.c) --- */
 struct sweep__stat_req {
 	const char *name; /* relative to the batch's dirfd */

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -157,11 +158,110 @@ static void test_names(void **state)
 	assert_string_equal(sweep_version(), SWEEP_VERSION);
 }
 
+/* ---- following devices through a made-up sysfs ---- */
+
+static char sysroot[64];
+
+static void put(const char *rel, const char *content)
+{
+	char p[512], cmd[600];
+	snprintf(p, sizeof(p), "%s/%s", sysroot, rel);
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", p);
+	assert_int_equal(system(cmd), 0);
+	FILE *f = fopen(p, "we");
+	assert_non_null(f);
+	fputs(content, f);
+	fclose(f);
+}
+
+static void link_to(const char *rel, const char *target_rel)
+{
+	char p[512], t[512], cmd[600];
+	snprintf(p, sizeof(p), "%s/%s", sysroot, rel);
+	snprintf(t, sizeof(t), "%s/%s", sysroot, target_rel);
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", p);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(symlink(t, p), 0);
+}
+
+static void expect(unsigned maj, unsigned min, int rot, const char *disk1, const char *disk2)
+{
+	char disk[32] = "x";
+	assert_int_equal(sweep__fsinfo_disk(makedev(maj, min), disk, sizeof(disk)), rot);
+	if (!disk1)
+		assert_string_equal(disk, "");
+	else if (strcmp(disk, disk1) != 0)
+		assert_string_equal(disk, disk2 ? disk2 : disk1);
+}
+
+static void test_device_chain(void **state)
+{
+	(void)state;
+	strcpy(sysroot, "/tmp/sweep-test-sysfs.XXXXXX");
+	assert_non_null(mkdtemp(sysroot));
+	/* sda rotational with partition sda1; sdb and nvme0n1 not */
+	put("devices/pci/block/sda/queue/rotational", "1\n");
+	put("devices/pci/block/sda/sda1/partition", "1\n");
+	put("devices/pci/block/sdb/queue/rotational", "0\n");
+	put("devices/pci/block/nvme0n1/queue/rotational", "0\n");
+	link_to("dev/block/8:0", "devices/pci/block/sda");
+	link_to("dev/block/8:1", "devices/pci/block/sda/sda1");
+	link_to("dev/block/8:16", "devices/pci/block/sdb");
+	/* dm-0 over two SSDs; dm-1 over an SSD and a partition of the HDD. dm queues say 0 themselves. */
+	put("devices/virtual/block/dm-0/queue/rotational", "0\n");
+	link_to("devices/virtual/block/dm-0/slaves/sdb", "devices/pci/block/sdb");
+	link_to("devices/virtual/block/dm-0/slaves/nvme0n1", "devices/pci/block/nvme0n1");
+	link_to("dev/block/253:0", "devices/virtual/block/dm-0");
+	put("devices/virtual/block/dm-1/queue/rotational", "0\n");
+	link_to("devices/virtual/block/dm-1/slaves/nvme0n1", "devices/pci/block/nvme0n1");
+	link_to("devices/virtual/block/dm-1/slaves/sda1", "devices/pci/block/sda/sda1");
+	link_to("dev/block/253:1", "devices/virtual/block/dm-1");
+	/* a disk whose queue says nothing */
+	put("devices/virtual/block/odd/size", "0\n");
+	link_to("dev/block/7:99", "devices/virtual/block/odd");
+
+	sweep__fsinfo_set_sysroot(sysroot);
+	expect(8, 0, 1, "sda", NULL);
+	expect(8, 1, 1, "sda", NULL);    /* partition -> its disk */
+	expect(8, 16, 0, "sdb", NULL);
+	expect(253, 0, 0, "sdb", "nvme0n1"); /* dm: the slaves, not dm's own queue */
+	expect(253, 1, 1, "nvme0n1", "sda"); /* rotational when any slave is */
+	expect(9, 9, -1, NULL, NULL);    /* no such device */
+	expect(7, 99, -1, NULL, NULL);   /* no queue/rotational */
+
+	/* loop0 backed by a file whose device is sdb (per this sysfs): rotational as sdb */
+	char backing[128];
+	snprintf(backing, sizeof(backing), "%s/backing.img", sysroot);
+	put("backing.img", "");
+	struct stat st;
+	assert_int_equal(stat(backing, &st), 0);
+	if (major(st.st_dev) != 0) {
+		char rel[64], content[200];
+		snprintf(rel, sizeof(rel), "dev/block/%u:%u", major(st.st_dev), minor(st.st_dev));
+		link_to(rel, "devices/pci/block/sdb");
+		snprintf(content, sizeof(content), "%s\n", backing);
+		put("devices/virtual/block/loop0/loop/backing_file", content);
+		put("devices/virtual/block/loop0/queue/rotational", "1\n");
+		link_to("dev/block/7:0", "devices/virtual/block/loop0");
+		expect(7, 0, 0, "sdb", NULL);
+		/* and backed by a file that is gone: unknown */
+		snprintf(content, sizeof(content), "%s/gone.img (deleted)\n", sysroot);
+		put("devices/virtual/block/loop1/loop/backing_file", content);
+		put("devices/virtual/block/loop1/queue/rotational", "1\n");
+		link_to("dev/block/7:1", "devices/virtual/block/loop1");
+		expect(7, 1, -1, NULL, NULL);
+	}
+	sweep__fsinfo_set_sysroot(NULL);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", sysroot);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_policy_table), cmocka_unit_test(test_real), cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_cache), cmocka_unit_test(test_names),
+		cmocka_unit_test(test_cache), cmocka_unit_test(test_names), cmocka_unit_test(test_device_chain),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
