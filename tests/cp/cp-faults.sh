@@ -30,6 +30,29 @@ if is_root && command -v setpriv >/dev/null; then
 		diff "$u/gnu.err" "$u/sweep.err"
 	same_tree "unreadable: the rest copied like cp" type,mode,owner,size,data "$u/out-gnu" "$u/out-sweep"
 	check "unreadable: no temporaries left" no_temps "$u/out-sweep"
+
+	# -a by an ordinary user: owners cannot be given away; cp says nothing, keeps going.
+	o="$CP_TMP/owners"
+	mkdir -p "$o/src/d" "$o/src/sticky" "$o/out-gnu" "$o/out-sweep"
+	printf 'mine\n' >"$o/src/d/f"
+	printf 'setgid\n' >"$o/src/g"
+	ln -s f "$o/src/d/link"
+	mkfifo "$o/src/fifo"
+	chown -hR 4242:4343 "$o/src"
+	chmod 2755 "$o/src/g"
+	chmod 1777 "$o/src/sticky"
+	touch -d '2003-03-03 03:03:03.333333333' "$o/src/d/f" "$o/src/d"
+	chown 65534:65534 "$o/out-gnu" "$o/out-sweep"
+	(cd "$o" && as_nobody cp -a src out-gnu/copy) 2>"$o/gnu.err"
+	rc_g=$?
+	(cd "$o" && as_nobody "$SWEEP_CP" -a src out-sweep/copy) 2>"$o/sweep.err"
+	rc_s=$?
+	sed -i 's/^cp: /sweep-cp: /' "$o/gnu.err"
+	check "-a as a user: exit status $rc_g like cp" test "$rc_g" = "$rc_s"
+	check "-a as a user: same messages as cp" cmp -s "$o/gnu.err" "$o/sweep.err" ||
+		diff "$o/gnu.err" "$o/sweep.err"
+	same_tree "-a as a user: same tree as cp" type,mode,owner,size,mtime,data,link "$o/out-gnu/copy" \
+		"$o/out-sweep/copy"
 else
 	echo "skip: unreadable-file case needs root and setpriv"
 fi

@@ -86,12 +86,13 @@ static void fail(struct meta_run *run, enum meta_op op, int err)
 		run->on_error(op, err, run->ctx);
 }
 
-static void copy_owner(struct meta_run *run, const struct meta_ref *dst, const struct stat *st)
+/* Returns whether dst now has the source's owner and group. */
+static bool copy_owner(struct meta_run *run, const struct meta_ref *dst, const struct stat *st)
 {
 	int rc = dst->fd >= 0 ? fchown(dst->fd, st->st_uid, st->st_gid)
 			      : fchownat(AT_FDCWD, dst->path, st->st_uid, st->st_gid, AT_SYMLINK_NOFOLLOW);
 	if (rc == 0)
-		return;
+		return true;
 	int err = errno;
 	if ((err == EPERM || err == EINVAL) && geteuid() != 0) {
 		/* cp: an ordinary user cannot give files away; keep at least the group if allowed. */
@@ -99,9 +100,10 @@ static void copy_owner(struct meta_run *run, const struct meta_ref *dst, const s
 			(void)!fchown(dst->fd, (uid_t)-1, st->st_gid);
 		else
 			(void)!fchownat(AT_FDCWD, dst->path, (uid_t)-1, st->st_gid, AT_SYMLINK_NOFOLLOW);
-		return;
+		return false;
 	}
 	fail(run, META_OP_OWNER, -err);
+	return false;
 }
 
 /* Copy one attribute; a missing one on the source is removed from dst (ACLs inherited by dst). */
@@ -153,9 +155,10 @@ static void copy_acls(struct meta_run *run, const struct meta_ref *src, const st
 		copy_one_xattr(run, src, dst, ACL_DEFAULT, META_OP_ACL, true, true);
 }
 
-static void copy_mode(struct meta_run *run, const struct meta_ref *dst, const struct stat *st)
+static void copy_mode(struct meta_run *run, const struct meta_ref *dst, const struct stat *st, bool owned)
 {
-	mode_t mode = st->st_mode & 07777;
+	/* Set-id bits on a file owned by someone else would be a gift: cp drops them. */
+	mode_t mode = st->st_mode & (owned ? 07777 : 01777);
 	int rc = dst->fd >= 0 ? fchmod(dst->fd, mode) : fchmodat(AT_FDCWD, dst->path, mode, 0);
 	if (rc < 0)
 		fail(run, META_OP_MODE, -errno);
@@ -175,15 +178,16 @@ int meta_copy(const struct meta_ref *src, const struct meta_ref *dst, const stru
 	struct meta_run run = {.on_error = on_error, .ctx = ctx};
 	bool link = S_ISLNK(st->st_mode);
 
+	bool owned = true;
 	if (what & META_OWNER)
-		copy_owner(&run, dst, st);
+		owned = copy_owner(&run, dst, st);
 	if (what & META_XATTR)
 		copy_xattrs(&run, src, dst, what & META_STRICT);
 	/* Symlinks have neither ACLs nor a mode of their own (chmod would follow them). */
 	if ((what & META_ACL) && !link)
 		copy_acls(&run, src, dst, st);
 	if ((what & META_MODE) && !link)
-		copy_mode(&run, dst, st);
+		copy_mode(&run, dst, st, owned);
 	if (what & META_TIMES)
 		copy_times(&run, dst, st);
 	return run.first;
