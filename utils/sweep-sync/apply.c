@@ -141,7 +141,9 @@ static void fix_attrs(struct apply *a, struct sync_node *n, const char *sp, cons
 
 	if (a->c->o.acls || a->c->o.xattrs)
 		xattr_prune(sp, dp, a->c->o.acls, a->c->o.xattrs);
-	meta_copy(&s, &d, &n->s.st, a->preserve, on_meta_error, &m);
+	struct stat st;
+
+	meta_copy(&s, &d, fst_stat(&n->s.st, &st), a->preserve, on_meta_error, &m);
 }
 
 /* A temporary name in path's directory, with the copy engine's prefix. */
@@ -301,9 +303,12 @@ static bool quick_check_ok(const struct sync_ctx *c, const struct sync_node *n)
 {
 	if (n->s.st.st_size != n->d.st.st_size)
 		return false;
-	if (c->o.checksum)
+	if (c->o.checksum) {
+		const struct digests *g = &c->digests[n - c->list.v];
+
 		return (n->flags & (N_DIGEST_S | N_DIGEST_D)) == (N_DIGEST_S | N_DIGEST_D) &&
-		       !memcmp(n->sdigest, n->ddigest, 16);
+		       !memcmp(g->s, g->d, 16);
+	}
 	return same_mtime(&n->s.st, &n->d.st);
 }
 
@@ -312,11 +317,12 @@ static int engine_copy(struct apply *a, size_t i, const char *sp, const char *dp
 {
 	struct sync_ctx *c = a->c;
 	struct sync_node *n = &c->list.v[i];
+	struct stat st;
 	int r;
 
 	if (c->o.dry_run)
 		return 0;
-	r = copy_entry(c->eng, sp, &n->s.st, dp, i);
+	r = copy_entry(c->eng, sp, fst_stat(&n->s.st, &st), dp, i);
 	if (r < 0) {
 		n->flags |= N_FAILED;
 		if (c->fatal)
@@ -671,6 +677,7 @@ static int queue_dirty_dirs(struct apply *a)
 	for (size_t i = 0; i < c->list.n; i++) {
 		struct sync_node *n = &c->list.v[i];
 		const char *sp, *dp;
+		struct stat st;
 		int r;
 
 		if ((n->flags & (N_SRC | N_DIRTY | N_NEWDIR | N_SKIPDIR | N_FAILED)) != (N_SRC | N_DIRTY) ||
@@ -680,7 +687,7 @@ static int queue_dirty_dirs(struct apply *a)
 		dp = node_dst_path(c, n, &a->db);
 		if (!sp || !dp)
 			return -ENOMEM;
-		r = copy_entry(c->eng, sp, &n->s.st, dp, i);
+		r = copy_entry(c->eng, sp, fst_stat(&n->s.st, &st), dp, i);
 		if (r == -ENOMEM)
 			return r;
 	}

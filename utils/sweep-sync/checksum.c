@@ -72,7 +72,7 @@ static int ck_end(const struct sweep_file *f, int status, void *ctx)
 	}
 	if (f->fd < 0 || !f->entry)
 		return 0;
-	digest_final(&k->cur, src ? n->sdigest : n->ddigest);
+	digest_final(&k->cur, src ? c->digests[cookie >> 1].s : c->digests[cookie >> 1].d);
 	n->flags |= src ? N_DIGEST_S : N_DIGEST_D;
 	return 0;
 }
@@ -119,14 +119,15 @@ static struct sweep_plan *plan_for(struct ck *k, uint64_t dev)
 	return v[k->nplans++].plan;
 }
 
-static int add(struct ck *k, const char *path, const struct stat *st, uint64_t cookie)
+static int add(struct ck *k, const char *path, const struct fst *fs, uint64_t cookie)
 {
-	struct sweep_plan *p = plan_for(k, st->st_dev);
+	struct sweep_plan *p = plan_for(k, fs->st_dev);
+	struct stat st;
 	int r;
 
 	if (!p)
 		return -ENOMEM;
-	r = sweep_plan_add(p, AT_FDCWD, path, path, st, cookie);
+	r = sweep_plan_add(p, AT_FDCWD, path, path, fst_stat(fs, &st), cookie);
 	if (r == 1)
 		r = run_plan(k, p);
 	return r;
@@ -139,6 +140,9 @@ int checksum_run(struct sync_ctx *c)
 	char *sb = NULL, *db = NULL;
 	int r;
 
+	c->digests = calloc(c->list.n ? c->list.n : 1, sizeof(*c->digests));
+	if (!c->digests)
+		return -ENOMEM;
 	r = sweep_reader_new(&ro, &k.reader);
 	if (r < 0)
 		return r;
@@ -151,8 +155,7 @@ int checksum_run(struct sync_ctx *c)
 			continue;
 		if (n->s.st.st_size == 0) {
 			/* nothing to read: two empty files have the same contents */
-			memset(n->sdigest, 0, 16);
-			memset(n->ddigest, 0, 16);
+			memset(&c->digests[i], 0, sizeof(c->digests[i]));
 			n->flags |= N_DIGEST_S | N_DIGEST_D;
 			continue;
 		}

@@ -33,6 +33,38 @@ struct scan {
 	int err; /* -ENOMEM */
 };
 
+void fst_pack(struct fst *d, const struct stat *s)
+{
+	d->st_dev = s->st_dev;
+	d->st_ino = s->st_ino;
+	d->st_rdev = s->st_rdev;
+	d->st_size = s->st_size;
+	d->st_mode = s->st_mode;
+	d->st_uid = s->st_uid;
+	d->st_gid = s->st_gid;
+	d->st_nlink = (uint32_t)s->st_nlink;
+	d->st_atim = s->st_atim;
+	d->st_mtim = s->st_mtim;
+	d->st_ctim = s->st_ctim;
+}
+
+const struct stat *fst_stat(const struct fst *s, struct stat *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->st_dev = s->st_dev;
+	b->st_ino = s->st_ino;
+	b->st_rdev = s->st_rdev;
+	b->st_size = s->st_size;
+	b->st_mode = s->st_mode;
+	b->st_uid = s->st_uid;
+	b->st_gid = s->st_gid;
+	b->st_nlink = s->st_nlink;
+	b->st_atim = s->st_atim;
+	b->st_mtim = s->st_mtim;
+	b->st_ctim = s->st_ctim;
+	return b;
+}
+
 static char *rel_join(const char *rel0, const char *tail, size_t tail_len)
 {
 	size_t l0 = strcmp(rel0, ".") ? strlen(rel0) : 0;
@@ -111,6 +143,12 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 		free(rel);
 		return is_dir ? SWEEP_WALK_SKIP : 0;
 	}
+	if (is_dir && s->is_src && !c->o.recursive) {
+		/* rsync without -r: the directory is not copied at all */
+		printf("skipping directory %s\n", rel);
+		free(rel);
+		return SWEEP_WALK_SKIP;
+	}
 	if (s->is_src && !type_wanted(&c->o, e->st.st_mode)) {
 		/* rsync's wording, on stdout as rsync prints it */
 		printf("skipping non-regular file \"%s\"\n", rel);
@@ -130,7 +168,7 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 	}
 	x = &s->v[s->n];
 	x->rel = rel;
-	x->sd.st = e->st;
+	fst_pack(&x->sd.st, &e->st);
 	x->sd.link = NULL;
 	if (S_ISLNK(e->st.st_mode)) {
 		x->sd.link = read_link(e->dirfd, e->at_name, (size_t)e->st.st_size);
@@ -155,14 +193,6 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 		}
 	}
 	s->n++;
-	if (is_dir && s->is_src && !c->o.recursive) {
-		/* rsync without -r: the directory is not copied at all */
-		printf("skipping directory %s\n", rel);
-		free(x->sd.link);
-		free(rel);
-		s->n--;
-		return SWEEP_WALK_SKIP;
-	}
 	return 0;
 
 nomem_rel:

@@ -21,7 +21,7 @@
  * differs only in nanoseconds is "the same" (and set exactly only when the
  * file is transferred). Matching that keeps -i and the quick check in step.
  */
-bool same_mtime(const struct stat *a, const struct stat *b)
+bool same_mtime(const struct fst *a, const struct fst *b)
 {
 	return a->st_mtim.tv_sec == b->st_mtim.tv_sec;
 }
@@ -151,7 +151,7 @@ void xattr_prune(const char *src, const char *dst, bool acls, bool xattrs)
 
 unsigned itemize_attrs(struct sync_ctx *c, struct sync_node *n)
 {
-	const struct stat *s = &n->s.st, *d = &n->d.st;
+	const struct fst *s = &n->s.st, *d = &n->d.st;
 	const struct sync_opts *o = &c->o;
 	unsigned f = 0;
 
@@ -233,7 +233,7 @@ static void put_name(const char *s)
 
 void itemize_print(struct sync_ctx *c, const struct sync_node *n, unsigned f, const char *xname)
 {
-	const struct stat *st = n->flags & N_SRC ? &n->s.st : &n->d.st;
+	const struct fst *st = n->flags & N_SRC ? &n->s.st : &n->d.st;
 	bool dir = S_ISDIR(st->st_mode);
 	char code[12];
 

@@ -345,6 +345,7 @@ nomem:
 	code = EXIT_PARTIAL;
 out:
 	flist_free(&c.list);
+	free(c.digests);
 	progress_free(c.prog);
 	exclude_free(c.o.exclude);
 	free(rel0);
