@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 
 #define MAX_STREAMS 64
 #define MAX_LIST 32
+#define MAX_SETS 32
 
 struct args {
 	const char *cmd;
@@ -35,7 +37,60 @@ struct args {
 	bool json, have_queue;
 	struct sweep_sim_options o;
 	struct sweep_sim_stream streams[MAX_STREAMS];
+	const char *sets[MAX_SETS]; /* KEY=VALUE device parameter overrides */
+	size_t nsets;
 };
+
+/* ---- --set KEY=VALUE: device parameters by name ---- */
+
+enum ptype { T_U64, T_UNS, T_INT, T_DBL };
+struct pfield {
+	const char *name;
+	enum ptype type;
+	size_t off;
+};
+#define HF(n, t) { #n, t, offsetof(struct sweep_sim_hdd_params, n) }
+static const struct pfield hdd_fields[] = {
+	HF(cylinders, T_U64), HF(heads, T_U64), HF(spt_outer, T_U64), HF(spt_inner, T_U64), HF(zones, T_U64),
+	HF(rpm, T_DBL), HF(seek_a_ms, T_DBL), HF(seek_b_ms, T_DBL), HF(seek_boundary, T_U64), HF(seek_c_ms, T_DBL),
+	HF(seek_e_ms, T_DBL), HF(head_switch_ms, T_DBL), HF(overhead_ms, T_DBL), HF(bus_mb_s, T_DBL),
+	HF(readahead_kib, T_U64), HF(cache_kib, T_U64), HF(write_back, T_INT), HF(depth, T_UNS), { NULL, 0, 0 },
+};
+#define SF(n, t) { #n, t, offsetof(struct sweep_sim_ssd_params, n) }
+static const struct pfield ssd_fields[] = {
+	SF(capacity, T_U64), SF(channels, T_UNS), SF(dies, T_UNS), SF(planes, T_UNS), SF(page, T_U64),
+	SF(pages_per_block, T_U64), SF(op, T_DBL), SF(read_us, T_DBL), SF(prog_us, T_DBL), SF(erase_us, T_DBL),
+	SF(chan_mb_s, T_DBL), SF(link_mb_s, T_DBL), SF(blockmap, T_INT), SF(log_blocks, T_UNS), SF(depth, T_UNS),
+	{ NULL, 0, 0 },
+};
+
+/* Apply KEY=VALUE to a parameter struct; 0 or -EINVAL. */
+static int apply_set(const struct pfield *fields, void *params, const char *kv)
+{
+	const char *eq = strchr(kv, '=');
+	if (!eq)
+		return -EINVAL;
+	for (const struct pfield *f = fields; f->name; f++) {
+		if (strlen(f->name) != (size_t)(eq - kv) || strncmp(f->name, kv, (size_t)(eq - kv)) != 0)
+			continue;
+		char *end;
+		double v = strtod(eq + 1, &end);
+		uint64_t u = 0;
+		if (f->type != T_DBL && cli_parse_size(eq + 1, &u) < 0)
+			return -EINVAL;
+		if (f->type == T_DBL && (end == eq + 1 || *end))
+			return -EINVAL;
+		char *at = (char *)params + f->off;
+		switch (f->type) {
+		case T_U64: memcpy(at, &u, sizeof(u)); break;
+		case T_UNS: { unsigned x = (unsigned)u; memcpy(at, &x, sizeof(x)); break; }
+		case T_INT: { int x = (int)u; memcpy(at, &x, sizeof(x)); break; }
+		case T_DBL: memcpy(at, &v, sizeof(v)); break;
+		}
+		return 0;
+	}
+	return -EINVAL;
+}
 
 static void usage(FILE *f)
 {
@@ -70,6 +125,8 @@ static void usage(FILE *f)
 		"  --read-expire MS, --write-expire MS   deadline expiry (500, 5000)\n"
 		"  --stream ID:RATE[:DEADLINE_MS[:BUCKET]]  bandwidth-class reservation\n"
 		"  --elevator cscan|ssf bandwidth-class elevator (default cscan)\n"
+		"  --set KEY=VALUE      change a parameter of the preset (see sweep_sim_new(3)),\n"
+		"                       e.g. --set rpm=5400 --set cache_kib=0\n"
 		"  --json               print one JSON object\n"
 		"  --csv FILE           write every completion to FILE\n"
 		"  --plot-head FILE     SVG of the head position over time\n"
@@ -148,7 +205,7 @@ static void list(void)
 enum {
 	O_DEVICE = 256, O_SCHED, O_QUEUE, O_REQUESTS, O_PATTERN, O_SIZE, O_SEED, O_FORMAT, O_MODE, O_TRACE,
 	O_DEPTH, O_WCACHE, O_RA, O_GROUP, O_MAXRESP, O_BUNDLE, O_LBLOCK, O_REXP, O_WEXP, O_STREAM, O_ELEV,
-	O_JSON, O_CSV, O_PHEAD, O_PCDF, O_LIST, O_HELP, O_VERSION,
+	O_JSON, O_CSV, O_PHEAD, O_PCDF, O_LIST, O_HELP, O_VERSION, O_SET,
 };
 
 static const struct option longopts[] = {
@@ -173,6 +230,7 @@ static const struct option longopts[] = {
 	{ "write-expire", required_argument, NULL, O_WEXP },
 	{ "stream", required_argument, NULL, O_STREAM },
 	{ "elevator", required_argument, NULL, O_ELEV },
+	{ "set", required_argument, NULL, O_SET },
 	{ "json", no_argument, NULL, O_JSON },
 	{ "csv", required_argument, NULL, O_CSV },
 	{ "plot-head", required_argument, NULL, O_PHEAD },
@@ -236,6 +294,11 @@ static void parse(struct args *a, int argc, char **argv)
 			if (strcmp(optarg, "cscan") && strcmp(optarg, "ssf"))
 				bad_usage("invalid --elevator '%s' (cscan or ssf)", optarg);
 			a->o.elevator_ssf = strcmp(optarg, "ssf") == 0;
+			break;
+		case O_SET:
+			if (a->nsets == MAX_SETS || !strchr(optarg, '='))
+				bad_usage("invalid --set '%s' (KEY=VALUE)", optarg);
+			a->sets[a->nsets++] = optarg;
 			break;
 		case O_JSON: a->json = true; break;
 		case O_CSV: a->csv = optarg; break;
@@ -307,6 +370,25 @@ static int run_one(const struct args *a, const char *device, const char *sched, 
 	struct sweep_sim *sim = NULL;
 	struct sweep_sim_synth *gen = NULL;
 	struct sweep_sim_trace *tr = NULL;
+	struct sweep_sim_hdd_params hp = { .size = sizeof(hp) };
+	struct sweep_sim_ssd_params sp = { .size = sizeof(sp) };
+	if (a->nsets) {
+		/* the preset's parameters, changed as asked */
+		bool hdd = sweep_sim_preset_hdd(device, &hp) == 0;
+		if (!hdd && sweep_sim_preset_ssd(device, &sp) < 0) {
+			cli_error(-EINVAL, "cannot build device '%s' with scheduler '%s'", device, sched);
+			return -EINVAL;
+		}
+		for (size_t i = 0; i < a->nsets; i++)
+			if (apply_set(hdd ? hdd_fields : ssd_fields, hdd ? (void *)&hp : (void *)&sp, a->sets[i]) < 0) {
+				cli_msg("%s: no parameter or bad value in '%s'", device, a->sets[i]);
+				return -EINVAL;
+			}
+		if (hdd)
+			o.hdd = &hp;
+		else
+			o.ssd = &sp;
+	}
 	int err = sweep_sim_new(&o, &sim);
 	if (err < 0) {
 		cli_error(err, "cannot build device '%s' with scheduler '%s'", device, sched);

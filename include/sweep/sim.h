@@ -69,6 +69,40 @@ struct sweep_sim_stream {
 	uint64_t bucket_bytes; /* token bucket size; 0 = one second of rate */
 };
 
+/*
+ * Device parameters, for a device that is not one of the presets: start
+ * from sweep_sim_preset_hdd()/sweep_sim_preset_ssd(), change what differs,
+ * and pass it in sweep_sim_options.hdd or .ssd.
+ */
+struct sweep_sim_hdd_params {
+	size_t size;          /* sizeof(struct sweep_sim_hdd_params) */
+	uint64_t cylinders, heads;
+	uint64_t spt_outer, spt_inner; /* sectors per track, outer and inner zone */
+	uint64_t zones;       /* zones of equal cylinder count, tracks shrinking linearly */
+	double rpm;
+	double seek_a_ms, seek_b_ms; /* seek(d) = a + b * sqrt(d) for 1 <= d <= boundary */
+	uint64_t seek_boundary;
+	double seek_c_ms, seek_e_ms; /* seek(d) = c + e * d beyond */
+	double head_switch_ms, overhead_ms; /* head switch; per-command controller time */
+	double bus_mb_s;      /* interface rate, for cache hits (10^6 bytes/s) */
+	uint64_t readahead_kib, cache_kib;
+	int write_back;
+	unsigned depth;       /* default device queue depth */
+};
+
+struct sweep_sim_ssd_params {
+	size_t size;          /* sizeof(struct sweep_sim_ssd_params) */
+	uint64_t capacity;    /* bytes the host sees */
+	unsigned channels, dies, planes; /* dies per channel, planes per die */
+	uint64_t page, pages_per_block;  /* bytes; a logical block is one block on every plane */
+	double op;            /* page map: spare fraction (0.07 = 7%) */
+	double read_us, prog_us, erase_us;
+	double chan_mb_s, link_mb_s; /* channel and host link rates (10^6 bytes/s) */
+	int blockmap;         /* 1: block-mapped log-block FTL; 0: page-mapped with greedy GC */
+	unsigned log_blocks;  /* block map: log blocks */
+	unsigned depth;       /* default device queue depth */
+};
+
 struct sweep_sim_options {
 	size_t size;          /* sizeof(struct sweep_sim_options) */
 	const char *device;   /* preset, see sweep_sim_device_name(); NULL = "hdd7200" */
@@ -87,6 +121,9 @@ struct sweep_sim_options {
 	const struct sweep_sim_stream *streams; /* bandwidth class reservations */
 	size_t nstreams;
 	uint64_t logical_block_bytes; /* SSD block-mapped FTL logical block; 0 = preset */
+	/* a device from parameters instead of a preset (then `device` only names it) */
+	const struct sweep_sim_hdd_params *hdd;
+	const struct sweep_sim_ssd_params *ssd;
 };
 
 /* Aggregate statistics (sweep_sim_get_stats). */
@@ -134,6 +171,10 @@ struct sweep_sim_info {
 /* Preset and scheduler names, by index; NULL past the end. */
 SWEEP_EXPORT const char *sweep_sim_device_name(unsigned index);
 SWEEP_EXPORT const char *sweep_sim_sched_name(unsigned index);
+
+/* A preset's parameters (ret->size set by the caller). 0, or -EINVAL for another kind or an unknown name. */
+SWEEP_EXPORT int sweep_sim_preset_hdd(const char *name, struct sweep_sim_hdd_params *ret_params);
+SWEEP_EXPORT int sweep_sim_preset_ssd(const char *name, struct sweep_sim_ssd_params *ret_params);
 
 /* Build a model. 0 or -EINVAL (unknown name, bad option), -ENOMEM. */
 SWEEP_EXPORT int sweep_sim_new(const struct sweep_sim_options *opts, struct sweep_sim **ret_sim);

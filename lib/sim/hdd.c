@@ -20,13 +20,7 @@
 
 struct hdd_preset {
 	const char *name;
-	uint64_t cylinders, heads, spt_outer, spt_inner, zones;
-	double rpm;
-	struct hdd_seek seek; /* ms */
-	double head_switch_ms, overhead_ms, bus_mb_s;
-	uint64_t readahead_kib, cache_kib;
-	int write_back;
-	unsigned depth;
+	struct sweep_sim_hdd_params p; /* seek times in ms */
 };
 
 /*
@@ -49,17 +43,16 @@ struct hdd_preset {
  * track, 7 ms full stroke, write-through (the paper's setting) and the
  * driver's default depth of 4 (the drive holds 64).
  */
+#define P(...) { sizeof(struct sweep_sim_hdd_params), __VA_ARGS__ }
 static const struct hdd_preset presets[] = {
-	{ "eagle", 840, 20, 67, 67, 1, 3600.0,
-	  { 4.6, 0.87, 239, 12.714173778363481, 0.02232510387862169 },
-	  0.0, 0.0, 3.0, 0, 0, 0, 1 },
-	{ "hdd7200", 180000, 4, 1900, 950, 16, 7200.0,
-	  { 0.19405798337504757, 0.03594201662495244, 18000, 3.9068659619975987, 6.162886481592898e-05 },
-	  0.5, 0.05, 300.0, 512, 8192, 1, 32 },
-	{ "cheetah15k", 50000, 8, 950, 550, 12, 15000.0,
-	  { 0.1705507787374802, 0.029449221262519802, 5000, 1.7254607055410962, 1.0549289574709302e-04 },
-	  0.3, 0.05, 320.0, 256, 8192, 0, 4 },
+	{ "eagle", P(840, 20, 67, 67, 1, 3600.0, 4.6, 0.87, 239, 12.714173778363481, 0.02232510387862169,
+		     0.0, 0.0, 3.0, 0, 0, 0, 1) },
+	{ "hdd7200", P(180000, 4, 1900, 950, 16, 7200.0, 0.19405798337504757, 0.03594201662495244, 18000,
+		       3.9068659619975987, 6.162886481592898e-05, 0.5, 0.05, 300.0, 512, 8192, 1, 32) },
+	{ "cheetah15k", P(50000, 8, 950, 550, 12, 15000.0, 0.1705507787374802, 0.029449221262519802, 5000,
+			  1.7254607055410962, 1.0549289574709302e-04, 0.3, 0.05, 320.0, 256, 8192, 0, 4) },
 };
+#undef P
 #define NPRESETS (sizeof(presets) / sizeof(presets[0]))
 const char *const hdd_preset_names[] = { "eagle", "hdd7200", "cheetah15k", NULL };
 
@@ -74,7 +67,8 @@ struct seg {
 
 struct hdd {
 	struct sim_dev dev;
-	const struct hdd_preset *p;
+	struct sweep_sim_hdd_params p;
+	struct hdd_seek seek;
 	struct zone *zones;
 	uint64_t nzones, cylinders, sectors;
 	double rev_ns, head_switch_ns, overhead_ns, bus_ns_per_byte;
@@ -114,7 +108,7 @@ double hdd_seek_ms(const struct hdd_seek *s, uint64_t dist)
 
 const struct hdd_seek *hdd_seek_of(const struct sim_dev *d)
 {
-	return &H(d)->p->seek;
+	return &H(d)->seek;
 }
 
 uint64_t hdd_cylinders(const struct sim_dev *d)
@@ -143,7 +137,7 @@ int hdd_map(const struct sim_dev *d, uint64_t lba, struct hdd_chs *ret)
 		return -ERANGE;
 	const struct zone *z = zone_of_lba(h, lba);
 	uint64_t in = lba - z->first_lba;
-	uint64_t per_cyl = z->spt * h->p->heads;
+	uint64_t per_cyl = z->spt * h->p.heads;
 	ret->cyl = z->first_cyl + in / per_cyl;
 	ret->head = (in % per_cyl) / z->spt;
 	ret->sector = in % z->spt;
@@ -153,7 +147,7 @@ int hdd_map(const struct sim_dev *d, uint64_t lba, struct hdd_chs *ret)
 
 static double seek_ns(const struct hdd *h, uint64_t from, uint64_t to)
 {
-	return hdd_seek_ms(&h->p->seek, from > to ? from - to : to - from) * 1e6;
+	return hdd_seek_ms(&h->seek, from > to ? from - to : to - from) * 1e6;
 }
 
 /* Where the read-ahead has got to at time t. */
@@ -291,7 +285,7 @@ static uint64_t hdd_head_key(const struct sim_dev *d)
 
 static uint64_t hdd_min_time(const struct sim_dev *d, uint64_t dist)
 {
-	return (uint64_t)(hdd_seek_ms(&H(d)->p->seek, dist) * 1e6);
+	return (uint64_t)(hdd_seek_ms(&H(d)->seek, dist) * 1e6);
 }
 
 static uint64_t hdd_estimate(struct sim_dev *d, uint64_t now, const struct sim_req *r, uint64_t *xfer)
@@ -516,13 +510,38 @@ static const struct sim_dev_ops hdd_ops = {
 	.destroy = hdd_destroy,
 };
 
+SWEEP_EXPORT int sweep_sim_preset_hdd(const char *name, struct sweep_sim_hdd_params *ret)
+{
+	if (!name || !ret || ret->size < sizeof(*ret))
+		return -EINVAL;
+	for (size_t i = 0; i < NPRESETS; i++)
+		if (strcmp(presets[i].name, name) == 0) {
+			*ret = presets[i].p;
+			ret->size = sizeof(*ret);
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static bool hdd_params_ok(const struct sweep_sim_hdd_params *p)
+{
+	return p->size >= sizeof(*p) && p->cylinders && p->heads && p->spt_inner && p->spt_inner <= p->spt_outer &&
+	       p->zones && p->zones <= p->cylinders && p->rpm > 0 && p->seek_a_ms >= 0 && p->seek_b_ms >= 0 &&
+	       p->seek_c_ms >= 0 && p->seek_e_ms >= 0 && p->head_switch_ms >= 0 && p->overhead_ms >= 0 &&
+	       p->bus_mb_s > 0;
+}
+
+/* The device named `preset`, or built from o->hdd when given. */
 int hdd_new(const char *preset, const struct sweep_sim_options *o, struct sim_dev **ret)
 {
-	const struct hdd_preset *p = NULL;
-	for (size_t i = 0; i < NPRESETS; i++)
-		if (strcmp(presets[i].name, preset) == 0)
-			p = &presets[i];
-	if (!p)
+	const struct sweep_sim_hdd_params *p = o->hdd;
+	const char *name = preset;
+	for (size_t i = 0; !p && i < NPRESETS; i++)
+		if (strcmp(presets[i].name, preset) == 0) {
+			p = &presets[i].p;
+			name = presets[i].name;
+		}
+	if (!p || !hdd_params_ok(p))
 		return -EINVAL;
 	struct hdd *h = calloc(1, sizeof(*h));
 	if (!h)
@@ -532,7 +551,8 @@ int hdd_new(const char *preset, const struct sweep_sim_options *o, struct sim_de
 		free(h);
 		return -ENOMEM;
 	}
-	h->p = p;
+	h->p = *p;
+	h->seek = (struct hdd_seek){ p->seek_a_ms, p->seek_b_ms, p->seek_boundary, p->seek_c_ms, p->seek_e_ms };
 	h->nzones = p->zones;
 	h->cylinders = p->cylinders;
 	h->rev_ns = 60e9 / p->rpm;
@@ -564,11 +584,11 @@ int hdd_new(const char *preset, const struct sweep_sim_options *o, struct sim_de
 
 	struct sim_dev *d = &h->dev;
 	d->ops = &hdd_ops;
-	d->name = p->name;
+	d->name = name;
 	d->kind = SWEEP_SIM_HDD;
 	d->capacity = h->sectors * SECTOR;
 	d->nkeys = p->cylinders;
-	d->depth = o->queue_depth ? o->queue_depth : p->depth;
+	d->depth = o->queue_depth ? o->queue_depth : p->depth ? p->depth : 1;
 	d->write_back = o->write_cache < 0 ? p->write_back : o->write_cache > 0;
 	*ret = d;
 	return 0;

@@ -101,8 +101,14 @@ SWEEP_EXPORT int sweep_sim_new(const struct sweep_sim_options *opts, struct swee
 	struct sweep_sim *s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	int err = hdd_new(dev, &o, &s->dev);
-	if (err == -EINVAL)
+	int err;
+	if (o.hdd && o.ssd)
+		err = -EINVAL;
+	else if (o.hdd)
+		err = hdd_new(o.device ? dev : "custom-hdd", &o, &s->dev);
+	else if (o.ssd)
+		err = ssd_new(o.device ? dev : "custom-ssd", &o, &s->dev);
+	else if ((err = hdd_new(dev, &o, &s->dev)) == -EINVAL)
 		err = ssd_new(dev, &o, &s->dev);
 	if (!err) {
 		s->dev->cnt = &s->cnt;

@@ -27,15 +27,7 @@
 
 struct ssd_preset {
 	const char *name;
-	uint64_t capacity;
-	unsigned channels, dies, planes;
-	uint64_t page, pages_per_block;
-	double op;                       /* page map: over-provisioning */
-	double read_us, prog_us, erase_us;
-	double chan_mb_s, link_mb_s;
-	int blockmap;
-	unsigned log_blocks;
-	unsigned depth;
+	struct sweep_sim_ssd_params p;
 };
 
 /*
@@ -45,10 +37,12 @@ struct ssd_preset {
  * ssd-pagemap: a modern SATA SSD scaled to 16 GiB: 64 planes, 4 KiB pages,
  * 1 MiB blocks, 7% over-provisioning, greedy GC, NCQ 32, a 550 MB/s link.
  */
+#define P(...) { sizeof(struct sweep_sim_ssd_params), __VA_ARGS__ }
 static const struct ssd_preset presets[] = {
-	{ "ssd-blockmap", 16ull << 30, 4, 4, 2, 2048, 64, 0.0, 25, 250, 1500, 20, 150, 1, 8, 1 },
-	{ "ssd-pagemap", 16ull << 30, 8, 4, 2, 4096, 256, 0.07, 50, 500, 3000, 400, 550, 0, 0, 32 },
+	{ "ssd-blockmap", P(16ull << 30, 4, 4, 2, 2048, 64, 0.0, 25, 250, 1500, 20, 150, 1, 8, 1) },
+	{ "ssd-pagemap", P(16ull << 30, 8, 4, 2, 4096, 256, 0.07, 50, 500, 3000, 400, 550, 0, 0, 32) },
 };
+#undef P
 #define NPRESETS (sizeof(presets) / sizeof(presets[0]))
 const char *const ssd_preset_names[] = { "ssd-blockmap", "ssd-pagemap", NULL };
 
@@ -65,7 +59,7 @@ struct pplane {
 
 struct ssd {
 	struct sim_dev dev;
-	const struct ssd_preset *p;
+	struct sweep_sim_ssd_params p;
 	unsigned P, C;
 	uint64_t page, ppb;
 	double t_read, t_prog, t_erase, t_chan, t_link; /* ns per op / per page on a bus */
@@ -353,10 +347,10 @@ static void ssd_accept(struct sim_dev *d, uint64_t now, struct sim_req *r)
 		if (r->r.op == SWEEP_SIM_WRITE) {
 			link += s->t_link; /* pages stream in over the host link */
 			d->cnt->host_pages_written++;
-			double e = s->p->blockmap ? bm_write(s, lpn, link) : pm_write(s, lpn, link);
+			double e = s->p.blockmap ? bm_write(s, lpn, link) : pm_write(s, lpn, link);
 			fin = dmax(fin, e);
 		} else {
-			unsigned p = s->p->blockmap ? bm_plane(s, lpn) : pm_plane(s, lpn);
+			unsigned p = s->p.blockmap ? bm_plane(s, lpn) : pm_plane(s, lpn);
 			double ready = page_read(s, p, t);
 			link = dmax(link, ready) + s->t_link;
 			fin = dmax(fin, link);
@@ -456,7 +450,7 @@ static int blockmap_init(struct ssd *s)
 	s->dev.capacity = s->nlbn * s->N * s->page;
 	s->dev.logical_block = s->N * s->page;
 	s->lbn_log = malloc(s->nlbn * sizeof(*s->lbn_log));
-	s->nlog = s->p->log_blocks;
+	s->nlog = s->p.log_blocks;
 	s->logs = calloc(s->nlog, sizeof(*s->logs));
 	if (!s->lbn_log || !s->logs)
 		return -ENOMEM;
@@ -473,7 +467,7 @@ static int blockmap_init(struct ssd *s)
 static int pagemap_init(struct ssd *s)
 {
 	s->L = s->dev.capacity / s->page;
-	uint64_t phys = (uint64_t)ceil((double)s->L * (1.0 + s->p->op));
+	uint64_t phys = (uint64_t)ceil((double)s->L * (1.0 + s->p.op));
 	s->Bp = (phys + (uint64_t)s->P * s->ppb - 1) / ((uint64_t)s->P * s->ppb) + GC_LOW + 2;
 	uint64_t nppn = (uint64_t)s->P * s->Bp * s->ppb;
 	if (nppn >= INV32)
@@ -507,18 +501,44 @@ static int pagemap_init(struct ssd *s)
 	return 0;
 }
 
+SWEEP_EXPORT int sweep_sim_preset_ssd(const char *name, struct sweep_sim_ssd_params *ret)
+{
+	if (!name || !ret || ret->size < sizeof(*ret))
+		return -EINVAL;
+	for (size_t i = 0; i < NPRESETS; i++)
+		if (strcmp(presets[i].name, name) == 0) {
+			*ret = presets[i].p;
+			ret->size = sizeof(*ret);
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static bool ssd_params_ok(const struct sweep_sim_ssd_params *p)
+{
+	uint64_t planes = (uint64_t)p->channels * p->dies * p->planes;
+	return p->size >= sizeof(*p) && planes && planes <= 4096 && p->page >= 512 && p->page % 512 == 0 &&
+	       p->pages_per_block && p->capacity >= planes * p->pages_per_block * p->page && p->op >= 0 &&
+	       p->read_us > 0 && p->prog_us > 0 && p->erase_us > 0 && p->chan_mb_s > 0 && p->link_mb_s > 0 &&
+	       (!p->blockmap || p->log_blocks);
+}
+
+/* The device named `preset`, or built from o->ssd when given. */
 int ssd_new(const char *preset, const struct sweep_sim_options *o, struct sim_dev **ret)
 {
-	const struct ssd_preset *p = NULL;
-	for (size_t i = 0; i < NPRESETS; i++)
-		if (strcmp(presets[i].name, preset) == 0)
-			p = &presets[i];
-	if (!p)
+	const struct sweep_sim_ssd_params *p = o->ssd;
+	const char *name = preset;
+	for (size_t i = 0; !p && i < NPRESETS; i++)
+		if (strcmp(presets[i].name, preset) == 0) {
+			p = &presets[i].p;
+			name = presets[i].name;
+		}
+	if (!p || !ssd_params_ok(p))
 		return -EINVAL;
 	struct ssd *s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->p = p;
+	s->p = *p;
 	s->P = p->channels * p->dies * p->planes;
 	s->C = p->channels;
 	s->page = p->page;
@@ -540,10 +560,10 @@ int ssd_new(const char *preset, const struct sweep_sim_options *o, struct sim_de
 
 	struct sim_dev *d = &s->dev;
 	d->ops = &ssd_ops;
-	d->name = p->name;
+	d->name = name;
 	d->kind = SWEEP_SIM_SSD;
 	d->capacity = p->capacity;
-	d->depth = o->queue_depth ? o->queue_depth : p->depth;
+	d->depth = o->queue_depth ? o->queue_depth : p->depth ? p->depth : 1;
 	s->plane_free = calloc(s->P, sizeof(double));
 	s->chan_free = calloc(s->C, sizeof(double));
 	s->out = calloc(d->depth, sizeof(*s->out));

@@ -109,6 +109,20 @@ for d in ("eagle", "cheetah15k"):
     assert by[(d, "fcfs")]["utilization"] < by[(d, "ssf")]["utilization"] < by[(d, "stf")]["utilization"]
 EOF
 
+# --set: a parameter of the preset; the Eagle at 7200 rpm keeps its seek but halves rotation and transfer
+"$SIM" synth --device eagle --sched fcfs --requests 4000 --set rpm=7200 --json >"$work/fast.json"
+python3 - "$work/fast.json" <<'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+want = 1.0 / (18.0 + 60000.0 / 7200 / 2 + 1.0)
+assert abs(j["utilization"] - want) < 0.002, (j["utilization"], want)
+EOF
+set +e
+"$SIM" synth --device eagle --set warp=9 >/dev/null 2>"$work/err"
+rc=$?
+set -e
+[ $rc -eq 1 ] && grep -q "^sweep-sim: eagle: no parameter or bad value in 'warp=9'" "$work/err" || fail "--set warp"
+
 # a bad pair in compare is reported, the others still run, exit 1
 set +e
 "$SIM" compare --device eagle,nosuch --sched fcfs --requests 1000 >"$work/cmp2.txt" 2>"$work/err"

@@ -856,6 +856,61 @@ static void test_open_replay(void **state)
 	sweep_sim_trace_free(t);
 }
 
+/* ---- devices from parameters ---- */
+
+static void test_params(void **state)
+{
+	(void)state;
+	struct sweep_sim_hdd_params hp = { .size = sizeof(hp) };
+	struct sweep_sim_ssd_params sp = { .size = sizeof(sp) };
+	assert_int_equal(sweep_sim_preset_hdd("eagle", &hp), 0);
+	assert_true(hp.cylinders == 840 && hp.heads == 20 && hp.spt_outer == 67 && hp.rpm == 3600.0);
+	assert_int_equal(sweep_sim_preset_hdd("ssd-pagemap", &hp), -EINVAL);
+	assert_int_equal(sweep_sim_preset_ssd("eagle", &sp), -EINVAL);
+	assert_int_equal(sweep_sim_preset_ssd("ssd-blockmap", &sp), 0);
+	assert_true(sp.blockmap == 1 && sp.page == 2048 && sp.log_blocks == 8);
+
+	/* the Eagle spun twice as fast: FCFS utilization = 1 / (18 + 4.17 + 1) ms as the seed's formula says */
+	hp.rpm = 7200;
+	struct sweep_sim_options o = { .size = sizeof(o), .sched = "fcfs", .write_cache = -1, .readahead = -1,
+				       .hdd = &hp };
+	struct sweep_sim *sim;
+	assert_int_equal(sweep_sim_new(&o, &sim), 0);
+	struct sweep_sim_info info = { .size = sizeof(info) };
+	sweep_sim_get_info(sim, &info);
+	assert_string_equal(info.device, "custom-hdd");
+	struct sweep_sim_stats st;
+	synth_run(sim, NULL, 4096, 4000, 1, 1, &st);
+	assert_true(fabs(st.utilization - 1.0 / (18.0 + 60000.0 / 7200 / 2 + 1.0)) < 0.002);
+	sweep_sim_free(sim);
+
+	/* an SSD with twice the channel rate writes sequentially about twice as fast (bus-bound) */
+	struct sweep_sim_stats a, b;
+	o.hdd = NULL;
+	o.ssd = &sp;
+	o.device = "slow";
+	assert_int_equal(sweep_sim_new(&o, &sim), 0);
+	sweep_sim_get_info(sim, &info);
+	assert_string_equal(info.device, "slow");
+	synth_run(sim, "seqwrite", 4 << 20, 50, 1, 1, &a);
+	sweep_sim_free(sim);
+	sp.chan_mb_s *= 2;
+	assert_int_equal(sweep_sim_new(&o, &sim), 0);
+	synth_run(sim, "seqwrite", 4 << 20, 50, 1, 1, &b);
+	sweep_sim_free(sim);
+	assert_true(b.throughput_mib_s > 1.7 * a.throughput_mib_s);
+
+	/* out of range */
+	sp.page = 1000;
+	assert_int_equal(sweep_sim_new(&o, &sim), -EINVAL);
+	sp.page = 2048;
+	o.hdd = &hp;
+	assert_int_equal(sweep_sim_new(&o, &sim), -EINVAL); /* both kinds */
+	o.ssd = NULL;
+	hp.spt_inner = hp.spt_outer + 1;
+	assert_int_equal(sweep_sim_new(&o, &sim), -EINVAL);
+}
+
 /* ---- API ---- */
 
 static void test_api(void **state)
@@ -943,6 +998,7 @@ int main(void)
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_traces),
 		cmocka_unit_test(test_open_replay),
+		cmocka_unit_test(test_params),
 		cmocka_unit_test(test_api),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
