@@ -80,7 +80,8 @@ def main():
         lines.append("%s %o %o %d %d %d %s %s %d %s %s %s" % (
             rel, kind, stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid, size, mtime,
             link, rdev, data, group, xattrs(p)))
-    sys.stdout.write("\n".join(lines) + "\n")
+    # names are bytes: write them back as bytes, whatever the locale
+    sys.stdout.buffer.write(("\n".join(lines) + "\n").encode("utf-8", "surrogateescape"))
 
 
 if __name__ == "__main__":

@@ -49,6 +49,18 @@ run_args "excludes with --delete" ../src/ d10 -a -i --delete --exclude='*.o' --e
 [ -e "$W/s/d10/junk.o" ] || fail "--delete removed an excluded file"
 [ ! -e "$W/s/d10/stale" ] || fail "--delete left an extraneous file"
 
+# names rsync escapes in its output: control bytes, "\#ddd", bytes the locale's charset lacks
+N=$W/names
+mkdir -p "$N"
+for n in $'new\nline' 'back\#123slash' $'tab\there' $'\x7fdel' $'\xc3\xbc' $'bad\xff' $'\xed\xa0\x80surrogate'; do
+	printf 'x' >"$N/$n"
+done
+ln -s $'\x01target' "$N/lnk"
+run_args "odd names (C locale)" ../names/ dn1 -a -i
+if locale -a 2>/dev/null | grep -qix 'c.utf-\?8'; then
+	LC_ALL=C.UTF-8 run_args "odd names (C.UTF-8 locale)" ../names/ dn2 -a -i
+fi
+
 # errors: a missing source gives 23 as in rsync
 run_args "missing SRC" ../nonexistent d11 -a -i
 grep -q 'nonexistent.*No such file or directory' "$W/s.err" || fail "no clear error for a missing SRC"

@@ -213,21 +213,43 @@ void itemize_code(const struct sync_opts *o, mode_t mode, unsigned f, char c[12]
 	}
 }
 
+/* Length of the valid UTF-8 sequence at p (no overlongs, surrogates or > U+10FFFF), 0 if none. */
+static size_t utf8_len(const unsigned char *p)
+{
+	size_t n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : 0;
+
+	if (!n)
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) ||
+	    (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
+		return 0;
+	return n;
+}
+
 /*
- * Print a name the way rsync does: bytes that are not printable ASCII
- * (except tab), and a backslash that starts "\#ddd", become "\#ooo".
+ * Print a name as rsync does: control bytes (but tab) and a backslash that
+ * starts "\#ddd" become "\#ooo", and so do bytes that are not valid in the
+ * locale's character set (rsync passes names through iconv to it): in a
+ * UTF-8 locale, invalid sequences; otherwise every byte above 0x7f.
  */
-static void put_name(const char *s)
+static void put_name(const struct sync_ctx *c, const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		bool esc = (*p < ' ' && *p != '\t') || *p >= 0x7f ||
-			   (*p == '\\' && p[1] == '#' && p[2] >= '0' && p[2] <= '9' && p[3] >= '0' &&
-			    p[3] <= '9' && p[4] >= '0' && p[4] <= '9');
+		size_t n = *p >= 0x80 && c->utf8 ? utf8_len(p) : 0;
 
-		if (esc)
+		if (n) {
+			fwrite(p, 1, n, stdout);
+			p += n - 1;
+		} else if ((*p < ' ' && *p != '\t') || *p >= 0x80 ||
+			   (*p == '\\' && p[1] == '#' && p[2] >= '0' && p[2] <= '9' && p[3] >= '0' &&
+			    p[3] <= '9' && p[4] >= '0' && p[4] <= '9')) {
 			printf("\\#%03o", *p);
-		else
+		} else {
 			putchar(*p);
+		}
 	}
 }
 
@@ -251,15 +273,15 @@ void itemize_print(struct sync_ctx *c, const struct sync_node *n, unsigned f, co
 	} else {
 		return;
 	}
-	put_name(n->rel);
+	put_name(c, n->rel);
 	if (dir)
 		putchar('/');
 	if (xname && *xname) {
 		fputs(" => ", stdout);
-		put_name(xname);
+		put_name(c, xname);
 	} else if (S_ISLNK(st->st_mode) && n->s.link) {
 		fputs(" -> ", stdout);
-		put_name(n->s.link);
+		put_name(c, n->s.link);
 	}
 	putchar('\n');
 }
@@ -270,6 +292,6 @@ void itemize_deleting(struct sync_ctx *c, const char *rel, bool is_dir)
 		return;
 	progress_clear(c->prog);
 	fputs(c->o.itemize ? "*deleting   " : "deleting ", stdout);
-	put_name(rel);
+	put_name(c, rel);
 	fputs(is_dir ? "/\n" : "\n", stdout);
 }

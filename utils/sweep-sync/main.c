@@ -7,6 +7,8 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <langinfo.h>
+#include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -256,6 +258,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	c.am_root = geteuid() == 0;
+	setlocale(LC_CTYPE, "");
+	c.utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);

@@ -113,6 +113,7 @@ struct sync_ctx {
 	struct copy_engine *eng;
 	struct progress *prog;
 	bool am_root;
+	bool utf8; /* the locale's character set is UTF-8 (names are printed as rsync prints them) */
 	/* outcome */
 	unsigned long errors;   /* errors that make the exit 23 */
 	unsigned long vanished; /* source files that vanished (exit 24) */
