@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,32 @@
 #include "cli.h"
 #include "copy.h"
 #include "progress.h"
+
+/* The signal that asked us to stop; the engine sees it through copy_opts.cancel. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+/* INT, TERM, HUP: stop, remove the temporaries, then die of the same signal. */
+static void catch_signals(void)
+{
+	struct sigaction sa = {.sa_handler = on_signal}; /* no SA_RESTART: a blocked wait returns */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static void die_of_signal(void)
+{
+	int sig = stop_signal;
+	signal(sig, SIG_DFL);
+	raise(sig);
+	exit(128 + sig);
+}
 
 struct cp {
 	bool verbose;
@@ -231,7 +258,7 @@ int main(int argc, char **argv)
 	static const char *const sparse_words[] = {"auto", "always", "never", NULL};
 	struct cp c = {0};
 	struct copy_opts o = {.size = sizeof(o), .on_error = on_error, .on_done = on_done, .on_bytes = on_bytes,
-			      .on_plan = on_plan, .ctx = &c};
+			      .on_plan = on_plan, .ctx = &c, .cancel = &stop_signal};
 	char deref = 0; /* 'L', 'H', 'P' or 0 for cp's default */
 	bool links = false, no_target = false, progress = false, stats = false;
 	const char *target_dir = NULL;
@@ -356,13 +383,14 @@ int main(int argc, char **argv)
 	if (!dir && nops > 2)
 		cli_die(1, "target %s: %s", cli_quote(ops[nops - 1]), strerror(-err));
 
+	catch_signals();
 	c.progress = progress_new(progress);
 	struct copy_engine *e = NULL;
 	int rc = copy_engine_new(&o, &e);
 	if (rc < 0)
 		cli_die(1, "cannot start the copy engine: %s", strerror(-rc));
 	int nsrc = target_dir ? nops : nops - 1;
-	for (int i = 0; i < nsrc && rc >= 0; i++) {
+	for (int i = 0; i < nsrc && rc >= 0 && !stop_signal; i++) {
 		if (dir) {
 			char *base = base_name(ops[i]);
 			char *dst = base ? join(dir, base) : NULL;
@@ -385,5 +413,7 @@ int main(int argc, char **argv)
 	copy_engine_free(e);
 	progress_draw(c.progress);
 	c.progress = progress_free(c.progress);
+	if (stop_signal)
+		die_of_signal();
 	return rc != 0 || c.failed ? 1 : 0;
 }

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Faults: an unreadable source file and directory (as an unprivileged uid),
-# a source file that vanishes between the walk and the read, and SIGKILL in
+# a source file that vanishes between the walk and the read, and SIGKILL or SIGTERM in
 # the middle of a copy (no final name may hold a partial file; a second run
 # completes the copy). The full-disk case is in cp-loopfs.sh.
 . "$TESTS_DIR/cp/lib.sh"
@@ -80,9 +80,10 @@ else
 	check "vanished: no temporaries left" no_temps "$v/dst"
 fi
 
-# ---- SIGKILL mid-copy ----
-# kill_mid_copy NAME ARGS...: start a copy of $k/src to $k/NAME, kill -9 it once
-# some files are in place, then require every final name to equal its source.
+# ---- SIGKILL / SIGTERM mid-copy ----
+# kill_mid_copy NAME SIGNAL ARGS...: start a copy of $k/src to $k/NAME, send SIGNAL
+# once some files are in place, then require every final name to equal its
+# source. SIGKILL may leave temporaries; SIGTERM removes them and dies of it.
 k="$CP_TMP/kill"
 mkdir -p "$k/src"
 for d in 1 2 3 4; do
@@ -90,7 +91,7 @@ for d in 1 2 3 4; do
 	for i in $(seq 1 60); do head -c $(((i % 7 + 1) * 65536 + i)) /dev/urandom >"$k/src/d$d/f$i"; done
 done
 kill_mid_copy() {
-	local name=$1; shift
+	local name=$1 sig=$2; shift 2
 	local dst="$k/$name" n=0
 	"$SWEEP_CP" -a "$@" "$k/src" "$dst" &
 	local pid=$!
@@ -100,8 +101,10 @@ kill_mid_copy() {
 		[ "$n" -ge 20 ] && break
 		sleep 0.02
 	done
-	kill -9 "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
+	local running=0 rc=0
+	kill -0 "$pid" 2>/dev/null && running=1
+	kill -s "$sig" "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null || rc=$?
 	local bad=0 final=0 temps=0 f rel
 	while IFS= read -r -d '' f; do
 		rel=${f#"$dst"/}
@@ -113,15 +116,20 @@ kill_mid_copy() {
 			;;
 		esac
 	done < <(find "$dst" -type f -print0)
-	echo "killed $name: $final complete files, $temps temporaries left"
-	check "SIGKILL ($name): every final name holds its whole source" [ "$bad" = 0 ]
+	echo "$sig $name: $final complete files, $temps temporaries left, exit $rc"
+	check "SIG$sig ($name): every final name holds its whole source" [ "$bad" = 0 ]
+	if [ "$sig" = TERM ] && [ "$running" = 1 ]; then
+		check "SIGTERM ($name): temporaries removed" [ "$temps" = 0 ]
+		check "SIGTERM ($name): died of the signal" [ "$rc" = 143 ]
+	fi
 	# Leftovers are recognisable by name; a second run completes the copy.
 	find "$dst" -name "$TMP_PREFIX*" -delete
 	"$SWEEP_CP" -a "$@" "$k/src/." "$dst"
-	check "SIGKILL ($name): a second run exits 0" [ $? = 0 ]
-	same_tree "SIGKILL ($name): after the second run the copy is whole" type,mode,size,mtime,data "$k/src" "$dst"
+	check "SIG$sig ($name): a second run exits 0" [ $? = 0 ]
+	same_tree "SIG$sig ($name): after the second run the copy is whole" type,mode,size,mtime,data "$k/src" "$dst"
 }
-kill_mid_copy read-fsync --reflink=never --fsync
-kill_mid_copy range-fsync --fsync
+kill_mid_copy read-fsync KILL --reflink=never --fsync
+kill_mid_copy range-fsync KILL --fsync
+kill_mid_copy read-term TERM --reflink=never --fsync
 
 cp_summary

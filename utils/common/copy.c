@@ -183,6 +183,14 @@ static int pwrite_sparse(int fd, const char *buf, size_t len, uint64_t off, size
 	return 0;
 }
 
+/* The run stops once a callback failed or the caller's cancel flag went up. */
+static int stopped(struct copy_engine *e)
+{
+	if (!e->stop && e->o.cancel && *e->o.cancel)
+		e->stop = -ECANCELED;
+	return e->stop;
+}
+
 /* ---- reporting ---- */
 
 static int report(struct copy_engine *e, enum copy_op op, int err, const char *src, const char *dst,
@@ -616,7 +624,7 @@ static int rd_begin(const struct sweep_file *f, void *ctx)
 	struct qitem *it = &e->q[f->entry->cookie];
 	int rc;
 
-	if (e->stop)
+	if (stopped(e))
 		return e->stop;
 	it->size = (uint64_t)f->st.st_size;
 	rc = with_temp(it->dst, make_file, &it->tmpfd, &it->tmp);
@@ -679,7 +687,7 @@ static int rd_data(const struct sweep_file *f, uint64_t off, const void *buf, si
 	struct copy_engine *e = ctx;
 	struct qitem *it = &e->q[f->entry->cookie];
 
-	if (e->stop)
+	if (stopped(e))
 		return e->stop;
 	if (it->err || it->tmpfd < 0)
 		return 0;
@@ -752,7 +760,7 @@ static int rd_end(const struct sweep_file *f, int status, void *ctx)
 	if (it->ln)
 		link_settle(e, it->ln, !it->err, it->err_op, it->err);
 	it->ln = NULL;
-	return e->stop;
+	return stopped(e);
 }
 
 int copy_flush(struct copy_engine *e)
@@ -760,7 +768,7 @@ int copy_flush(struct copy_engine *e)
 	static const struct sweep_read_ops ops = {
 		.size = sizeof(ops), .begin = rd_begin, .data = rd_data, .end = rd_end};
 
-	if (e->nq > 0 && !e->stop) {
+	if (e->nq > 0 && !stopped(e)) {
 		int rc = sweep_plan_sort(e->plan);
 		if (rc >= 0)
 			rc = sweep_reader_run(e->reader, e->plan, &ops, e);
@@ -789,7 +797,7 @@ static int entry_at(struct copy_engine *e, int src_dirfd, const char *src_name, 
 	struct stat dst_st;
 	bool exists = lstat(dst, &dst_st) == 0;
 
-	if (e->stop)
+	if (stopped(e))
 		return e->stop;
 	if (exists && !(e->o.flags & COPY_NO_SAME_FILE_CHECK) && dst_st.st_dev == st->st_dev &&
 	    dst_st.st_ino == st->st_ino)
@@ -880,7 +888,7 @@ static int tree_entry(const struct sweep_entry *en, void *ctx)
 	struct tree *t = ctx;
 	struct copy_engine *e = t->e;
 
-	if (e->stop)
+	if (stopped(e))
 		return e->stop;
 	if (en->stat_err)
 		return 0; /* on_error has told */
@@ -890,7 +898,7 @@ static int tree_entry(const struct sweep_entry *en, void *ctx)
 		return SWEEP_WALK_SKIP;
 	}
 	int rc = entry_at(e, en->dirfd, en->at_name, en->path, &en->st, dst, 0);
-	if (e->stop)
+	if (stopped(e))
 		return e->stop;
 	return rc < 0 && S_ISDIR(en->st.st_mode) ? SWEEP_WALK_SKIP : 0;
 }
@@ -901,7 +909,7 @@ static int tree_error(const struct sweep_walk_error *we, void *ctx)
 	enum copy_op op = we->op == SWEEP_WALK_OP_OPENDIR || we->op == SWEEP_WALK_OP_READDIR ? COPY_OP_OPENDIR
 											    : COPY_OP_STAT;
 	report(t->e, op, we->err, we->path, NULL, 0);
-	return t->e->stop;
+	return stopped(t->e);
 }
 
 /* Is dst (or the directory it would be made in) src itself or below it? */
@@ -946,7 +954,7 @@ int copy_tree(struct copy_engine *e, const char *src, const char *dst)
 	struct stat st;
 	int rc = (fl & (COPY_DEREF_ALL | COPY_DEREF_ROOTS)) ? stat(src, &st) : lstat(src, &st);
 
-	if (e->stop)
+	if (stopped(e))
 		return e->stop;
 	if (rc < 0)
 		return report(e, COPY_OP_STAT, -errno, src, NULL, 0);
@@ -970,7 +978,7 @@ int copy_tree(struct copy_engine *e, const char *src, const char *dst)
 	const char *roots[1] = {src};
 	rc = sweep_walk(roots, 1, &wo);
 	free(t.buf);
-	if (e->stop)
+	if (stopped(e))
 		return e->stop;
 	return rc < 0 ? report(e, COPY_OP_OPENDIR, rc, src, NULL, 0) : 0;
 }
@@ -993,7 +1001,7 @@ int copy_finish(struct copy_engine *e)
 	for (size_t i = 0; i < e->ndirs; i++)
 		free(e->dirs[i].src);
 	e->ndirs = 0;
-	if (e->stop)
+	if (stopped(e))
 		return e->stop;
 	return e->stats.errors > INT_MAX ? INT_MAX : (int)e->stats.errors;
 }

@@ -41,6 +41,7 @@
 #define SWEEP_COPY_H
 
 #include <stdbool.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -145,6 +146,12 @@ struct copy_opts {
 	void *ctx;
 	/* A regular file of st_size bytes was queued (for a progress display's totals). Optional. */
 	void (*on_plan)(uint64_t files, uint64_t bytes, void *ctx);
+	/*
+	 * Optional: when *cancel becomes non-zero (a signal handler sets it),
+	 * the run stops at the next file or piece of data, temporaries are
+	 * removed, and the engine's functions return -ECANCELED.
+	 */
+	volatile const sig_atomic_t *cancel;
 };
 
 struct copy_stats {
