@@ -77,6 +77,7 @@ static void usage(void)
 	       "  -f, --force                  accepted for compatibility (copies always replace atomically)\n"
 	       "      --fsync                  flush each file to disk before renaming it into place\n"
 	       "      --order=ORDER            read order: auto, physical, inode, name, none\n"
+	       "      --batch=N                files per physical sweep (default 4096)\n"
 	       "      --progress               show progress on a terminal\n"
 	       "      --stats                  print how the files were copied, on stderr, at the end\n"
 	       "      --help                   display this help and exit\n"
@@ -227,7 +228,7 @@ static void print_stats(const struct copy_engine *e)
 }
 
 enum { OPT_PRESERVE = 256, OPT_NO_PRESERVE, OPT_REFLINK, OPT_SPARSE, OPT_PROGRESS, OPT_FSYNC, OPT_ORDER,
-       OPT_STATS, OPT_HELP, OPT_VERSION };
+       OPT_BATCH, OPT_STATS, OPT_HELP, OPT_VERSION };
 
 int main(int argc, char **argv)
 {
@@ -248,6 +249,7 @@ int main(int argc, char **argv)
 		{"force", no_argument, NULL, 'f'},
 		{"fsync", no_argument, NULL, OPT_FSYNC},
 		{"order", required_argument, NULL, OPT_ORDER},
+		{"batch", required_argument, NULL, OPT_BATCH},
 		{"progress", no_argument, NULL, OPT_PROGRESS},
 		{"stats", no_argument, NULL, OPT_STATS},
 		{"help", no_argument, NULL, OPT_HELP},
@@ -341,6 +343,13 @@ int main(int argc, char **argv)
 		case OPT_PROGRESS:
 			progress = true;
 			break;
+		case OPT_BATCH: {
+			uint64_t n;
+			if (cli_parse_size(optarg, &n) < 0 || n == 0 || n > (1u << 30))
+				bad_usage("invalid batch size '%s'", optarg);
+			o.batch_files = (size_t)n;
+			break;
+		}
 		case OPT_STATS:
 			stats = true;
 			break;

@@ -35,9 +35,13 @@ for backend in uring syscall; do
 		grep -Eq 'cloned 0, copy_file_range 0, read [1-9]' "$CP_TMP/read.err"
 done
 
-# Small sweeps: hard links whose first name was copied in an earlier batch.
-"$SWEEP_CP" -a --order=inode "$src" "$CP_TMP/inode"
-same_tree "-a --order=inode vs cp -a" "$FIELDS" "$CP_TMP/ref" "$CP_TMP/inode"
+# Small sweeps: hard links whose first name was copied in an earlier batch, or
+# is still queued; directories made between batches.
+for b in 1 3; do
+	"$SWEEP_CP" -a --order=inode --batch=$b --stats "$src" "$CP_TMP/batch$b" 2>"$CP_TMP/batch.err"
+	same_tree "-a --order=inode --batch=$b vs cp -a" "$FIELDS" "$CP_TMP/ref" "$CP_TMP/batch$b"
+	check "--batch=$b: several sweeps" grep -Eq 'sweeps ([2-9]|[1-9][0-9]+),' "$CP_TMP/batch.err"
+done
 
 # Without -a: modes less the umask, fresh times, hard links become copies.
 umask 022
