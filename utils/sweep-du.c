@@ -29,7 +29,10 @@
 #define MAGIC_CIFS  0xff534d42u
 #define MAGIC_TMPFS 0x01021994u
 
-enum { OPT_APPARENT = 256, OPT_SI, OPT_EXCLUDE, OPT_INODES, OPT_ORDER, OPT_HELP, OPT_VERSION };
+enum { OPT_APPARENT = 256, OPT_SI, OPT_EXCLUDE, OPT_INODES, OPT_ORDER, OPT_TIME, OPT_TIME_STYLE, OPT_FILES0,
+       OPT_HELP, OPT_VERSION };
+
+enum time_kind { TIME_MTIME, TIME_ATIME, TIME_CTIME };
 
 enum follow { FOLLOW_NONE, FOLLOW_ARGS, FOLLOW_ALL };
 
@@ -40,8 +43,20 @@ struct opts {
 	int64_t threshold;
 	enum follow follow;
 	enum sweep_order order;
+	bool time;              /* --time: also print the newest time in each subtree */
+	enum time_kind time_kind;
+	const char *time_style; /* --time-style as given (NULL: TIME_STYLE or long-iso) */
+	const char *time_format;
+	const char *files0;     /* --files0-from */
 	struct du_units units;
 	struct exclude *exclude;
+};
+
+/* An operand: a walk root, or an empty name du complains about in its turn. */
+struct operand {
+	uint32_t root;         /* index into roots, or DU_NONE for a name du refuses */
+	bool dash;             /* refused: "-" in a --files0-from list read from stdin */
+	unsigned long number;  /* its position in --files0-from, 0 on the command line */
 };
 
 /* A failure reported by the walk, printed where du would print it. */
@@ -59,6 +74,8 @@ struct du {
 	const char **roots;      /* operands as fts sees them (extra trailing slashes trimmed) */
 	size_t nroots;
 	uint32_t *root_node;     /* per operand: its node, or DU_NONE */
+	struct operand *ops;     /* every operand in order, the empty ones too */
+	size_t nops;
 	uint64_t *root_dev;
 	struct err *errs;
 	size_t nerrs, errs_cap;
@@ -67,6 +84,8 @@ struct du {
 	bool ok;
 	int fatal;               /* -errno when the store ran out of memory */
 	struct progress *progress; /* on a terminal: entries and bytes seen so far */
+	struct timespec *times;  /* --time: per node, the time du reports */
+	size_t times_cap;
 };
 
 static void usage(int status)
@@ -96,6 +115,15 @@ static void usage(int status)
 	       "  -m                    like --block-size=1M\n"
 	       "  -P, --no-dereference  don't follow any symbolic links (this is the default)\n"
 	       "  -S, --separate-dirs   for directories do not include size of subdirectories\n"
+	       "      --files0-from=F   summarize device usage of the NUL-terminated file\n"
+	       "                        names specified in file F; if F is -, read names\n"
+	       "                        from standard input\n"
+	       "      --time            show time of the last modification of any file in the\n"
+	       "                        directory, or any of its subdirectories\n"
+	       "      --time=WORD       show time as WORD instead of modification time:\n"
+	       "                        atime, access, use, ctime or status\n"
+	       "      --time-style=STYLE  show times using STYLE: full-iso, long-iso, iso,\n"
+	       "                        or +FORMAT (interpreted like 'date')\n"
 	       "      --si              like -h, but use powers of 1000 not 1024\n"
 	       "  -s, --summarize       display only a total for each argument\n"
 	       "  -t, --threshold=SIZE  exclude entries smaller than SIZE if positive,\n"
@@ -114,6 +142,66 @@ static void bad_arg(const char *what, const char *arg)
 {
 	cli_msg("invalid %s %s", what, du_quote(arg));
 	usage(1);
+}
+
+/*
+ * gnulib XARGMATCH: an exact word, or an abbreviation whose matches all mean
+ * the same; otherwise du's "invalid/ambiguous argument" text and usage.
+ */
+static int xargmatch(const char *context, const char *arg, const char *const *words, const int *vals)
+{
+	size_t len = strlen(arg);
+	int found = -1;
+	bool ambiguous = false;
+
+	for (int i = 0; words[i]; i++) {
+		if (strncmp(words[i], arg, len) != 0)
+			continue;
+		if (strlen(words[i]) == len)
+			return vals[i];
+		if (found < 0)
+			found = i;
+		else if (vals[found] != vals[i])
+			ambiguous = true;
+	}
+	if (found >= 0 && !ambiguous)
+		return vals[found];
+	cli_msg("%s argument %s for %s", ambiguous ? "ambiguous" : "invalid", du_quote(arg), du_quote(context));
+	fputs("Valid arguments are:", stderr);
+	for (int i = 0; words[i]; i++) {
+		if (i == 0 || vals[i] != vals[i - 1])
+			fprintf(stderr, "\n  - %s", du_quote(words[i]));
+		else
+			fprintf(stderr, ", %s", du_quote(words[i]));
+	}
+	putc('\n', stderr);
+	usage(1);
+	return -1;
+}
+
+/* du's --time-style rules: TIME_STYLE, "locale" and "posix-" ignored, +FORMAT. */
+static const char *time_format(const char *style)
+{
+	static const char *const words[] = { "full-iso", "long-iso", "iso", NULL };
+	static const char *const formats[] = { "%Y-%m-%d %H:%M:%S.%N %z", "%Y-%m-%d %H:%M", "%Y-%m-%d" };
+	static const int idx[] = { 0, 1, 2 };
+
+	if (!style) {
+		style = getenv("TIME_STYLE");
+		if (!style || !strcmp(style, "locale")) {
+			style = "long-iso";
+		} else if (*style == '+') {
+			char *nl = strchr(style, '\n');
+			if (nl)
+				*nl = 0; /* as ls: only the first line */
+		} else {
+			while (!strncmp(style, "posix-", 6))
+				style += 6;
+		}
+	}
+	if (*style == '+')
+		return style + 1;
+	return formats[xargmatch("time style", style, words, idx)];
 }
 
 /* xstrtol_fatal's messages, then exit 1. */
@@ -150,6 +238,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "total", no_argument, NULL, 'c' },
 		{ "threshold", required_argument, NULL, 't' },
 		{ "order", required_argument, NULL, OPT_ORDER },
+		{ "time", optional_argument, NULL, OPT_TIME },
+		{ "time-style", required_argument, NULL, OPT_TIME_STYLE },
+		{ "files0-from", required_argument, NULL, OPT_FILES0 },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ 0, 0, 0, 0 },
@@ -238,6 +329,15 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			if (sweep_order_parse(optarg, &o->order) < 0)
 				bad_arg("--order argument", optarg);
 			break;
+		case OPT_TIME: {
+			static const char *const words[] = { "atime", "access", "use", "ctime", "status", NULL };
+			static const int kinds[] = { TIME_ATIME, TIME_ATIME, TIME_ATIME, TIME_CTIME, TIME_CTIME };
+			o->time = true;
+			o->time_kind = optarg ? (enum time_kind)xargmatch("--time", optarg, words, kinds) : TIME_MTIME;
+			break;
+		}
+		case OPT_TIME_STYLE: o->time_style = optarg; break;
+		case OPT_FILES0: o->files0 = optarg; break;
 		case OPT_HELP: usage(0); break;
 		case OPT_VERSION:
 			cli_version(cli_prog());
@@ -265,6 +365,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			cli_msg("warning: options --apparent-size and -b are ineffective with --inodes");
 		o->units.block = 1;
 	}
+	if (o->time)
+		o->time_format = time_format(o->time_style);
 }
 
 /* ---- the walk: collect ---- */
@@ -378,6 +480,12 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 	idx = du_tree_add(&du->tree, &n, e->depth == 0 ? du->roots[e->root_index] : e->name);
 	if (idx == DU_NONE || n.dev == DU_NONE)
 		return du->fatal = -ENOMEM;
+	if (o->time) {
+		if (du_grow(&du->times, &du->times_cap, (size_t)idx + 1, sizeof(*du->times)) < 0)
+			return du->fatal = -ENOMEM;
+		du->times[idx] = o->time_kind == TIME_ATIME ? e->st.st_atim
+				 : o->time_kind == TIME_CTIME ? e->st.st_ctim : e->st.st_mtim;
+	}
 	if (e->depth == 0 && du->root_node[e->root_index] == DU_NONE)
 		du->root_node[e->root_index] = idx;
 	if (dir && e->id && du_map_put(&du->ids, e->id, 0, idx, NULL) < 0)
@@ -443,7 +551,7 @@ static void print_err(const struct err *e, const char *path, bool partial)
 	case SWEEP_WALK_OP_OPENDIR:
 	case SWEEP_WALK_OP_READDIR:
 		if (partial) /* fts FTS_ERR: some entries were read */
-			cli_msg("%s: %s", du_quote(path), strerror(e->err));
+			cli_msg("%s: %s", du_quotef(path), strerror(e->err));
 		else
 			cli_msg("cannot read directory %s: %s", du_quote(path), strerror(e->err));
 		break;
@@ -455,13 +563,45 @@ static void print_err(const struct err *e, const char *path, bool partial)
 	}
 }
 
-static void print_line(struct du *du, uint64_t v, const char *path)
+/* What a line reports: a size (or inode count) and, for --time, the newest time. */
+struct val {
+	uint64_t v;
+	struct timespec t;
+};
+
+#define VAL_ZERO ((struct val){ 0, { INT64_MIN, -1 } })
+
+static void val_add(struct val *a, const struct val *b)
 {
-	char buf[64];
+	a->v += b->v;
+	if (b->t.tv_sec > a->t.tv_sec || (b->t.tv_sec == a->t.tv_sec && b->t.tv_nsec > a->t.tv_nsec))
+		a->t = b->t;
+}
+
+static struct val own_val(const struct du *du, uint32_t i)
+{
+	struct val v = VAL_ZERO;
+
+	v.v = du->o.inodes ? 1 : du->tree.nodes[i].size;
+	if (du->times)
+		v.t = du->times[i];
+	return v;
+}
+
+static void print_line(struct du *du, const struct val *val, const char *path)
+{
+	char buf[256];
+	uint64_t v = val->v;
 
 	if (du->o.threshold < 0 ? v > (uint64_t)-du->o.threshold : v < (uint64_t)du->o.threshold)
 		return;
 	fputs(du_units_format(v, &du->o.units, buf), stdout);
+	if (du->o.time) {
+		putchar('\t');
+		if (du_time_format(buf, sizeof(buf), du->o.time_format, val->t) < 0)
+			cli_msg("time %s is out of range", du_quote(buf));
+		fputs(buf, stdout);
+	}
 	putchar('\t');
 	fputs(path, stdout);
 	putchar(du->o.nul ? '\0' : '\n');
@@ -470,7 +610,7 @@ static void print_line(struct du *du, uint64_t v, const char *path)
 struct frame {
 	uint32_t node, kid, end;
 	size_t pathlen;
-	uint64_t sum; /* what the directory's line adds up from its entries */
+	struct val sum; /* what the directory's line adds up from its entries */
 };
 
 struct replay {
@@ -481,7 +621,7 @@ struct replay {
 	size_t depth, stack_cap;
 	char *path;
 	size_t path_cap;
-	uint64_t total;
+	struct val total;
 	bool hash_all;
 };
 
@@ -522,17 +662,16 @@ static bool on_stack(const struct replay *r, const struct du_node *n)
 }
 
 /* Count a finished entry into its parent's line and print it when du would. */
-static void finish(struct replay *r, uint32_t i, uint64_t value, size_t level)
+static void finish(struct replay *r, uint32_t i, const struct val *value, size_t level)
 {
 	struct du *du = r->du;
-	const struct du_node *n = &du->tree.nodes[i];
-	bool dir = n->flags & DU_DIR;
-	uint64_t own = du->o.inodes ? 1 : n->size;
+	bool dir = du->tree.nodes[i].flags & DU_DIR;
+	struct val own = own_val(du, i);
 
 	/* -S: a subdirectory's line does not add into its parent's */
 	if (r->depth > 0 && !(du->o.separate && dir))
-		r->stack[r->depth - 1].sum += value;
-	r->total += own;
+		val_add(&r->stack[r->depth - 1].sum, value);
+	val_add(&r->total, &own);
 	if ((dir && level <= du->o.max_depth) || (du->o.all && level <= du->o.max_depth) || level == 0)
 		print_line(du, value, r->path);
 }
@@ -544,7 +683,6 @@ static int enter(struct replay *r, uint32_t i)
 	const struct du_node *n = &du->tree.nodes[i];
 	size_t base = r->depth ? r->stack[r->depth - 1].pathlen : 0;
 	bool dir = n->flags & DU_DIR;
-	uint64_t own = du->o.inodes ? 1 : n->size;
 	int ret;
 
 	ret = path_push(r, base, du_name(&du->tree, i));
@@ -575,13 +713,14 @@ static int enter(struct replay *r, uint32_t i)
 		}
 	}
 	if (!dir) {
-		finish(r, i, own, r->depth);
+		struct val own = own_val(du, i);
+		finish(r, i, &own, r->depth);
 		return 0;
 	}
 	if (du_grow(&r->stack, &r->stack_cap, r->depth + 1, sizeof(*r->stack)) < 0)
 		return -ENOMEM;
 	struct frame *f = &r->stack[r->depth++];
-	*f = (struct frame){ .node = i, .pathlen = strlen(r->path) };
+	*f = (struct frame){ .node = i, .pathlen = strlen(r->path), .sum = VAL_ZERO };
 	kids_of(r, i, &f->kid, &f->end);
 	return 1;
 }
@@ -591,8 +730,7 @@ static void leave(struct replay *r)
 {
 	struct du *du = r->du;
 	struct frame f = r->stack[--r->depth];
-	const struct du_node *n = &du->tree.nodes[f.node];
-	uint64_t own = du->o.inodes ? 1 : n->size;
+	struct val v = own_val(du, f.node);
 	struct err *e;
 
 	r->path[f.pathlen] = 0;
@@ -602,7 +740,8 @@ static void leave(struct replay *r)
 		print_err(e, r->path, f.end > du->tree.first[f.node]);
 		du->ok = false;
 	}
-	finish(r, f.node, own + f.sum, r->depth);
+	val_add(&v, &f.sum);
+	finish(r, f.node, &v, r->depth);
 }
 
 static int replay_root(struct replay *r, uint32_t root_node)
@@ -639,16 +778,29 @@ static int build_canon(struct replay *r)
 
 static int replay(struct du *du)
 {
-	struct replay r = { .du = du };
+	struct replay r = { .du = du, .total = VAL_ZERO };
 	int ret = 0;
 
 	/* du hashes every dev/ino when one file may be met twice */
-	r.hash_all = du->nroots > 1 || du->o.follow == FOLLOW_ALL;
+	r.hash_all = du->nops > 1 || du->o.files0 || du->o.follow == FOLLOW_ALL;
 	if (du->nerrs)
 		qsort(du->errs, du->nerrs, sizeof(*du->errs), err_cmp);
 	if (du->o.follow == FOLLOW_ALL)
 		ret = build_canon(&r);
-	for (size_t i = 0; i < du->nroots && ret == 0; i++) {
+	for (size_t k = 0; k < du->nops && ret == 0; k++) {
+		size_t i = du->ops[k].root;
+		if (i == DU_NONE) {
+			if (du->ops[k].dash)
+				cli_msg("when reading file names from stdin, no file name of %s allowed",
+					du_quote("-"));
+			else if (du->ops[k].number)
+				cli_msg("%s:%lu: invalid zero-length file name", du_quotef(du->o.files0),
+					du->ops[k].number);
+			else
+				cli_msg("invalid zero-length file name");
+			du->ok = false;
+			continue;
+		}
 		if (du->root_node[i] != DU_NONE) {
 			ret = replay_root(&r, du->root_node[i]);
 			continue;
@@ -672,7 +824,7 @@ static int replay(struct du *du)
 		}
 	}
 	if (ret == 0 && du->o.total)
-		print_line(du, r.total, "total");
+		print_line(du, &r.total, "total");
 	du_map_clear(&r.seen);
 	du_map_clear(&r.canon);
 	free(r.stack);
@@ -721,11 +873,45 @@ static char *fts_root(const char *arg)
 	return s;
 }
 
+/*
+ * --files0-from: the NUL-separated names in file (or stdin), as an argv.
+ * Exits with du's messages when the file cannot be read.
+ */
+static char **read_files0(const char *file, size_t *ret_n, char **ret_buf)
+{
+	FILE *f = strcmp(file, "-") ? fopen(file, "re") : stdin;
+	char *buf = NULL, **v = NULL;
+	size_t len = 0, cap = 0, n = 0, vcap = 0;
+	size_t got;
+
+	if (!f)
+		cli_die(1, "cannot open %s for reading: %s", du_quote(file), strerror(errno));
+	do {
+		if (du_grow(&buf, &cap, len + 65536 + 1, 1) < 0)
+			cli_die(1, "memory exhausted");
+		got = fread(buf + len, 1, 65536, f);
+		len += got;
+	} while (got > 0);
+	if (ferror(f))
+		cli_die(1, "%s: read error: %s", du_quotef(file), strerror(errno));
+	if (f != stdin)
+		fclose(f);
+	buf[len] = 0;
+	for (size_t i = 0; i < len; i += strlen(buf + i) + 1) {
+		if (du_grow(&v, &vcap, n + 1, sizeof(*v)) < 0)
+			cli_die(1, "memory exhausted");
+		v[n++] = buf + i;
+	}
+	*ret_n = n;
+	*ret_buf = buf;
+	return v;
+}
+
 int main(int argc, char **argv)
 {
 	static char dot[] = ".";
 	struct du du = { .ok = true };
-	char **args;
+	char **args, **list = NULL, *listbuf = NULL;
 	size_t nargs;
 	int ret;
 
@@ -735,21 +921,37 @@ int main(int argc, char **argv)
 	parse_args(argc, argv, &du.o);
 	args = optind < argc ? argv + optind : (char *[]){ dot, NULL };
 	nargs = optind < argc ? (size_t)(argc - optind) : 1;
+	if (du.o.files0) {
+		if (optind < argc) {
+			cli_msg("extra operand %s", du_quote(argv[optind]));
+			fprintf(stderr, "file operands cannot be combined with --files0-from\n");
+			usage(1);
+		}
+		args = list = read_files0(du.o.files0, &nargs, &listbuf);
+	}
 
-	du.roots = calloc(nargs, sizeof(*du.roots));
-	du.root_node = malloc(nargs * sizeof(*du.root_node));
-	du.root_dev = calloc(nargs, sizeof(*du.root_dev));
-	if (!du.roots || !du.root_node || !du.root_dev)
+	du.roots = calloc(nargs + 1, sizeof(*du.roots));
+	du.root_node = malloc((nargs + 1) * sizeof(*du.root_node));
+	du.root_dev = calloc(nargs + 1, sizeof(*du.root_dev));
+	du.ops = calloc(nargs + 1, sizeof(*du.ops));
+	if (!du.roots || !du.root_node || !du.root_dev || !du.ops)
 		cli_die(1, "memory exhausted");
 	for (size_t i = 0; i < nargs; i++) {
-		if (!args[i][0]) {
-			cli_msg("invalid zero-length file name");
-			du.ok = false;
+		struct operand *op = &du.ops[du.nops++];
+		if (du.o.files0 && !strcmp(du.o.files0, "-") && !strcmp(args[i], "-")) {
+			*op = (struct operand){ .root = DU_NONE, .dash = true };
 			continue;
 		}
+		if (!args[i][0]) {
+			*op = (struct operand){ .root = DU_NONE, .number = du.o.files0 ? i + 1 : 0 };
+			continue;
+		}
+		op->root = (uint32_t)du.nroots;
 		du.roots[du.nroots] = fts_root(args[i]);
 		du.root_node[du.nroots++] = DU_NONE;
 	}
+	free(list);
+	free(listbuf);
 
 	struct sweep_walk_opts wo = {
 		.size = sizeof(wo),
@@ -777,6 +979,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < du.nroots; i++)
 		free((char *)du.roots[i]);
 	free(du.errs);
+	free(du.ops);
+	free(du.times);
 	free(du.roots);
 	free(du.root_node);
 	free(du.root_dev);

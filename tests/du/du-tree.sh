@@ -38,6 +38,36 @@ du_same -t 5Q a
 printf 'b\n*.txt\n\n' >"$DU_TMP/patterns"
 du_same -X "$DU_TMP/patterns" -a .
 du_same -X "$DU_TMP/no-such-file" a
+# --time (relatime moves a directory's atime on its first read: read once first)
+du -s . >/dev/null
+du_same --time -a .
+du_same --time=ctime --time-style=full-iso .
+du_same --time=atime -S -d 2 .
+du_same --time=use --time-style=iso -c a sub
+du_same --time --time-style=+%s.%N -a a
+du_same --time --time-style=l -s a
+TIME_STYLE=posix-long-iso du_same --time a
+TIME_STYLE=+%Y du_same --time a
+TZ=Asia/Tokyo du_same --time --time-style=full-iso -a sub
+du_same --time=bogus a
+du_same --time=a a
+du_same --time --time-style=bogus a
+# --files0-from: operands from a NUL-separated list
+printf 'a\0sub\0\0nope\0a\0with space\0' >"$DU_TMP/list0"
+printf 'a' >"$DU_TMP/list1"
+: >"$DU_TMP/list2"
+du_same --files0-from="$DU_TMP/list0"
+du_same -a --files0-from="$DU_TMP/list1"
+du_same --files0-from="$DU_TMP/list2"
+du_same --files0-from="$DU_TMP/list1" a
+du_same --files0-from="$DU_TMP/no-such-list"
+printf 'a\0-\0' >"$DU_TMP/list3"
+du --files0-from=- <"$DU_TMP/list3" >"$DU_TMP/stdin.exp" 2>&1
+echo $? >>"$DU_TMP/stdin.exp"
+sed -i 's/^du: /sweep-du: /' "$DU_TMP/stdin.exp"
+"$SWEEP_DU" --files0-from=- <"$DU_TMP/list3" >"$DU_TMP/stdin.got" 2>&1
+echo $? >>"$DU_TMP/stdin.got"
+cmp -s "$DU_TMP/stdin.exp" "$DU_TMP/stdin.got" || { echo "FAIL: --files0-from=-"; DU_FAILS=$((DU_FAILS + 1)); }
 # no operand: the current directory
 cd a || exit 1
 du_same -a

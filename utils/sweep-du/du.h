@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #define DU_NONE UINT32_MAX
 
@@ -85,8 +86,17 @@ static inline const char *du_name(const struct du_tree *t, uint32_t i)
 	return t->names + t->nodes[i].name;
 }
 
-/* A file name quoted for a message as coreutils quotes it (static buffer). */
+/* A file name quoted for a message as coreutils quotes it (static buffers, 4 in turn). */
 const char *du_quote(const char *name);
+/* The same, but only when the name needs it (coreutils quotef, for "name: reason"). */
+const char *du_quotef(const char *name);
+
+/*
+ * Format ts in local time with a strftime format that may also hold %N
+ * (nanoseconds), as du --time does. 0, or -1 when the time is out of range
+ * (buf then holds the seconds, as du prints them).
+ */
+int du_time_format(char *buf, size_t cap, const char *fmt, struct timespec ts);
 
 /* Output sizes the way GNU du's human_readable does. */
 #define DU_AUTOSCALE 0x1

@@ -107,26 +107,38 @@ static void quote_pass(struct qbuf *b, const unsigned char *s, size_t n, struct 
 
 const char *du_quote(const char *name)
 {
-	static struct qbuf b;
+	/* a few buffers in turn, so one message can quote two names */
+	static struct qbuf bufs[4];
+	static unsigned turn;
+	struct qbuf *bp = &bufs[turn++ % 4];
 	struct qstate st = { .all_compat = true };
 	size_t n = strlen(name);
 
-	b.len = 0;
-	b.fail = false;
-	quote_pass(&b, (const unsigned char *)name, n, &st);
+	bp->len = 0;
+	bp->fail = false;
+	quote_pass(bp, (const unsigned char *)name, n, &st);
 	if (st.single && st.all_compat) {
-		b.len = 0;
-		put(&b, "\"", 1);
-		put(&b, name, n);
-		put(&b, "\"", 1);
-		return b.fail ? name : b.p;
+		bp->len = 0;
+		put(bp, "\"", 1);
+		put(bp, name, n);
+		put(bp, "\"", 1);
+		return bp->fail ? name : bp->p;
 	}
 	if (st.single) {
 		/* gnulib's rewrite pass, escape state carried over */
 		struct qstate again = { .pending = st.pending, .all_compat = true };
-		b.len = 0;
-		quote_pass(&b, (const unsigned char *)name, n, &again);
+		bp->len = 0;
+		quote_pass(bp, (const unsigned char *)name, n, &again);
 	}
-	put(&b, "'", 1);
-	return b.fail ? name : b.p;
+	put(bp, "'", 1);
+	return bp->fail ? name : bp->p;
+}
+
+const char *du_quotef(const char *name)
+{
+	/* quotef: shell-escape style, quoting only when needed, ':' included */
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		if (!isalnum(*p) && !strchr("%+,-./_@]", *p))
+			return du_quote(name);
+	return *name ? name : du_quote(name);
 }
