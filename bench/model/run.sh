@@ -3,6 +3,7 @@
 # the model, and the model's replay speed on this machine.
 #
 #   bench/model/run.sh [BUILD_DIR] > /tmp/model.md
+#   PLOTS=/tmp/plots bench/model/run.sh build   # also writes the SVG figures there
 #
 # The model's numbers are deterministic (the same on any machine); the
 # requests-per-second figures are per CPU second and depend on the machine.
@@ -30,6 +31,13 @@ PY
 done
 "$SIM" synth --device eagle --sched stf --queue 5000 --json >"$work/stf5000.json"
 python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print("\nSTF at Q=5000: %.1f%%" % (100*j["utilization"]))' "$work/stf5000.json"
+
+if [ -n "${PLOTS:-}" ]; then
+	# head position over time (C-SCAN's sawtooth, SSF's zig-zag, STF's scatter) and response CDFs
+	mkdir -p "$PLOTS"
+	"$SIM" compare --device eagle --sched ssf,cscan,stf --queue 100 --requests 3000 \
+		--plot-head "$PLOTS/eagle-q100-head.svg" --plot-cdf "$PLOTS/eagle-q100-cdf.svg" >/dev/null
+fi
 
 echo
 echo "## ssd-blockmap (4 MiB logical block), one request at a time"

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -749,6 +750,35 @@ static void test_determinism(void **state)
 	}
 }
 
+/* No global state: the same runs in two threads at once give the single-threaded results. */
+struct thread_job {
+	const char *dev, *sched, *pattern;
+	struct collect out;
+};
+
+static void *thread_run(void *p)
+{
+	struct thread_job *j = p;
+	j->out = det_run(j->dev, j->sched, j->pattern, 7);
+	return NULL;
+}
+
+static void test_threads(void **state)
+{
+	(void)state;
+	struct thread_job jobs[] = { { "eagle", "wstf", "random4k", { 0, 0 } },
+				     { "ssd-blockmap", "irbw-fifo-rp", "postmark", { 0, 0 } },
+				     { "eagle", "wstf", "random4k", { 0, 0 } } };
+	pthread_t th[3];
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, thread_run, &jobs[i]), 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(pthread_join(th[i], NULL), 0);
+	assert_int_equal(jobs[0].out.hash, jobs[2].out.hash);
+	assert_int_equal(jobs[0].out.hash, det_run("eagle", "wstf", "random4k", 7).hash);
+	assert_int_equal(jobs[1].out.hash, det_run("ssd-blockmap", "irbw-fifo-rp", "postmark", 7).hash);
+}
+
 /* ---- traces ---- */
 
 static char tmpdir[64];
@@ -996,6 +1026,7 @@ int main(void)
 		cmocka_unit_test(test_blockmap_merges),
 		cmocka_unit_test(test_pagemap_gc),
 		cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_traces),
 		cmocka_unit_test(test_open_replay),
 		cmocka_unit_test(test_params),
