@@ -5,6 +5,7 @@
  *   walk-list [-0] [-l] [--fs] [--order=O] [--follow] [--follow-roots] [--xdev]
  *             [--no-stat] [--backend=B] [--skip=NAME] [--stop-after=N] ROOT...
  *   walk-list --fsinfo PATH...
+ *   walk-list --extents FILE...
  *
  * Prints each entry's path (NUL-terminated with -0); -l adds
  * "depth dir_id id dirent_index ino type" before it, --fs the name of its
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <sweep.h>
 
 struct dirinfo {
@@ -126,7 +128,7 @@ static int on_error(const struct sweep_walk_error *err, void *arg)
 int main(int argc, char **argv)
 {
 	struct ctx c = { 0 };
-	int fsinfo_only = 0;
+	int fsinfo_only = 0, extents_only = 0;
 	struct sweep_walk_opts o = { .size = sizeof(o), .on_entry = on_entry, .on_error = on_error, .ctx = &c };
 	int i;
 	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
@@ -139,6 +141,8 @@ int main(int argc, char **argv)
 			c.fsfmt = 1;
 		else if (strcmp(a, "--fsinfo") == 0)
 			fsinfo_only = 1;
+		else if (strcmp(a, "--extents") == 0)
+			extents_only = 1;
 		else if (strncmp(a, "--order=", 8) == 0) {
 			if (sweep_order_parse(a + 8, &o.order) < 0) {
 				fprintf(stderr, "walk-list: bad order %s\n", a + 8);
@@ -171,6 +175,52 @@ int main(int argc, char **argv)
 			fprintf(stderr, "walk-list: unknown option %s\n", a);
 			return 2;
 		}
+	}
+	if (extents_only) {
+		/*
+		 * --extents FILE...: per file "source S", then "ext LOGICAL PHYSICAL|-
+		 * LENGTH FLAGS" lines, "first PHYSICAL|-ERRNO", "data LOGICAL LENGTH" lines.
+		 */
+		int rc = 0;
+		for (; i < argc; i++) {
+			int fd = open(argv[i], O_RDONLY | O_CLOEXEC);
+			struct stat st;
+			if (fd < 0 || fstat(fd, &st) < 0) {
+				fprintf(stderr, "walk-list: %s: %s\n", argv[i], strerror(errno));
+				rc = 1;
+				continue;
+			}
+			struct sweep_extent *ext = NULL, *map = NULL;
+			size_t n = 0, nm = 0;
+			enum sweep_extent_source src = 0;
+			int r = sweep_extents_get(fd, &ext, &n, &src);
+			printf("file %s\nsource %d %d\n", argv[i], r, r == 0 ? (int)src : 0);
+			for (size_t k = 0; k < n; k++) {
+				printf("ext %llu ", (unsigned long long)ext[k].logical);
+				if (ext[k].physical == SWEEP_NO_PHYS)
+					printf("- ");
+				else
+					printf("%llu ", (unsigned long long)ext[k].physical);
+				printf("%llu %s%s%s\n", (unsigned long long)ext[k].length,
+				       ext[k].flags & SWEEP_EXTENT_NOLOC ? "noloc," : "",
+				       ext[k].flags & SWEEP_EXTENT_LAST ? "last," : "",
+				       ext[k].flags & SWEEP_EXTENT_SHARED ? "shared," : "");
+			}
+			uint64_t first;
+			r = sweep_extent_first(fd, &first);
+			if (r == 0)
+				printf("first %llu\n", (unsigned long long)first);
+			else
+				printf("first %d\n", r);
+			if (sweep_data_map(fd, (uint64_t)st.st_size, &map, &nm) == 0)
+				for (size_t k = 0; k < nm; k++)
+					printf("data %llu %llu\n", (unsigned long long)map[k].logical,
+					       (unsigned long long)map[k].length);
+			free(ext);
+			free(map);
+			close(fd);
+		}
+		return rc;
 	}
 	if (fsinfo_only) {
 		/* --fsinfo PATH...: what sweep_fsinfo_path says, one line each. */
