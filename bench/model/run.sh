@@ -71,6 +71,21 @@ PY
 done
 
 echo
+echo "## cheetah15k, 64 random 4 KiB reads outstanding: disk queue depth"
+echo
+echo "| device queue depth | noop IOPS | deadline IOPS |"
+echo "|---|---|---|"
+for d in 1 4 16 64; do
+	"$SIM" compare --device cheetah15k --sched noop,deadline --pattern randread --queue 64 --depth $d \
+		--requests 6400 --json >"$work/ncq.json"
+	python3 - "$work/ncq.json" $d <<'PY'
+import json, sys
+r = {x["sched"]: x["iops"] for x in json.load(open(sys.argv[1]))["runs"]}
+print("| %s | %.0f | %.0f |" % (sys.argv[2], r["noop"], r["deadline"]))
+PY
+done
+
+echo
 echo "## Replay speed (this machine, -O2 debugoptimized build)"
 echo
 # a 1M-request DiskSim trace: Poisson arrivals at 150/s, 4 KiB to 64 KiB, 30% writes, over 400 GB
