@@ -52,6 +52,17 @@ want_q=$(awk '/: block_rq_(issue|complete): 7,2 / {
 "$SIM" replay --device hdd7200 --format tracefs@7,2 --mode closed --json "$D/tracefs-loop.txt" >"$work/closed.json"
 [ "$(json "$work/closed.json" host_queue)" -eq "$want_q" ] || fail "closed depth, want $want_q"
 
+# compare replays one trace on several devices: the same requests, the SSD faster than the disk
+"$SIM" compare --device hdd7200,ssd-pagemap --sched fcfs,deadline --trace "$D/disksim-loop.txt" --json >"$work/cmp.json"
+python3 - "$work/cmp.json" "$want_n" <<'PY'
+import json, sys
+runs = json.load(open(sys.argv[1]))["runs"]
+assert [(r["device"], r["sched"]) for r in runs] == [("hdd7200", "fcfs"), ("hdd7200", "deadline"),
+                                                      ("ssd-pagemap", "fcfs"), ("ssd-pagemap", "deadline")]
+assert all(r["requests"] == int(sys.argv[2]) and r["workload"].endswith("disksim-loop.txt") for r in runs)
+assert runs[2]["response_ms"]["mean"] < runs[0]["response_ms"]["mean"]
+PY
+
 # a file in the wrong format is an error with the file's name, exit 1
 set +e
 "$SIM" replay --device eagle --format spc "$D/msr-loop.txt" >/dev/null 2>"$work/err"
