@@ -3,7 +3,8 @@
  * walk-list: print what sweep_walk finds, for comparison with find(1).
  *
  *   walk-list [-0] [-l] [--fs] [--order=O] [--follow] [--follow-roots] [--xdev]
- *             [--no-stat] [--backend=B] [--skip=NAME] [--stop-after=N] ROOT...
+ *             [--no-stat] [--backend=B] [--skip=NAME] [--stop-after=N]
+ *             [--replace=NAME] ROOT...
  *   walk-list --fsinfo PATH...
  *   walk-list --extents FILE...
  *
@@ -12,7 +13,9 @@
  * filesystem. Checks as it goes
  * that each entry is consistent: the parent was handed out before it with
  * the id it names, depth and path follow from the parent, and dirfd/at_name
- * reach the same inode. Errors go to stderr; exit 1 if any was reported,
+ * reach the same inode. --replace=NAME swaps each directory called NAME for a
+ * symlink to / as soon as it is handed out (a tree changing under the walk).
+ * Errors go to stderr; exit 1 if any was reported,
  * 2 if a consistency check failed.
  */
 #include <dirent.h>
@@ -32,7 +35,7 @@ struct dirinfo {
 
 struct ctx {
 	int nul, longfmt, fsfmt, follow, no_stat;
-	const char *skip;
+	const char *skip, *replace;
 	long stop_after, count;
 	struct dirinfo *dirs; /* by id */
 	size_t ndirs;
@@ -115,6 +118,13 @@ static int on_entry(const struct sweep_entry *e, void *arg)
 		return -ECANCELED;
 	if (c->skip && strcmp(e->name, c->skip) == 0)
 		return SWEEP_WALK_SKIP;
+	if (c->replace && e->depth > 0 && strcmp(e->name, c->replace) == 0 && S_ISDIR(e->st.st_mode)) {
+		/* A directory swapped for a symlink to / after it was listed: the walk must not follow it. */
+		char moved[300];
+		snprintf(moved, sizeof(moved), "%s.moved", e->at_name);
+		if (renameat(e->dirfd, e->at_name, e->dirfd, moved) < 0 || symlinkat("/", e->dirfd, e->at_name) < 0)
+			fail(c, e->path, "could not replace it");
+	}
 	return 0;
 }
 
@@ -164,6 +174,8 @@ int main(int argc, char **argv)
 			o.backend = SWEEP_BACKEND_SYSCALL;
 		else if (strncmp(a, "--skip=", 7) == 0)
 			c.skip = a + 7;
+		else if (strncmp(a, "--replace=", 10) == 0)
+			c.replace = a + 10;
 		else if (strncmp(a, "--stop-after=", 13) == 0)
 			c.stop_after = atol(a + 13);
 		else if (strncmp(a, "--batch=", 8) == 0)

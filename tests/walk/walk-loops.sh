@@ -4,7 +4,8 @@
 # find -P); with --follow every directory link is entered, links back to an
 # ancestor are reported as loops and not entered, links to links that loop
 # are stat errors, dangling links are listed as themselves -- all as find -L
-# does. --follow-roots follows a root that is a link, as find -H.
+# does. --follow-roots follows a root that is a link, as find -H. A
+# directory swapped for a symlink during the walk is not followed.
 . "$(dirname "$0")/lib.sh"
 walk_setup "$1"
 
@@ -47,4 +48,17 @@ same_set "$T/find-root" "$T/walk-root" || walk_fail "symlink root without follow
 find -H "$T/rootlink" -print0 >"$T/find-H"
 "$W" -0 --follow-roots "$T/rootlink" >"$T/walk-H" 2>/dev/null
 same_set "$T/find-H" "$T/walk-H" || walk_fail "--follow-roots is not find -H"
+# A directory replaced by a symlink to / after it was listed (the tree changing
+# under the walk): reported, not followed, the rest walked.
+mkdir -p "$r/x/victim/deeper" "$r/x/after"
+touch "$r/x/victim/deeper/f" "$r/x/after/g"
+for order in inode physical none name; do
+	find "$r" -print0 | grep -zv "/x/victim/" >"$T/find-R"
+	"$W" -0 --replace=victim --order=$order "$r" >"$T/walk-R" 2>"$T/err-R"
+	rc=$?
+	rm "$r/x/victim" && mv "$r/x/victim.moved" "$r/x/victim"
+	[ $rc = 1 ] || { cat "$T/err-R" >&2; walk_fail "replaced directory, --order=$order: exit $rc, want 1"; }
+	grep -q "/x/victim: opendir: " "$T/err-R" || walk_fail "replaced directory not reported (--order=$order)"
+	same_set "$T/find-R" "$T/walk-R" || walk_fail "replaced directory, --order=$order: the walk followed it or lost entries"
+done
 echo ok
