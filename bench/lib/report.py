@@ -271,12 +271,17 @@ def main():
              f"kernel {params.get('kernel')}; images are files on `{params.get('backing')}` "
              f"(rotational={params.get('rotational')}), attached with `losetup --direct-io=on`. "
              f"Sequential read through a loop device: {seqbw / MIB:.0f} MiB/s.\n")
-    L.append(f"Every number is the median of {params['repeats']} cold runs (`sync; echo 3 > "
-             "/proc/sys/vm/drop_caches` before each), tools alternating. Seeks: non-contiguous moves of "
+    cold = {"drop": "`sync; echo 3 > /proc/sys/vm/drop_caches`",
+            "remount": "the image unmounted and mounted again (its caches only)",
+            "both": "the image unmounted and mounted again, and `echo 3 > /proc/sys/vm/drop_caches`"}
+    L.append(f"Every number is the median of {params['repeats']} cold runs "
+             f"({cold.get(params.get('cold', 'drop'))} before each), tools alternating in a rotated order. "
+             f"Harness at commit {params.get('commit', '?')}. Seeks: non-contiguous moves of "
              "≥ 1 MiB or backwards between consecutive requests issued to the loop device (tracefs "
              "`block_rq_issue`). Model: the trace replayed by `sweep-sim replay --device "
              f"{params.get('sim_hdd') or '–'}/{params.get('sim_ssd') or '–'} --sched {params.get('sim_sched')}`; "
-             "the bound is the same bytes replayed as one sequential run. Archives go to a pipe "
+             "the bound is the bytes read over the model's media rate (1 GiB replayed as one sequential run). "
+             "Archives go to a pipe "
              "(`| cat >/dev/null`); copies go to a tmpfs.\n")
     sk = os.path.join(out, "skipped")
     if os.path.exists(sk) and open(sk).read().strip():
