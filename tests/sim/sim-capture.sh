@@ -36,7 +36,7 @@ cat "$inst/trace" >"$work/trace"
 # reads of this device in the capture, by awk: sector and count
 awk -v d="$majmin" '$0 ~ ": block_rq_issue: " d " " {
 	for (i = 1; i <= NF; i++) if ($i == "block_rq_issue:") k = i
-	if ($(k + 2) !~ /R/) next
+	if ($(k + 2) !~ /R/ || $(k + 2) ~ /M/) next  # data reads only: a dropped cache may add metadata reads
 	for (j = k + 3; $j !~ /\)$/; j++) ; print $(j + 1), $(j + 3) }' "$work/trace" >"$work/reads"
 [ -s "$work/reads" ] || fail "no reads captured for $majmin"
 
@@ -77,8 +77,10 @@ if [ -x "$PLAN" ]; then
 		done
 	done
 	sync
-	"$PLAN" --order=physical -t "$work/phys.trace" "$mnt/t" >/dev/null 2>&1
-	"$PLAN" --order=none -t "$work/none.trace" "$mnt/t" >/dev/null 2>&1
+	for o in physical none; do
+		"$PLAN" --order=$o -t "$work/${o:0:4}.trace" "$mnt/t" >/dev/null 2>"$work/plan.err" ||
+			fail "sweep-plan --order=$o: $(cat "$work/plan.err")"
+	done
 	for o in phys none; do
 		"$SIM" replay --device hdd7200 --sched fcfs --queue 1 --json "$work/$o.trace" >"$work/$o.json"
 	done
