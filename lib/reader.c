@@ -74,6 +74,11 @@ void sweep__reader_set_shuffle(struct sweep_reader *r, unsigned seed)
 	r->shuffle_seed = seed;
 }
 
+size_t sweep__reader_peak_buffered(const struct sweep_reader *r)
+{
+	return r->peak_held;
+}
+
 int sweep__rd_open_path(const char *path, int flags)
 {
 	char *copy, *comp, *slash;
@@ -165,12 +170,23 @@ static char *ring_alloc(struct run *u, size_t len, size_t *ret_end)
 	r->ring_tail = at + len;
 	*ret_end = r->ring_tail;
 	u->nalloc++;
+	r->held += len;
+	if (r->held > r->peak_held)
+		r->peak_held = r->held;
 	return r->ring + at;
 }
 
 static void ring_free(struct run *u, const struct rd_req *q)
 {
 	u->r->ring_head = q->ring_end;
+	u->r->held -= (q->len + RING_ALIGN - 1) & ~(size_t)(RING_ALIGN - 1);
+	u->nalloc--;
+}
+
+/* Undo the last ring_alloc() when its request could not be queued. */
+static void ring_unalloc(struct run *u, size_t len)
+{
+	u->r->held -= (len + RING_ALIGN - 1) & ~(size_t)(RING_ALIGN - 1);
 	u->nalloc--;
 }
 
@@ -272,7 +288,7 @@ static int submit_reads(struct run *u)
 			break; /* wait for delivery to give buffers back */
 		q = req_get(u);
 		if (!q) {
-			u->nalloc--;
+			ring_unalloc(u, len);
 			return -ENOMEM;
 		}
 		q->kind = RD_READ;
@@ -283,7 +299,7 @@ static int submit_reads(struct run *u)
 		q->ring_end = ring_end;
 		rc = submit_read(u, q);
 		if (rc < 0) {
-			u->nalloc--;
+			ring_unalloc(u, len);
 			req_put(u, q);
 			return rc;
 		}
@@ -595,6 +611,7 @@ static int setup(struct run *u)
 	if (!u->slots)
 		return -ENOMEM;
 	u->rand_state = r->shuffle_seed;
+	r->held = 0;
 	return r->be->start(r);
 }
 

@@ -96,7 +96,8 @@ struct sweep_reader {
 	size_t buffer_size;
 	size_t ring_size;
 	char *ring;            /* buffered bytes for in-order delivery */
-	size_t ring_head, ring_tail, ring_used; /* allocation FIFO in bytes */
+	size_t ring_head, ring_tail; /* allocation FIFO in bytes */
+	size_t held, peak_held; /* bytes of buffers handed out (read or being read, not yet delivered) */
 	unsigned shuffle_seed; /* test hook: handle each batch of completions in a random order */
 };
 
@@ -106,6 +107,9 @@ extern const struct rd_backend sweep__rd_sync;
 
 /* Test hook: handle each batch of completions in a pseudo-random order (0 = off). */
 void sweep__reader_set_shuffle(struct sweep_reader *r, unsigned seed);
+
+/* Test hook: the most buffer bytes held at once since the reader was created. */
+size_t sweep__reader_peak_buffered(const struct sweep_reader *r);
 
 /* Open path read-only; paths beyond PATH_MAX are opened one component at a time. -errno on failure. */
 int sweep__rd_open_path(const char *path, int flags);

@@ -251,6 +251,10 @@ static void ordered_delivery(enum sweep_backend b, unsigned depth, size_t bufsz,
 	assert_int_equal(st.failed, 0);
 	assert_int_equal(st.changed, 0);
 	assert_true(st.requests >= NFILES / 2);
+	/* read-ahead never held more than the bound (64 MiB by default) */
+	size_t peak = sweep__reader_peak_buffered(r);
+	assert_true(peak > 0);
+	assert_true(peak <= (maxbuf ? maxbuf : 64u << 20));
 	sweep_reader_free(r);
 	sweep_plan_free(p);
 	free(s);
