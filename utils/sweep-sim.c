@@ -170,6 +170,17 @@ static uint64_t ms_arg(const char *opt, const char *s)
 	return (uint64_t)(v * 1e6);
 }
 
+/* One of two words: 1 for `yes`, 0 for `no`; anything else is a usage error. */
+static int choice(const char *opt, const char *arg, const char *yes, const char *no)
+{
+	if (strcmp(arg, yes) != 0 && strcmp(arg, no) != 0) {
+		cli_msg("invalid %s '%s' (%s or %s)", opt, arg, yes, no);
+		fprintf(stderr, "Try '%s --help' for more information.\n", cli_prog());
+		exit(2);
+	}
+	return strcmp(arg, yes) == 0;
+}
+
 static void parse_stream(struct args *a, const char *s)
 {
 	if (a->o.nstreams == MAX_STREAMS)
@@ -264,25 +275,12 @@ static void parse(struct args *a, int argc, char **argv)
 		case O_SEED: a->seed = num_arg("--seed", optarg); break;
 		case O_FORMAT: a->format = optarg; break;
 		case O_MODE:
-			if (strcmp(optarg, "open") == 0)
-				a->mode = SWEEP_SIM_OPEN;
-			else if (strcmp(optarg, "closed") == 0)
-				a->mode = SWEEP_SIM_CLOSED;
-			else
-				bad_usage("invalid --mode '%s' (open or closed)", optarg);
+			a->mode = choice("--mode", optarg, "closed", "open") ? SWEEP_SIM_CLOSED : SWEEP_SIM_OPEN;
 			break;
 		case O_TRACE: a->trace = optarg; break;
 		case O_DEPTH: a->o.queue_depth = (unsigned)num_arg("--depth", optarg); break;
-		case O_WCACHE:
-			if (strcmp(optarg, "back") && strcmp(optarg, "through"))
-				bad_usage("invalid --write-cache '%s' (back or through)", optarg);
-			a->o.write_cache = strcmp(optarg, "back") == 0;
-			break;
-		case O_RA:
-			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
-				bad_usage("invalid --readahead '%s' (on or off)", optarg);
-			a->o.readahead = strcmp(optarg, "on") == 0;
-			break;
+		case O_WCACHE: a->o.write_cache = choice("--write-cache", optarg, "back", "through"); break;
+		case O_RA: a->o.readahead = choice("--readahead", optarg, "on", "off"); break;
 		case O_GROUP: a->o.group_cylinders = (unsigned)num_arg("--group", optarg); break;
 		case O_MAXRESP: a->o.max_response_ns = ms_arg("--max-response", optarg); break;
 		case O_BUNDLE: a->o.bundle_bytes = size_arg("--bundle", optarg); break;
@@ -290,11 +288,7 @@ static void parse(struct args *a, int argc, char **argv)
 		case O_REXP: a->o.read_expire_ns = ms_arg("--read-expire", optarg); break;
 		case O_WEXP: a->o.write_expire_ns = ms_arg("--write-expire", optarg); break;
 		case O_STREAM: parse_stream(a, optarg); break;
-		case O_ELEV:
-			if (strcmp(optarg, "cscan") && strcmp(optarg, "ssf"))
-				bad_usage("invalid --elevator '%s' (cscan or ssf)", optarg);
-			a->o.elevator_ssf = strcmp(optarg, "ssf") == 0;
-			break;
+		case O_ELEV: a->o.elevator_ssf = choice("--elevator", optarg, "ssf", "cscan"); break;
 		case O_SET:
 			if (a->nsets == MAX_SETS || !strchr(optarg, '='))
 				bad_usage("invalid --set '%s' (KEY=VALUE)", optarg);

@@ -512,15 +512,11 @@ static const struct sim_dev_ops hdd_ops = {
 
 SWEEP_EXPORT int sweep_sim_preset_hdd(const char *name, struct sweep_sim_hdd_params *ret)
 {
-	if (!name || !ret || ret->size < sizeof(*ret))
+	int i = preset_find(presets, NPRESETS, sizeof(presets[0]), name);
+	if (i < 0 || !ret || ret->size < sizeof(*ret))
 		return -EINVAL;
-	for (size_t i = 0; i < NPRESETS; i++)
-		if (strcmp(presets[i].name, name) == 0) {
-			*ret = presets[i].p;
-			ret->size = sizeof(*ret);
-			return 0;
-		}
-	return -EINVAL;
+	*ret = presets[i].p;
+	return 0;
 }
 
 static bool hdd_params_ok(const struct sweep_sim_hdd_params *p)
@@ -536,11 +532,11 @@ int hdd_new(const char *preset, const struct sweep_sim_options *o, struct sim_de
 {
 	const struct sweep_sim_hdd_params *p = o->hdd;
 	const char *name = preset;
-	for (size_t i = 0; !p && i < NPRESETS; i++)
-		if (strcmp(presets[i].name, preset) == 0) {
-			p = &presets[i].p;
-			name = presets[i].name;
-		}
+	int i = p ? -1 : preset_find(presets, NPRESETS, sizeof(presets[0]), preset);
+	if (i >= 0) {
+		p = &presets[i].p;
+		name = presets[i].name;
+	}
 	if (!p || !hdd_params_ok(p))
 		return -EINVAL;
 	struct hdd *h = calloc(1, sizeof(*h));

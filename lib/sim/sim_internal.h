@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -102,6 +103,18 @@ struct sim_dev {
 };
 void dev_done(struct sim_dev *d, struct sim_req *r);
 void sim_count_seek(struct sim_counters *c, uint64_t dist);
+
+/*
+ * Index of the preset called `name` in a table of structs whose first member
+ * is the name, or -1. The HDD and SSD tables share it.
+ */
+static inline int preset_find(const void *table, size_t n, size_t stride, const char *name)
+{
+	for (size_t i = 0; name && i < n; i++)
+		if (strcmp(*(const char *const *)((const char *)table + i * stride), name) == 0)
+			return (int)i;
+	return -1;
+}
 
 int hdd_new(const char *preset, const struct sweep_sim_options *o, struct sim_dev **ret);
 int ssd_new(const char *preset, const struct sweep_sim_options *o, struct sim_dev **ret);

@@ -503,15 +503,11 @@ static int pagemap_init(struct ssd *s)
 
 SWEEP_EXPORT int sweep_sim_preset_ssd(const char *name, struct sweep_sim_ssd_params *ret)
 {
-	if (!name || !ret || ret->size < sizeof(*ret))
+	int i = preset_find(presets, NPRESETS, sizeof(presets[0]), name);
+	if (i < 0 || !ret || ret->size < sizeof(*ret))
 		return -EINVAL;
-	for (size_t i = 0; i < NPRESETS; i++)
-		if (strcmp(presets[i].name, name) == 0) {
-			*ret = presets[i].p;
-			ret->size = sizeof(*ret);
-			return 0;
-		}
-	return -EINVAL;
+	*ret = presets[i].p;
+	return 0;
 }
 
 static bool ssd_params_ok(const struct sweep_sim_ssd_params *p)
@@ -528,11 +524,11 @@ int ssd_new(const char *preset, const struct sweep_sim_options *o, struct sim_de
 {
 	const struct sweep_sim_ssd_params *p = o->ssd;
 	const char *name = preset;
-	for (size_t i = 0; !p && i < NPRESETS; i++)
-		if (strcmp(presets[i].name, preset) == 0) {
-			p = &presets[i].p;
-			name = presets[i].name;
-		}
+	int i = p ? -1 : preset_find(presets, NPRESETS, sizeof(presets[0]), preset);
+	if (i >= 0) {
+		p = &presets[i].p;
+		name = presets[i].name;
+	}
 	if (!p || !ssd_params_ok(p))
 		return -EINVAL;
 	struct ssd *s = calloc(1, sizeof(*s));

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Aggregate statistics: counts, response-time percentiles, seek histogram, FTL counters. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,15 +101,15 @@ void stats_fill(const struct sim_stats *st, const struct sim_counters *c, uint64
 	s.seek_count = c->seek_count;
 	memcpy(s.seek_hist, c->seek_hist, sizeof(s.seek_hist));
 	s.cache_hits = c->cache_hits;
-	s.host_pages_written = c->host_pages_written;
-	s.flash_pages_written = c->flash_pages_written;
-	s.flash_pages_read = c->flash_pages_read;
-	s.erases = c->erases;
-	s.merges_switch = c->merges_switch;
-	s.merges_partial = c->merges_partial;
-	s.merges_full = c->merges_full;
-	s.gc_runs = c->gc_runs;
-	s.gc_pages_copied = c->gc_pages_copied;
+	/* the SSD counters are the same run of uint64_t in both structs */
+	_Static_assert(offsetof(struct sweep_sim_stats, gc_pages_copied) -
+				       offsetof(struct sweep_sim_stats, host_pages_written) ==
+			       offsetof(struct sim_counters, gc_pages_copied) -
+				       offsetof(struct sim_counters, host_pages_written),
+		       "SSD counters out of step");
+	memcpy(&s.host_pages_written, &c->host_pages_written,
+	       offsetof(struct sim_counters, gc_pages_copied) + sizeof(uint64_t) -
+		       offsetof(struct sim_counters, host_pages_written));
 	if (c->host_pages_written)
 		s.write_amplification = (double)c->flash_pages_written / (double)c->host_pages_written;
 	/* copy no more than the caller's struct holds */
