@@ -131,6 +131,18 @@ if [ "$(id -u)" != 0 ]; then
 	}
 fi
 
+# --- tmpfs: no FIEMAP, the policy is not physical; everything still listed and read ---
+if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] && shm=$(mktemp -d /dev/shm/sweep-plan.XXXXXX); then
+	cp -r "$tree/d1" "$tree/d2" "$shm/"
+	n=$(find "$shm" -type f | wc -l)
+	"$PLAN" --read --dump="$work/shm.dump" "$shm" >"$work/shm.out" 2>"$work/shm.err" || bad "tmpfs: exit $?: $(cat "$work/shm.err")"
+	[ "$(grep -c '^- ' "$work/shm.out")" = "$n" ] || bad "tmpfs: files with a physical offset on tmpfs?"
+	grep -q "order=physical" "$work/shm.err" && bad "tmpfs: auto resolved to physical order"
+	grep -q "read $n files" "$work/shm.err" || bad "tmpfs: not every file read"
+	paths <"$work/shm.out" | tr '\n' '\0' | xargs -0 cat | cmp -s - "$work/shm.dump" || bad "tmpfs: data differs from cat"
+	rm -rf "$shm"
+fi
+
 # --- usage ---
 "$PLAN" --help | grep -q "^Usage: sweep-plan" || bad "--help"
 "$PLAN" --version | grep -q "sweep-plan (sweep)" || bad "--version"
