@@ -672,13 +672,14 @@ static int rd_begin(const struct sweep_file *f, void *ctx)
 			}
 		}
 	}
+	/*
+	 * No fallocate: it allocates (unwritten extents) at once, file by file,
+	 * and the conversions cost extra journal writes. Measured on an aged
+	 * ext4 copy of 17k files: 3,400 write requests and 830 seeks on the
+	 * destination with it, 500-630 and 130 without (cp -a: 700 and 325).
+	 * Delayed allocation already lays out files written in one stream.
+	 */
 	it->how = COPY_HOW_DATA;
-	/* A file without holes is allocated in one go: contiguous, and a full disk shows up now. */
-	if (dense && !it->punch && it->size > 0 && fallocate(it->tmpfd, 0, 0, (off_t)it->size) < 0 &&
-	    (errno == ENOSPC || errno == EDQUOT || errno == EFBIG)) {
-		item_fail(it, COPY_OP_WRITE, -errno);
-		return SWEEP_READ_SKIP;
-	}
 	return 0;
 }
 
