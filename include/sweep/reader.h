@@ -23,10 +23,15 @@ extern "C" {
 #define SWEEP_READ_NOATIME 0x2u /* open with O_NOATIME where permitted */
 #define SWEEP_READ_REGISTERED 0x4u /* io_uring: register the read buffers (fixed buffers) where permitted */
 
-/* Positive end() statuses: the file was delivered but is not what was planned. */
-#define SWEEP_READ_SHRANK  1 /* EOF before st.st_size bytes: fewer bytes were delivered */
-#define SWEEP_READ_GREW    2 /* more data exists past st.st_size: only st.st_size bytes were delivered */
-#define SWEEP_READ_CHANGED 3 /* size held but ctime moved while it was read */
+/*
+ * Positive end() statuses: the file was delivered but is not what was
+ * planned. Changes while the file was read are reported first; otherwise
+ * the st from open is compared with the entry (size, ctime, inode), so a
+ * file that changed between planning and reading is reported too.
+ */
+#define SWEEP_READ_SHRANK  1 /* EOF before st.st_size bytes (fewer bytes delivered), or smaller than planned */
+#define SWEEP_READ_GREW    2 /* data past st.st_size (only st.st_size bytes delivered), or larger than planned */
+#define SWEEP_READ_CHANGED 3 /* size held but ctime moved (while read or since planned), or another inode */
 
 /* begin() may return this: deliver no data for this file (the caller used fd itself). */
 #define SWEEP_READ_SKIP 1
