@@ -486,6 +486,8 @@ int main(int argc, char **argv)
 		if (optind + 1 != argc)
 			bad_usage("replay takes one trace file%s", "");
 		a.trace = argv[optind];
+		if (strcmp(a.trace, "-") == 0)
+			a.trace = "/dev/stdin"; /* read once: compare would need to re-read it */
 	} else if (optind != argc) {
 		bad_usage("extra operand '%s'", argv[optind]);
 	}

@@ -63,6 +63,10 @@ assert all(r["requests"] == int(sys.argv[2]) and r["workload"].endswith("disksim
 assert runs[2]["response_ms"]["mean"] < runs[0]["response_ms"]["mean"]
 PY
 
+# standard input
+"$SIM" replay --device hdd7200 --sched deadline --json - <"$D/spc-loop.txt" >"$work/stdin.json"
+grep -v '"workload"' "$work/stdin.json" | cmp -s - "$work/tracefs-loop.txt.cmp" || fail "replay - differs"
+
 # a file in the wrong format is an error with the file's name, exit 1
 set +e
 "$SIM" replay --device eagle --format spc "$D/msr-loop.txt" >/dev/null 2>"$work/err"
