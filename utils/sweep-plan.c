@@ -418,9 +418,6 @@ int main(int argc, char **argv)
 	}
 	if (c.dump_fd >= 0)
 		c.read = true;
-	rc = sweep_plan_new(&popts, &c.plan);
-	if (rc < 0)
-		cli_die(1, "cannot create a plan: %s", strerror(-rc));
 	if (c.read) {
 		rc = sweep_reader_new(&ropts, &c.reader);
 		if (rc < 0)
@@ -429,6 +426,14 @@ int main(int argc, char **argv)
 	c.order = popts.order;
 	c.locate_self = popts.order == SWEEP_ORDER_INODE || popts.order == SWEEP_ORDER_NAME ||
 			popts.order == SWEEP_ORDER_NONE;
+	if (c.trace_fd >= 0) {
+		/* A trace is worth most with every extent; the plan then locates files in any order. */
+		popts.flags |= SWEEP_PLAN_EXTENTS;
+		c.locate_self = false;
+	}
+	rc = sweep_plan_new(&popts, &c.plan);
+	if (rc < 0)
+		cli_die(1, "cannot create a plan: %s", strerror(-rc));
 
 	wopts.order = walk_order_for(popts.order);
 	wopts.on_entry = on_entry;

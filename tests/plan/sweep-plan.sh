@@ -107,13 +107,22 @@ r=$(sed -n 's/.*readdir_jumps=\([0-9]*\).*/\1/p' "$work/none.err")
 p=$(sed -n 's/.* plan_jumps=\([0-9]*\).*/\1/p' "$work/none.err")
 [ -n "$r" ] && [ "$r" = "$p" ] || bad "--order=none: readdir jumps $r != plan jumps $p"
 
-# --- trace: header, then one line per file (first block only) ---
+# --- trace: header, then every extent of each file in plan order (filefrag's extents), unlocated as comments ---
 "$PLAN" --order=physical --trace="$work/trace" --no-compare "$tree" >"$work/t.out" 2>/dev/null
 head -1 "$work/trace" | grep -qx "# sweep-trace 1" || bad "trace has no header"
-n=$(grep -c -E '^(R [0-9]+ [0-9]+ [0-9]+|# nophys [0-9]+ [0-9]+)$' "$work/trace")
-[ "$n" = "$nfiles" ] || bad "trace has $n file lines, want $nfiles"
-located=$(grep -vc '^- ' "$work/t.out")
-[ "$(grep -c '^R ' "$work/trace")" = "$located" ] || bad "trace R lines != located files"
+grep -v '^#' "$work/trace" | grep -qvE '^R [0-9]+ [0-9]+ [0-9]+$' && bad "trace has malformed request lines"
+# the inodes of the trace, in order of first appearance, are the plan's inodes in plan order
+diff <(awk '$1 == "R" { i = $4 } $2 == "nophys" { i = $4 } i != "" && !seen[i]++ { print i } { i = "" }' "$work/trace") \
+	<(cut -d' ' -f2 "$work/t.out") >/dev/null || bad "trace is not in plan order or misses files"
+# each located file's first request starts at its listed offset, and its requests cover its size
+awk 'NR == FNR { if ($1 != "-") { off[$2] = $1; size[$2] = 0 } next }
+     $1 == "R" { if (!($4 in first)) { first[$4] = $2; if (off[$4] != $2) { print "inode " $4 ": first request " $2 " != " off[$4]; bad = 1 } } cover[$4] += $3 }
+     END { exit bad }' "$work/t.out" "$work/trace" || bad "trace requests do not start at the listed offsets"
+while read -r off ino path; do
+	[ "$off" = "-" ] && continue
+	c=$(awk -v i="$ino" '$1 == "R" && $4 == i { s += $3 } END { print s + 0 }' "$work/trace")
+	[ "$c" -ge "$(stat -c %s "$path")" ] || bad "trace covers $c bytes of $path, smaller than the file"
+done < <(head -50 "$work/t.out")
 
 # --- errors: a missing root is reported, the others are still listed, exit 1 ---
 "$PLAN" --no-compare "$work/nope" "$tree" >"$work/err.out" 2>"$work/err.err"
