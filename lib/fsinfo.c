@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,11 +99,22 @@ static void copy_name(char *dst, size_t size, const char *src)
 }
 
 /*
- * The mountinfo line for dev: its fstype (ext2/ext3/ext4 share a magic) and
- * its source (btrfs reports an anonymous st_dev; the source names the disk).
+ * The mountinfo line of the mount that fd is on (by mount id, when statx
+ * gives it), else the first one for dev: its fstype (ext2/ext3/ext4 share a
+ * magic) and its source (btrfs files carry an anonymous st_dev that is not
+ * even the one mountinfo shows; the source names the disk).
  */
-static int mountinfo_find(uint64_t dev, char *fstype, size_t fstype_size, char *source, size_t source_size)
+static int mountinfo_find(int fd, uint64_t dev, char *fstype, size_t fstype_size, char *source, size_t source_size)
 {
+	uint64_t mnt_id = 0;
+	bool by_id = false;
+#ifdef STATX_MNT_ID
+	struct statx stx;
+	if (fd >= 0 && statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) == 0 && (stx.stx_mask & STATX_MNT_ID)) {
+		mnt_id = stx.stx_mnt_id;
+		by_id = true;
+	}
+#endif
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	if (!f)
 		return -errno;
@@ -110,8 +122,11 @@ static int mountinfo_find(uint64_t dev, char *fstype, size_t fstype_size, char *
 	size_t cap = 0;
 	int ret = -ENOENT;
 	while (getline(&line, &cap, f) > 0) {
+		unsigned long long id;
 		unsigned maj, min;
-		if (sscanf(line, "%*u %*u %u:%u", &maj, &min) != 2 || makedev(maj, min) != dev)
+		if (sscanf(line, "%llu %*u %u:%u", &id, &maj, &min) != 3)
+			continue;
+		if (by_id ? id != mnt_id : makedev(maj, min) != dev)
 			continue;
 		/* Optional fields end with " - ", then: fstype source options. */
 		char *sep = strstr(line, " - ");
@@ -153,6 +168,7 @@ static int read_small(const char *path, char *buf, size_t size)
  * device-mapper and md to their slaves. Rotational when any disk below is.
  */
 static int disk_of(uint64_t dev, int hops, char *disk, size_t disk_size);
+static int disk_of_fd(int fd, const struct stat *st, int hops, char *disk, size_t disk_size);
 
 /* Where sysfs is; unit tests point it at a made-up tree. */
 static const char *sys_root = "/sys";
@@ -192,9 +208,12 @@ static int disk_of_sysdir(const char *sysdir, int hops, char *disk, size_t disk_
 	snprintf(path, sizeof(path), "%s/loop/backing_file", sysdir);
 	if (read_small(path, buf, sizeof(buf)) == 0) {
 		struct stat st;
-		if (stat(buf, &st) < 0)
+		int bfd = open(buf, O_PATH | O_CLOEXEC);
+		if (bfd < 0)
 			return -1;
-		return disk_of(st.st_dev, hops + 1, disk, disk_size);
+		int r = fstat(bfd, &st) < 0 ? -1 : disk_of_fd(bfd, &st, hops + 1, disk, disk_size);
+		close(bfd);
+		return r;
 	}
 	/* Device-mapper, md: the slaves. */
 	snprintf(path, sizeof(path), "%s/slaves", sysdir);
@@ -234,21 +253,26 @@ static int disk_of(uint64_t dev, int hops, char *disk, size_t disk_size)
 {
 	char link[PATH_MAX], real[PATH_MAX];
 	/* Loops of loop devices are legal; a bound keeps a bad setup from recursing forever. */
-	if (hops > 16)
+	if (hops > 16 || major(dev) == 0)
 		return -1;
-	if (major(dev) == 0) {
-		/* Anonymous device (btrfs, overlay, tmpfs): the mount source may name a disk. */
-		char type[32], source[PATH_MAX];
-		struct stat st;
-		if (mountinfo_find(dev, type, sizeof(type), source, sizeof(source)) < 0 || source[0] != '/' ||
-		    stat(source, &st) < 0 || !S_ISBLK(st.st_mode))
-			return -1;
-		dev = st.st_rdev;
-	}
 	if (snprintf(link, sizeof(link), "%s/dev/block/%u:%u", sys_root, major(dev), minor(dev)) >= (int)sizeof(link) ||
 	    !realpath(link, real))
 		return -1;
 	return disk_of_sysdir(real, hops, disk, disk_size);
+}
+
+/* The disk under the open file fd, whatever its st_dev looks like. */
+static int disk_of_fd(int fd, const struct stat *st, int hops, char *disk, size_t disk_size)
+{
+	if (major(st->st_dev) != 0)
+		return disk_of(st->st_dev, hops, disk, disk_size);
+	/* Anonymous device (btrfs, overlay, tmpfs): the mount source may name a block device. */
+	char type[32], source[PATH_MAX];
+	struct stat bst;
+	if (mountinfo_find(fd, st->st_dev, type, sizeof(type), source, sizeof(source)) < 0 || source[0] != '/' ||
+	    stat(source, &bst) < 0 || !S_ISBLK(bst.st_mode))
+		return -1;
+	return disk_of(bst.st_rdev, hops, disk, disk_size);
 }
 
 static int fsinfo_fill(int fd, const struct stat *st, struct sweep_fsinfo *ret)
@@ -265,12 +289,12 @@ static int fsinfo_fill(int fd, const struct stat *st, struct sweep_fsinfo *ret)
 	copy_name(fi.fs_name, sizeof(fi.fs_name), t ? t->name : "unknown");
 	if (fi.fs_magic == 0xEF53) {
 		char type[32], source[16];
-		if (mountinfo_find(fi.dev, type, sizeof(type), source, sizeof(source)) == 0 &&
+		if (mountinfo_find(fd, fi.dev, type, sizeof(type), source, sizeof(source)) == 0 &&
 		    strncmp(type, "ext", 3) == 0)
 			copy_name(fi.fs_name, sizeof(fi.fs_name), type);
 	}
 	fi.policy = sweep_fsinfo_policy(fi.fs_magic);
-	fi.rotational = disk_of(fi.dev, 0, fi.disk, sizeof(fi.disk));
+	fi.rotational = disk_of_fd(fd, st, 0, fi.disk, sizeof(fi.disk));
 	if (fi.rotational < 0) {
 		fi.rotational = -1;
 		fi.disk[0] = '\0';

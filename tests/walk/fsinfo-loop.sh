@@ -25,7 +25,13 @@ disk_of_file() {
 	[ -n "$pk" ] && echo "$pk" || basename "$src"
 }
 
-for fs in ext4 xfs; do
+# ext3 shares ext4's magic number (the name comes from mountinfo); btrfs has
+# an anonymous st_dev (the disk comes from the mount source). Both when the
+# tools are there.
+fslist=(ext4 xfs)
+command -v mkfs.ext3 >/dev/null && fslist+=(ext3)
+command -v mkfs.btrfs >/dev/null && grep -qw btrfs /proc/filesystems && fslist+=(btrfs)
+for fs in "${fslist[@]}"; do
 	mnt=$(loopfs_new $fs 300M) || walk_fail "cannot make $fs"
 	dev=$(loopfs_dev "$mnt")
 	back=$(losetup -nO BACK-FILE "$dev")
