@@ -3,7 +3,8 @@
 # fsinfo on real filesystems in loop devices: type, block size and policy
 # as the kernel reports them, and the disk and rotational flag found by
 # following the loop device to its backing file and that file's disk --
-# compared with what losetup, findmnt, lsblk and /sys say. Skips without root
+# compared with what losetup, findmnt, lsblk and /sys say; and a walk in
+# every order finds what find finds there. Skips without root
 # or loop devices.
 . "$(dirname "$0")/lib.sh"
 . "$TESTS_DIR/common/loopfs.sh"
@@ -46,6 +47,22 @@ for fs in "${fslist[@]}"; do
 		got=$("$W" --fsinfo "$p") || walk_fail "--fsinfo $p"
 		want="fs=$fs disk=$disk rotational=$rot policy=physical block_size=$bs"
 		[ "$got" = "$want" ] || walk_fail "$p: got '$got', want '$want'"
+	done
+	# The walk on each real filesystem, in its own (AUTO) order and the others: what find finds.
+	python3 - "$mnt/d" <<'PY'
+import os, sys
+r = sys.argv[1]
+for i in range(30):
+    d = os.path.join(r, "dir%d" % i, "sub%d" % (i % 4))
+    os.makedirs(d)
+    for j in range(12):
+        open(os.path.join(d if j % 2 else os.path.dirname(d), "f%d-%d" % (i, j)), "w").write("x" * j * 100)
+    os.symlink("..", os.path.join(d, "up"))
+PY
+	find "$mnt" -print0 >"$T/find"
+	for order in auto physical inode none name; do
+		"$W" -0 --order=$order "$mnt" >"$T/walk" 2>"$T/err" || { cat "$T/err" >&2; walk_fail "$fs --order=$order"; }
+		same_set "$T/find" "$T/walk" || walk_fail "$fs --order=$order: not what find finds"
 	done
 	# Every entry of a walk carries the fsinfo of its filesystem.
 	"$W" --fs "$mnt" 2>/dev/null | grep -v "^$fs " && walk_fail "an entry on $fs described otherwise"
