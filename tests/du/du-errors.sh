@@ -40,6 +40,7 @@ du_same .
 du_same -a .
 du_same -s closed ok nope
 du_same -c closed
+du_same -a closed/hidden ok closed/nothing-here
 du_same -a listonly
 du_same -sh noexec
 du_same -a --exclude=locked ok
