@@ -91,7 +91,7 @@ make_tree() {
 	mkfifo "$s/fifo"
 	python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$s/sock"
 	# modes
-	chmod 0000 "$s/zero"
+	is_root && chmod 0000 "$s/zero" # (an ordinary user could not read it back)
 	chmod 4755 "$s/d1/odd"
 	chmod 2710 "$s/d1/block"
 	chmod 1777 "$s/sticky"
