@@ -254,7 +254,7 @@ static const struct option longopts[] = {
 
 static void parse(struct args *a, int argc, char **argv)
 {
-	a->o = (struct sweep_sim_options){ .size = sizeof(a->o), .write_cache = -1, .readahead = -1 };
+	a->o = (struct sweep_sim_options){ .size = sizeof(a->o) };
 	a->mode = -1;
 	a->seed = 1;
 	a->queue = 1;
@@ -279,8 +279,11 @@ static void parse(struct args *a, int argc, char **argv)
 			break;
 		case O_TRACE: a->trace = optarg; break;
 		case O_DEPTH: a->o.queue_depth = (unsigned)num_arg("--depth", optarg); break;
-		case O_WCACHE: a->o.write_cache = choice("--write-cache", optarg, "back", "through"); break;
-		case O_RA: a->o.readahead = choice("--readahead", optarg, "on", "off"); break;
+		case O_WCACHE:
+			a->o.write_cache = choice("--write-cache", optarg, "back", "through") ? SWEEP_SIM_WRITE_BACK
+											: SWEEP_SIM_WRITE_THROUGH;
+			break;
+		case O_RA: a->o.readahead = choice("--readahead", optarg, "on", "off") ? SWEEP_SIM_ON : SWEEP_SIM_OFF; break;
 		case O_GROUP: a->o.group_cylinders = (unsigned)num_arg("--group", optarg); break;
 		case O_MAXRESP: a->o.max_response_ns = ms_arg("--max-response", optarg); break;
 		case O_BUNDLE: a->o.bundle_bytes = size_arg("--bundle", optarg); break;

@@ -103,14 +103,22 @@ struct sweep_sim_ssd_params {
 	unsigned depth;       /* default device queue depth */
 };
 
+/* Switches of struct sweep_sim_options: 0 (a zeroed struct) always means the preset's choice. */
+enum {
+	SWEEP_SIM_WRITE_BACK = 1,
+	SWEEP_SIM_WRITE_THROUGH = 2,
+	SWEEP_SIM_ON = 1,
+	SWEEP_SIM_OFF = 2,
+};
+
 struct sweep_sim_options {
 	size_t size;          /* sizeof(struct sweep_sim_options) */
 	const char *device;   /* preset, see sweep_sim_device_name(); NULL = "hdd7200" */
 	const char *sched;    /* host scheduler, see sweep_sim_sched_name(); NULL = "fcfs" */
 	unsigned queue_depth; /* device queue depth (NCQ/TCQ tags); 0 = preset default */
 	uint64_t seed;        /* reserved for randomised devices; recorded in the output */
-	int write_cache;      /* HDD: -1 preset default, 0 write-through, 1 write-back */
-	int readahead;        /* HDD: -1 preset default, 0 off, 1 on */
+	int write_cache;      /* HDD: 0 preset default, SWEEP_SIM_WRITE_BACK or SWEEP_SIM_WRITE_THROUGH */
+	int readahead;        /* HDD: 0 preset default, SWEEP_SIM_ON or SWEEP_SIM_OFF */
 	unsigned group_cylinders;  /* GSTF cylinder-group size; 0 = cylinders / 4 */
 	uint64_t max_response_ns;  /* WSTF: M; 0 = 30 s (the seed's choice) */
 	uint64_t bundle_bytes;     /* IRBW bundle; 0 = the SSD's logical block, else 4 MiB */

@@ -572,10 +572,10 @@ int hdd_new(const char *preset, const struct sweep_sim_options *o, struct sim_de
 	h->bus_ns_per_byte = 1e9 / (p->bus_mb_s * 1e6);
 	h->cache_bytes = p->cache_kib * 1024;
 	h->readahead_sect = p->readahead_kib * 1024 / SECTOR;
-	h->readahead = o->readahead < 0 ? p->readahead_kib > 0 : o->readahead > 0;
+	h->readahead = o->readahead ? o->readahead == SWEEP_SIM_ON : p->readahead_kib > 0;
 	if (h->readahead && !h->readahead_sect)
 		h->readahead_sect = 256; /* 128 KiB when forced on for a preset without one */
-	if (!h->cache_bytes && (o->write_cache > 0 || h->readahead))
+	if (!h->cache_bytes && (o->write_cache == SWEEP_SIM_WRITE_BACK || h->readahead))
 		h->cache_bytes = 1024 * 1024; /* a small buffer when asked for on the Eagle */
 
 	struct sim_dev *d = &h->dev;
@@ -585,7 +585,7 @@ int hdd_new(const char *preset, const struct sweep_sim_options *o, struct sim_de
 	d->capacity = h->sectors * SECTOR;
 	d->nkeys = p->cylinders;
 	d->depth = o->queue_depth ? o->queue_depth : p->depth ? p->depth : 1;
-	d->write_back = o->write_cache < 0 ? p->write_back : o->write_cache > 0;
+	d->write_back = o->write_cache ? o->write_cache == SWEEP_SIM_WRITE_BACK : p->write_back;
 	*ret = d;
 	return 0;
 }

@@ -91,7 +91,7 @@ SWEEP_EXPORT int sweep_sim_new(const struct sweep_sim_options *opts, struct swee
 	if (!ret_sim || (opts && opts->size < offsetof(struct sweep_sim_options, streams)))
 		return -EINVAL;
 	/* copy what the caller's (possibly older, smaller) struct holds */
-	struct sweep_sim_options o = { .size = sizeof(o), .write_cache = -1, .readahead = -1 };
+	struct sweep_sim_options o = { .size = sizeof(o) };
 	if (opts)
 		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
 	const char *dev = o.device ? o.device : "hdd7200";

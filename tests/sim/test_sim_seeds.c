@@ -35,8 +35,7 @@ static int src(void *ctx, struct sweep_sim_request *r)
 static struct res run(const char *dev, const char *sched, const char *pattern, uint64_t size, unsigned q,
 		      uint64_t n, uint64_t max_resp_ns)
 {
-	struct sweep_sim_options o = { .size = sizeof(o), .device = dev, .sched = sched, .write_cache = -1,
-				       .readahead = -1, .max_response_ns = max_resp_ns, .seed = 1 };
+	struct sweep_sim_options o = { .size = sizeof(o), .device = dev, .sched = sched, .max_response_ns = max_resp_ns, .seed = 1 };
 	struct sweep_sim *sim;
 	assert_int_equal(sweep_sim_new(&o, &sim), 0);
 	struct sweep_sim_info info = { .size = sizeof(info) };
@@ -65,8 +64,7 @@ static double iops(const struct res *r)
 
 static struct res run_depth(const char *sched, unsigned depth)
 {
-	struct sweep_sim_options o = { .size = sizeof(o), .device = "cheetah15k", .sched = sched, .write_cache = -1,
-				       .readahead = -1, .queue_depth = depth };
+	struct sweep_sim_options o = { .size = sizeof(o), .device = "cheetah15k", .sched = sched, .queue_depth = depth };
 	struct sweep_sim *sim;
 	assert_int_equal(sweep_sim_new(&o, &sim), 0);
 	struct sweep_sim_info info = { .size = sizeof(info) };

@@ -32,7 +32,7 @@ struct fx {
 
 static void fx_open(struct fx *f, const char *device, const char *sched, const struct sweep_sim_options *opts)
 {
-	struct sweep_sim_options o = { .size = sizeof(o), .write_cache = -1, .readahead = -1 };
+	struct sweep_sim_options o = { .size = sizeof(o) };
 	if (opts)
 		o = *opts;
 	memset(f, 0, sizeof(*f));
@@ -233,7 +233,7 @@ static void wstf_queue(struct fx *f, uint64_t now)
 static void test_wstf(void **state)
 {
 	(void)state;
-	struct sweep_sim_options o = { .size = sizeof(o), .write_cache = -1, .readahead = -1,
+	struct sweep_sim_options o = { .size = sizeof(o),
 				       .max_response_ns = NS_PER_S };
 	uint64_t now = 2 * NS_PER_S;
 	struct fx f;
@@ -332,7 +332,7 @@ static void test_bw(void **state)
 		{ .stream = 1, .rate_bps = 1000000, .bucket_bytes = 8192 },
 		{ .stream = 2, .rate_bps = 1000000, .bucket_bytes = 8192, .deadline_ns = 10 * NS_PER_MS },
 	};
-	struct sweep_sim_options o = { .size = sizeof(o), .write_cache = -1, .readahead = -1, .streams = st,
+	struct sweep_sim_options o = { .size = sizeof(o), .streams = st,
 				       .nstreams = 1 };
 	struct fx f;
 	fx_open(&f, "eagle", "bw", &o);
@@ -426,7 +426,7 @@ static double mean_random_seek(const struct hdd_seek *s, uint64_t n)
 
 static void check_curve(const char *preset, double single, double mean, double full)
 {
-	struct sweep_sim_options o = { .size = sizeof(o), .write_cache = -1, .readahead = -1 };
+	struct sweep_sim_options o = { .size = sizeof(o) };
 	struct sim_dev *d;
 	assert_int_equal(hdd_new(preset, &o, &d), 0);
 	const struct hdd_seek *s = hdd_seek_of(d);
@@ -446,7 +446,7 @@ static void test_seek_curves(void **state)
 {
 	(void)state;
 	/* the Eagle: sqrt branch exactly as the seed writes it */
-	struct sweep_sim_options o = { .size = sizeof(o), .write_cache = -1, .readahead = -1 };
+	struct sweep_sim_options o = { .size = sizeof(o) };
 	struct sim_dev *d;
 	assert_int_equal(hdd_new("eagle", &o, &d), 0);
 	const struct hdd_seek *s = hdd_seek_of(d);
@@ -462,7 +462,7 @@ static void test_seek_curves(void **state)
 static void test_zone_map(void **state)
 {
 	(void)state;
-	struct sweep_sim_options o = { .size = sizeof(o), .write_cache = -1, .readahead = -1 };
+	struct sweep_sim_options o = { .size = sizeof(o) };
 	struct sim_dev *d;
 	struct hdd_chs c;
 	assert_int_equal(hdd_new("eagle", &o, &d), 0);
@@ -530,7 +530,7 @@ static struct sweep_sim *new_sim(const char *dev, const char *sched, int wc, int
 static void test_service_time(void **state)
 {
 	(void)state;
-	struct sweep_sim *sim = new_sim("eagle", "fcfs", -1, -1, 0);
+	struct sweep_sim *sim = new_sim("eagle", "fcfs", 0, 0, 0);
 	const double rev = 60e9 / 3600, sect = rev / 67;
 	/* from cylinder 0 at t=0 to (400, 3, 10): seek, wait for sector 10, 8 sectors */
 	double seek = (12.714173778363481 + 0.02232510387862169 * 400) * 1e6;
@@ -566,7 +566,7 @@ static void test_write_cache(void **state)
 {
 	(void)state;
 	/* write-back: acknowledged from the cache; a read of the same data is a cache hit */
-	struct sweep_sim *sim = new_sim("hdd7200", "fcfs", 1, 0, 1);
+	struct sweep_sim *sim = new_sim("hdd7200", "fcfs", SWEEP_SIM_WRITE_BACK, SWEEP_SIM_OFF, 1);
 	uint64_t off = 123456789ull * 4096 % (400ull << 30);
 	struct sweep_sim_completion c = run_one(sim, 0, off, 4096, SWEEP_SIM_WRITE);
 	assert_true(c.finish_ns < 200000); /* < 0.2 ms: no seek, no rotation */
@@ -574,7 +574,7 @@ static void test_write_cache(void **state)
 	assert_int_equal(c.cache_hit, 1);
 	sweep_sim_free(sim);
 	/* write-through: the same write waits for the platter */
-	sim = new_sim("hdd7200", "fcfs", 0, 0, 1);
+	sim = new_sim("hdd7200", "fcfs", SWEEP_SIM_WRITE_THROUGH, SWEEP_SIM_OFF, 1);
 	c = run_one(sim, 0, off, 4096, SWEEP_SIM_WRITE);
 	assert_true(c.finish_ns > 2000000);
 	assert_int_equal(c.cache_hit, 0);
@@ -607,10 +607,10 @@ static void test_readahead_and_ncq(void **state)
 {
 	(void)state;
 	struct sweep_sim_stats on, off;
-	struct sweep_sim *sim = new_sim("hdd7200", "fcfs", -1, 1, 0);
+	struct sweep_sim *sim = new_sim("hdd7200", "fcfs", 0, SWEEP_SIM_ON, 0);
 	synth_run(sim, "seqread", 65536, 2000, 1, 1, &on);
 	sweep_sim_free(sim);
-	sim = new_sim("hdd7200", "fcfs", -1, 0, 0);
+	sim = new_sim("hdd7200", "fcfs", 0, SWEEP_SIM_OFF, 0);
 	synth_run(sim, "seqread", 65536, 2000, 1, 1, &off);
 	sweep_sim_free(sim);
 	/* with read-ahead one request at a time streams at the media rate */
@@ -620,10 +620,10 @@ static void test_readahead_and_ncq(void **state)
 
 	/* the drive's own reordering: 32 tags beat one, FCFS above them both */
 	struct sweep_sim_stats d1, d32;
-	sim = new_sim("hdd7200", "fcfs", -1, -1, 1);
+	sim = new_sim("hdd7200", "fcfs", 0, 0, 1);
 	synth_run(sim, "randread", 4096, 3200, 32, 5, &d1);
 	sweep_sim_free(sim);
-	sim = new_sim("hdd7200", "fcfs", -1, -1, 32);
+	sim = new_sim("hdd7200", "fcfs", 0, 0, 32);
 	synth_run(sim, "randread", 4096, 3200, 32, 5, &d32);
 	sweep_sim_free(sim);
 	assert_true(d32.throughput_mib_s > 1.8 * d1.throughput_mib_s);
@@ -634,7 +634,7 @@ static void test_readahead_and_ncq(void **state)
 static void test_blockmap_merges(void **state)
 {
 	(void)state;
-	struct sweep_sim *sim = new_sim("ssd-blockmap", "fcfs", -1, -1, 0);
+	struct sweep_sim *sim = new_sim("ssd-blockmap", "fcfs", 0, 0, 0);
 	struct sweep_sim_info info = { .size = sizeof(info) };
 	sweep_sim_get_info(sim, &info);
 	const uint64_t LB = 4 * MIB, N = LB / 2048, P = 32;
@@ -668,8 +668,7 @@ static void test_blockmap_merges(void **state)
 	sweep_sim_free(sim);
 
 	/* a smaller logical block through the options */
-	struct sweep_sim_options o = { .size = sizeof(o), .device = "ssd-blockmap", .write_cache = -1,
-				       .readahead = -1, .logical_block_bytes = MIB };
+	struct sweep_sim_options o = { .size = sizeof(o), .device = "ssd-blockmap", .logical_block_bytes = MIB };
 	assert_int_equal(sweep_sim_new(&o, &sim), 0);
 	sweep_sim_get_info(sim, &info);
 	assert_int_equal(info.logical_block_bytes, MIB);
@@ -685,7 +684,7 @@ static void test_pagemap_gc(void **state)
 {
 	(void)state;
 	struct sweep_sim_stats st;
-	struct sweep_sim *sim = new_sim("ssd-pagemap", "noop", -1, -1, 0);
+	struct sweep_sim *sim = new_sim("ssd-pagemap", "noop", 0, 0, 0);
 	/* random 4 KiB overwrites of a full drive use up the 7% spare, then GC runs */
 	synth_run(sim, "randwrite", 4096, 450000, 32, 3, &st);
 	assert_true(st.gc_runs > 0);
@@ -719,7 +718,7 @@ static void on_c(void *ctx, const struct sweep_sim_completion *c)
 
 static struct collect det_run(const char *dev, const char *sched, const char *pattern, uint64_t seed)
 {
-	struct sweep_sim *sim = new_sim(dev, sched, -1, -1, 0);
+	struct sweep_sim *sim = new_sim(dev, sched, 0, 0, 0);
 	struct sweep_sim_info info = { .size = sizeof(info) };
 	sweep_sim_get_info(sim, &info);
 	struct sweep_sim_synth_options so = { .size = sizeof(so), .pattern = pattern, .capacity = info.capacity,
@@ -874,7 +873,7 @@ static void test_open_replay(void **state)
 	struct sweep_sim_trace *t;
 	assert_int_equal(sweep_sim_trace_load(write_tmp("o.disksim", "0 0 1000 8 1\n100 0 900000 8 1\n200 0 5000 8 1\n"),
 					      "disksim", &t), 0);
-	struct sweep_sim *sim = new_sim("eagle", "fcfs", -1, -1, 0);
+	struct sweep_sim *sim = new_sim("eagle", "fcfs", 0, 0, 0);
 	struct sweep_sim_run_options ro = { .size = sizeof(ro), .mode = SWEEP_SIM_OPEN };
 	assert_int_equal(sweep_sim_run(sim, src_trace, t, &ro), 3);
 	struct sweep_sim_stats st = { .size = sizeof(st) };
@@ -902,7 +901,7 @@ static void test_params(void **state)
 
 	/* the Eagle spun twice as fast: FCFS utilization = 1 / (18 + 4.17 + 1) ms as the seed's formula says */
 	hp.rpm = 7200;
-	struct sweep_sim_options o = { .size = sizeof(o), .sched = "fcfs", .write_cache = -1, .readahead = -1,
+	struct sweep_sim_options o = { .size = sizeof(o), .sched = "fcfs",
 				       .hdd = &hp };
 	struct sweep_sim *sim;
 	assert_int_equal(sweep_sim_new(&o, &sim), 0);
@@ -947,7 +946,7 @@ static void test_api(void **state)
 {
 	(void)state;
 	struct sweep_sim *sim = (struct sweep_sim *)0x1;
-	struct sweep_sim_options o = { .size = sizeof(o), .device = "floppy", .write_cache = -1, .readahead = -1 };
+	struct sweep_sim_options o = { .size = sizeof(o), .device = "floppy" };
 	assert_int_equal(sweep_sim_new(&o, &sim), -EINVAL);
 	assert_ptr_equal(sim, (struct sweep_sim *)0x1); /* untouched on failure */
 	o.device = "eagle";
@@ -967,6 +966,8 @@ static void test_api(void **state)
 	assert_int_equal(sweep_sim_get_info(sim, &info), 0);
 	assert_string_equal(info.device, "hdd7200");
 	assert_string_equal(info.sched, "fcfs");
+	assert_int_equal(info.write_back, 1); /* a zeroed struct means the preset's choices */
+	assert_int_equal(info.queue_depth, 32);
 	uint64_t ev = 77;
 	assert_int_equal(sweep_sim_next_event(sim, &ev), 0);
 	assert_int_equal(ev, 77);
