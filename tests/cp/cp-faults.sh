@@ -78,6 +78,14 @@ else
 	check "vanished: nothing else reported" [ "$(wc -l <"$v/err")" = 1 ]
 	same_tree "vanished: everything else copied" type,mode,owner,size,data,link,xattr,hl "$v/src" "$v/dst"
 	check "vanished: no temporaries left" no_temps "$v/dst"
+
+	# Shrunk between the walk and the read: the copy is what the file holds then.
+	head -c 50000 /dev/urandom >"$v/src/d/shrinks"
+	(cd "$v" && SWEEP_BACKEND=syscall SWEEP_TEST_SHRINK=shrinks LD_PRELOAD="$hook" \
+		"$SWEEP_CP" -a src dst2) 2>"$v/err2"
+	check "shrunk: exit 0, nothing reported" test $? = 0 -a ! -s "$v/err2"
+	check "shrunk: the source was cut" test "$(stat -c %s "$v/src/d/shrinks")" = 1000
+	check "shrunk: the copy equals it" cmp -s "$v/src/d/shrinks" "$v/dst2/d/shrinks"
 fi
 
 # ---- SIGKILL / SIGTERM mid-copy ----

@@ -744,9 +744,11 @@ static int rd_end(const struct sweep_file *f, int status, void *ctx)
 	if (status < 0)
 		item_fail(it, f->fd < 0 ? COPY_OP_OPEN_SRC : COPY_OP_READ, status);
 	if (!it->err && it->tmpfd >= 0) {
-		/* The reader stopped short: the source shrank; the copy holds what was there. */
-		if (status == SWEEP_READ_SHRANK && it->how == COPY_HOW_DATA && it->bytes < it->size)
-			it->size = it->bytes;
+		/* The source shrank while it was read: the copy holds what was there. */
+		struct stat now;
+		if (status == SWEEP_READ_SHRANK && it->how == COPY_HOW_DATA && fstat(f->fd, &now) == 0 &&
+		    (uint64_t)now.st_size < it->size)
+			it->size = (uint64_t)now.st_size;
 		finish_file(e, it, f);
 	}
 	e->stats.bytes += it->bytes;
