@@ -43,19 +43,20 @@ static int walk_dir(struct tar *t, const struct sweep_entry *e, const char *name
 		return SWEEP_WALK_SKIP;
 	}
 	acc = accpath(t, fd, NULL, e->path, buf, sizeof(buf));
-	r = tar_entry_fill(t, name, e->path, acc, fd, &e->st);
-	if (r == 0)
+	/* On failure it said why; the directory's contents are still archived. */
+	r = 0;
+	if (tar_entry_fill(t, name, e->path, acc, fd, &e->st) == 0) {
 		r = dir_spool_add(t);
-	else
-		r = 0; /* said why; its contents are still archived */
-	/*
-	 * A directory with a default ACL is also stored now, before its
-	 * contents: bsdtar (libarchive 3.6) sets a default ACL only on a
-	 * directory it creates, not on one that exists by the time the entry
-	 * at the end comes. Spooled first: writing changes the entry.
-	 */
-	if (r == 0 && (archive_entry_acl_types(t->entry) & ARCHIVE_ENTRY_ACL_TYPE_DEFAULT))
-		r = tar_out_header(t, NULL) < 0 ? -EIO : 0;
+		/*
+		 * A directory with a default ACL is also stored now, before
+		 * its contents: bsdtar (libarchive 3.6) sets a default ACL only
+		 * on a directory it creates, not on one that exists by the time
+		 * the entry at the end comes. Spooled first: writing changes
+		 * the entry.
+		 */
+		if (r == 0 && (archive_entry_acl_types(t->entry) & ARCHIVE_ENTRY_ACL_TYPE_DEFAULT))
+			r = tar_out_header(t, NULL) < 0 ? -EIO : 0;
+	}
 	close(fd);
 	progress_plan(t->progress, 1, 0);
 	progress_add(t->progress, 1, 0);
