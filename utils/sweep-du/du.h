@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include <sweep.h>
+
 #define DU_NONE UINT32_MAX
 
 /* du_node.flags */
@@ -112,5 +114,73 @@ struct du_units {
 int du_units_parse(const char *spec, struct du_units *u);
 /* Format n bytes into buf (at least 64 bytes); returns a pointer into buf. */
 char *du_units_format(uint64_t n, const struct du_units *u, char *buf);
+
+/* ---- the tool's state, shared by the option parser, the walk and the replay ---- */
+
+struct exclude;
+struct progress;
+
+enum time_kind { TIME_MTIME, TIME_ATIME, TIME_CTIME };
+
+enum follow { FOLLOW_NONE, FOLLOW_ARGS, FOLLOW_ALL };
+
+struct opts {
+	bool all, apparent, total, summarize, xdev, separate, count_links, inodes, nul;
+	bool depth_given;
+	uint64_t max_depth;
+	int64_t threshold;
+	enum follow follow;
+	enum sweep_order order;
+	bool time;              /* --time: also print the newest time in each subtree */
+	enum time_kind time_kind;
+	const char *time_style; /* --time-style as given (NULL: TIME_STYLE or long-iso) */
+	const char *time_format;
+	const char *files0;     /* --files0-from */
+	struct du_units units;
+	struct exclude *exclude;
+};
+
+/* An operand: a walk root, or an empty name du complains about in its turn. */
+struct operand {
+	uint32_t root;         /* index into roots, or DU_NONE for a name du refuses */
+	bool dash;             /* refused: "-" in a --files0-from list read from stdin */
+	unsigned long number;  /* its position in --files0-from, 0 on the command line */
+};
+
+/* A failure reported by the walk, printed where du would print it. */
+struct err {
+	char *path;
+	enum sweep_walk_op op;
+	int err; /* positive errno */
+	bool used;
+};
+
+struct du {
+	struct opts o;
+	struct du_tree tree;
+	struct du_map ids;       /* walk directory id -> node */
+	const char **roots;      /* operands as fts sees them (extra trailing slashes trimmed) */
+	size_t nroots;
+	uint32_t *root_node;     /* per root: its node, or DU_NONE (not reached) */
+	struct operand *ops;     /* every operand in order, the empty ones too */
+	size_t nops;
+	uint64_t *root_dev;      /* per root: its st_dev, for -x */
+	struct err *errs;
+	size_t nerrs, errs_cap;
+	char *scratch;           /* du-style path of the entry at hand */
+	size_t scratch_cap;
+	bool ok;
+	int fatal;               /* -errno when the store ran out of memory */
+	struct progress *progress; /* on a terminal: entries and bytes seen so far */
+	struct timespec *times;  /* --time: per node, the time du reports */
+	size_t times_cap;
+};
+
+/* Parse the command line into *o (exits with du's messages on a bad one). */
+void du_parse_args(int argc, char **argv, struct opts *o);
+/* "Try ... --help" and exit(status), or the help text and exit(0). */
+__attribute__((noreturn)) void du_usage(int status);
+/* Print the report for what the walk collected, in GNU du's order. 0 or -ENOMEM. */
+int du_replay(struct du *du);
 
 #endif
