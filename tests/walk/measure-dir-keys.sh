@@ -5,7 +5,7 @@
 # (order inode, the seed's choice) and a plain readdir walk (order none, what
 # find/tar/cp do), on an aged ext4 image with cold caches.
 #
-#   tests/walk/measure-dir-keys.sh BUILD_DIR [WORKDIR]     (root; a few minutes)
+#   [FS=xfs] tests/walk/measure-dir-keys.sh BUILD_DIR [WORKDIR]   (root; a few minutes)
 #
 # Cold cache without touching anyone else's: the image sits on a loop device
 # with direct I/O (no host page cache), and is unmounted and mounted again
@@ -23,11 +23,12 @@
 # Request counts were the same (6,500-6,900) for all.
 set -eu
 build=$1
-work=${2:-/work/walk-bench}
+fs=${FS:-ext4}
+work=${2:-/work/walk-bench}/$fs
 W=$build/tests/walk/walk-list
 [ "$(id -u)" = 0 ] || { echo "needs root" >&2; exit 77; }
 mkdir -p "$work"
-img=$work/ext4.img mnt=$work/mnt
+img=$work/$fs.img mnt=$work/mnt
 mkdir -p "$mnt"
 dev=
 tr=/sys/kernel/tracing/instances/sweep-walk-$$
@@ -42,7 +43,10 @@ trap cleanup EXIT
 if [ ! -f "$work/aged" ]; then
 	rm -f "$img"
 	truncate -s 3G "$img"
-	mkfs.ext4 -q -F "$img"
+	case $fs in
+	xfs) mkfs.xfs -q -f "$img" ;;
+	*) "mkfs.$fs" -q -F "$img" ;;
+	esac
 	dev=$(losetup --find --show --direct-io=on "$img")
 	mount "$dev" "$mnt"
 	# Aging: trees copied by two writers at once (their blocks interleave),

@@ -3,10 +3,13 @@
  * The file lists: both trees are scanned metadata-only with sweep_walk (in
  * C-SCAN order, so the inode tables are read in one sweep), then paired by
  * relative path and sorted into rsync's file-list order, which decides the
- * itemized output and the leader of each hard-link group.
+ * itemized output and the leader of each hard-link group. The two walks
+ * run at once, the destination's in a thread of its own: on a cold cache
+ * each waits on its own device, as rsync's sender and receiver do.
  */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +20,22 @@
 #include "cli.h"
 #include "exclude.h"
 #include "sync.h"
+
+/* The two walks report errors (and count them in the context) one at a time. */
+static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void report_error(struct sync_ctx *c, const char *path, int err, bool vanished)
+{
+	pthread_mutex_lock(&report_lock);
+	if (vanished) {
+		sync_vanished(c, path);
+	} else {
+		sync_error(c, path, err);
+		/* rsync: an I/O error while listing forbids deletion */
+		c->io_error = true;
+	}
+	pthread_mutex_unlock(&report_lock);
+}
 
 struct scan_ent {
 	char *rel;
@@ -178,12 +197,7 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 			if (err == -ENOMEM)
 				goto nomem_rel;
 			if (s->is_src) {
-				if (err == -ENOENT)
-					sync_vanished(c, e->path);
-				else {
-					sync_error(c, e->path, err);
-					c->io_error = true;
-				}
+				report_error(c, e->path, err, err == -ENOENT);
 				free(rel);
 				return 0;
 			}
@@ -207,21 +221,10 @@ static int on_error(const struct sweep_walk_error *we, void *ctx)
 	struct scan *s = ctx;
 	struct sync_ctx *c = s->c;
 
-	if (!s->is_src) {
-		/* A missing destination is simply empty. */
-		if (we->err == -ENOENT)
-			return 0;
-		sync_error(c, we->path, we->err);
-		c->io_error = true;
+	/* A missing destination is simply empty. */
+	if (!s->is_src && we->err == -ENOENT)
 		return 0;
-	}
-	if (we->err == -ENOENT && we->op != SWEEP_WALK_OP_ROOT) {
-		sync_vanished(c, we->path);
-		return 0;
-	}
-	sync_error(c, we->path, we->err);
-	/* rsync: an I/O error on the sending side forbids deletion */
-	c->io_error = true;
+	report_error(c, we->path, we->err, s->is_src && we->err == -ENOENT && we->op != SWEEP_WALK_OP_ROOT);
 	return 0;
 }
 
@@ -243,6 +246,36 @@ static int walk_side(struct scan *s, const char *root)
 	if (s->err)
 		return s->err;
 	return r < 0 ? r : 0;
+}
+
+struct walk_job {
+	struct scan *s;
+	const char *root;
+	int ret;
+};
+
+static void *walk_thread(void *arg)
+{
+	struct walk_job *j = arg;
+
+	j->ret = walk_side(j->s, j->root);
+	return NULL;
+}
+
+/* Walk both sides, the destination in a second thread when one can be had. */
+static int walk_both(struct sync_ctx *c, struct scan *s, struct scan *d)
+{
+	struct walk_job dj = { .s = d, .root = c->dst_root };
+	pthread_t t;
+	int r;
+
+	if (pthread_create(&t, NULL, walk_thread, &dj) != 0) {
+		r = walk_side(s, c->src_root);
+		return r < 0 ? r : walk_side(d, c->dst_root);
+	}
+	r = walk_side(s, c->src_root);
+	pthread_join(t, NULL);
+	return r < 0 ? r : dj.ret;
 }
 
 static int cmp_rel(const void *a, const void *b)
@@ -415,9 +448,7 @@ int flist_scan(struct sync_ctx *c)
 	size_t i = 0, j = 0;
 	int r;
 
-	r = walk_side(&s, c->src_root);
-	if (r >= 0)
-		r = walk_side(&d, c->dst_root);
+	r = walk_both(c, &s, &d);
 	if (r < 0)
 		goto out;
 	if (s.n)
