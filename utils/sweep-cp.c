@@ -365,6 +365,7 @@ int main(int argc, char **argv)
 	}
 	if (links)
 		o.flags |= COPY_LINKS;
+	o.flags |= COPY_WRITE_THROUGH; /* cp writes a file through a symlink at the destination */
 	/* cp follows symlinks only when not copying recursively, unless told otherwise. */
 	if (deref == 'L')
 		o.flags |= COPY_DEREF_ALL;

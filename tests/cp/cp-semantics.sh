@@ -21,6 +21,8 @@ fixture() {
 	printf 'keep me\n' >"$d/existing"
 	ln -s a "$d/link-a"
 	ln -s src "$d/link-src"
+	ln -s b "$d/link-b"
+	ln -s nowhere "$d/dangling"
 	ln "$d/a" "$d/a-hard"
 }
 
@@ -130,6 +132,15 @@ same_as_cp -rH link-src copy
 same_as_cp -r link-src/ copy
 same_as_cp -P link-a copy
 same_as_cp -d link-a copy
+# a symlink at the destination: a file is written through it, a link replaces it
+# (a has a second name: cp -a replaces the link then; cp rewrites a in place where
+# sweep-cp replaces it, which is only visible through a-hard: see link-b for that)
+same_as_cp a link-b
+same_as_cp -a a link-b
+same_as_cp -a b link-a
+same_as_cp -u old link-b
+same_as_cp b dangling
+same_as_cp -a link-a link-b
 # hard links: kept with -a/-d, separate copies with -r
 same_as_cp -a a a-hard dir2
 same_as_cp -r a a-hard dir2

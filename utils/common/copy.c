@@ -53,7 +53,8 @@ struct lnode {
 
 /* A queued regular file; the plan entry's cookie is its index. */
 struct qitem {
-	char *src, *dst; /* one allocation */
+	char *src, *dst; /* one allocation; dst as shown */
+	char *place;     /* where the copy goes when not dst (a destination symlink's file), else NULL */
 	struct stat st;
 	uint64_t cookie;
 	struct lnode *ln;
@@ -524,8 +525,8 @@ static int copy_dir(struct copy_engine *e, const char *src, const struct stat *s
 /* ---- regular files: queued, then written by the reader callbacks ---- */
 
 static int enqueue(struct copy_engine *e, int src_dirfd, const char *src_name, const char *src,
-		   const struct stat *st, const char *dst, const struct stat *dst_st, struct lnode *ln,
-		   uint64_t cookie)
+		   const struct stat *st, const char *dst, const char *place, const struct stat *dst_st,
+		   struct lnode *ln, uint64_t cookie)
 {
 	if (grow((void **)&e->q, &e->capq, e->nq + 1, sizeof(*e->q)) < 0)
 		return report(e, COPY_OP_OPEN_SRC, -ENOMEM, src, dst, cookie);
@@ -533,6 +534,10 @@ static int enqueue(struct copy_engine *e, int src_dirfd, const char *src_name, c
 	memset(it, 0, sizeof(*it));
 	if (!(it->src = dup_pair(src, dst, &it->dst)))
 		return report(e, COPY_OP_OPEN_SRC, -ENOMEM, src, dst, cookie);
+	if (place != dst && !(it->place = strdup(place))) {
+		free(it->src);
+		return report(e, COPY_OP_OPEN_SRC, -ENOMEM, src, dst, cookie);
+	}
 	it->st = *st;
 	it->cookie = cookie;
 	it->ln = ln;
@@ -543,6 +548,7 @@ static int enqueue(struct copy_engine *e, int src_dirfd, const char *src_name, c
 	int rc = sweep_plan_add(e->plan, src_dirfd, src_name, it->src, st, e->nq);
 	if (rc < 0) {
 		free(it->src);
+		free(it->place);
 		return report(e, COPY_OP_OPEN_SRC, rc, src, dst, cookie);
 	}
 	e->nq++;
@@ -627,7 +633,7 @@ static int rd_begin(const struct sweep_file *f, void *ctx)
 	if (stopped(e))
 		return e->stop;
 	it->size = (uint64_t)f->st.st_size;
-	rc = with_temp(it->dst, make_file, &it->tmpfd, &it->tmp);
+	rc = with_temp(it->place ? it->place : it->dst, make_file, &it->tmpfd, &it->tmp);
 	if (rc < 0) {
 		item_fail(it, COPY_OP_CREATE, rc);
 		return SWEEP_READ_SKIP;
@@ -725,7 +731,7 @@ static int finish_file(struct copy_engine *e, struct qitem *it, const struct swe
 		item_fail(it, COPY_OP_WRITE, -errno);
 		return -1;
 	}
-	int rc = put_in_place(e, it->tmp, it->dst);
+	int rc = put_in_place(e, it->tmp, it->place ? it->place : it->dst);
 	if (rc < 0) {
 		item_fail(it, rc == -EISDIR ? COPY_OP_OVERWRITE_DIR : COPY_OP_RENAME, rc == -EISDIR ? 0 : rc);
 		return -1;
@@ -786,6 +792,7 @@ int copy_flush(struct copy_engine *e)
 		if (e->q[i].ln && e->q[i].ln->state == LN_PENDING)
 			link_settle(e, e->q[i].ln, false, COPY_OP_READ, -EINTR);
 		free(e->q[i].src);
+		free(e->q[i].place);
 	}
 	e->nq = 0;
 	sweep_plan_clear(e->plan);
@@ -793,6 +800,59 @@ int copy_flush(struct copy_engine *e)
 }
 
 /* ---- one entry ---- */
+
+/*
+ * The checks and the dispatch for one entry. dst is the name shown in
+ * messages; place is where the copy goes (the file a destination symlink
+ * points to when writing through it, else dst); dst_st is what is there.
+ */
+static int entry_checked(struct copy_engine *e, int src_dirfd, const char *src_name, const char *src,
+			 const struct stat *st, const char *dst, const char *place, const struct stat *dst_st,
+			 uint64_t cookie)
+{
+	if (dst_st && !(e->o.flags & COPY_NO_SAME_FILE_CHECK) && dst_st->st_dev == st->st_dev &&
+	    dst_st->st_ino == st->st_ino)
+		return report(e, S_ISDIR(st->st_mode) ? COPY_OP_INTO_SELF : COPY_OP_SAME_FILE, 0, src, dst, cookie);
+	if (S_ISDIR(st->st_mode))
+		return copy_dir(e, src, st, dst, dst_st, cookie);
+	if (dst_st && S_ISDIR(dst_st->st_mode))
+		return report(e, COPY_OP_OVERWRITE_DIR, 0, src, dst, cookie);
+	if (ends_with_slash(dst))
+		return report(e, COPY_OP_CREATE, -ENOTDIR, src, dst, cookie);
+	if (dst_st && ((e->o.flags & COPY_NO_CLOBBER) ||
+		       ((e->o.flags & COPY_UPDATE) &&
+			(st->st_mtim.tv_sec < dst_st->st_mtim.tv_sec ||
+			 (st->st_mtim.tv_sec == dst_st->st_mtim.tv_sec && st->st_mtim.tv_nsec <= dst_st->st_mtim.tv_nsec))))) {
+		done(e, src, dst, st, COPY_HOW_SKIPPED, 0, cookie, true);
+		return 0;
+	}
+
+	struct lnode *ln = NULL;
+	if ((e->o.flags & COPY_LINKS) && st->st_nlink > 1) {
+		ln = link_find(e, st);
+		if (ln && ln->state == LN_DONE)
+			return hard_link(e, ln->dst, src, place, st, cookie);
+		if (ln && ln->state == LN_PENDING)
+			return link_follow(e, ln, src, place, st, cookie);
+		if (!ln && !(ln = link_add(e, st, place)))
+			return report(e, COPY_OP_LINK, -ENOMEM, src, dst, cookie);
+		free(ln->dst); /* a failed first copy: this name takes its place */
+		if (!(ln->dst = strdup(place)))
+			return report(e, COPY_OP_LINK, -ENOMEM, src, dst, cookie);
+		ln->state = LN_PENDING;
+	}
+
+	int rc;
+	if (S_ISREG(st->st_mode))
+		return enqueue(e, src_dirfd, src_name, src, st, dst, place, dst_st, ln, cookie);
+	if (S_ISLNK(st->st_mode))
+		rc = copy_symlink(e, src_dirfd, src_name, src, st, dst, cookie);
+	else
+		rc = copy_special(e, src, st, dst, st->st_mode & 0777 & ~e->umask, cookie);
+	if (ln)
+		link_settle(e, ln, rc == 0, COPY_OP_LINK, rc);
+	return rc;
+}
 
 static int entry_at(struct copy_engine *e, int src_dirfd, const char *src_name, const char *src,
 		    const struct stat *st, const char *dst, uint64_t cookie)
@@ -802,48 +862,28 @@ static int entry_at(struct copy_engine *e, int src_dirfd, const char *src_name, 
 
 	if (stopped(e))
 		return e->stop;
-	if (exists && !(e->o.flags & COPY_NO_SAME_FILE_CHECK) && dst_st.st_dev == st->st_dev &&
-	    dst_st.st_ino == st->st_ino)
-		return report(e, S_ISDIR(st->st_mode) ? COPY_OP_INTO_SELF : COPY_OP_SAME_FILE, 0, src, dst, cookie);
-	if (S_ISDIR(st->st_mode))
-		return copy_dir(e, src, st, dst, exists ? &dst_st : NULL, cookie);
-	if (exists && S_ISDIR(dst_st.st_mode))
-		return report(e, COPY_OP_OVERWRITE_DIR, 0, src, dst, cookie);
-	if (ends_with_slash(dst))
-		return report(e, COPY_OP_CREATE, -ENOTDIR, src, dst, cookie);
-	if (exists && ((e->o.flags & COPY_NO_CLOBBER) ||
-		       ((e->o.flags & COPY_UPDATE) &&
-			(st->st_mtim.tv_sec < dst_st.st_mtim.tv_sec ||
-			 (st->st_mtim.tv_sec == dst_st.st_mtim.tv_sec && st->st_mtim.tv_nsec <= dst_st.st_mtim.tv_nsec))))) {
-		done(e, src, dst, st, COPY_HOW_SKIPPED, 0, cookie, true);
-		return 0;
+	/*
+	 * cp writes a regular file through a symlink it finds at the
+	 * destination, except (when keeping hard links) to a file with other
+	 * links, where it replaces the symlink.
+	 */
+	struct stat tst;
+	if (exists && S_ISLNK(dst_st.st_mode) && S_ISREG(st->st_mode) && (e->o.flags & COPY_WRITE_THROUGH)) {
+		if (stat(dst, &tst) < 0)
+			return errno == ENOENT ? report(e, COPY_OP_DANGLING, 0, src, dst, cookie)
+					       : report(e, COPY_OP_CREATE, -errno, src, dst, cookie);
 	}
-
-	struct lnode *ln = NULL;
-	if ((e->o.flags & COPY_LINKS) && st->st_nlink > 1) {
-		ln = link_find(e, st);
-		if (ln && ln->state == LN_DONE)
-			return hard_link(e, ln->dst, src, dst, st, cookie);
-		if (ln && ln->state == LN_PENDING)
-			return link_follow(e, ln, src, dst, st, cookie);
-		if (!ln && !(ln = link_add(e, st, dst)))
-			return report(e, COPY_OP_LINK, -ENOMEM, src, dst, cookie);
-		free(ln->dst); /* a failed first copy: this name takes its place */
-		if (!(ln->dst = strdup(dst)))
-			return report(e, COPY_OP_LINK, -ENOMEM, src, dst, cookie);
-		ln->state = LN_PENDING;
+	if (exists && S_ISLNK(dst_st.st_mode) && S_ISREG(st->st_mode) && (e->o.flags & COPY_WRITE_THROUGH) &&
+	    !((e->o.flags & COPY_LINKS) && tst.st_nlink > 1)) {
+		dst_st = tst;
+		char *through = realpath(dst, NULL);
+		if (!through)
+			return report(e, COPY_OP_CREATE, -errno, src, dst, cookie);
+		int rc = entry_checked(e, src_dirfd, src_name, src, st, dst, through, &dst_st, cookie);
+		free(through);
+		return rc;
 	}
-
-	int rc;
-	if (S_ISREG(st->st_mode))
-		return enqueue(e, src_dirfd, src_name, src, st, dst, exists ? &dst_st : NULL, ln, cookie);
-	if (S_ISLNK(st->st_mode))
-		rc = copy_symlink(e, src_dirfd, src_name, src, st, dst, cookie);
-	else
-		rc = copy_special(e, src, st, dst, st->st_mode & 0777 & ~e->umask, cookie);
-	if (ln)
-		link_settle(e, ln, rc == 0, COPY_OP_LINK, rc);
-	return rc;
+	return entry_checked(e, src_dirfd, src_name, src, st, dst, dst, exists ? &dst_st : NULL, cookie);
 }
 
 int copy_entry(struct copy_engine *e, const char *src, const struct stat *st, const char *dst, uint64_t cookie)
@@ -1051,6 +1091,7 @@ struct copy_engine *copy_engine_free(struct copy_engine *e)
 	for (size_t i = 0; i < e->nq; i++) {
 		item_drop_temp(&e->q[i]);
 		free(e->q[i].src);
+		free(e->q[i].place);
 	}
 	free(e->q);
 	for (size_t i = 0; i < e->ndirs; i++)
@@ -1118,6 +1159,7 @@ const char *copy_error_format(const struct copy_error *ce, char *buf, size_t len
 	case COPY_OP_SAME_FILE: n = snprintf(buf, len, "%s and %s are the same file", qs, qd); break;
 	case COPY_OP_OMIT_DIR: n = snprintf(buf, len, "-r not specified; omitting directory %s", qs); break;
 	case COPY_OP_CHANGED: n = snprintf(buf, len, "%s: file changed as we read it", qs); break;
+	case COPY_OP_DANGLING: n = snprintf(buf, len, "not writing through dangling symlink %s", qd); break;
 	}
 	if (ce->err && n >= 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n, ": %s", strerror(-ce->err));

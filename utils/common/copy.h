@@ -72,6 +72,7 @@ enum copy_sparse {
 #define COPY_UPDATE       0x020u /* replace an existing destination only when the source's mtime is newer (-u) */
 #define COPY_FSYNC        0x040u /* fsync each file before renaming it into place */
 #define COPY_NO_SAME_FILE_CHECK 0x080u /* the caller checked that src and dst are not one file */
+#define COPY_WRITE_THROUGH 0x100u /* a symlink at dst whose target exists: replace the target, not the link (cp) */
 
 /* What an error is about; copy_error_format() turns it into cp's wording. */
 enum copy_op {
@@ -95,6 +96,7 @@ enum copy_op {
 	COPY_OP_SAME_FILE,       /* 'src' and 'dst' are the same file (err 0) */
 	COPY_OP_OMIT_DIR,        /* -r not specified; omitting directory 'src' (err 0) */
 	COPY_OP_CHANGED,         /* warning: 'src' changed while it was read (err 0); the copy holds what was read */
+	COPY_OP_DANGLING,        /* not writing through dangling symlink 'dst' (err 0; COPY_WRITE_THROUGH) */
 };
 
 struct copy_error {
