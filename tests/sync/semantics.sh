@@ -49,6 +49,13 @@ run_args "excludes with --delete" ../src/ d10 -a -i --delete --exclude='*.o' --e
 [ -e "$W/s/d10/junk.o" ] || fail "--delete removed an excluded file"
 [ ! -e "$W/s/d10/stale" ] || fail "--delete left an extraneous file"
 
+# anchored and wildcard patterns when SRC has no slash (the transfer root is its parent)
+k=0
+for pat in /src/sub sub/ /sub 'sub/b*' '**/d.o' 'src/sub/***' '*.[co]'; do
+	k=$((k + 1))
+	run_args "--exclude=$pat" ../src dx$k -a -i --exclude="$pat"
+done
+
 # names rsync escapes in its output: control bytes, "\#ddd", bytes the locale's charset lacks
 N=$W/names
 mkdir -p "$N"
