@@ -105,6 +105,32 @@ else
 	note "unreadable directory: exit 23, deletion skipped"
 fi
 
+# --- a destination directory that only becomes writable through the sync (rsync
+# changes a directory's permissions before it fills it)
+if [ "$(id -u)" != 0 ] || setpriv --bounding-set -dac_override,-dac_read_search true 2>/dev/null; then
+	H=$W/perm && mkdir -p "$H/src/sub" "$H/dst" "$H/rdst" && printf 'p\n' >"$H/src/sub/f"
+	chmod 555 "$H/dst" "$H/rdst"
+	rc=0; run_unprivileged "$SYNC" -a "$H/src/" "$H/dst/" 2>"$W/perm.err" || rc=$?
+	rrc=0; run_unprivileged rsync -a "$H/src/" "$H/rdst/" 2>/dev/null || rrc=$?
+	[ $rc = $rrc ] || fail "read-only DEST that SRC makes writable: exit $rc, rsync $rrc: $(cat "$W/perm.err")"
+	compare_trees "$H/rdst" "$H/dst"
+	note "read-only DEST made writable first: exit $rc like rsync"
+fi
+
+# --- a hard-link group whose last name cannot be made: the other name still gets the data
+if command -v chattr >/dev/null; then
+	H=$W/hl && mkdir -p "$H/src/a" "$H/src/b" "$H/dst/a" && printf 'data\n' >"$H/src/a/x"
+	ln "$H/src/a/x" "$H/src/b/y"
+	touch "$H/dst/b"
+	if chattr +i "$H/dst/b" 2>/dev/null; then
+		rc=0; "$SYNC" -aH "$H/src/" "$H/dst/" 2>"$W/hl.err" || rc=$?
+		chattr -i "$H/dst/b"
+		[ $rc = 23 ] || fail "immutable obstacle: exit $rc, want 23: $(cat "$W/hl.err")"
+		cmp "$H/src/a/x" "$H/dst/a/x" || fail "the reachable name of the hard-link group was not copied"
+		note "hard-link group with an unreachable last name: exit 23, the other name copied"
+	fi
+fi
+
 # --- SIGTERM: exit 20 as rsync, nothing partial, the next run converges
 for i in 1 2 3 4 5 6; do head -c 262144 /dev/urandom >"$S/d1/f$((i * 2 - 1))"; done
 SWEEP_SYNC_TEST_STOP=bytes:300000 "$SYNC" -a "$S/" "$D/" 2>"$W/term.err" &

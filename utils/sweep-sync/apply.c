@@ -538,6 +538,14 @@ static int do_dir(struct apply *a, size_t i, const char *sp, const char *dp)
 		unsigned f = itemize_attrs(c, n);
 
 		itemize_print(c, n, f, NULL);
+		/*
+		 * New permissions now, as rsync does (the rest waits for the end):
+		 * a directory that becomes writable must be so before its contents
+		 * are written. Without root, keep it open to us until then.
+		 */
+		if ((f & IT_PERMS) && !c->o.dry_run &&
+		    fchmodat(AT_FDCWD, dp, (n->s.st.st_mode & 07777) | (c->am_root ? 0 : S_IRWXU), 0) < 0)
+			sync_error(c, dp, -errno);
 		if ((f & (IT_ACL | IT_XATTR)) && !c->o.dry_run)
 			xattr_prune(sp, dp, c->o.acls, c->o.xattrs);
 		if (f)
@@ -584,6 +592,38 @@ static int decide(struct apply *a, size_t i)
 	if (S_ISREG(n->s.st.st_mode))
 		return do_regular(a, i, sp, dp);
 	return do_other(a, i, sp, dp);
+}
+
+/*
+ * Groups whose later members were all skipped (their directory could not be
+ * made, say) never got a leader: the last waiting member carries the data
+ * then, as rsync does for a skipped hard link.
+ */
+static int promote_orphans(struct apply *a)
+{
+	struct sync_ctx *c = a->c;
+	bool queued = false;
+	int r = 0;
+
+	for (size_t i = c->list.n; i-- > 0 && r >= 0;) {
+		struct sync_node *n = &c->list.v[i];
+		const char *sp, *dp;
+		bool have = (n->flags & N_DST) && !(n->flags & N_GONE);
+
+		if (!(n->flags & N_HL_WAIT) || c->list.v[n->hl_first].hl_leader != NONE)
+			continue;
+		n->flags &= ~N_HL_WAIT;
+		set_leader(c, i);
+		sp = node_src_path(c, n, &a->sb);
+		dp = node_dst_path(c, n, &a->db);
+		if (!sp || !dp)
+			return -ENOMEM;
+		r = transfer(a, i, IT_TRANSFER | (have ? itemize_attrs(c, n) : IT_NEW), sp, dp);
+		queued = true;
+	}
+	if (queued && r >= 0 && !c->o.dry_run && !c->fatal)
+		r = copy_flush(c->eng);
+	return r;
 }
 
 /* Members still waiting for a leader that was queued: link them now that it is written. */
@@ -730,6 +770,8 @@ int apply_run(struct sync_ctx *c)
 		r = decide(&a, i);
 	if (!c->o.dry_run && r >= 0 && !c->fatal)
 		r = copy_flush(c->eng);
+	if (r >= 0 && !c->fatal)
+		r = promote_orphans(&a);
 	if (r >= 0 && !c->fatal)
 		r = link_after_flush(&a);
 	if (r >= 0 && !c->fatal && c->o.delete) {
