@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -50,6 +51,16 @@ static int tmp_fd(void)
 	return fd;
 }
 
+/* Where the directory entries wait: a temporary file, else (no writable $TMPDIR) memory. */
+static int spool_fd(void)
+{
+	int fd = tmp_fd();
+
+	if (fd < 0)
+		fd = memfd_create("sweep-tar-dirs", MFD_CLOEXEC);
+	return fd;
+}
+
 struct dir_spool *dir_spool_new(struct tar *t)
 {
 	struct dir_spool *s = calloc(1, sizeof(*s));
@@ -57,7 +68,7 @@ struct dir_spool *dir_spool_new(struct tar *t)
 	(void)t;
 	if (!s)
 		return NULL;
-	s->fd = tmp_fd();
+	s->fd = spool_fd();
 	if (s->fd < 0) {
 		cli_error(-errno, "cannot create a temporary file for directory entries");
 		free(s);

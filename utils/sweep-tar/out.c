@@ -158,6 +158,19 @@ void tar_fix_times(struct archive_entry *e)
 		archive_entry_set_ctime(e, archive_entry_ctime(e) + 1, 1000000000 - archive_entry_ctime_nsec(e));
 }
 
+/* libarchive's message for e, without the "NAME: " it sometimes starts with. */
+static const char *reason(struct archive *a, struct archive_entry *e)
+{
+	const char *why = archive_error_string(a), *name = archive_entry_pathname(e);
+	size_t len = name ? strlen(name) : 0;
+
+	if (!why)
+		return "unknown error";
+	if (len && strncmp(why, name, len) == 0 && why[len] == ':' && why[len + 1] == ' ')
+		return why + len + 2;
+	return why;
+}
+
 int tar_out_header(struct tar *t, struct archive_entry *e)
 {
 	int r;
@@ -172,7 +185,7 @@ int tar_out_header(struct tar *t, struct archive_entry *e)
 		return out_failed(t);
 	if (r == ARCHIVE_FAILED) {
 		/* This member cannot be stored (the archive itself is fine): skip it. */
-		tar_error(t, archive_entry_pathname(e), "%s", archive_error_string(t->out));
+		tar_error(t, archive_entry_pathname(e), "%s", reason(t->out, e));
 		return 1;
 	}
 	/*
@@ -183,7 +196,7 @@ int tar_out_header(struct tar *t, struct archive_entry *e)
 	if (r == ARCHIVE_WARN) {
 		const char *why = archive_error_string(t->out);
 		if (why && strncmp(why, "Can't translate", 15) != 0)
-			tar_warn(t, archive_entry_pathname(e), "%s", why);
+			tar_warn(t, archive_entry_pathname(e), "%s", reason(t->out, e));
 	}
 	t->members++;
 	tar_list(t, archive_entry_pathname(e), archive_entry_filetype(e) == AE_IFDIR);
