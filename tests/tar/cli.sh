@@ -84,6 +84,10 @@ grep -Eq "^Total bytes written: $size \([0-9.]+[KMG]?i?B, [0-9.]+[KMG]?i?B/s\)$"
 	{ cat totals >&2; fail "--totals: not GNU tar's line for $size bytes"; }
 grep -Eq "plan memory: [0-9]+ bytes per file" totals || fail "--totals: no plan memory per file"
 
+# No writable TMPDIR: the directory entries wait in memory instead.
+TMPDIR=/nonexistent "$T" -cf notmp.tar s || fail "TMPDIR=/nonexistent"
+same_members notmp.tar gnu.tar "TMPDIR=/nonexistent"
+
 # The archive inside the tree it archives.
 "$T" -cf s/self.tar s 2> self.err || fail "archive inside the tree"
 grep -qx "sweep-tar: s/self.tar: file is the archive; not dumped" self.err || fail "archive archived into itself"
