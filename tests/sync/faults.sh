@@ -117,6 +117,21 @@ if [ "$(id -u)" != 0 ] || setpriv --bounding-set -dac_override,-dac_read_search 
 	note "read-only DEST made writable first: exit $rc like rsync"
 fi
 
+# --- not root: a read-only directory is opened while its contents change, then restored
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 &&
+	setpriv --reuid nobody --regid "$(id -g nobody)" --clear-groups true 2>/dev/null; then
+	as_nobody() { setpriv --reuid nobody --regid "$(id -g nobody)" --clear-groups "$@"; }
+	H=$W/ro && mkdir -p "$H/src/sub" && printf '1\n' >"$H/src/sub/f"
+	chmod 755 "$W" && chown -R "nobody:$(id -g nobody)" "$H" && chmod 555 "$H/src/sub"
+	as_nobody "$SYNC" -a "$H/src/" "$H/dst/" || fail "first sync as nobody failed"
+	chmod 755 "$H/src/sub" && printf '22\n' >"$H/src/sub/f" && touch -d 2001-01-01 "$H/src/sub/f" && chmod 555 "$H/src/sub"
+	rc=0; as_nobody "$SYNC" -a "$H/src/" "$H/dst/" 2>"$W/ro.err" || rc=$?
+	[ $rc = 0 ] || fail "update inside a read-only directory (not root): exit $rc: $(cat "$W/ro.err")"
+	compare_trees "$H/src" "$H/dst"
+	chmod 700 "$W"
+	note "read-only directory updated by a non-root user and restored to 555"
+fi
+
 # --- a hard-link group whose last name cannot be made: the other name still gets the data
 if command -v chattr >/dev/null; then
 	H=$W/hl && mkdir -p "$H/src/a" "$H/src/b" "$H/dst/a" && printf 'data\n' >"$H/src/a/x"

@@ -546,6 +546,12 @@ static int do_dir(struct apply *a, size_t i, const char *sp, const char *dp)
 		if ((f & IT_PERMS) && !c->o.dry_run &&
 		    fchmodat(AT_FDCWD, dp, (n->s.st.st_mode & 07777) | (c->am_root ? 0 : S_IRWXU), 0) < 0)
 			sync_error(c, dp, -errno);
+		else if (!(f & IT_PERMS) && !c->am_root && !c->o.dry_run &&
+			 (n->d.st.st_mode & S_IRWXU) != S_IRWXU) {
+			/* a read-only directory is opened to us while we work in it (restore_tweaked) */
+			if (fchmodat(AT_FDCWD, dp, (n->d.st.st_mode & 07777) | S_IRWXU, 0) == 0)
+				n->flags |= N_TWEAKED;
+		}
 		if ((f & (IT_ACL | IT_XATTR)) && !c->o.dry_run)
 			xattr_prune(sp, dp, c->o.acls, c->o.xattrs);
 		if (f)
@@ -709,6 +715,22 @@ static void remove_stale_temps(struct apply *a)
 	}
 }
 
+/* Give the directories opened to us for the run their mode back, deepest first. */
+static void restore_tweaked(struct apply *a)
+{
+	struct sync_ctx *c = a->c;
+
+	for (size_t k = c->list.n; k-- > 0;) {
+		struct sync_node *n = &c->list.v[k];
+		const char *dp;
+
+		if (!(n->flags & N_TWEAKED) || !(dp = node_dst_path(c, n, &a->db)))
+			continue;
+		if (fchmodat(AT_FDCWD, dp, (c->o.perms ? n->s.st.st_mode : n->d.st.st_mode) & 07777, 0) < 0)
+			sync_error(c, dp, -errno);
+	}
+}
+
 /* Directories whose metadata must be (re)applied go to the engine, which does it at copy_finish(). */
 static int queue_dirty_dirs(struct apply *a)
 {
@@ -792,6 +814,7 @@ int apply_run(struct sync_ctx *c)
 				r = f;
 		}
 		c->eng = copy_engine_free(c->eng);
+		restore_tweaked(&a);
 	}
 	free(a.sb);
 	free(a.db);

@@ -75,6 +75,7 @@ struct side {
 #define N_NEWDIR    0x0800u /* directory created in this run */
 #define N_HL        0x1000u /* member of a hard-link group (-H) */
 #define N_QUEUED    0x2000u /* regular file handed to the copy engine, not yet written */
+#define N_TWEAKED   0x4000u /* read-only directory opened to us (not root) for the run: restore its mode */
 
 /* A source entry, a destination entry, or both, under one relative path. */
 struct sync_node {
