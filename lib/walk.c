@@ -53,8 +53,6 @@ struct dent {
 	uint32_t name_len;
 	uint32_t index; /* position in the getdents64 stream */
 	unsigned char type;
-	int err;
-	struct stat st;
 };
 
 struct listing {
@@ -64,12 +62,20 @@ struct listing {
 	size_t nlen, ncap;
 };
 
+/*
+ * A directory being handed out. Entries are stat'ed one batch at a time,
+ * just before they are handed out, so a directory of a million entries
+ * holds a million names but only one batch of struct stat.
+ */
 struct frame {
 	struct dnode *dir;
 	int fd;
 	struct listing ls;
 	size_t pos;
 	size_t path_len; /* the directory's path length in walk.path */
+	size_t chunk, chunk_n; /* entries [chunk, chunk + chunk_n) have their stat in st/err */
+	struct stat *st;       /* batch entries */
+	int *err;
 };
 
 /* Open directories kept for reopening their children cheaply (and beyond PATH_MAX). */
@@ -91,7 +97,7 @@ struct walk {
 	char *dbuf; /* getdents64 buffer */
 	struct sweep__stat_req *reqs;
 	size_t *idx;
-	size_t reqs_cap;
+	size_t batch; /* entries per stat batch */
 	struct frame *stack; /* depth-first mode */
 	size_t depth, stack_cap;
 	/* Recently read directories, still open: their children reopen relative to them. */
@@ -331,17 +337,18 @@ static int listing_add(struct listing *ls, const struct linux_dirent64 *de, uint
 	e->name_len = (uint32_t)nl;
 	e->index = index;
 	e->type = de->d_type;
-	e->err = 0;
 	memcpy(ls->names + ls->nlen, de->d_name, nl + 1);
 	ls->nlen += nl + 1;
 	return 0;
 }
 
-static void listing_free(struct listing *ls)
+static void frame_free(struct frame *f)
 {
-	free(ls->v);
-	free(ls->names);
-	memset(ls, 0, sizeof(*ls));
+	free(f->ls.v);
+	free(f->ls.names);
+	free(f->st);
+	free(f->err);
+	memset(f, 0, sizeof(*f));
 }
 
 /* Read the whole directory. A failure part way is reported and what was read is kept. */
@@ -405,30 +412,39 @@ static bool needs_stat(const struct walk *w, const struct dent *e)
 	return e->type == DT_DIR || e->type == DT_UNKNOWN || (e->type == DT_LNK && (w->flags & SWEEP_WALK_FOLLOW));
 }
 
-/* Put the listing in emission order and stat what needs it, in inode order, in batches. */
-static int prepare_dir(struct walk *w, int fd, struct listing *ls)
+/* Put the listing in emission order: inode (C-SCAN), name, or as read. */
+static void sort_listing(struct walk *w, struct listing *ls)
 {
 	if (w->order == SWEEP_ORDER_NAME)
 		qsort_r(ls->v, ls->n, sizeof(*ls->v), cmp_name, ls);
 	else if (w->order != SWEEP_ORDER_NONE)
 		qsort(ls->v, ls->n, sizeof(*ls->v), cmp_ino);
-	size_t idx_cap = w->reqs_cap;
-	if (sweep__grow(&w->reqs, &w->reqs_cap, ls->n, sizeof(*w->reqs), 64) < 0 ||
-	    sweep__grow(&w->idx, &idx_cap, w->reqs_cap, sizeof(*w->idx), 64) < 0) {
-		/* Keep the two arrays' capacity the same on failure. */
-		if (idx_cap < w->reqs_cap)
-			w->reqs_cap = idx_cap;
-		return fatal(w, -ENOMEM);
+}
+
+/* Stat the next batch of entries from f->pos, in inode order within the batch. */
+static int load_chunk(struct walk *w, struct frame *f)
+{
+	if (!f->st) {
+		f->st = calloc(w->batch, sizeof(*f->st));
+		f->err = calloc(w->batch, sizeof(*f->err));
+		if (!f->st || !f->err)
+			return fatal(w, -ENOMEM);
 	}
+	struct listing *ls = &f->ls;
+	size_t n = ls->n - f->pos < w->batch ? ls->n - f->pos : w->batch;
 	size_t m = 0;
-	for (size_t i = 0; i < ls->n; i++) {
-		struct dent *e = &ls->v[i];
+	f->chunk = f->pos;
+	f->chunk_n = n;
+	for (size_t i = f->pos; i < f->pos + n; i++) {
+		const struct dent *e = &ls->v[i];
+		f->err[i - f->pos] = 0;
 		if (needs_stat(w, e)) {
 			w->idx[m++] = i;
 		} else {
-			memset(&e->st, 0, sizeof(e->st));
-			e->st.st_ino = e->ino;
-			e->st.st_mode = DTTOIF(e->type);
+			struct stat *st = &f->st[i - f->pos];
+			memset(st, 0, sizeof(*st));
+			st->st_ino = e->ino;
+			st->st_mode = DTTOIF(e->type);
 		}
 	}
 	/* Name order is for the caller; the disk still prefers inode order. */
@@ -436,18 +452,21 @@ static int prepare_dir(struct walk *w, int fd, struct listing *ls)
 		qsort_r(w->idx, m, sizeof(*w->idx), cmp_idx_ino, ls);
 	int flags = (w->flags & SWEEP_WALK_FOLLOW) ? 0 : AT_SYMLINK_NOFOLLOW;
 	for (size_t k = 0; k < m; k++) {
-		struct dent *e = &ls->v[w->idx[k]];
-		w->reqs[k] = (struct sweep__stat_req){ .name = dent_name(ls, e), .flags = flags, .st = &e->st };
+		size_t i = w->idx[k];
+		w->reqs[k] = (struct sweep__stat_req){
+			.name = dent_name(ls, &ls->v[i]), .flags = flags, .st = &f->st[i - f->pos]
+		};
 	}
-	int r = sweep__stat_batch_run(w->sb, fd, w->reqs, m);
+	int r = sweep__stat_batch_run(w->sb, f->fd, w->reqs, m);
 	if (r < 0)
 		return fatal(w, r);
 	for (size_t k = 0; k < m; k++) {
-		struct dent *e = &ls->v[w->idx[k]];
-		e->err = w->reqs[k].err;
+		size_t j = w->idx[k] - f->pos;
+		int err = w->reqs[k].err;
 		/* A dangling symlink under FOLLOW is reported as the link itself (as find -L does). */
-		if (e->err == -ENOENT && flags == 0)
-			e->err = fstatat(fd, dent_name(ls, e), &e->st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+		if (err == -ENOENT && flags == 0)
+			err = fstatat(f->fd, w->reqs[k].name, &f->st[j], AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+		f->err[j] = err;
 	}
 	return 0;
 }
@@ -546,6 +565,10 @@ static struct dnode *frame_emit(struct walk *w, struct frame *f)
 {
 	struct dnode *d = f->dir;
 	while (f->pos < f->ls.n && !w->stop) {
+		if (f->pos >= f->chunk + f->chunk_n && load_chunk(w, f) < 0)
+			return NULL;
+		const struct stat *dst = &f->st[f->pos - f->chunk];
+		int derr = f->err[f->pos - f->chunk];
 		struct dent *de = &f->ls.v[f->pos++];
 		const char *name = dent_name(&f->ls, de);
 		size_t len;
@@ -564,28 +587,28 @@ static struct dnode *frame_emit(struct walk *w, struct frame *f)
 			.root_index = d->root_index,
 			.depth = d->depth + 1,
 			.d_type = de->type,
-			.stat_err = de->err,
+			.stat_err = derr,
 			.fs = d->fs,
 		};
 		bool descend = false;
-		if (de->err) {
+		if (derr) {
 			memset(&e.st, 0, sizeof(e.st));
 			e.st.st_ino = de->ino;
-			if (report(w, w->path, SWEEP_WALK_OP_STAT, de->err) < 0)
+			if (report(w, w->path, SWEEP_WALK_OP_STAT, derr) < 0)
 				return NULL;
 		} else {
-			e.st = de->st;
-			e.d_type = IFTODT(de->st.st_mode);
-			if (!(w->flags & SWEEP_WALK_NO_STAT) || S_ISDIR(de->st.st_mode))
-				e.fs = fs_for(w, f->fd, name, &de->st, d->fs, (w->flags & SWEEP_WALK_FOLLOW) != 0);
-			if (S_ISDIR(de->st.st_mode)) {
-				if (is_loop(d, &de->st)) {
+			e.st = *dst;
+			e.d_type = IFTODT(dst->st_mode);
+			if (!(w->flags & SWEEP_WALK_NO_STAT) || S_ISDIR(dst->st_mode))
+				e.fs = fs_for(w, f->fd, name, dst, d->fs, (w->flags & SWEEP_WALK_FOLLOW) != 0);
+			if (S_ISDIR(dst->st_mode)) {
+				if (is_loop(d, dst)) {
 					if (report(w, w->path, SWEEP_WALK_OP_LOOP, -ELOOP) < 0)
 						return NULL;
 					continue;
 				}
 				e.id = ++w->next_id;
-				descend = !(w->flags & SWEEP_WALK_XDEV) || (uint64_t)de->st.st_dev == d->root_dev;
+				descend = !(w->flags & SWEEP_WALK_XDEV) || (uint64_t)dst->st_dev == d->root_dev;
 			}
 		}
 		int r = emit(w, &e);
@@ -599,8 +622,8 @@ static struct dnode *frame_emit(struct walk *w, struct frame *f)
 			return NULL;
 		}
 		c->id = e.id;
-		c->dev = (uint64_t)de->st.st_dev;
-		c->ino = (uint64_t)de->st.st_ino;
+		c->dev = (uint64_t)dst->st_dev;
+		c->ino = (uint64_t)dst->st_ino;
 		c->fs = e.fs;
 		c->follow = (w->flags & SWEEP_WALK_FOLLOW) && de->type == DT_LNK;
 		if (!w->cscan)
@@ -620,7 +643,9 @@ static int frame_load(struct walk *w, struct frame *f, struct dnode *d, int fd, 
 	f->path_len = path_len;
 	if (read_dir(w, fd, &f->ls, w->path) < 0)
 		return w->stop;
-	return prepare_dir(w, fd, &f->ls);
+	f->chunk = f->chunk_n = 0;
+	sort_listing(w, &f->ls);
+	return 0;
 }
 
 /* ---- the two traversals ---- */
@@ -655,7 +680,7 @@ static void walk_cscan(struct walk *w)
 		fdcache_put(w, d, fd);
 		dnode_unref(d);
 	}
-	listing_free(&f.ls);
+	frame_free(&f);
 	/* Stopped early: release whatever is still queued. */
 	while (sweep__cscan_pop(w->q, &item, NULL))
 		dnode_unref(item);
@@ -826,11 +851,14 @@ SWEEP_EXPORT int sweep_walk(const char *const *roots, size_t nroots, const struc
 	w.order = resolve_order(opts, roots, nroots);
 	w.cscan = w.order == SWEEP_ORDER_INODE || w.order == SWEEP_ORDER_PHYSICAL;
 	w.fsc = sweep_fscache_new();
-	w.sb = sweep__stat_batch_new(sweep_backend_resolve(opts->backend), opts->stat_batch ? opts->stat_batch : 64);
+	w.batch = opts->stat_batch ? opts->stat_batch : 64;
+	w.sb = sweep__stat_batch_new(sweep_backend_resolve(opts->backend), (unsigned)w.batch);
+	w.reqs = calloc(w.batch, sizeof(*w.reqs));
+	w.idx = calloc(w.batch, sizeof(*w.idx));
 	w.q = sweep__cscan_new();
 	w.dbuf = malloc(DBUF_SIZE);
 	int ret = 0;
-	if (!w.fsc || !w.sb || !w.q || !w.dbuf)
+	if (!w.fsc || !w.sb || !w.q || !w.dbuf || !w.reqs || !w.idx)
 		ret = -ENOMEM;
 	for (size_t i = 0; !ret && i < nroots && !w.stop; i++)
 		do_root(&w, roots[i], (uint32_t)i);
@@ -843,7 +871,7 @@ SWEEP_EXPORT int sweep_walk(const char *const *roots, size_t nroots, const struc
 			dnode_unref(item);
 	}
 	for (size_t i = 0; i < w.stack_cap; i++)
-		listing_free(&w.stack[i].ls);
+		frame_free(&w.stack[i]);
 	free(w.stack);
 	free(w.reqs);
 	free(w.idx);
