@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,6 +240,8 @@ int main(int argc, char **argv)
 	size_t nargs;
 	int ret;
 
+	/* as du: the locale decides quotes, printable names, decimal point and dates */
+	setlocale(LC_ALL, "");
 	cli_init(argv[0]);
 	argv[0] = (char *)cli_prog(); /* getopt's messages name the program as du's do */
 	cli_close_stdout_atexit();
@@ -247,7 +250,7 @@ int main(int argc, char **argv)
 	nargs = optind < argc ? (size_t)(argc - optind) : 1;
 	if (du.o.files0) {
 		if (optind < argc) {
-			cli_msg("extra operand %s", du_quote(argv[optind]));
+			cli_msg("extra operand %s", du_quote_locale(argv[optind]));
 			fprintf(stderr, "file operands cannot be combined with --files0-from\n");
 			du_usage(1);
 		}

@@ -25,7 +25,8 @@ echo data >"$t/ok/deep/er/locked/x/f"
 # names that coreutils quotes in every way it knows ('', "", $'\n', $'\377', '\'')
 mkdir -p "$t/names"
 for n in "a b" "it's" $'n\nl' $'bad\xffutf8' $'\xff' $'x\n' 'a"b' 'a$b' "it's \$x" 'back\slash' \
-	$'tab\there' "it's"$'\n' '~home' 'a*b' 'é' '{' 'x#y' $'\x01ctl' $'del\x7f' "'"; do
+	$'tab\there' "it's"$'\n' '~home' 'a*b' 'é' '{' 'x#y' $'\x01ctl' $'del\x7f' "'" \
+	"it's é" 'é$x' $'\xc3' $'a\xe2\x80' $'\xe2\x80\x8b'; do
 	mkdir -p "$t/names/$n/sub"
 	chmod 000 "$t/names/$n"
 done
@@ -48,6 +49,14 @@ du_same -x -a .
 du_same -L -a .
 du_same -a names
 du_same ok/ ok// ./ok/deep/
+# in a UTF-8 locale printable characters stay as they are, and option errors get curved quotes
+if locale -a 2>/dev/null | grep -qix 'c\.utf-\?8'; then
+	LC_ALL=C.UTF-8 du_same -a names
+	LC_ALL=C.UTF-8 du_same -d x .
+	LC_ALL=C.UTF-8 du_same --time=bogus .
+	LC_ALL=C.UTF-8 du_same -B xyz .
+	LC_ALL=C.UTF-8 du_same -h -a --time --time-style=+%b ok
+fi
 cd names || exit 1
 du_same -- *
 du_same '~home' '{'

@@ -33,6 +33,8 @@ du_same --bogus a
 du_same -B 0 a
 du_same -B xyz a
 du_same --block-size=5X a
+du_same "-B'1" -a a
+du_same "--block-size='human" a
 du_same -B 99999999999999999999 a
 du_same -t 5Q a
 printf 'b\n*.txt\n\n' >"$DU_TMP/patterns"

@@ -92,6 +92,8 @@ static inline const char *du_name(const struct du_tree *t, uint32_t i)
 const char *du_quote(const char *name);
 /* The same, but only when the name needs it (coreutils quotef, for "name: reason"). */
 const char *du_quotef(const char *name);
+/* An argument quoted as coreutils quote() does (‘x’ in a UTF-8 locale, 'x' in C). */
+const char *du_quote_locale(const char *arg);
 
 /*
  * Format ts in local time with a strftime format that may also hold %N
@@ -105,6 +107,7 @@ int du_time_format(char *buf, size_t cap, const char *fmt, struct timespec ts);
 #define DU_SI        0x2
 #define DU_BASE1024  0x4
 #define DU_SUFFIX_B  0x8
+#define DU_GROUP     0x10 /* a leading ' in the block size: thousands separators */
 struct du_units {
 	uint64_t block; /* output block size */
 	int opts;       /* DU_* above */
@@ -112,7 +115,7 @@ struct du_units {
 /* Parse a --block-size spec (or BLOCK_SIZE etc. when spec is NULL): 0, -EINVAL,
  * -EILSEQ (bad suffix) or -ERANGE. */
 int du_units_parse(const char *spec, struct du_units *u);
-/* Format n bytes into buf (at least 64 bytes); returns a pointer into buf. */
+/* Format n bytes into buf (at least 128 bytes); returns a pointer into buf. */
 char *du_units_format(uint64_t n, const struct du_units *u, char *buf);
 
 /* ---- the tool's state, shared by the option parser, the walk and the replay ---- */

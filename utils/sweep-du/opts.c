@@ -66,7 +66,7 @@ void du_usage(int status)
 
 static void bad_arg(const char *what, const char *arg)
 {
-	cli_msg("invalid %s %s", what, du_quote(arg));
+	cli_msg("invalid %s %s", what, du_quote_locale(arg));
 	du_usage(1);
 }
 
@@ -92,13 +92,13 @@ static int xargmatch(const char *context, const char *arg, const char *const *wo
 	}
 	if (found >= 0 && !ambiguous)
 		return vals[found];
-	cli_msg("%s argument %s for %s", ambiguous ? "ambiguous" : "invalid", du_quote(arg), du_quote(context));
+	cli_msg("%s argument %s for %s", ambiguous ? "ambiguous" : "invalid", du_quote_locale(arg), du_quote_locale(context));
 	fputs("Valid arguments are:", stderr);
 	for (int i = 0; words[i]; i++) {
 		if (i == 0 || vals[i] != vals[i - 1])
-			fprintf(stderr, "\n  - %s", du_quote(words[i]));
+			fprintf(stderr, "\n  - %s", du_quote_locale(words[i]));
 		else
-			fprintf(stderr, ", %s", du_quote(words[i]));
+			fprintf(stderr, ", %s", du_quote_locale(words[i]));
 	}
 	putc('\n', stderr);
 	du_usage(1);
@@ -130,14 +130,14 @@ static const char *time_format(const char *style)
 	return formats[xargmatch("time style", style, words, idx)];
 }
 
-/* xstrtol_fatal's messages, then exit 1. */
+/* xstrtol_fatal's messages (the argument in plain quotes, unescaped), then exit 1. */
 static void size_arg_fatal(int err, const char *opt, const char *arg)
 {
 	if (err == -ERANGE)
-		cli_die(1, "%s argument %s too large", opt, du_quote(arg));
+		cli_die(1, "%s argument '%s' too large", opt, arg);
 	if (err == -EILSEQ)
-		cli_die(1, "invalid suffix in %s argument %s", opt, du_quote(arg));
-	cli_die(1, "invalid %s argument %s", opt, du_quote(arg));
+		cli_die(1, "invalid suffix in %s argument '%s'", opt, arg);
+	cli_die(1, "invalid %s argument '%s'", opt, arg);
 }
 
 void du_parse_args(int argc, char **argv, struct opts *o)
@@ -205,7 +205,7 @@ void du_parse_args(int argc, char **argv, struct opts *o)
 			errno = 0;
 			o->max_depth = strtoumax(optarg, &end, 0);
 			if (errno || end == optarg || *end || *optarg == '-') {
-				cli_msg("invalid maximum depth %s", du_quote(optarg));
+				cli_msg("invalid maximum depth %s", du_quote_locale(optarg));
 				bad = true;
 			}
 			o->depth_given = true;

@@ -10,6 +10,10 @@
  * kept so messages match byte for byte.
  */
 #include <ctype.h>
+#include <langinfo.h>
+#include <stdlib.h>
+#include <wchar.h>
+#include <wctype.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -52,11 +56,11 @@ static const char *letter_escape(unsigned char c)
 	}
 }
 
-/* Does byte c at position i of an n-byte name read the same in C and shell double quotes? */
+/* Does printable ASCII byte c at position i of an n-byte name read the same in C and shell double quotes? */
 static bool compat(unsigned char c, size_t i, size_t n)
 {
 	if (isalnum(c) || strchr("%+,-./:]_ @'", c))
-		return c != 0;
+		return true;
 	if (c == '#' || c == '~')
 		return i == 0;
 	if (c == '{' || c == '}')
@@ -64,44 +68,85 @@ static bool compat(unsigned char c, size_t i, size_t n)
 	return false;
 }
 
+static void escape_bytes(struct qbuf *b, const unsigned char *s, size_t len, struct qstate *st)
+{
+	for (size_t k = 0; k < len; k++) {
+		const char *letter = letter_escape(s[k]);
+		char oct[4] = { '\\', (char)('0' + (s[k] >> 6)), (char)('0' + ((s[k] >> 3) & 7)),
+				(char)('0' + (s[k] & 7)) };
+		/* start (or continue) a $'...' run */
+		if (!st->pending) {
+			put(b, "'$'", 3);
+			st->pending = true;
+		}
+		if (letter) {
+			put(b, "\\", 1);
+			put(b, letter, 1);
+		} else {
+			put(b, oct, 4);
+		}
+	}
+}
+
+static void plain_bytes(struct qbuf *b, const unsigned char *s, size_t len, struct qstate *st)
+{
+	if (st->pending) { /* close the $'...' run */
+		put(b, "''", 2);
+		st->pending = false;
+	}
+	put(b, (const char *)s, len);
+}
+
+/*
+ * Bytes outside printable ASCII: in a multibyte locale a printable
+ * character is kept as it is; anything else (and every such byte in the C
+ * locale) is escaped. Returns the bytes consumed.
+ */
+static size_t other_bytes(struct qbuf *b, const unsigned char *s, size_t left, struct qstate *st)
+{
+	mbstate_t mbs;
+	wchar_t w;
+	size_t len;
+
+	if (MB_CUR_MAX == 1 || letter_escape(*s)) {
+		st->all_compat = false;
+		escape_bytes(b, s, 1, st);
+		return 1;
+	}
+	memset(&mbs, 0, sizeof(mbs));
+	len = mbrtowc(&w, (const char *)s, left, &mbs);
+	if (len == (size_t)-1 || len == 0)
+		len = 1; /* an invalid byte: escape it alone */
+	else if (len == (size_t)-2)
+		len = left; /* cut short: escape the rest */
+	else if (iswprint((wint_t)w)) {
+		plain_bytes(b, s, len, st);
+		return len;
+	}
+	st->all_compat = false;
+	escape_bytes(b, s, len, st);
+	return len;
+}
+
 static void quote_pass(struct qbuf *b, const unsigned char *s, size_t n, struct qstate *st)
 {
 	put(b, "'", 1);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n;) {
 		unsigned char c = s[i];
-		const char *letter = letter_escape(c);
-		char oct[4];
 
-		if (!compat(c, i, n))
-			st->all_compat = false;
-		if (letter || !isprint(c)) {
-			/* start (or continue) a $'...' run */
-			if (!st->pending) {
-				put(b, "'$'", 3);
-				st->pending = true;
-			}
-			if (letter) {
-				put(b, "\\", 1);
-				put(b, letter, 1);
-			} else {
-				oct[0] = '\\';
-				oct[1] = (char)('0' + (c >> 6));
-				oct[2] = (char)('0' + ((c >> 3) & 7));
-				oct[3] = (char)('0' + (c & 7));
-				put(b, oct, 4);
-			}
+		if (c < 0x20 || c >= 0x7f) {
+			i += other_bytes(b, s + i, n - i, st);
 			continue;
 		}
+		if (!compat(c, i, n))
+			st->all_compat = false;
 		if (c == '\'') {
 			st->single = true;
 			put(b, "'\\'", 3);
 			st->pending = false;
 		}
-		if (st->pending) {
-			put(b, "''", 2);
-			st->pending = false;
-		}
-		put(b, (const char *)&c, 1);
+		plain_bytes(b, &c, 1, st);
+		i++;
 	}
 }
 
@@ -141,4 +186,20 @@ const char *du_quotef(const char *name)
 		if (!isalnum(*p) && !strchr("%+,-./_@]", *p))
 			return du_quote(name);
 	return *name ? name : du_quote(name);
+}
+
+const char *du_quote_locale(const char *name)
+{
+	/* gnulib quote(): curved quotes in a UTF-8 locale, ASCII ones otherwise */
+	static struct qbuf bufs[2];
+	static unsigned turn;
+	struct qbuf *bp = &bufs[turn++ % 2];
+	bool utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
+
+	bp->len = 0;
+	bp->fail = false;
+	put(bp, utf8 ? "\xe2\x80\x98" : "'", utf8 ? 3 : 1);
+	put(bp, name, strlen(name));
+	put(bp, utf8 ? "\xe2\x80\x99" : "'", utf8 ? 3 : 1);
+	return bp->fail ? name : bp->p;
 }

@@ -7,6 +7,9 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <locale.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,15 +95,17 @@ int du_units_parse(const char *spec, struct du_units *u)
 		u->opts = 0;
 		return 0;
 	}
-	if (*spec == '\'')
-		spec++; /* digit grouping: nothing to group in the C locale */
+	if (*spec == '\'') {
+		opts |= DU_GROUP; /* group digits as the locale does */
+		spec++;
+	}
 	/* an unambiguous prefix names a style, as argmatch allows */
 	for (int i = 0; i < 2; i++)
 		if (*spec && strncmp(names[i], spec, strlen(spec)) == 0)
 			match = match < 0 ? i : -2;
 	if (match >= 0) {
 		u->block = 1;
-		u->opts = name_opts[match];
+		u->opts = opts | name_opts[match];
 		return 0;
 	}
 	r = parse_block(spec, &block, &end);
@@ -121,15 +126,51 @@ int du_units_parse(const char *spec, struct du_units *u)
 	return 0;
 }
 
+/* The len digits of d with the locale's thousands separators (gnulib group_number), into out. */
+static size_t group_digits(const char *d, size_t len, const struct lconv *lc, char *out)
+{
+	const char *grouping = lc->grouping, *sep = lc->thousands_sep;
+	size_t seplen = strlen(sep), group = SIZE_MAX, i = len, o = 0;
+	char rev[96]; /* built right to left */
+
+	if (!*sep || seplen > 4) {
+		memcpy(out, d, len);
+		return len;
+	}
+	for (;;) {
+		unsigned char g = (unsigned char)*grouping;
+		if (g) {
+			group = g < CHAR_MAX ? g : i;
+			grouping++;
+		}
+		if (i < group)
+			group = i;
+		for (size_t k = 0; k < group; k++)
+			rev[o++] = d[--i];
+		if (i == 0)
+			break;
+		for (size_t k = seplen; k-- > 0;)
+			rev[o++] = sep[k];
+	}
+	for (size_t k = 0; k < o; k++)
+		out[k] = rev[o - 1 - k];
+	return o;
+}
+
 char *du_units_format(uint64_t n, const struct du_units *u, char *buf)
 {
+	const struct lconv *lc = localeconv();
+	const char *point = lc->decimal_point;
 	unsigned base = u->opts & DU_BASE1024 ? 1024 : 1000;
 	uint64_t amt, div = u->block;
 	/* rounding: 0 exact, 1 below half a tenth, 2 exactly half, 3 above half */
 	unsigned tenths, rounding;
-	int exponent = -1;
-	char *end = buf + 48, *p = end, *s = end;
+	int exponent = -1, shown_tenth = -1;
+	char digits[24];
+	size_t nd = 0, o = 0;
 
+	if (!*point || strlen(point) > 4)
+		point = ".";
 	if (div <= 1) {
 		amt = n;
 		tenths = rounding = 0;
@@ -161,8 +202,7 @@ char *du_units_format(uint64_t n, const struct du_units *u, char *buf)
 					}
 				}
 				if (amt < 10) {
-					*--p = (char)('0' + tenths);
-					*--p = '.';
+					shown_tenth = (int)tenths;
 					tenths = rounding = 0;
 				}
 			}
@@ -172,15 +212,21 @@ char *du_units_format(uint64_t n, const struct du_units *u, char *buf)
 		amt++;
 		if ((u->opts & DU_AUTOSCALE) && amt == base && exponent < 8) {
 			exponent++;
-			*--p = '0';
-			*--p = '.';
+			shown_tenth = 0;
 			amt = 1;
 		}
 	}
 	do {
-		*--p = (char)('0' + amt % 10);
+		digits[sizeof(digits) - ++nd] = (char)('0' + amt % 10);
 	} while ((amt /= 10) != 0);
-
+	if (u->opts & DU_GROUP)
+		o = group_digits(digits + sizeof(digits) - nd, nd, lc, buf);
+	else
+		memcpy(buf, digits + sizeof(digits) - nd, o = nd);
+	if (shown_tenth >= 0) {
+		o += (size_t)sprintf(buf + o, "%s", point);
+		buf[o++] = (char)('0' + shown_tenth);
+	}
 	if (u->opts & DU_SI) {
 		if (exponent < 0) {
 			exponent = 0;
@@ -189,13 +235,13 @@ char *du_units_format(uint64_t n, const struct du_units *u, char *buf)
 					break;
 		}
 		if (exponent)
-			*s++ = (!(u->opts & DU_BASE1024) && exponent == 1) ? 'k' : power_letters[exponent - 1];
+			buf[o++] = (!(u->opts & DU_BASE1024) && exponent == 1) ? 'k' : power_letters[exponent - 1];
 		if (u->opts & DU_SUFFIX_B) {
 			if ((u->opts & DU_BASE1024) && exponent)
-				*s++ = 'i';
-			*s++ = 'B';
+				buf[o++] = 'i';
+			buf[o++] = 'B';
 		}
 	}
-	*s = 0;
-	return p;
+	buf[o] = 0;
+	return buf;
 }
