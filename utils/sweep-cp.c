@@ -155,10 +155,11 @@ static int on_error(const struct copy_error *ce, void *ctx)
 static int on_done(const struct copy_done *d, void *ctx)
 {
 	struct cp *c = ctx;
-	if (d->how != COPY_HOW_DATA && d->how != COPY_HOW_CLONE && d->how != COPY_HOW_RANGE)
-		progress_add(c->progress, 0, 0);
-	else
-		progress_add(c->progress, 1, 0);
+	/* A file counts whole once done: its holes were planned but never written. */
+	if (d->how == COPY_HOW_DATA || d->how == COPY_HOW_CLONE || d->how == COPY_HOW_RANGE) {
+		uint64_t size = (uint64_t)d->st->st_size;
+		progress_add(c->progress, 1, size > d->bytes ? size - d->bytes : 0);
+	}
 	/* cp -v names what it makes: not an existing directory it merges into. */
 	if (c->verbose && d->how != COPY_HOW_SKIPPED && !(d->how == COPY_HOW_DIR && d->existed)) {
 		char *s = strdup(cli_quote(d->src));
