@@ -14,9 +14,11 @@
 #include <getopt.h>
 #include <locale.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <sweep.h>
 
@@ -183,6 +185,26 @@ static void dino(const struct du_tree *t, uint32_t dir, const uint32_t *kids, ui
 	closedir(d);
 }
 
+/*
+ * coreutils close_stdout: a write that failed while du printed (it flushes
+ * every line) is reported as "write error" alone, one that fails at close
+ * with its reason.
+ */
+static void close_stdout(void)
+{
+	bool pending = __fpending(stdout) != 0, prev_fail = ferror(stdout) != 0;
+	bool close_fail = fclose(stdout) != 0;
+	int e = errno;
+
+	if (prev_fail || (close_fail && (pending || e != EBADF))) {
+		if (close_fail && e)
+			cli_msg("write error: %s", strerror(e));
+		else
+			cli_msg("write error");
+		_exit(1);
+	}
+}
+
 /* fts_open trims two or more trailing slashes down to one. */
 static char *fts_root(const char *arg)
 {
@@ -244,7 +266,7 @@ int main(int argc, char **argv)
 	setlocale(LC_ALL, "");
 	cli_init(argv[0]);
 	argv[0] = (char *)cli_prog(); /* getopt's messages name the program as du's do */
-	cli_close_stdout_atexit();
+	atexit(close_stdout);
 	du_parse_args(argc, argv, &du.o);
 	args = optind < argc ? argv + optind : (char *[]){ dot, NULL };
 	nargs = optind < argc ? (size_t)(argc - optind) : 1;

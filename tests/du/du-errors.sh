@@ -62,6 +62,23 @@ du_same -- *
 du_same '~home' '{'
 cd .. || exit 1
 
+# write errors: stdout on a full device, and closed
+for how in full closed; do
+	for prog in du "$SWEEP_DU"; do
+		rc=0
+		if [ $how = full ]; then
+			"$prog" -a ok >/dev/full 2>"$DU_TMP/$how.$(basename "$prog")" || rc=$?
+		else
+			"$prog" -a ok >&- 2>"$DU_TMP/$how.$(basename "$prog")" || rc=$?
+		fi
+		echo "exit $rc" >>"$DU_TMP/$how.$(basename "$prog")"
+	done
+	sed -i 's/^du: /sweep-du: /' "$DU_TMP/$how.du"
+	DU_CHECKS=$((DU_CHECKS + 1))
+	cmp -s "$DU_TMP/$how.du" "$DU_TMP/$how.sweep-du" ||
+		{ echo "FAIL: stdout $how"; diff "$DU_TMP/$how.du" "$DU_TMP/$how.sweep-du"; DU_FAILS=$((DU_FAILS + 1)); }
+done
+
 # the messages must really be there (a du that printed none would pass the comparisons above only if both failed)
 $AS "$SWEEP_DU" . >/dev/null 2>"$DU_TMP/err" && { echo "FAIL: exit 0 with unreadable directories"; DU_FAILS=$((DU_FAILS + 1)); }
 grep -q "^sweep-du: cannot read directory './closed': Permission denied$" "$DU_TMP/err" ||

@@ -115,12 +115,13 @@ static void print_line(struct du *du, const struct val *val, const char *path)
 	if (du->o.time) {
 		putchar('\t');
 		if (du_time_format(buf, sizeof(buf), du->o.time_format, val->t) < 0)
-			cli_msg("time %s is out of range", du_quote(buf));
+			cli_msg("time %s is out of range", du_quote_locale(buf));
 		fputs(buf, stdout);
 	}
 	putchar('\t');
 	fputs(path, stdout);
 	putchar(du->o.nul ? '\0' : '\n');
+	fflush(stdout); /* as du: each line as it is done, and write errors as du sees them */
 }
 
 struct frame {
