@@ -3,20 +3,21 @@
  * walk: the directory traversal.
  *
  * C-SCAN mode (seed: userspace-io-scheduling-tar §3, Listing 1): a directory
- * is read whole with getdents64, its entries are stat'ed in inode order in
- * batches and handed to the caller, and its subdirectories wait in the C-SCAN
- * queue (walk_queue.c) keyed by inode. The next directory read is the next
- * key above the current one, wrapping once per sweep, so the inode tables and
- * directory blocks are visited in one direction.
+ * is read whole with getdents64, sorted by inode, its entries stat'ed in
+ * batches (io_uring statx, statx_batch.c) just before they are handed to the
+ * caller, and its subdirectories wait in the C-SCAN queue (walk_queue.c)
+ * keyed by inode -- or, with order PHYSICAL (AUTO's choice where the
+ * filesystem gives block locations), by the directory's first block. The
+ * next directory read is the next key above the current one, wrapping once
+ * per sweep, so inode tables and directory blocks are visited in one
+ * direction.
  *
  * Depth-first mode (order NONE or NAME): what tar and cp do, for filesystems
  * where sorting does not pay or for callers that want name order.
  *
- * Directories are opened relative to an open parent where one is at hand
- * and otherwise by path, falling back to a chain of openat() calls when the
- * path is longer than PATH_MAX. A pending directory never holds a file
- * descriptor (a wide tree would exhaust them): it keeps its name and a
- * reference to its parent, enough to reopen it.
+ * A pending directory never holds a file descriptor (a wide tree would
+ * exhaust them): it keeps its name and a reference to its parent, enough to
+ * reopen it (walk_open.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -29,87 +30,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "internal.h"
-
-/* A directory the walk knows about: pending in the queue, being read, or an ancestor of one. */
-struct dnode {
-	struct dnode *parent;
-	uint64_t id, dev, ino;
-	uint64_t key; /* C-SCAN key: inode, or first physical byte of its blocks */
-	uint64_t root_dev; /* for XDEV */
-	const struct sweep_fsinfo *fs;
-	unsigned refs;
-	uint32_t root_index;
-	int depth;
-	bool follow; /* reached through a followed symlink: open without O_NOFOLLOW */
-	size_t name_len;
-	char name[]; /* the component; for a root, the root as given */
-};
-
-/* One getdents64 record, kept while the directory is being handed out. */
-struct dent {
-	uint64_t ino;
-	size_t name_off; /* into listing.names */
-	uint32_t name_len;
-	uint32_t index; /* position in the getdents64 stream */
-	unsigned char type;
-};
-
-struct listing {
-	struct dent *v;
-	size_t n, cap;
-	char *names;
-	size_t nlen, ncap;
-};
-
-/*
- * A directory being handed out. Entries are stat'ed one batch at a time,
- * just before they are handed out, so a directory of a million entries
- * holds a million names but only one batch of struct stat.
- */
-struct frame {
-	struct dnode *dir;
-	int fd;
-	struct listing ls;
-	size_t pos;
-	size_t path_len; /* the directory's path length in walk.path */
-	size_t chunk, chunk_n; /* entries [chunk, chunk + chunk_n) have their stat in st/err */
-	struct stat *st;       /* batch entries */
-	int *err;
-};
-
-/* Open directories kept for reopening their children cheaply (and beyond PATH_MAX). */
-#define FD_CACHE 8
-
-struct walk {
-	const struct sweep_walk_opts *o;
-	unsigned flags;
-	bool cscan;
-	enum sweep_order order; /* emission order within a directory */
-	struct sweep_fscache *fsc;
-	struct sweep__stat_batch *sb;
-	struct sweep__cscan *q;
-	uint64_t next_id;
-	int errors;
-	int stop; /* <0: a callback or a fatal error ended the walk */
-	char *path;
-	size_t path_cap;
-	char *dbuf; /* getdents64 buffer */
-	struct sweep__stat_req *reqs;
-	size_t *idx;
-	size_t batch; /* entries per stat batch */
-	struct frame *stack; /* depth-first mode */
-	size_t depth, stack_cap;
-	/* Recently read directories, still open: their children reopen relative to them. */
-	struct {
-		struct dnode *dir;
-		int fd;
-		uint64_t used;
-	} fdc[FD_CACHE];
-	uint64_t fdc_clock;
-	uint64_t nophys_dev; /* a device where FIEMAP/FIBMAP do not work */
-	bool nophys_dev_valid;
-};
+#include "walk_internal.h"
 
 #define DBUF_SIZE (64 * 1024)
 /* Depth-first mode keeps ancestors' fds open up to this depth, then reopens on the way back. */
@@ -140,187 +61,6 @@ static int fatal(struct walk *w, int err)
 	if (!w->stop)
 		w->stop = err;
 	return err;
-}
-
-/* ---- directory nodes ---- */
-
-static struct dnode *dnode_new(struct dnode *parent, const char *name, size_t name_len)
-{
-	struct dnode *d = calloc(1, sizeof(*d) + name_len + 1);
-	if (!d)
-		return NULL;
-	memcpy(d->name, name, name_len);
-	d->name_len = name_len;
-	d->refs = 1;
-	d->parent = parent;
-	if (parent) {
-		parent->refs++;
-		d->root_index = parent->root_index;
-		d->root_dev = parent->root_dev;
-		d->depth = parent->depth + 1;
-	}
-	return d;
-}
-
-static void dnode_unref(struct dnode *d)
-{
-	while (d && --d->refs == 0) {
-		struct dnode *p = d->parent;
-		free(d);
-		d = p;
-	}
-}
-
-/* ---- paths ---- */
-
-static int path_reserve(struct walk *w, size_t need)
-{
-	return sweep__grow(&w->path, &w->path_cap, need, 1, 256);
-}
-
-/* Append "/name" to the directory path of length len (no double slash after a root "dir/" or "/"). */
-static int path_join(struct walk *w, size_t len, const char *name, size_t name_len, size_t *ret_len)
-{
-	bool slash = len > 0 && w->path[len - 1] != '/';
-	size_t n = len + slash + name_len;
-	if (path_reserve(w, n + 1) < 0)
-		return -ENOMEM;
-	if (slash)
-		w->path[len] = '/';
-	memcpy(w->path + len + slash, name, name_len);
-	w->path[n] = '\0';
-	*ret_len = n;
-	return 0;
-}
-
-/* Rebuild a directory's full path into w->path from its node chain (no recursion: trees may be very deep). */
-static int path_of(struct walk *w, const struct dnode *d, size_t *ret_len)
-{
-	size_t len = 0;
-	for (const struct dnode *p = d; p; p = p->parent)
-		len += p->name_len + 1;
-	if (path_reserve(w, len + 1) < 0)
-		return -ENOMEM;
-	/* Fill from the end: each component preceded by '/', except after a root that ends in one. */
-	size_t end = len;
-	for (const struct dnode *p = d; p; p = p->parent) {
-		end -= p->name_len;
-		memcpy(w->path + end, p->name, p->name_len);
-		if (p->parent) {
-			const struct dnode *q = p->parent;
-			bool root_slash = !q->parent && q->name_len > 0 && q->name[q->name_len - 1] == '/';
-			if (!root_slash)
-				w->path[--end] = '/';
-		}
-	}
-	/* The string starts at end; move it to the front. */
-	len -= end;
-	memmove(w->path, w->path + end, len);
-	w->path[len] = '\0';
-	*ret_len = len;
-	return 0;
-}
-
-/* ---- opening directories ---- */
-
-static int open_flags(const struct dnode *d)
-{
-	return O_RDONLY | O_DIRECTORY | O_CLOEXEC | (d->follow ? 0 : O_NOFOLLOW);
-}
-
-/* ---- the cache of open directories ---- */
-
-static int fdcache_find(struct walk *w, const struct dnode *d)
-{
-	for (int i = 0; i < FD_CACHE; i++) {
-		if (w->fdc[i].dir == d) {
-			w->fdc[i].used = ++w->fdc_clock;
-			return w->fdc[i].fd;
-		}
-	}
-	return -1;
-}
-
-/* Give the cache a directory's fd (it takes ownership); the least recently used one goes. */
-static void fdcache_put(struct walk *w, struct dnode *d, int fd)
-{
-	int v = 0;
-	for (int i = 1; i < FD_CACHE; i++)
-		if (w->fdc[i].used < w->fdc[v].used)
-			v = i;
-	if (w->fdc[v].dir) {
-		close(w->fdc[v].fd);
-		dnode_unref(w->fdc[v].dir);
-	}
-	d->refs++;
-	w->fdc[v].dir = d;
-	w->fdc[v].fd = fd;
-	w->fdc[v].used = ++w->fdc_clock;
-}
-
-static void fdcache_clear(struct walk *w)
-{
-	for (int i = 0; i < FD_CACHE; i++) {
-		if (w->fdc[i].dir) {
-			close(w->fdc[i].fd);
-			dnode_unref(w->fdc[i].dir);
-		}
-		w->fdc[i].dir = NULL;
-	}
-}
-
-/*
- * Open d: relative to its parent when the parent is still open, else by
- * path, else (path longer than PATH_MAX) by chaining openat() down from the
- * nearest ancestor that can be opened. The caller owns the result.
- */
-static int dnode_open_chain(struct walk *w, const struct dnode *d)
-{
-	int pfd = d->parent ? fdcache_find(w, d->parent) : -1;
-	if (pfd >= 0) {
-		int fd = openat(pfd, d->name, open_flags(d));
-		return fd < 0 ? -errno : fd;
-	}
-	if (!d->parent) {
-		int fd = open(d->name, open_flags(d));
-		return fd < 0 ? -errno : fd;
-	}
-	size_t len;
-	int r = path_of(w, d, &len);
-	if (r < 0)
-		return r;
-	if (len < PATH_MAX) {
-		int fd = open(w->path, open_flags(d));
-		if (fd >= 0 || errno != ENAMETOOLONG)
-			return fd >= 0 ? fd : -errno;
-	}
-	pfd = dnode_open_chain(w, d->parent);
-	if (pfd < 0)
-		return pfd;
-	int fd = openat(pfd, d->name, open_flags(d));
-	r = fd < 0 ? -errno : fd;
-	close(pfd);
-	return r;
-}
-
-static bool same_dir(int fd, const struct dnode *d)
-{
-	struct stat st;
-	return fstat(fd, &st) == 0 && (uint64_t)st.st_dev == d->dev && (uint64_t)st.st_ino == d->ino;
-}
-
-/* Reopen a directory and check that it is still the one that was listed. */
-static int dnode_reopen(struct walk *w, const struct dnode *d)
-{
-	int fd = dnode_open_chain(w, d);
-	if (fd < 0)
-		return fd;
-	if (!same_dir(fd, d)) {
-		/* Replaced since it was listed: it is no longer the directory we saw. */
-		close(fd);
-		return -ENOENT;
-	}
-	return fd;
 }
 
 /* ---- reading a directory ---- */
@@ -528,7 +268,7 @@ static uint64_t dir_key(struct walk *w, const struct dnode *c, int dirfd, const 
 		return c->ino;
 	if (w->nophys_dev_valid && w->nophys_dev == c->dev)
 		return c->ino;
-	int fd = openat(dirfd, name, open_flags(c));
+	int fd = openat(dirfd, name, walk_open_flags(c));
 	if (fd < 0)
 		return parent_key;
 	uint64_t phys;
@@ -549,7 +289,7 @@ static int enqueue(struct walk *w, struct dnode *c, int dirfd, const char *name,
 {
 	c->key = dir_key(w, c, dirfd, name, parent_key);
 	if (sweep__cscan_push(w->q, c->key, c) < 0) {
-		dnode_unref(c);
+		walk_dnode_unref(c);
 		return fatal(w, -ENOMEM);
 	}
 	return 0;
@@ -572,7 +312,7 @@ static struct dnode *frame_emit(struct walk *w, struct frame *f)
 		struct dent *de = &f->ls.v[f->pos++];
 		const char *name = dent_name(&f->ls, de);
 		size_t len;
-		if (path_join(w, f->path_len, name, de->name_len, &len) < 0) {
+		if (walk_path_join(w, f->path_len, name, de->name_len, &len) < 0) {
 			fatal(w, -ENOMEM);
 			return NULL;
 		}
@@ -616,7 +356,7 @@ static struct dnode *frame_emit(struct walk *w, struct frame *f)
 			return NULL;
 		if (!descend || r == SWEEP_WALK_SKIP)
 			continue;
-		struct dnode *c = dnode_new(d, name, de->name_len);
+		struct dnode *c = walk_dnode_new(d, name, de->name_len);
 		if (!c) {
 			fatal(w, -ENOMEM);
 			return NULL;
@@ -657,33 +397,33 @@ static void walk_cscan(struct walk *w)
 	while (!w->stop && sweep__cscan_pop(w->q, &item, NULL)) {
 		struct dnode *d = item;
 		size_t len;
-		if (path_of(w, d, &len) < 0) {
+		if (walk_path_of(w, d, &len) < 0) {
 			fatal(w, -ENOMEM);
-			dnode_unref(d);
+			walk_dnode_unref(d);
 			break;
 		}
-		int fd = dnode_reopen(w, d);
+		int fd = walk_dnode_reopen(w, d);
 		if (fd < 0) {
-			if (path_of(w, d, &len) == 0)
+			if (walk_path_of(w, d, &len) == 0)
 				report(w, w->path, SWEEP_WALK_OP_OPENDIR, fd);
-			dnode_unref(d);
+			walk_dnode_unref(d);
 			continue;
 		}
-		/* dnode_reopen may have reused w->path for an ancestor. */
-		if (path_of(w, d, &len) < 0 || frame_load(w, &f, d, fd, len) < 0) {
+		/* walk_dnode_reopen may have reused w->path for an ancestor. */
+		if (walk_path_of(w, d, &len) < 0 || frame_load(w, &f, d, fd, len) < 0) {
 			close(fd);
-			dnode_unref(d);
+			walk_dnode_unref(d);
 			break;
 		}
 		frame_emit(w, &f);
 		/* Its subdirectories are queued with nearby keys: keep it open for them. */
-		fdcache_put(w, d, fd);
-		dnode_unref(d);
+		walk_fdcache_put(w, d, fd);
+		walk_dnode_unref(d);
 	}
 	frame_free(&f);
 	/* Stopped early: release whatever is still queued. */
 	while (sweep__cscan_pop(w->q, &item, NULL))
-		dnode_unref(item);
+		walk_dnode_unref(item);
 }
 
 static int push_frame(struct walk *w, struct dnode *d, int fd, size_t path_len)
@@ -691,7 +431,7 @@ static int push_frame(struct walk *w, struct dnode *d, int fd, size_t path_len)
 	size_t old_cap = w->stack_cap;
 	if (sweep__grow(&w->stack, &w->stack_cap, w->depth + 1, sizeof(*w->stack), 16) < 0) {
 		close(fd);
-		dnode_unref(d);
+		walk_dnode_unref(d);
 		return fatal(w, -ENOMEM);
 	}
 	/* New slots start with no listing memory. */
@@ -707,7 +447,7 @@ static void pop_frame(struct walk *w)
 	if (p && p->fd < 0 && f->fd >= 0) {
 		/* The parent was closed on the way down: ".." gets it back in one step, if it is still it. */
 		int fd = openat(f->fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (fd >= 0 && !same_dir(fd, p->dir))
+		if (fd >= 0 && !walk_same_dir(fd, p->dir))
 			close(fd);
 		else if (fd >= 0)
 			p->fd = fd;
@@ -715,7 +455,7 @@ static void pop_frame(struct walk *w)
 	if (f->fd >= 0)
 		close(f->fd);
 	f->fd = -1;
-	dnode_unref(f->dir);
+	walk_dnode_unref(f->dir);
 	f->dir = NULL;
 	/* The listing's memory stays with the slot for the next directory at this depth. */
 }
@@ -727,9 +467,9 @@ static void walk_dfs(struct walk *w, struct dnode *root, int fd, size_t path_len
 		struct frame *f = &w->stack[w->depth - 1];
 		if (f->fd < 0) {
 			/* Closed on the way down to spare descriptors: reopen to finish it. */
-			int r = dnode_reopen(w, f->dir);
+			int r = walk_dnode_reopen(w, f->dir);
 			size_t len;
-			if (path_of(w, f->dir, &len) < 0) {
+			if (walk_path_of(w, f->dir, &len) < 0) {
 				fatal(w, -ENOMEM);
 				break;
 			}
@@ -746,10 +486,10 @@ static void walk_dfs(struct walk *w, struct dnode *root, int fd, size_t path_len
 			continue;
 		}
 		size_t clen = strlen(w->path);
-		int cfd = openat(f->fd, c->name, open_flags(c));
+		int cfd = openat(f->fd, c->name, walk_open_flags(c));
 		if (cfd < 0) {
 			report(w, w->path, SWEEP_WALK_OP_OPENDIR, -errno);
-			dnode_unref(c);
+			walk_dnode_unref(c);
 			continue;
 		}
 		if (w->depth >= DFS_OPEN_FDS) {
@@ -776,7 +516,7 @@ static int do_root(struct walk *w, const char *root, uint32_t index)
 			return report(w, root, SWEEP_WALK_OP_ROOT, e);
 		follow = false;
 	}
-	if (path_reserve(w, len + 1) < 0)
+	if (walk_path_reserve(w, len + 1) < 0)
 		return fatal(w, -ENOMEM);
 	memcpy(w->path, root, len + 1);
 
@@ -804,7 +544,7 @@ static int do_root(struct walk *w, const char *root, uint32_t index)
 	if (r < 0 || !S_ISDIR(st.st_mode) || r == SWEEP_WALK_SKIP)
 		return w->stop;
 
-	struct dnode *d = dnode_new(NULL, root, len);
+	struct dnode *d = walk_dnode_new(NULL, root, len);
 	if (!d)
 		return fatal(w, -ENOMEM);
 	d->id = e.id;
@@ -815,10 +555,10 @@ static int do_root(struct walk *w, const char *root, uint32_t index)
 	d->follow = follow;
 	if (w->cscan)
 		return enqueue(w, d, AT_FDCWD, root, 0);
-	int fd = open(root, open_flags(d));
+	int fd = open(root, walk_open_flags(d));
 	if (fd < 0) {
 		report(w, root, SWEEP_WALK_OP_OPENDIR, -errno);
-		dnode_unref(d);
+		walk_dnode_unref(d);
 		return w->stop;
 	}
 	walk_dfs(w, d, fd, len);
@@ -864,11 +604,11 @@ SWEEP_EXPORT int sweep_walk(const char *const *roots, size_t nroots, const struc
 		do_root(&w, roots[i], (uint32_t)i);
 	if (!ret && w.cscan && !w.stop)
 		walk_cscan(&w);
-	fdcache_clear(&w);
+	walk_fdcache_clear(&w);
 	if (w.q) {
 		void *item;
 		while (sweep__cscan_pop(w.q, &item, NULL))
-			dnode_unref(item);
+			walk_dnode_unref(item);
 	}
 	for (size_t i = 0; i < w.stack_cap; i++)
 		frame_free(&w.stack[i]);

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared by walk.c (the traversal) and walk_open.c (directory nodes, paths, reopening). */
+#ifndef SWEEP_WALK_INTERNAL_H
+#define SWEEP_WALK_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "internal.h"
+
+/* A directory the walk knows about: pending in the queue, being read, or an ancestor of one. */
+struct dnode {
+	struct dnode *parent;
+	uint64_t id, dev, ino;
+	uint64_t key; /* C-SCAN key: inode, or first physical byte of its blocks */
+	uint64_t root_dev; /* for XDEV */
+	const struct sweep_fsinfo *fs;
+	unsigned refs;
+	uint32_t root_index;
+	int depth;
+	bool follow; /* reached through a followed symlink: open without O_NOFOLLOW */
+	size_t name_len;
+	char name[]; /* the component; for a root, the root as given */
+};
+
+/* One getdents64 record, kept while the directory is being handed out. */
+struct dent {
+	uint64_t ino;
+	size_t name_off; /* into listing.names */
+	uint32_t name_len;
+	uint32_t index; /* position in the getdents64 stream */
+	unsigned char type;
+};
+
+struct listing {
+	struct dent *v;
+	size_t n, cap;
+	char *names;
+	size_t nlen, ncap;
+};
+
+/*
+ * A directory being handed out. Entries are stat'ed one batch at a time,
+ * just before they are handed out, so a directory of a million entries
+ * holds a million names but only one batch of struct stat.
+ */
+struct frame {
+	struct dnode *dir;
+	int fd;
+	struct listing ls;
+	size_t pos;
+	size_t path_len; /* the directory's path length in walk.path */
+	size_t chunk, chunk_n; /* entries [chunk, chunk + chunk_n) have their stat in st/err */
+	struct stat *st;       /* batch entries */
+	int *err;
+};
+
+/* Open directories kept for reopening their children cheaply (and beyond PATH_MAX). */
+#define FD_CACHE 8
+
+struct walk {
+	const struct sweep_walk_opts *o;
+	unsigned flags;
+	bool cscan;
+	enum sweep_order order; /* emission order within a directory */
+	struct sweep_fscache *fsc;
+	struct sweep__stat_batch *sb;
+	struct sweep__cscan *q;
+	uint64_t next_id;
+	int errors;
+	int stop; /* <0: a callback or a fatal error ended the walk */
+	char *path;
+	size_t path_cap;
+	char *dbuf; /* getdents64 buffer */
+	struct sweep__stat_req *reqs;
+	size_t *idx;
+	size_t batch; /* entries per stat batch */
+	struct frame *stack; /* depth-first mode */
+	size_t depth, stack_cap;
+	/* Recently read directories, still open: their children reopen relative to them. */
+	struct {
+		struct dnode *dir;
+		int fd;
+		uint64_t used;
+	} fdc[FD_CACHE];
+	uint64_t fdc_clock;
+	uint64_t nophys_dev; /* a device where FIEMAP/FIBMAP do not work */
+	bool nophys_dev_valid;
+};
+
+/* walk_open.c */
+/* A node for a directory called name under parent (NULL for a root); holds a reference to parent. */
+struct dnode *walk_dnode_new(struct dnode *parent, const char *name, size_t name_len);
+/* Drop a reference; frees the node, and its parents that nothing else holds. */
+void walk_dnode_unref(struct dnode *d);
+/* w->path: room for need bytes; "/" + name appended at len; a directory's full path. */
+int walk_path_reserve(struct walk *w, size_t need);
+int walk_path_join(struct walk *w, size_t len, const char *name, size_t name_len, size_t *ret_len);
+int walk_path_of(struct walk *w, const struct dnode *d, size_t *ret_len);
+/* open(2) flags for d: O_NOFOLLOW unless d was reached through a followed link. */
+int walk_open_flags(const struct dnode *d);
+/* Keep d's open fd for its children (the cache owns it now); close them all. */
+void walk_fdcache_put(struct walk *w, struct dnode *d, int fd);
+void walk_fdcache_clear(struct walk *w);
+/* fd is the directory d describes (same device and inode). */
+bool walk_same_dir(int fd, const struct dnode *d);
+/* Open d again however it can be reached, checked with walk_same_dir; fd or -errno. */
+int walk_dnode_reopen(struct walk *w, const struct dnode *d);
+
+#endif
