@@ -50,7 +50,7 @@ enum tar_filter {
 /* One PATH operand: where to walk, and how much of the walked path the member name drops. */
 struct tar_root {
 	char *path;   /* -C directory + "/" + operand, or the operand */
-	size_t strip; /* bytes of path before the member name (the -C prefix, leading '/') */
+	size_t strip; /* bytes of path before the member name: the -C prefix and its "/" */
 };
 
 struct tar_opts {
