@@ -29,6 +29,13 @@ touch -d '2001-02-03 04:05:06.123456789' s/a/one s/a
 grep -q "Cowardly refusing to create an empty archive" err || fail "no operands: GNU tar's message"
 "$T" -c --order=sideways s > /dev/null 2>&1; [ $? = 2 ] || fail "bad --order accepted"
 
+# A missing operand: GNU tar's messages and exit status, the rest archived.
+"$T" -cf miss.tar s/a nothere 2> miss.err; rc=$?
+tar -cf gmiss.tar s/a nothere 2> gmiss.err; grc=$?
+[ $rc = 2 ] && [ $grc = 2 ] || fail "missing operand: exit status $rc (GNU tar $grc), want 2"
+diff <(sed 's/^tar: /sweep-tar: /' gmiss.err) miss.err >&2 || fail "missing operand: messages differ from GNU tar's"
+same_members miss.tar gmiss.tar "missing operand"
+
 # tar -tv listings, to the nanosecond, and the same members.
 "$T" -cf mine.tar s || fail "sweep-tar -cf"
 tar --format=pax -cf gnu.tar s || fail "GNU tar"
