@@ -64,6 +64,11 @@ same_members c.tar gc.tar "-C"
 tar -cf gabs.tar "$WORK/s/a" 2> /dev/null
 same_members abs.tar gabs.tar "absolute operand"
 grep -qx "sweep-tar: Removing leading \`/' from member names" abs.err || fail "no note about the leading '/'"
+for ex in "$WORK/s/a/b" "${WORK#/}/s/a/b"; do
+	"$T" -cf abs.tar --exclude="$ex" "$WORK/s/a" 2> /dev/null || fail "absolute operand, --exclude=$ex"
+	tar -cf gabs.tar --exclude="$ex" "$WORK/s/a" 2> /dev/null
+	same_members abs.tar gabs.tar "absolute operand, --exclude=$ex"
+done
 
 # --exclude and -X: GNU tar's matching (unanchored, wildcards match '/', leading directories).
 printf '%s\n' '*.o' 'dir/sub1' > patterns

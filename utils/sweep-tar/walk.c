@@ -165,7 +165,9 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 	if (e->stat_err)
 		return 0; /* on_error said why */
 	name = tar_member_name(t, e->path, strip);
-	if (t->o->exclude && exclude_match(t->o->exclude, name, NULL, S_ISDIR(mode)))
+	/* GNU tar tries the name as given (with its leading '/') and the member name. */
+	if (t->o->exclude && (exclude_match(t->o->exclude, e->path + strip, NULL, S_ISDIR(mode)) ||
+			      (name != e->path + strip && exclude_match(t->o->exclude, name, NULL, S_ISDIR(mode)))))
 		return S_ISDIR(mode) ? SWEEP_WALK_SKIP : 0;
 	if (t->out_is_file && (uint64_t)e->st.st_dev == t->out_dev && (uint64_t)e->st.st_ino == t->out_ino) {
 		progress_clear(t->progress);
