@@ -25,6 +25,7 @@ chmod 000 "$r/deep/a/b/locked"
 chmod -R a+rX "$r/open" "$r/deep/a/b" 2>/dev/null
 chmod 000 "$r/deep/a/b/locked"
 [ "$(id -u)" = 0 ] && chown -R 0:0 "$r"
+"${as_user[@]}" test -r "$r/open" || walk_skip "the scratch directory $T is not reachable as the test user"
 
 for order in inode none name; do
 	"${as_user[@]}" find "$r" -print0 >"$T/find" 2>"$T/find-err"
