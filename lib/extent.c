@@ -152,6 +152,8 @@ static int fibmap_collect(int fd, int first_only, struct extvec *out)
 	uint64_t b = 0;
 	if (first_only && size > 0) {
 		off_t d = lseek(fd, 0, SEEK_DATA);
+		if (d < 0 && errno == ENXIO)
+			return 0; /* all hole: nothing to map, and no reason to ask block by block */
 		if (d > 0)
 			b = (uint64_t)d / bsz;
 	}
