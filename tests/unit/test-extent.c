@@ -243,6 +243,8 @@ static void test_fibmap_fallback(void **state)
 		fiemap_errno = errs[t];
 		/* 6 blocks, last partial: 0-1 contiguous at 100-101, hole at 2, 3-4 at 50-51, 5 at 300 */
 		assert_int_equal(ftruncate(tmpfd, 5 * 4096 + 100), 0);
+		/* real data at 0 too, so SEEK_DATA (which extent_first asks first) agrees with the fake map */
+		assert_int_equal(pwrite(tmpfd, "d", 1, 0), 1);
 		memset(fibmap_map, 0, sizeof(fibmap_map));
 		fibmap_map[0] = 100;
 		fibmap_map[1] = 101;
@@ -272,11 +274,24 @@ static void test_fibmap_fallback(void **state)
 	}
 }
 
+/* FIBMAP on a file that is all hole: no data, found without asking block by block. */
+static void test_fibmap_all_hole(void **state)
+{
+	(void)state;
+	fiemap_errno = EOPNOTSUPP;
+	assert_int_equal(ftruncate(tmpfd, 1 << 30), 0);
+	uint64_t phys = 7;
+	assert_int_equal(sweep_extent_first(tmpfd, &phys), -ENODATA);
+	assert_int_equal(phys, 7);
+	assert_true(fibmap_calls < 10);
+}
+
 /* Neither works: -EOPNOTSUPP and the out-parameters stay as they were. */
 static void test_neither(void **state)
 {
 	(void)state;
 	assert_int_equal(ftruncate(tmpfd, 8192), 0);
+	assert_int_equal(pwrite(tmpfd, "d", 1, 0), 1); /* has data: FIBMAP must be asked */
 	fiemap_errno = EOPNOTSUPP;
 	fibmap_errno = EPERM; /* no CAP_SYS_RAWIO */
 	struct sweep_extent *ext = (void *)1;
@@ -368,6 +383,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_broken_reply, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_progress, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fibmap_fallback, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fibmap_all_hole, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_neither, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_real_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_data_map, setup, teardown),
