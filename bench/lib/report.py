@@ -270,7 +270,8 @@ def main():
     L.append(f"Machine: {params.get('cpu')}, {params.get('cores')} cores, {params.get('mem_gib')} GiB RAM, "
              f"kernel {params.get('kernel')}; images are files on `{params.get('backing')}` "
              f"(rotational={params.get('rotational')}), attached with `losetup --direct-io=on`. "
-             f"Sequential read through a loop device: {seqbw / MIB:.0f} MiB/s.\n")
+             f"Sequential read through a loop device: {seqbw / MIB:.0f} MiB/s"
+             f"{' (' + params['seq_bandwidth_note'] + ')' if params.get('seq_bandwidth_note') else ''}.\n")
     cold = {"drop": "`sync; echo 3 > /proc/sys/vm/drop_caches`",
             "remount": "the image unmounted and mounted again (its caches only)",
             "both": "the image unmounted and mounted again, and `echo 3 > /proc/sys/vm/drop_caches`"}
