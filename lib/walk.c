@@ -155,6 +155,8 @@ static bool needs_stat(const struct walk *w, const struct dent *e)
 /* Put the listing in emission order: inode (C-SCAN), name, or as read. */
 static void sort_listing(struct walk *w, struct listing *ls)
 {
+	if (ls->n < 2)
+		return; /* also keeps qsort away from a NULL array (UBSan) */
 	if (w->order == SWEEP_ORDER_NAME)
 		qsort_r(ls->v, ls->n, sizeof(*ls->v), cmp_name, ls);
 	else if (w->order != SWEEP_ORDER_NONE)
