@@ -14,7 +14,6 @@
 #include <getopt.h>
 #include <locale.h>
 #include <stdio.h>
-#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -185,26 +184,6 @@ static void dino(const struct du_tree *t, uint32_t dir, const uint32_t *kids, ui
 	closedir(d);
 }
 
-/*
- * coreutils close_stdout: a write that failed while du printed (it flushes
- * every line) is reported as "write error" alone, one that fails at close
- * with its reason.
- */
-static void close_stdout(void)
-{
-	bool pending = __fpending(stdout) != 0, prev_fail = ferror(stdout) != 0;
-	bool close_fail = fclose(stdout) != 0;
-	int e = errno;
-
-	if (prev_fail || (close_fail && (pending || e != EBADF))) {
-		if (close_fail && e)
-			cli_msg("write error: %s", strerror(e));
-		else
-			cli_msg("write error");
-		_exit(1);
-	}
-}
-
 /* fts_open trims two or more trailing slashes down to one. */
 static char *fts_root(const char *arg)
 {
@@ -232,7 +211,7 @@ static char **read_files0(const char *file, size_t *ret_n, char **ret_buf)
 	size_t got;
 
 	if (!f)
-		cli_die(1, "cannot open %s for reading: %s", du_quote(file), strerror(errno));
+		cli_die(1, "cannot open %s for reading: %s", cli_quote(file), strerror(errno));
 	do {
 		if (du_grow(&buf, &cap, len + 65536 + 1, 1) < 0)
 			cli_die(1, "memory exhausted");
@@ -240,7 +219,7 @@ static char **read_files0(const char *file, size_t *ret_n, char **ret_buf)
 		len += got;
 	} while (got > 0);
 	if (ferror(f))
-		cli_die(1, "%s: read error: %s", du_quotef(file), strerror(errno));
+		cli_die(1, "%s: read error: %s", cli_quotef(file), strerror(errno));
 	if (f != stdin)
 		fclose(f);
 	buf[len] = 0;
@@ -266,13 +245,13 @@ int main(int argc, char **argv)
 	setlocale(LC_ALL, "");
 	cli_init(argv[0]);
 	argv[0] = (char *)cli_prog(); /* getopt's messages name the program as du's do */
-	atexit(close_stdout);
+	cli_close_stdout_atexit();
 	du_parse_args(argc, argv, &du.o);
 	args = optind < argc ? argv + optind : (char *[]){ dot, NULL };
 	nargs = optind < argc ? (size_t)(argc - optind) : 1;
 	if (du.o.files0) {
 		if (optind < argc) {
-			cli_msg("extra operand %s", du_quote_locale(argv[optind]));
+			cli_msg("extra operand %s", cli_quote_locale(argv[optind]));
 			fprintf(stderr, "file operands cannot be combined with --files0-from\n");
 			du_usage(1);
 		}

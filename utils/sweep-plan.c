@@ -407,13 +407,13 @@ int main(int argc, char **argv)
 			cli_version("sweep-plan");
 			return 0;
 		default:
-			fprintf(stderr, "Try '%s --help' for more information.\n", cli_prog());
+			cli_try_help();
 			return 2;
 		}
 	}
 	if (optind >= argc) {
 		cli_msg("missing operand");
-		fprintf(stderr, "Try '%s --help' for more information.\n", cli_prog());
+		cli_try_help();
 		return 2;
 	}
 	if (c.dump_fd >= 0)

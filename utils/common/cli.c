@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: MIT */
+#include <ctype.h>
 #include <errno.h>
+#include <langinfo.h>
 #include <stdarg.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <wchar.h>
+#include <wctype.h>
 
 #include <sweep.h>
 
@@ -26,32 +31,35 @@ const char *cli_prog(void)
 	return prog;
 }
 
+/* "prog: " + the message, after what stdout holds so far, so the two streams interleave as written. */
+static void vmsg(const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "%s: ", prog);
+	vfprintf(stderr, fmt, ap);
+}
+
 void cli_msg(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
 
 void cli_path_error(const char *path, int err)
 {
-	fflush(stdout);
-	fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(err < 0 ? -err : err));
+	cli_msg("%s: %s", path, strerror(err < 0 ? -err : err));
 }
 
 void cli_error(int err, const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(fmt, ap);
 	va_end(ap);
 	fprintf(stderr, ": %s\n", strerror(err < 0 ? -err : err));
 }
@@ -60,51 +68,229 @@ void cli_die(int status, const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(status);
 }
 
-/*
- * Quote like coreutils' shell-escape-always style for the common cases:
- * 'name', with embedded single quotes as '\''. Names with control bytes are
- * printed with $'\ooo' escapes like coreutils does.
- */
-const char *cli_quote(const char *path)
+void cli_try_help(void)
 {
-	static char *buf;
-	static size_t cap;
-	size_t need = strlen(path) * 8 + 8, n = 0;
-	bool ctrl = false;
+	fprintf(stderr, "Try '%s --help' for more information.\n", prog);
+}
 
-	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
-		if (*p < 0x20 || *p == 0x7f)
-			ctrl = true;
-	if (need > cap) {
-		char *nb = realloc(buf, need);
-		if (!nb)
-			return path;
-		buf = nb;
-		cap = need;
+/*
+ * File names in messages, quoted exactly as coreutils quotes them (gnulib
+ * quotearg's shell-escape-always style, which coreutils uses for its
+ * diagnostics): 'name'; control and non-ASCII bytes as $'\n' or
+ * $'\377' escapes spliced between quoted runs (in a multibyte locale a
+ * printable character stays as it is); a name holding a single quote
+ * and nothing else shell-special goes in double quotes ("it's"); otherwise
+ * the quote is written as '\''. gnulib writes such a name in a second pass
+ * that starts with the escape state the first pass ended in; that quirk is
+ * kept so messages match byte for byte.
+ */
+struct qbuf {
+	char *p;
+	size_t len, cap;
+	bool fail;
+};
+
+static int grow(struct qbuf *b, size_t need)
+{
+	size_t cap = b->cap ? b->cap : 64;
+	char *p;
+
+	if (need <= b->cap)
+		return 0;
+	while (cap < need)
+		cap *= 2;
+	p = realloc(b->p, cap);
+	if (!p)
+		return -1;
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
+static void put(struct qbuf *b, const char *s, size_t n)
+{
+	if (b->fail || grow(b, b->len + n + 1) < 0) {
+		b->fail = true;
+		return;
 	}
-	buf[n++] = '\'';
-	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-		if (*p == '\'') {
-			memcpy(buf + n, "'\\''", 4);
-			n += 4;
-		} else if (ctrl && (*p < 0x20 || *p == 0x7f)) {
-			n += (size_t)sprintf(buf + n, "'$'\\%03o''", *p);
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = 0;
+}
+
+struct qstate {
+	bool pending;    /* inside a $'...' run that a plain byte must close */
+	bool single;     /* met a single quote */
+	bool all_compat; /* every byte means the same inside C and shell double quotes */
+};
+
+static const char *letter_escape(unsigned char c)
+{
+	switch (c) {
+	case '\a': return "a";
+	case '\b': return "b";
+	case '\f': return "f";
+	case '\n': return "n";
+	case '\r': return "r";
+	case '\t': return "t";
+	case '\v': return "v";
+	default: return NULL;
+	}
+}
+
+/* Does printable ASCII byte c at position i of an n-byte name read the same in C and shell double quotes? */
+static bool compat(unsigned char c, size_t i, size_t n)
+{
+	if (isalnum(c) || strchr("%+,-./:]_ @'", c))
+		return true;
+	if (c == '#' || c == '~')
+		return i == 0;
+	if (c == '{' || c == '}')
+		return i == 0 && n == 1;
+	return false;
+}
+
+static void escape_bytes(struct qbuf *b, const unsigned char *s, size_t len, struct qstate *st)
+{
+	for (size_t k = 0; k < len; k++) {
+		const char *letter = letter_escape(s[k]);
+		char oct[4] = { '\\', (char)('0' + (s[k] >> 6)), (char)('0' + ((s[k] >> 3) & 7)),
+				(char)('0' + (s[k] & 7)) };
+		/* start (or continue) a $'...' run */
+		if (!st->pending) {
+			put(b, "'$'", 3);
+			st->pending = true;
+		}
+		if (letter) {
+			put(b, "\\", 1);
+			put(b, letter, 1);
 		} else {
-			buf[n++] = (char)*p;
+			put(b, oct, 4);
 		}
 	}
-	buf[n++] = '\'';
-	buf[n] = 0;
-	return buf;
+}
+
+static void plain_bytes(struct qbuf *b, const unsigned char *s, size_t len, struct qstate *st)
+{
+	if (st->pending) { /* close the $'...' run */
+		put(b, "''", 2);
+		st->pending = false;
+	}
+	put(b, (const char *)s, len);
+}
+
+/*
+ * Bytes outside printable ASCII: in a multibyte locale a printable
+ * character is kept as it is; anything else (and every such byte in the C
+ * locale) is escaped. Returns the bytes consumed.
+ */
+static size_t other_bytes(struct qbuf *b, const unsigned char *s, size_t left, struct qstate *st)
+{
+	mbstate_t mbs;
+	wchar_t w;
+	size_t len;
+
+	if (MB_CUR_MAX == 1 || letter_escape(*s)) {
+		st->all_compat = false;
+		escape_bytes(b, s, 1, st);
+		return 1;
+	}
+	memset(&mbs, 0, sizeof(mbs));
+	len = mbrtowc(&w, (const char *)s, left, &mbs);
+	if (len == (size_t)-1 || len == 0)
+		len = 1; /* an invalid byte: escape it alone */
+	else if (len == (size_t)-2)
+		len = left; /* cut short: escape the rest */
+	else if (iswprint((wint_t)w)) {
+		plain_bytes(b, s, len, st);
+		return len;
+	}
+	st->all_compat = false;
+	escape_bytes(b, s, len, st);
+	return len;
+}
+
+static void quote_pass(struct qbuf *b, const unsigned char *s, size_t n, struct qstate *st)
+{
+	put(b, "'", 1);
+	for (size_t i = 0; i < n;) {
+		unsigned char c = s[i];
+
+		if (c < 0x20 || c >= 0x7f) {
+			i += other_bytes(b, s + i, n - i, st);
+			continue;
+		}
+		if (!compat(c, i, n))
+			st->all_compat = false;
+		if (c == '\'') {
+			st->single = true;
+			put(b, "'\\'", 3);
+			st->pending = false;
+		}
+		plain_bytes(b, &c, 1, st);
+		i++;
+	}
+}
+
+const char *cli_quote(const char *name)
+{
+	/* a few buffers in turn, so one message can quote two names */
+	static struct qbuf bufs[4];
+	static unsigned turn;
+	struct qbuf *bp = &bufs[turn++ % 4];
+	struct qstate st = { .all_compat = true };
+	size_t n = strlen(name);
+
+	bp->len = 0;
+	bp->fail = false;
+	quote_pass(bp, (const unsigned char *)name, n, &st);
+	if (st.single && st.all_compat) {
+		bp->len = 0;
+		put(bp, "\"", 1);
+		put(bp, name, n);
+		put(bp, "\"", 1);
+		return bp->fail ? name : bp->p;
+	}
+	if (st.single) {
+		/* gnulib's rewrite pass, escape state carried over */
+		struct qstate again = { .pending = st.pending, .all_compat = true };
+		bp->len = 0;
+		quote_pass(bp, (const unsigned char *)name, n, &again);
+	}
+	put(bp, "'", 1);
+	return bp->fail ? name : bp->p;
+}
+
+const char *cli_quotef(const char *name)
+{
+	/* quotef: shell-escape style, quoting only when needed, ':' included */
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		if (!isalnum(*p) && !strchr("%+,-./_@]", *p))
+			return cli_quote(name);
+	return *name ? name : cli_quote(name);
+}
+
+const char *cli_quote_locale(const char *name)
+{
+	/* gnulib quote(): curved quotes in a UTF-8 locale, ASCII ones otherwise */
+	static struct qbuf bufs[2];
+	static unsigned turn;
+	struct qbuf *bp = &bufs[turn++ % 2];
+	bool utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
+
+	bp->len = 0;
+	bp->fail = false;
+	put(bp, utf8 ? "\xe2\x80\x98" : "'", utf8 ? 3 : 1);
+	put(bp, name, strlen(name));
+	put(bp, utf8 ? "\xe2\x80\x99" : "'", utf8 ? 3 : 1);
+	return bp->fail ? name : bp->p;
 }
 
 int cli_parse_size(const char *s, uint64_t *ret)
@@ -136,11 +322,23 @@ int cli_parse_size(const char *s, uint64_t *ret)
 	return 0;
 }
 
+/*
+ * coreutils close_stdout: a write that failed earlier (a tool that flushes
+ * each line sees it there) is reported as "write error" alone, one that
+ * fails at close with its reason.
+ */
 static void close_stdout(void)
 {
-	if (fflush(stdout) != 0 || ferror(stdout) || (fclose(stdout) != 0 && errno != EBADF)) {
-		int e = errno ? errno : EIO;
-		fprintf(stderr, "%s: write error: %s\n", prog, strerror(e));
+	bool pending = __fpending(stdout) != 0, prev_fail = ferror(stdout) != 0;
+	bool close_fail = fclose(stdout) != 0;
+	int e = errno;
+
+	if (prev_fail || (close_fail && (pending || e != EBADF))) {
+		/* not cli_msg: it would flush the stdout just closed */
+		if (close_fail && e)
+			fprintf(stderr, "%s: write error: %s\n", prog, strerror(e));
+		else
+			fprintf(stderr, "%s: write error\n", prog);
 		_exit(1);
 	}
 }

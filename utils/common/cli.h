@@ -20,13 +20,28 @@ void cli_error(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3
 /* Print an error and exit with status. */
 void cli_die(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 
-/* A path quoted for a message the way coreutils does for unusual names ('a b', 'it'\''s'). */
+/* "Try 'prog --help' for more information." on stderr (after a usage error). */
+void cli_try_help(void);
+
+/*
+ * A file name quoted for a message exactly as coreutils quotes it ('a b',
+ * "it's", 'a'$'\n''b', $'\377'; a printable multibyte character is kept
+ * when the tool has set a multibyte locale). Static buffers, four in turn,
+ * so one message can quote up to four names.
+ */
 const char *cli_quote(const char *path);
+/* The same, but only when the name needs it (coreutils quotef, for "name: reason"). */
+const char *cli_quotef(const char *path);
+/* An argument quoted as coreutils quote() does ('x' in C, curved quotes in a UTF-8 locale; two buffers). */
+const char *cli_quote_locale(const char *arg);
 
 /* Parse "123", "4K", "1.5M", "2G", "1T" (powers of 1024; KB/MB suffixes = 1000). 0 or -EINVAL. */
 int cli_parse_size(const char *s, uint64_t *ret);
 
-/* Flush and check stdout at exit (coreutils close_stdout): a write error makes the exit status 1. */
+/*
+ * Check stdout at exit as coreutils close_stdout does: "prog: write error"
+ * (with the reason when the close itself failed) and exit status 1.
+ */
 void cli_close_stdout_atexit(void);
 
 /* Print the standard --version text. */

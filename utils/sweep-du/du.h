@@ -88,13 +88,6 @@ static inline const char *du_name(const struct du_tree *t, uint32_t i)
 	return t->names + t->nodes[i].name;
 }
 
-/* A file name quoted for a message as coreutils quotes it (static buffers, 4 in turn). */
-const char *du_quote(const char *name);
-/* The same, but only when the name needs it (coreutils quotef, for "name: reason"). */
-const char *du_quotef(const char *name);
-/* An argument quoted as coreutils quote() does (‘x’ in a UTF-8 locale, 'x' in C). */
-const char *du_quote_locale(const char *arg);
-
 /*
  * Format ts in local time with a strftime format that may also hold %N
  * (nanoseconds), as du --time does. 0, or -1 when the time is out of range

@@ -17,7 +17,7 @@ enum { OPT_APPARENT = 256, OPT_SI, OPT_EXCLUDE, OPT_INODES, OPT_ORDER, OPT_TIME,
 void du_usage(int status)
 {
 	if (status != 0) {
-		fprintf(stderr, "Try '%s --help' for more information.\n", cli_prog());
+		cli_try_help();
 		exit(status);
 	}
 	printf("Usage: %s [OPTION]... [FILE]...\n"
@@ -66,7 +66,7 @@ void du_usage(int status)
 
 static void bad_arg(const char *what, const char *arg)
 {
-	cli_msg("invalid %s %s", what, du_quote_locale(arg));
+	cli_msg("invalid %s %s", what, cli_quote_locale(arg));
 	du_usage(1);
 }
 
@@ -92,13 +92,13 @@ static int xargmatch(const char *context, const char *arg, const char *const *wo
 	}
 	if (found >= 0 && !ambiguous)
 		return vals[found];
-	cli_msg("%s argument %s for %s", ambiguous ? "ambiguous" : "invalid", du_quote_locale(arg), du_quote_locale(context));
+	cli_msg("%s argument %s for %s", ambiguous ? "ambiguous" : "invalid", cli_quote_locale(arg), cli_quote_locale(context));
 	fputs("Valid arguments are:", stderr);
 	for (int i = 0; words[i]; i++) {
 		if (i == 0 || vals[i] != vals[i - 1])
-			fprintf(stderr, "\n  - %s", du_quote_locale(words[i]));
+			fprintf(stderr, "\n  - %s", cli_quote_locale(words[i]));
 		else
-			fprintf(stderr, ", %s", du_quote_locale(words[i]));
+			fprintf(stderr, ", %s", cli_quote_locale(words[i]));
 	}
 	putc('\n', stderr);
 	du_usage(1);
@@ -205,7 +205,7 @@ void du_parse_args(int argc, char **argv, struct opts *o)
 			errno = 0;
 			o->max_depth = strtoumax(optarg, &end, 0);
 			if (errno || end == optarg || *end || *optarg == '-') {
-				cli_msg("invalid maximum depth %s", du_quote_locale(optarg));
+				cli_msg("invalid maximum depth %s", cli_quote_locale(optarg));
 				bad = true;
 			}
 			o->depth_given = true;

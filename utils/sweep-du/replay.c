@@ -67,15 +67,15 @@ static void print_err(const struct err *e, const char *path, bool partial)
 	case SWEEP_WALK_OP_OPENDIR:
 	case SWEEP_WALK_OP_READDIR:
 		if (partial) /* fts FTS_ERR: some entries were read */
-			cli_msg("%s: %s", du_quotef(path), strerror(e->err));
+			cli_msg("%s: %s", cli_quotef(path), strerror(e->err));
 		else
-			cli_msg("cannot read directory %s: %s", du_quote(path), strerror(e->err));
+			cli_msg("cannot read directory %s: %s", cli_quote(path), strerror(e->err));
 		break;
 	default:
 		if (e->err)
-			cli_msg("cannot access %s: %s", du_quote(path), strerror(e->err));
+			cli_msg("cannot access %s: %s", cli_quote(path), strerror(e->err));
 		else
-			cli_msg("cannot access %s", du_quote(path));
+			cli_msg("cannot access %s", cli_quote(path));
 	}
 }
 
@@ -115,7 +115,7 @@ static void print_line(struct du *du, const struct val *val, const char *path)
 	if (du->o.time) {
 		putchar('\t');
 		if (du_time_format(buf, sizeof(buf), du->o.time_format, val->t) < 0)
-			cli_msg("time %s is out of range", du_quote_locale(buf));
+			cli_msg("time %s is out of range", cli_quote_locale(buf));
 		fputs(buf, stdout);
 	}
 	putchar('\t');
@@ -309,9 +309,9 @@ int du_replay(struct du *du)
 		if (i == DU_NONE) {
 			if (du->ops[k].dash)
 				cli_msg("when reading file names from stdin, no file name of %s allowed",
-					du_quote("-"));
+					cli_quote("-"));
 			else if (du->ops[k].number)
-				cli_msg("%s:%lu: invalid zero-length file name", du_quotef(du->o.files0),
+				cli_msg("%s:%lu: invalid zero-length file name", cli_quotef(du->o.files0),
 					du->ops[k].number);
 			else
 				cli_msg("invalid zero-length file name");

@@ -230,13 +230,13 @@ static int parse(int argc, char **argv, struct sync_opts *o)
 			cli_version(cli_prog());
 			exit(0);
 		default:
-			fprintf(stderr, "Try '%s --help' for more information.\n", cli_prog());
+			cli_try_help();
 			return -EINVAL;
 		}
 	}
 	if (argc - optind != 2) {
 		cli_msg(argc - optind < 2 ? "missing SRC or DEST operand" : "exactly one SRC and one DEST are supported");
-		fprintf(stderr, "Try '%s --help' for more information.\n", cli_prog());
+		cli_try_help();
 		return -EINVAL;
 	}
 	return 0;
