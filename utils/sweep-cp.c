@@ -75,9 +75,13 @@ static void usage(void)
 	       "  -u, --update                 copy only when SOURCE is newer than DEST or DEST is missing\n"
 	       "  -v, --verbose                explain what is being done\n"
 	       "  -f, --force                  accepted for compatibility (copies always replace atomically)\n"
+	       "      --remove-destination     replace an existing destination, never write through\n"
+	       "                                 a symbolic link found there\n"
+	       "  -x, --one-file-system        stay on this file system\n"
 	       "      --fsync                  flush each file to disk before renaming it into place\n"
 	       "      --order=ORDER            read order: auto, physical, inode, name, none\n"
 	       "      --batch=N                files per physical sweep (default 4096)\n"
+	       "      --writes=HOW             write the data with: auto (default), uring, pwrite\n"
 	       "      --progress               show progress on a terminal\n"
 	       "      --stats                  print how the files were copied, on stderr, at the end\n"
 	       "      --help                   display this help and exit\n"
@@ -221,15 +225,16 @@ static void print_stats(const struct copy_engine *e)
 	copy_engine_stats(e, &s);
 	fprintf(stderr,
 		"%s: files %llu (cloned %llu, copy_file_range %llu, read %llu), dirs %llu, other %llu, skipped %llu, "
-		"bytes %llu, sweeps %llu, errors %llu\n",
+		"bytes %llu, sweeps %llu, errors %llu, write requests %llu (%s)\n",
 		cli_prog(), (unsigned long long)s.files, (unsigned long long)s.cloned, (unsigned long long)s.ranged,
 		(unsigned long long)(s.files - s.cloned - s.ranged), (unsigned long long)s.dirs,
 		(unsigned long long)s.others, (unsigned long long)s.skipped, (unsigned long long)s.bytes,
-		(unsigned long long)s.batches, (unsigned long long)s.errors);
+		(unsigned long long)s.batches, (unsigned long long)s.errors, (unsigned long long)s.write_requests,
+		s.writes_uring ? "io_uring" : "pwrite");
 }
 
 enum { OPT_PRESERVE = 256, OPT_NO_PRESERVE, OPT_REFLINK, OPT_SPARSE, OPT_PROGRESS, OPT_FSYNC, OPT_ORDER,
-       OPT_BATCH, OPT_STATS, OPT_HELP, OPT_VERSION };
+       OPT_BATCH, OPT_STATS, OPT_REMOVE_DEST, OPT_WRITES, OPT_HELP, OPT_VERSION };
 
 int main(int argc, char **argv)
 {
@@ -248,6 +253,9 @@ int main(int argc, char **argv)
 		{"update", no_argument, NULL, 'u'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"force", no_argument, NULL, 'f'},
+		{"remove-destination", no_argument, NULL, OPT_REMOVE_DEST},
+		{"one-file-system", no_argument, NULL, 'x'},
+		{"writes", required_argument, NULL, OPT_WRITES},
 		{"fsync", no_argument, NULL, OPT_FSYNC},
 		{"order", required_argument, NULL, OPT_ORDER},
 		{"batch", required_argument, NULL, OPT_BATCH},
@@ -259,17 +267,18 @@ int main(int argc, char **argv)
 	};
 	static const char *const reflink_words[] = {"auto", "always", "never", NULL};
 	static const char *const sparse_words[] = {"auto", "always", "never", NULL};
+	static const char *const writes_words[] = {"auto", "uring", "pwrite", NULL};
 	struct cp c = {0};
 	struct copy_opts o = {.size = sizeof(o), .on_error = on_error, .on_done = on_done, .on_bytes = on_bytes,
 			      .on_plan = on_plan, .ctx = &c, .cancel = &stop_signal};
 	char deref = 0; /* 'L', 'H', 'P' or 0 for cp's default */
-	bool links = false, no_target = false, progress = false, stats = false;
+	bool links = false, no_target = false, progress = false, stats = false, remove_dest = false;
 	const char *target_dir = NULL;
 	int opt;
 
 	cli_init(argv[0]);
 	cli_close_stdout_atexit();
-	while ((opt = getopt_long(argc, argv, "adfHLnPpRrt:Tuv", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "adfHLnPpRrt:Tuvx", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'a':
 			deref = 'P';
@@ -334,6 +343,15 @@ int main(int argc, char **argv)
 		case 'v':
 			c.verbose = true;
 			break;
+		case OPT_REMOVE_DEST:
+			remove_dest = true;
+			break;
+		case 'x':
+			o.flags |= COPY_ONE_FS;
+			break;
+		case OPT_WRITES:
+			o.writes = (enum copy_writes)parse_when("--writes", optarg, writes_words);
+			break;
 		case OPT_FSYNC:
 			o.flags |= COPY_FSYNC;
 			break;
@@ -366,7 +384,13 @@ int main(int argc, char **argv)
 	}
 	if (links)
 		o.flags |= COPY_LINKS;
-	o.flags |= COPY_WRITE_THROUGH; /* cp writes a file through a symlink at the destination */
+	/*
+	 * cp writes a file through a symlink at the destination; with
+	 * --remove-destination it removes the name first instead, which the
+	 * engine's rename onto the name does atomically.
+	 */
+	if (!remove_dest)
+		o.flags |= COPY_WRITE_THROUGH;
 	/* cp follows symlinks only when not copying recursively, unless told otherwise. */
 	if (deref == 'L')
 		o.flags |= COPY_DEREF_ALL;

@@ -79,31 +79,35 @@ check "physical order: not simply name order" \
 	test "$(sed -n "s/^'.*\/\(f[0-9]*\)' -> .*/\1/p" "$CP_TMP/order.v" | sort -c 2>&1 | wc -l)" != 0
 same_tree "physical order: copy equals the source" type,mode,size,data "$ext4/order" "$CP_TMP/order-copy"
 
-# A destination that fills up.
+# A destination that fills up, written with pwrite and with io_uring writes.
 small=$(loopfs_new ext4 24M)
 big="$CP_TMP/big"
 mkdir -p "$big/d"
 for i in $(seq 1 40); do head -c $((1024 * 1024 + i)) /dev/urandom >"$big/d/f$i"; done
-mkdir -p "$small/dst/d"
-printf 'precious old contents\n' >"$small/dst/d/f40"
 printf 'precious old contents\n' >"$CP_TMP/precious"
-(cd "$CP_TMP" && "$SWEEP_CP" -a --reflink=never "$big/." "$small/dst") 2>"$CP_TMP/full.err"
-check "full disk: exit 1" [ $? = 1 ]
-check "full disk: a clear message" grep -Eq \
-	"^sweep-cp: (error writing|cannot create regular file) '$small/dst/(\./)?d/f[0-9]+': No space left on device$" \
-	"$CP_TMP/full.err"
-check "full disk: no temporaries left" no_temps "$small/dst"
-check "full disk: the existing file is old or new, never damaged" \
-	bash -c 'cmp -s "$1" "$2" || cmp -s "$1" "$3"' _ "$small/dst/d/f40" "$CP_TMP/precious" "$big/d/f40"
-whole=0 broken=0
-for f in "$small"/dst/d/f*; do
-	n=${f##*/}
-	if [ "$n" = f40 ] && cmp -s "$f" "$CP_TMP/precious"; then continue; fi
-	if cmp -s "$f" "$big/d/$n"; then whole=$((whole + 1)); else broken=$((broken + 1)); fi
+for writes in pwrite uring; do
+	rm -rf "$small/dst"
+	mkdir -p "$small/dst/d"
+	cp "$CP_TMP/precious" "$small/dst/d/f40"
+	(cd "$CP_TMP" && SWEEP_BACKEND=uring "$SWEEP_CP" -a --reflink=never --writes=$writes "$big/." "$small/dst") \
+		2>"$CP_TMP/full.err"
+	check "full disk ($writes): exit 1" [ $? = 1 ]
+	check "full disk ($writes): a clear message" grep -Eq \
+		"^sweep-cp: (error writing|cannot create regular file) '$small/dst/(\./)?d/f[0-9]+': No space left on device$" \
+		"$CP_TMP/full.err"
+	check "full disk ($writes): no temporaries left" no_temps "$small/dst"
+	check "full disk ($writes): the existing file is old or new, never damaged" \
+		bash -c 'cmp -s "$1" "$2" || cmp -s "$1" "$3"' _ "$small/dst/d/f40" "$CP_TMP/precious" "$big/d/f40"
+	whole=0 broken=0
+	for f in "$small"/dst/d/f*; do
+		n=${f##*/}
+		if [ "$n" = f40 ] && cmp -s "$f" "$CP_TMP/precious"; then continue; fi
+		if cmp -s "$f" "$big/d/$n"; then whole=$((whole + 1)); else broken=$((broken + 1)); fi
+	done
+	echo "full disk ($writes): $whole files copied whole before space ran out"
+	check "full disk ($writes): every final name is whole" [ "$broken" = 0 ]
+	check "full disk ($writes): some files did fit" [ "$whole" -gt 0 ]
 done
-echo "full disk: $whole files copied whole before space ran out"
-check "full disk: every final name is whole" [ "$broken" = 0 ]
-check "full disk: some files did fit" [ "$whole" -gt 0 ]
 # Same through copy_file_range (source and destination on one full filesystem).
 rm -rf "$small/dst"
 mkdir -p "$small/src2" && head -c $((9 * 1024 * 1024)) /dev/urandom >"$small/src2/a" &&

@@ -26,14 +26,31 @@ check "same filesystem: data went through copy_file_range or a clone" \
 	grep -Eq 'files [0-9]+ \(cloned [0-9]+, copy_file_range [1-9]' "$CP_TMP/auto.err"
 check "no temporaries left" no_temps "$CP_TMP/auto"
 
+# Reads and writes each through io_uring or syscalls; SWEEP_BACKEND=syscall
+# keeps io_uring out of the writes too.
 for backend in uring syscall; do
-	SWEEP_BACKEND=$backend "$SWEEP_CP" -a --stats --reflink=never "$src" "$CP_TMP/read-$backend" \
-		2>"$CP_TMP/read.err"
-	check "--reflink=never ($backend) exits 0" [ $? = 0 ]
-	same_tree "-a --reflink=never ($backend) vs cp -a" "$FIELDS" "$CP_TMP/ref" "$CP_TMP/read-$backend"
-	check "--reflink=never ($backend): every file read" \
-		grep -Eq 'cloned 0, copy_file_range 0, read [1-9]' "$CP_TMP/read.err"
+	for writes in uring pwrite; do
+		how="$backend reads, --writes=$writes"
+		SWEEP_BACKEND=$backend "$SWEEP_CP" -a --stats --reflink=never --writes=$writes "$src" \
+			"$CP_TMP/read-$backend-$writes" 2>"$CP_TMP/read.err"
+		check "--reflink=never ($how) exits 0" [ $? = 0 ]
+		same_tree "-a --reflink=never ($how) vs cp -a" "$FIELDS" "$CP_TMP/ref" "$CP_TMP/read-$backend-$writes"
+		check "--reflink=never ($how): every file read" \
+			grep -Eq 'cloned 0, copy_file_range 0, read [1-9]' "$CP_TMP/read.err"
+		want=pwrite
+		[ $backend = uring ] && [ $writes = uring ] && want=io_uring
+		check "--reflink=never ($how): data written with $want" \
+			grep -Eq "write requests [1-9][0-9]* \\($want\\)" "$CP_TMP/read.err"
+		rm -rf "$CP_TMP/read-$backend-$writes"
+	done
 done
+# The default write path, and sparse copies punched through io_uring writes.
+"$SWEEP_CP" -a --stats --reflink=never "$src" "$CP_TMP/read-default" 2>"$CP_TMP/read.err"
+check "default writes are pwrite (measured better)" grep -q 'write requests [1-9][0-9]* (pwrite)' "$CP_TMP/read.err"
+SWEEP_BACKEND=uring "$SWEEP_CP" -a --sparse=always --reflink=never --writes=uring "$src" "$CP_TMP/sp-uring"
+cp -a --sparse=always --reflink=never "$src" "$CP_TMP/ref-sp"
+same_tree "--sparse=always --writes=uring vs cp --sparse=always" "$FIELDS" "$CP_TMP/ref-sp" "$CP_TMP/sp-uring"
+rm -rf "$CP_TMP/read-default" "$CP_TMP/sp-uring" "$CP_TMP/ref-sp"
 
 # Small sweeps: hard links whose first name was copied in an earlier batch, or
 # is still queued; directories made between batches.

@@ -30,6 +30,7 @@
 
 #include "cli.h"
 #include "meta.h"
+#include "writer.h"
 
 #define DEFAULT_BATCH 4096
 
@@ -82,6 +83,7 @@ struct copy_engine {
 	struct copy_opts o;
 	struct sweep_plan *plan;
 	struct sweep_reader *reader;
+	struct writer *writer;
 	struct qitem *q;
 	size_t nq, capq;
 	struct lnode **links; /* open addressing */
@@ -133,31 +135,14 @@ static bool ends_with_slash(const char *p)
 	return n > 0 && p[n - 1] == '/';
 }
 
-static int pwrite_full(int fd, const char *buf, size_t len, uint64_t off)
-{
-	while (len > 0) {
-		ssize_t n = pwrite(fd, buf, len, (off_t)off);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return -ENOSPC;
-		buf += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
-}
-
 static bool all_zero(const char *p, size_t n)
 {
 	return n == 0 || (p[0] == 0 && memcmp(p, p + 1, n - 1) == 0);
 }
 
 /* Write buf, leaving aligned all-zero blocks of blk bytes as holes. */
-static int pwrite_sparse(int fd, const char *buf, size_t len, uint64_t off, size_t blk)
+static int write_sparse(struct writer *w, int fd, const char *buf, size_t len, uint64_t off, size_t blk,
+			uint64_t tag)
 {
 	size_t i = 0;
 	while (i < len) {
@@ -175,7 +160,7 @@ static int pwrite_sparse(int fd, const char *buf, size_t len, uint64_t off, size
 			j += n;
 		}
 		if (!zero) {
-			int rc = pwrite_full(fd, buf + i, j - i, off + i);
+			int rc = writer_write(w, fd, buf + i, j - i, off + i, tag);
 			if (rc < 0)
 				return rc;
 		}
@@ -698,8 +683,9 @@ static int rd_data(const struct sweep_file *f, uint64_t off, const void *buf, si
 		return e->stop;
 	if (it->err || it->tmpfd < 0)
 		return 0;
-	int rc = it->punch ? pwrite_sparse(it->tmpfd, buf, len, off, it->punch)
-			   : pwrite_full(it->tmpfd, buf, len, off);
+	uint64_t tag = f->entry->cookie;
+	int rc = it->punch ? write_sparse(e->writer, it->tmpfd, buf, len, off, it->punch, tag)
+			   : writer_write(e->writer, it->tmpfd, buf, len, off, tag);
 	if (rc < 0) {
 		item_fail(it, COPY_OP_WRITE, rc);
 		return 0;
@@ -747,6 +733,10 @@ static int rd_end(const struct sweep_file *f, int status, void *ctx)
 	struct qitem *it = &e->q[f->entry->cookie];
 
 	it->ended = true;
+	/* The data is written (or failed) before the file is sized, closed and renamed. */
+	int wrc = writer_drain(e->writer);
+	if (wrc < 0)
+		item_fail(it, COPY_OP_WRITE, wrc);
 	if (status < 0)
 		item_fail(it, f->fd < 0 ? COPY_OP_OPEN_SRC : COPY_OP_READ, status);
 	if (!it->err && it->tmpfd >= 0) {
@@ -787,6 +777,7 @@ int copy_flush(struct copy_engine *e)
 				if (!e->q[i].ended)
 					report(e, COPY_OP_READ, rc, e->q[i].src, e->q[i].dst, e->q[i].cookie);
 	}
+	writer_drain(e->writer); /* nothing may still write into a temporary about to be removed */
 	for (size_t i = 0; i < e->nq; i++) {
 		item_drop_temp(&e->q[i]);
 		if (e->q[i].ln && e->q[i].ln->state == LN_PENDING)
@@ -1011,7 +1002,8 @@ int copy_tree(struct copy_engine *e, const char *src, const char *dst)
 	struct tree t = {.e = e, .src = src, .dst = dst, .src_len = strlen(src), .dst_len = strlen(dst)};
 	struct sweep_walk_opts wo = {
 		.size = sizeof(wo),
-		.flags = (fl & COPY_DEREF_ALL ? SWEEP_WALK_FOLLOW : 0) | (fl & COPY_DEREF_ROOTS ? SWEEP_WALK_FOLLOW_ROOTS : 0),
+		.flags = (fl & COPY_DEREF_ALL ? SWEEP_WALK_FOLLOW : 0) | (fl & COPY_DEREF_ROOTS ? SWEEP_WALK_FOLLOW_ROOTS : 0) |
+			 (fl & COPY_ONE_FS ? SWEEP_WALK_XDEV : 0),
 		.order = e->o.order,
 		.backend = e->o.backend,
 		.on_entry = tree_entry,
@@ -1049,6 +1041,14 @@ int copy_finish(struct copy_engine *e)
 	return e->stats.errors > INT_MAX ? INT_MAX : (int)e->stats.errors;
 }
 
+/* An io_uring write failed: the file it belongs to fails (reported at its end). */
+static void write_failed(uint64_t tag, int err, void *ctx)
+{
+	struct copy_engine *e = ctx;
+	if (tag < e->nq)
+		item_fail(&e->q[tag], COPY_OP_WRITE, err);
+}
+
 int copy_engine_new(const struct copy_opts *opts, struct copy_engine **ret)
 {
 	if (!opts || opts->size < offsetof(struct copy_opts, ctx) + sizeof(void *) || !ret)
@@ -1073,9 +1073,20 @@ int copy_engine_new(const struct copy_opts *opts, struct copy_engine **ret)
 		.queue_depth = opts->queue_depth,
 		.flags = (opts->sparse == COPY_SPARSE_NEVER ? 0 : SWEEP_READ_SPARSE) | SWEEP_READ_NOATIME,
 	};
+	struct writer_opts wo = {
+		.size = sizeof(wo),
+		.backend = e->o.writes == COPY_WRITES_PWRITE ? SWEEP_BACKEND_SYSCALL : opts->backend,
+		.on_fail = write_failed,
+		.ctx = e,
+	};
+	/* AUTO: pwrite, the measured better choice (see COPY_WRITES_AUTO in copy.h). */
+	if (e->o.writes == COPY_WRITES_AUTO)
+		wo.backend = SWEEP_BACKEND_SYSCALL;
 	int rc = sweep_plan_new(&po, &e->plan);
 	if (rc >= 0)
 		rc = sweep_reader_new(&ro, &e->reader);
+	if (rc >= 0)
+		rc = writer_new(&wo, &e->writer);
 	if (rc < 0) {
 		copy_engine_free(e);
 		return rc;
@@ -1108,6 +1119,7 @@ struct copy_engine *copy_engine_free(struct copy_engine *e)
 		free(n);
 	}
 	free(e->links);
+	writer_free(e->writer);
 	sweep_reader_free(e->reader);
 	sweep_plan_free(e->plan);
 	free(e);
@@ -1116,8 +1128,13 @@ struct copy_engine *copy_engine_free(struct copy_engine *e)
 
 void copy_engine_stats(const struct copy_engine *e, struct copy_stats *ret)
 {
-	if (e && ret)
+	if (e && ret) {
+		struct writer_stats ws;
+		writer_stats(e->writer, &ws);
 		*ret = e->stats;
+		ret->write_requests = ws.requests;
+		ret->writes_uring = writer_backend(e->writer) == SWEEP_BACKEND_URING;
+	}
 }
 
 /* ---- messages ---- */
