@@ -37,19 +37,20 @@ compare_trees() {
 	fi
 }
 
-# run_args LABEL SRCARG DSTARG FLAGS...: run rsync in $W/r and sweep-sync in
-# $W/s with the same arguments (relative paths, so messages match), then
-# require the same exit status, the same stdout lines (as sorted sets:
-# sweep-sync itemizes files in the order its physical sweep writes them,
-# rsync in name order) and identical trees at DSTARG under $W/r and $W/s
-# (compared with the manifest options in $COMPARE_OPTS, default
-# --no-root-time: DEST's own time is only rsync's when SRC ends in '/').
-run_args() {
-	local label=$1 srcarg=$2 dstarg=$3; shift 3
+# run_argv LABEL DSTARG ARGS...: run rsync ARGS in $W/r and sweep-sync ARGS
+# in $W/s (relative paths, so messages match), then require the same exit
+# status, the same stdout lines (as sorted sets: sweep-sync itemizes files
+# in the order its physical sweep writes them, rsync in name order; both
+# outputs go through the sed script $OUT_FILTER first, when set) and
+# identical trees at DSTARG under $W/r and $W/s (compared with the manifest
+# options in $COMPARE_OPTS, default --no-root-time: DEST's own time is only
+# rsync's when SRC ends in '/').
+run_argv() {
+	local label=$1 dstarg=$2; shift 2
 	local rr=0 sr=0
 	mkdir -p "$W/r" "$W/s"
-	(cd "$W/r" && rsync "$@" "$srcarg" "$dstarg") >"$W/r.out" 2>"$W/r.err" || rr=$?
-	(cd "$W/s" && "$SYNC" "$@" "$srcarg" "$dstarg") >"$W/s.out" 2>"$W/s.err" || sr=$?
+	(cd "$W/r" && rsync "$@") >"$W/r.out" 2>"$W/r.err" || rr=$?
+	(cd "$W/s" && "$SYNC" "$@") >"$W/s.out" 2>"$W/s.err" || sr=$?
 	if grep -q 'runtime error:' "$W/s.err"; then
 		cat "$W/s.err" >&2
 		fail "$label: sanitizer report"
@@ -58,8 +59,8 @@ run_args() {
 		cat "$W/r.err" "$W/s.err" >&2
 		fail "$label: rsync exit $rr, sweep-sync exit $sr"
 	fi
-	sort "$W/r.out" >"$W/r.sorted"
-	sort "$W/s.out" >"$W/s.sorted"
+	sed -e "${OUT_FILTER:-}" "$W/r.out" | sort >"$W/r.sorted"
+	sed -e "${OUT_FILTER:-}" "$W/s.out" | sort >"$W/s.sorted"
 	if ! diff -u "$W/r.sorted" "$W/s.sorted" >"$W/out.diff"; then
 		cat "$W/out.diff" >&2
 		fail "$label: output differs from rsync's (sorted)"
@@ -67,6 +68,12 @@ run_args() {
 	# shellcheck disable=SC2086
 	compare_trees "$W/r/$dstarg" "$W/s/$dstarg" ${COMPARE_OPTS---no-root-time}
 	note "$label: exit $sr, $(wc -l <"$W/s.out") output lines, same as rsync"
+}
+
+# run_args LABEL SRCARG DSTARG FLAGS...: run_argv for one SRC.
+run_args() {
+	local label=$1 srcarg=$2 dstarg=$3; shift 3
+	run_argv "$label" "$dstarg" "$@" "$srcarg" "$dstarg"
 }
 
 # run_both LABEL FLAGS...: sync $W/src/ into dst/ with both tools.

@@ -114,6 +114,7 @@ static void on_copy_bytes(uint64_t bytes, void *ctx)
 
 	progress_add(a->c->prog, 0, bytes);
 	a->written += bytes;
+	a->c->sent += bytes;
 	sync_test_stop("bytes", a->written);
 }
 

@@ -39,14 +39,16 @@ static void report_error(struct sync_ctx *c, const char *path, int err, bool van
 
 struct scan_ent {
 	char *rel;
+	uint32_t root;
 	struct side sd;
 };
 
 struct scan {
 	struct sync_ctx *c;
 	bool is_src;
-	bool follow_root; /* the root is a symlink to follow (SRC/ or the destination) */
-	size_t root_len;
+	/* the walk at hand: its root k is operand map[k], a path of root_len[k] bytes */
+	const uint32_t *map;
+	const size_t *root_len;
 	struct scan_ent *v;
 	size_t n, cap;
 	int err; /* -ENOMEM */
@@ -145,16 +147,18 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 	struct sync_ctx *c = s->c;
 	struct scan_ent *x;
 	bool is_dir = S_ISDIR(e->st.st_mode);
+	uint32_t root = s->map[e->root_index];
+	size_t root_len = s->root_len[e->root_index];
 	char *rel;
 
 	if (e->stat_err)
 		return 0; /* reported through on_error */
 	if (e->depth == 0) {
-		rel = strdup(c->rel0);
+		rel = strdup(c->roots[root].rel0);
 	} else {
-		const char *tail = e->path + s->root_len + 1;
+		const char *tail = e->path + root_len + 1;
 
-		rel = rel_join(c->rel0, tail, e->path_len - s->root_len - 1);
+		rel = rel_join(c->roots[root].rel0, tail, e->path_len - root_len - 1);
 	}
 	if (!rel)
 		goto nomem;
@@ -187,6 +191,7 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 	}
 	x = &s->v[s->n];
 	x->rel = rel;
+	x->root = root;
 	fst_pack(&x->sd.st, &e->st);
 	x->sd.link = NULL;
 	if (S_ISLNK(e->st.st_mode)) {
@@ -228,29 +233,77 @@ static int on_error(const struct sweep_walk_error *we, void *ctx)
 	return 0;
 }
 
-static int walk_side(struct scan *s, const char *root)
+/*
+ * Which operands a side walks. The source: all of them. The destination:
+ * the container once when some SRC ends in '/' (it holds every other
+ * operand's top entry too), else each distinct top name once.
+ */
+static bool side_walks(const struct scan *s, size_t i)
+{
+	const struct sync_ctx *c = s->c;
+
+	if (s->is_src)
+		return true;
+	for (size_t j = 0; j < c->nroots; j++)
+		if (!strcmp(c->roots[j].rel0, "."))
+			return j == i;
+	for (size_t j = 0; j < i; j++)
+		if (!strcmp(c->roots[j].rel0, c->roots[i].rel0))
+			return false;
+	return true;
+}
+
+static int walk_group(struct scan *s, const char **paths, const uint32_t *map, const size_t *lens, size_t n,
+		      bool follow)
 {
 	struct sweep_walk_opts wo = {
 		.size = sizeof(wo),
-		.flags = (s->c->o.one_fs ? SWEEP_WALK_XDEV : 0) | (s->follow_root ? SWEEP_WALK_FOLLOW_ROOTS : 0),
+		.flags = (s->c->o.one_fs ? SWEEP_WALK_XDEV : 0) | (follow ? SWEEP_WALK_FOLLOW_ROOTS : 0),
 		.order = SWEEP_ORDER_AUTO,
 		.on_entry = on_entry,
 		.on_error = on_error,
 		.ctx = s,
 	};
-	const char *roots[1] = { root };
 	int r;
 
-	s->root_len = strlen(root);
-	r = sweep_walk(roots, 1, &wo);
+	s->map = map;
+	s->root_len = lens;
+	r = sweep_walk(paths, n, &wo);
 	if (s->err)
 		return s->err;
 	return r < 0 ? r : 0;
 }
 
+/* Walk one side's operands: one C-SCAN over all of them, or two when only some may follow a symlink. */
+static int walk_side(struct scan *s)
+{
+	struct sync_ctx *c = s->c;
+	const char **paths = calloc(c->nroots + 1, sizeof(*paths));
+	uint32_t *map = calloc(c->nroots + 1, sizeof(*map));
+	size_t *lens = calloc(c->nroots + 1, sizeof(*lens));
+	int r = paths && map && lens ? 0 : -ENOMEM;
+
+	for (int follow = 1; follow >= 0 && r >= 0; follow--) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < c->nroots; i++) {
+			if (c->roots[i].follow != (bool)follow || !side_walks(s, i))
+				continue;
+			paths[n] = s->is_src ? c->roots[i].src : c->roots[i].dst;
+			lens[n] = strlen(paths[n]);
+			map[n++] = (uint32_t)i;
+		}
+		if (n)
+			r = walk_group(s, paths, map, lens, n, follow);
+	}
+	free(paths);
+	free(map);
+	free(lens);
+	return r;
+}
+
 struct walk_job {
 	struct scan *s;
-	const char *root;
 	int ret;
 };
 
@@ -258,29 +311,52 @@ static void *walk_thread(void *arg)
 {
 	struct walk_job *j = arg;
 
-	j->ret = walk_side(j->s, j->root);
+	j->ret = walk_side(j->s);
 	return NULL;
 }
 
 /* Walk both sides, the destination in a second thread when one can be had. */
 static int walk_both(struct sync_ctx *c, struct scan *s, struct scan *d)
 {
-	struct walk_job dj = { .s = d, .root = c->dst_root };
+	struct walk_job dj = { .s = d };
 	pthread_t t;
 	int r;
 
+	(void)c;
 	if (pthread_create(&t, NULL, walk_thread, &dj) != 0) {
-		r = walk_side(s, c->src_root);
-		return r < 0 ? r : walk_side(d, c->dst_root);
+		r = walk_side(s);
+		return r < 0 ? r : walk_side(d);
 	}
-	r = walk_side(s, c->src_root);
+	r = walk_side(s);
 	pthread_join(t, NULL);
 	return r < 0 ? r : dj.ret;
 }
 
 static int cmp_rel(const void *a, const void *b)
 {
-	return strcmp(((const struct scan_ent *)a)->rel, ((const struct scan_ent *)b)->rel);
+	const struct scan_ent *x = a, *y = b;
+	int r = strcmp(x->rel, y->rel);
+
+	return r ? r : x->root < y->root ? -1 : x->root > y->root;
+}
+
+/* Sort a side by name; of entries that two operands give the same name, keep the first operand's. */
+static void sort_unique(struct scan *s)
+{
+	size_t k = 0;
+
+	if (!s->n)
+		return;
+	qsort(s->v, s->n, sizeof(*s->v), cmp_rel);
+	for (size_t i = 0; i < s->n; i++) {
+		if (k && !strcmp(s->v[k - 1].rel, s->v[i].rel)) {
+			free(s->v[i].rel);
+			free(s->v[i].sd.link);
+			continue;
+		}
+		s->v[k++] = s->v[i];
+	}
+	s->n = k;
 }
 
 /*
@@ -386,8 +462,8 @@ static int link_nodes(struct sync_ctx *c)
 			n->depth++;
 		if (slash)
 			n->parent = find_rel(l, idx, n->rel, (size_t)(slash - n->rel));
-		else if (strcmp(n->rel, ".") && !strcmp(c->rel0, "."))
-			n->parent = find_rel(l, idx, ".", 1);
+		else if (strcmp(n->rel, "."))
+			n->parent = find_rel(l, idx, ".", 1); /* the container, when an operand is SRC/ */
 		else
 			n->parent = UINT32_MAX;
 	}
@@ -442,8 +518,8 @@ static int group_hard_links(struct sync_ctx *c)
 
 int flist_scan(struct sync_ctx *c)
 {
-	struct scan s = { .c = c, .is_src = true, .follow_root = !strcmp(c->rel0, ".") };
-	struct scan d = { .c = c, .is_src = false, .follow_root = s.follow_root };
+	struct scan s = { .c = c, .is_src = true };
+	struct scan d = { .c = c, .is_src = false };
 	struct sync_list *l = &c->list;
 	size_t i = 0, j = 0;
 	int r;
@@ -451,10 +527,8 @@ int flist_scan(struct sync_ctx *c)
 	r = walk_both(c, &s, &d);
 	if (r < 0)
 		goto out;
-	if (s.n)
-		qsort(s.v, s.n, sizeof(*s.v), cmp_rel);
-	if (d.n)
-		qsort(d.v, d.n, sizeof(*d.v), cmp_rel);
+	sort_unique(&s);
+	sort_unique(&d);
 	l->cap = s.n + d.n + 1;
 	l->v = calloc(l->cap, sizeof(*l->v));
 	if (!l->v) {
@@ -467,15 +541,21 @@ int flist_scan(struct sync_ctx *c)
 
 		if (cmp <= 0) {
 			n->rel = s.v[i].rel;
+			n->root = s.v[i].root;
 			n->s = s.v[i].sd;
+			/* rsync's "total size": the listed files' and symlinks' sizes */
+			if (S_ISREG(n->s.st.st_mode) || S_ISLNK(n->s.st.st_mode))
+				c->total_size += (uint64_t)n->s.st.st_size;
 			n->flags |= N_SRC;
 			s.v[i++].rel = NULL;
 		}
 		if (cmp >= 0) {
-			if (n->rel)
+			if (n->rel) {
 				free(d.v[j].rel);
-			else
+			} else {
 				n->rel = d.v[j].rel;
+				n->root = d.v[j].root;
+			}
 			n->d = d.v[j].sd;
 			n->flags |= N_DST;
 			d.v[j++].rel = NULL;
@@ -529,12 +609,12 @@ static const char *node_path(const char *root, const char *rel0, const struct sy
 
 const char *node_src_path(struct sync_ctx *c, const struct sync_node *n, char **buf)
 {
-	return node_path(c->src_root, c->rel0, n, buf);
+	return node_path(c->roots[n->root].src, c->roots[n->root].rel0, n, buf);
 }
 
 const char *node_dst_path(struct sync_ctx *c, const struct sync_node *n, char **buf)
 {
-	return node_path(c->dst_root, c->rel0, n, buf);
+	return node_path(c->roots[n->root].dst, c->roots[n->root].rel0, n, buf);
 }
 
 void flist_free(struct sync_list *l)

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <signal.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sweep.h>
@@ -27,6 +29,9 @@ enum {
 	OPT_DELETE = 256,
 	OPT_PROGRESS,
 	OPT_EXCLUDE,
+	OPT_INCLUDE,
+	OPT_EXCLUDE_FROM,
+	OPT_INCLUDE_FROM,
 	OPT_HELP,
 	OPT_VERSION,
 };
@@ -49,6 +54,9 @@ static const struct option long_opts[] = {
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "progress", no_argument, NULL, OPT_PROGRESS },
 	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+	{ "include", required_argument, NULL, OPT_INCLUDE },
+	{ "exclude-from", required_argument, NULL, OPT_EXCLUDE_FROM },
+	{ "include-from", required_argument, NULL, OPT_INCLUDE_FROM },
 	{ "one-file-system", no_argument, NULL, 'x' },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -58,7 +66,7 @@ static const struct option long_opts[] = {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s [OPTION]... SRC[/] DEST[/]\n"
+		"Usage: %s [OPTION]... SRC[/]... DEST[/]\n"
 		"Synchronize DEST with SRC on this machine, as rsync does, reading the\n"
 		"changed files in one physical sweep.\n"
 		"\n"
@@ -80,12 +88,16 @@ static void usage(FILE *f)
 		"  -v, --verbose          name the files transferred\n"
 		"      --progress         show progress on a terminal\n"
 		"      --exclude=PATTERN  exclude files matching PATTERN (rsync rules)\n"
+		"      --include=PATTERN  don't exclude files matching PATTERN\n"
+		"      --exclude-from=FILE  read exclude patterns from FILE\n"
+		"      --include-from=FILE  read include patterns from FILE\n"
 		"  -x, --one-file-system  do not cross filesystem boundaries\n"
 		"      --help             display this help and exit\n"
 		"      --version          output version information and exit\n"
 		"\n"
 		"A trailing slash on SRC copies its contents; without it SRC itself is\n"
-		"copied into DEST. Exit status: 0 success, 1 usage, 11 file I/O error\n"
+		"copied into DEST (a directory when there are several SRCs). The first\n"
+		"matching --include/--exclude rule decides. Exit status: 0 success, 1 usage, 11 file I/O error\n"
 		"(e.g. destination full), 20 interrupted, 23 partial transfer due to\n"
 		"error, 24 some source files vanished.\n",
 		cli_prog());
@@ -188,9 +200,54 @@ static char *join(const char *a, const char *b)
 	return r;
 }
 
+/*
+ * Add an --include/--exclude rule. As in rsync, "+ " or "- " in front of
+ * a pattern makes it an include or an exclude whichever option gave it.
+ */
+static int add_rule(struct sync_opts *o, const char *pat, bool include)
+{
+	if ((pat[0] == '+' || pat[0] == '-') && pat[1] == ' ') {
+		include = pat[0] == '+';
+		pat += 2;
+	}
+	if (!o->exclude)
+		o->exclude = exclude_new(EXCLUDE_RSYNC);
+	if (!o->exclude || exclude_add_rule(o->exclude, pat, include) < 0) {
+		cli_msg("invalid %s pattern: %s", include ? "include" : "exclude", cli_quote(pat));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --exclude-from/--include-from: a rule a line; blank lines and ';' or '#' comments skipped, as rsync does. */
+static int add_rules_from(struct sync_opts *o, const char *file, bool include)
+{
+	FILE *f = strcmp(file, "-") ? fopen(file, "re") : stdin;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int r = 0;
+
+	if (!f) {
+		cli_error(-errno, "failed to open %s file %s", include ? "include" : "exclude", file);
+		return -EIO;
+	}
+	while (r == 0 && (len = getline(&line, &cap, f)) >= 0) {
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = 0;
+		if (len && line[0] != ';' && line[0] != '#')
+			r = add_rule(o, line, include);
+	}
+	free(line);
+	if (f != stdin)
+		fclose(f);
+	return r;
+}
+
+/* Parse the options: 0, -EINVAL (usage error) or -EIO (a rules file cannot be read). */
 static int parse(int argc, char **argv, struct sync_opts *o)
 {
-	int ch;
+	int ch, r;
 
 	while ((ch = getopt_long(argc, argv, "arlptogDHAXncivx", long_opts, NULL)) != -1) {
 		switch (ch) {
@@ -216,12 +273,15 @@ static int parse(int argc, char **argv, struct sync_opts *o)
 		case OPT_DELETE: o->delete = true; break;
 		case OPT_PROGRESS: o->progress = true; break;
 		case OPT_EXCLUDE:
-			if (!o->exclude)
-				o->exclude = exclude_new(EXCLUDE_RSYNC);
-			if (!o->exclude || exclude_add(o->exclude, optarg) < 0) {
-				cli_msg("invalid exclude pattern: %s", cli_quote(optarg));
+		case OPT_INCLUDE:
+			if (add_rule(o, optarg, ch == OPT_INCLUDE) < 0)
 				return -EINVAL;
-			}
+			break;
+		case OPT_EXCLUDE_FROM:
+		case OPT_INCLUDE_FROM:
+			r = add_rules_from(o, optarg, ch == OPT_INCLUDE_FROM);
+			if (r < 0)
+				return r;
 			break;
 		case OPT_HELP:
 			usage(stdout);
@@ -234,27 +294,121 @@ static int parse(int argc, char **argv, struct sync_opts *o)
 			return -EINVAL;
 		}
 	}
-	if (argc - optind != 2) {
-		cli_msg(argc - optind < 2 ? "missing SRC or DEST operand" : "exactly one SRC and one DEST are supported");
+	if (argc - optind < 2) {
+		cli_msg("missing SRC or DEST operand");
 		cli_try_help();
 		return -EINVAL;
 	}
 	return 0;
 }
 
+/*
+ * Work out one SRC operand's place in the transfer (rsync's rules): SRC/
+ * gives its contents to DEST, SRC gives itself to DEST/SRC's last name, and
+ * a lone file goes to DEST itself unless DEST is (or is meant as) a
+ * directory. 1 added, 0 when SRC cannot be read (reported), -ENOMEM.
+ */
+/* n with a ',' every three digits, as rsync prints its statistics. */
+static const char *grouped(uint64_t n, char buf[32])
+{
+	char digits[24];
+	int len = snprintf(digits, sizeof(digits), "%" PRIu64, n), k = 0;
+
+	for (int i = 0; i < len; i++) {
+		if (i && (len - i) % 3 == 0)
+			buf[k++] = ',';
+		buf[k++] = digits[i];
+	}
+	buf[k] = 0;
+	return buf;
+}
+
+/*
+ * -v's closing lines, in rsync's form. "total size" is rsync's (the listed
+ * files' and symlinks' sizes); "sent" is the file data written, which is
+ * what a local rsync's sender mostly sends, without its protocol overhead;
+ * nothing travels back, so "received" is 0. The rate is over this run's
+ * wall time, and the speedup is total size / sent ("inf" when nothing was).
+ */
+static void print_totals(const struct sync_ctx *c, const struct timespec *start)
+{
+	struct timespec now;
+	char a[32], b[32];
+	double secs, rate;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	secs = (double)(now.tv_sec - start->tv_sec) + (double)(now.tv_nsec - start->tv_nsec) / 1e9;
+	rate = secs > 0 ? (double)c->sent / secs : 0;
+	printf("\nsent %s bytes  received 0 bytes  %s.%02u bytes/sec\n", grouped(c->sent, a),
+	       grouped((uint64_t)rate, b), (unsigned)((rate - (double)(uint64_t)rate) * 100) % 100);
+	printf("total size is %s  speedup is ", grouped(c->total_size, a));
+	if (c->sent)
+		printf("%.2f", (double)c->total_size / (double)c->sent);
+	else
+		fputs("inf", stdout);
+	puts(c->o.dry_run ? " (DRY RUN)" : "");
+}
+
+static int add_root(struct sync_ctx *c, const char *arg, const char *dst, bool dst_dir)
+{
+	struct sync_root *rt = &c->roots[c->nroots];
+	bool contents = means_contents(arg);
+	struct stat st;
+
+	*rt = (struct sync_root){ .src = strip(arg) };
+	if (!rt->src)
+		return -ENOMEM;
+	if ((contents ? stat(rt->src, &st) : lstat(rt->src, &st)) < 0) {
+		/* rsync: link_stat "x" failed: No such file or directory */
+		cli_error(-errno, "link_stat %s failed", cli_quote(rt->src));
+		c->errors++;
+		c->io_error = true;
+		free(rt->src);
+		return 0;
+	}
+	if (S_ISDIR(st.st_mode) && contents) {
+		rt->rel0 = strdup(".");
+		rt->dst = strdup(dst);
+		rt->follow = true;
+	} else {
+		const char *base = strrchr(rt->src, '/');
+
+		base = base && base[1] ? base + 1 : rt->src;
+		rt->rel0 = strdup(base);
+		/* one file to a new name, or into the directory */
+		rt->dst = S_ISDIR(st.st_mode) || dst_dir ? join(dst, base) : strdup(dst);
+	}
+	c->nroots++;
+	return rt->rel0 && rt->dst ? 1 : -ENOMEM;
+}
+
+static void free_roots(struct sync_ctx *c)
+{
+	for (size_t i = 0; i < c->nroots; i++) {
+		free(c->roots[i].src);
+		free(c->roots[i].dst);
+		free(c->roots[i].rel0);
+	}
+	free(c->roots);
+}
+
 int main(int argc, char **argv)
 {
 	struct sync_ctx c = { 0 };
-	char *src = NULL, *dst = NULL, *dst_root = NULL, *rel0 = NULL;
-	const char *container = NULL; /* the directory the transfer goes into, created if missing */
-	bool contents, dst_is_dir;
-	struct stat sst, dstst;
-	int r, code = 0;
+	char *dst = NULL;
+	const char *dest_arg;
+	bool container = false; /* DEST is a directory the transfer goes into, created if missing */
+	bool dst_is_dir;
+	struct stat dstst;
+	struct timespec start;
+	int nsrc, r, code = 0;
 
 	cli_init(argv[0]);
 	cli_close_stdout_atexit();
-	if (parse(argc, argv, &c.o) < 0) {
-		code = EXIT_SYNTAX;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	r = parse(argc, argv, &c.o);
+	if (r < 0) {
+		code = r == -EIO ? EXIT_FILEIO : EXIT_SYNTAX;
 		goto out;
 	}
 	c.am_root = geteuid() == 0;
@@ -265,41 +419,25 @@ int main(int argc, char **argv)
 	signal(SIGHUP, on_signal);
 	signal(SIGPIPE, SIG_IGN);
 
-	contents = means_contents(argv[optind]);
-	src = strip(argv[optind]);
-	dst = strip(argv[optind + 1]);
-	if (!src || !dst)
+	nsrc = argc - optind - 1;
+	dest_arg = argv[argc - 1];
+	dst = strip(dest_arg);
+	c.roots = calloc((size_t)nsrc, sizeof(*c.roots));
+	if (!dst || !c.roots)
 		goto nomem;
-	if ((contents ? stat(src, &sst) : lstat(src, &sst)) < 0) {
-		/* rsync: link_stat "x" failed: No such file or directory */
-		cli_error(-errno, "link_stat %s failed", cli_quote(src));
-		c.errors++;
-		goto report;
-	}
 	dst_is_dir = stat(dst, &dstst) == 0 && S_ISDIR(dstst.st_mode);
-	if (S_ISDIR(sst.st_mode) && contents) {
-		rel0 = strdup(".");
-		dst_root = strdup(dst);
-		container = dst;
-	} else {
-		const char *base = strrchr(src, '/');
-
-		base = base && base[1] ? base + 1 : src;
-		rel0 = strdup(base);
-		if (S_ISDIR(sst.st_mode) || dst_is_dir || ends_with_slash(argv[optind + 1])) {
-			dst_root = join(dst, base);
-			container = dst;
-		} else {
-			dst_root = strdup(dst); /* one file to a new name */
-		}
+	if (c.o.verbose && c.o.recursive)
+		puts("sending incremental file list");
+	for (int i = 0; i < nsrc; i++) {
+		r = add_root(&c, argv[optind + i], dst, dst_is_dir || nsrc > 1 || ends_with_slash(dest_arg));
+		if (r < 0)
+			goto nomem;
+		if (r > 0 && (strcmp(c.roots[c.nroots - 1].dst, dst) || !strcmp(c.roots[c.nroots - 1].rel0, ".")))
+			container = true;
 	}
-	if (!rel0 || !dst_root)
-		goto nomem;
-	c.src_root = src;
-	c.dst_root = dst_root;
-	c.rel0 = rel0;
+	if (!c.nroots)
+		goto report;
 	c.prog = progress_new(c.o.progress);
-
 	r = flist_scan(&c);
 	if (r < 0) {
 		cli_error(r, "scanning the file lists");
@@ -308,15 +446,15 @@ int main(int argc, char **argv)
 	}
 	sync_test_stop("scan", 0);
 	/* rsync makes DEST only when there is something to put in it, or DEST/ says it is a directory */
-	if (container && !dst_is_dir && (c.list.n || ends_with_slash(argv[optind + 1]))) {
+	if (container && !dst_is_dir && (c.list.n || ends_with_slash(dest_arg))) {
 		/* rsync makes the last component of DEST, not its parents */
-		if (!c.o.dry_run && mkdir(container, 0777) < 0 && errno != EEXIST) {
-			cli_error(-errno, "mkdir %s failed", cli_quote(container));
+		if (!c.o.dry_run && mkdir(dst, 0777) < 0 && errno != EEXIST) {
+			cli_error(-errno, "mkdir %s failed", cli_quote(dst));
 			code = EXIT_FILEIO;
 			goto out;
 		}
 		if (c.o.itemize || c.o.verbose)
-			printf("created directory %s\n", container);
+			printf("created directory %s\n", dst);
 	}
 	if (c.o.checksum) {
 		r = checksum_run(&c);
@@ -333,6 +471,8 @@ int main(int argc, char **argv)
 	}
 report:
 	progress_clear(c.prog);
+	if (c.o.verbose && !c.fatal)
+		print_totals(&c, &start);
 	if (c.fatal) {
 		code = c.fatal_code;
 		cli_msg("error in file IO (code %d)", code);
@@ -352,9 +492,7 @@ out:
 	free(c.digests);
 	progress_free(c.prog);
 	exclude_free(c.o.exclude);
-	free(rel0);
-	free(dst_root);
-	free(src);
+	free_roots(&c);
 	free(dst);
 	return code;
 }

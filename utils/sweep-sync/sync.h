@@ -37,7 +37,18 @@ struct sync_opts {
 	int itemize; /* -i count */
 	int verbose; /* -v count */
 	bool progress;
-	struct exclude *exclude;
+	struct exclude *exclude; /* --exclude/--include rules, NULL when none */
+};
+
+/*
+ * One SRC operand. Its top entry is named rel0 in the file list ("." when
+ * SRC ends in '/', else SRC's last component) and lives at src and dst; an
+ * entry rel0/x at src/x and dst/x. dst is the exact destination name when a
+ * single file is copied to a new name.
+ */
+struct sync_root {
+	char *src, *dst, *rel0;
+	bool follow; /* SRC/ (and its destination) may be a symlink to a directory */
 };
 
 /*
@@ -83,6 +94,7 @@ struct sync_node {
 	struct side s, d;   /* source, destination (valid per N_SRC / N_DST) */
 	unsigned flags;
 	uint32_t depth;     /* components in rel ("." = 0) */
+	uint32_t root;      /* index of the SRC operand it came from (roots) */
 	uint32_t parent;    /* index of the parent directory's node, UINT32_MAX for none */
 	uint32_t hl_next;   /* next member of the hard-link group in rsync order, UINT32_MAX at the end */
 	uint32_t hl_first;  /* first member of the group (it holds the group's leader in hl_leader) */
@@ -102,13 +114,9 @@ struct sync_list {
 
 struct sync_ctx {
 	struct sync_opts o;
-	/*
-	 * The node named rel0 ("." when SRC ends in '/', else SRC's last
-	 * component) lives at src_root and dst_root; a node rel0/x at
-	 * src_root/x and dst_root/x. dst_root is the exact destination name
-	 * when a single file is copied to a new name.
-	 */
-	const char *src_root, *dst_root, *rel0;
+	/* the SRC operands; when two give the same name, the first one's entry is used, as in rsync */
+	struct sync_root *roots;
+	size_t nroots;
 	struct sync_list list;
 	struct digests *digests; /* -c only: one per node */
 	struct copy_engine *eng;
@@ -119,6 +127,8 @@ struct sync_ctx {
 	unsigned long errors;   /* errors that make the exit 23 */
 	unsigned long vanished; /* source files that vanished (exit 24) */
 	bool io_error;          /* an error that forbids deletion */
+	uint64_t total_size;    /* -v: sizes of the listed files and symlinks, as rsync's "total size" */
+	uint64_t sent;          /* -v: file data bytes written */
 	bool fatal;             /* stop now (destination full, signal) */
 	int fatal_code;
 };
