@@ -389,8 +389,7 @@ int main(int argc, char **argv)
 	 * --remove-destination it removes the name first instead, which the
 	 * engine's rename onto the name does atomically.
 	 */
-	if (!remove_dest)
-		o.flags |= COPY_WRITE_THROUGH;
+	o.flags |= remove_dest ? COPY_REMOVE_DEST : COPY_WRITE_THROUGH;
 	/* cp follows symlinks only when not copying recursively, unless told otherwise. */
 	if (deref == 'L')
 		o.flags |= COPY_DEREF_ALL;

@@ -6,11 +6,14 @@
 #  - within xfs (reflink): every file is cloned, and equals cp -a's;
 #  - read order: files are copied in ascending physical order (filefrag);
 #  - a destination that fills up: a clear error, exit 1, no temporaries,
-#    files already there are not damaged, and every final name is whole.
+#    files already there are not damaged, and every final name is whole;
+#  - -x (--one-file-system): a filesystem mounted inside the source is not
+#    entered (its mount point is made, empty), as cp -x does.
 . "$TESTS_DIR/cp/lib.sh"
 . "$TESTS_DIR/common/loopfs.sh"
 loopfs_require ext4 xfs
-trap 'loopfs_cleanup; cp_cleanup' EXIT
+xmnt=
+trap '[ -z "$xmnt" ] || umount "$xmnt"; loopfs_cleanup; cp_cleanup' EXIT
 
 src="$CP_TMP/src"
 mkdir "$src"
@@ -78,6 +81,28 @@ check "physical order: copied in ascending first block (filefrag)" [ "$sorted" =
 check "physical order: not simply name order" \
 	test "$(sed -n "s/^'.*\/\(f[0-9]*\)' -> .*/\1/p" "$CP_TMP/order.v" | sort -c 2>&1 | wc -l)" != 0
 same_tree "physical order: copy equals the source" type,mode,size,data "$ext4/order" "$CP_TMP/order-copy"
+
+# -x: a tmpfs mounted inside the source tree.
+xsrc="$CP_TMP/xsrc"
+mkdir -p "$xsrc/mnt" "$xsrc/here"
+printf 'on the source fs\n' >"$xsrc/here/f"
+xmnt="$xsrc/mnt"
+mount -t tmpfs -o size=4m sweep-cp-x "$xmnt" || { xmnt=; fail "mount tmpfs for -x"; }
+if [ -n "$xmnt" ]; then
+	mkdir "$xmnt/below" && printf 'on the tmpfs\n' >"$xmnt/below/g"
+	for opts in -ax -rx "-a --one-file-system"; do
+		n=$(echo "$opts" | tr -d ' -=')
+		cp $opts "$xsrc" "$ext4/x-ref-$n"
+		"$SWEEP_CP" $opts "$xsrc" "$ext4/x-$n"
+		check "cp $opts: exit 0" [ $? = 0 ]
+		same_tree "cp $opts with a mount inside vs cp $opts" type,mode,size,data "$ext4/x-ref-$n" "$ext4/x-$n"
+		check "cp $opts: the mount point is made and left empty" \
+			test -d "$ext4/x-$n/mnt" -a ! -e "$ext4/x-$n/mnt/below"
+	done
+	"$SWEEP_CP" -a "$xsrc" "$ext4/x-all"
+	check "without -x the mounted filesystem is copied" cmp -s "$xmnt/below/g" "$ext4/x-all/mnt/below/g"
+	umount "$xmnt" && xmnt=
+fi
 
 # A destination that fills up, written with pwrite and with io_uring writes.
 small=$(loopfs_new ext4 24M)

@@ -141,6 +141,16 @@ same_as_cp -a b link-a
 same_as_cp -u old link-b
 same_as_cp b dangling
 same_as_cp -a link-a link-b
+# --remove-destination: the name is replaced, never written through
+same_as_cp --remove-destination a link-b
+same_as_cp --remove-destination b dangling
+same_as_cp --remove-destination a existing
+same_as_cp -a --remove-destination a link-b
+same_as_cp -r --remove-destination src existdir
+same_as_cp --remove-destination a a-hard
+same_as_cp --remove-destination a a
+same_as_cp -n --remove-destination a existing
+same_as_cp --remove-destination a dir2/
 # hard links: kept with -a/-d, separate copies with -r
 same_as_cp -a a a-hard dir2
 same_as_cp -r a a-hard dir2

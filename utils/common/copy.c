@@ -797,12 +797,33 @@ int copy_flush(struct copy_engine *e)
  * messages; place is where the copy goes (the file a destination symlink
  * points to when writing through it, else dst); dst_st is what is there.
  */
+/* Are a and b one directory entry (same directory, same name), not just one inode? */
+static bool same_entry(const char *a, const char *b)
+{
+	char *da = strdup(a), *db = strdup(b);
+	bool same = false;
+	if (da && db) {
+		char *sa = strrchr(da, '/'), *sb = strrchr(db, '/');
+		const char *na = sa ? sa + 1 : da, *nb = sb ? sb + 1 : db;
+		const char *pa = !sa ? "." : sa == da ? "/" : (*sa = '\0', da);
+		const char *pb = !sb ? "." : sb == db ? "/" : (*sb = '\0', db);
+		struct stat s1, s2;
+		same = !strcmp(na, nb) && stat(pa, &s1) == 0 && stat(pb, &s2) == 0 && s1.st_dev == s2.st_dev &&
+		       s1.st_ino == s2.st_ino;
+	}
+	free(da);
+	free(db);
+	return same;
+}
+
 static int entry_checked(struct copy_engine *e, int src_dirfd, const char *src_name, const char *src,
 			 const struct stat *st, const char *dst, const char *place, const struct stat *dst_st,
 			 uint64_t cookie)
 {
+	/* cp --remove-destination replaces another hard link of the source with a copy. */
 	if (dst_st && !(e->o.flags & COPY_NO_SAME_FILE_CHECK) && dst_st->st_dev == st->st_dev &&
-	    dst_st->st_ino == st->st_ino)
+	    dst_st->st_ino == st->st_ino &&
+	    !((e->o.flags & COPY_REMOVE_DEST) && S_ISREG(st->st_mode) && !same_entry(src, dst)))
 		return report(e, S_ISDIR(st->st_mode) ? COPY_OP_INTO_SELF : COPY_OP_SAME_FILE, 0, src, dst, cookie);
 	if (S_ISDIR(st->st_mode))
 		return copy_dir(e, src, st, dst, dst_st, cookie);
@@ -859,19 +880,20 @@ static int entry_at(struct copy_engine *e, int src_dirfd, const char *src_name, 
 	 * links, where it replaces the symlink.
 	 */
 	struct stat tst;
-	if (exists && S_ISLNK(dst_st.st_mode) && S_ISREG(st->st_mode) && (e->o.flags & COPY_WRITE_THROUGH)) {
+	bool through = (e->o.flags & (COPY_WRITE_THROUGH | COPY_REMOVE_DEST)) == COPY_WRITE_THROUGH;
+	if (exists && S_ISLNK(dst_st.st_mode) && S_ISREG(st->st_mode) && through) {
 		if (stat(dst, &tst) < 0)
 			return errno == ENOENT ? report(e, COPY_OP_DANGLING, 0, src, dst, cookie)
 					       : report(e, COPY_OP_CREATE, -errno, src, dst, cookie);
 	}
-	if (exists && S_ISLNK(dst_st.st_mode) && S_ISREG(st->st_mode) && (e->o.flags & COPY_WRITE_THROUGH) &&
+	if (exists && S_ISLNK(dst_st.st_mode) && S_ISREG(st->st_mode) && through &&
 	    !((e->o.flags & COPY_LINKS) && tst.st_nlink > 1)) {
 		dst_st = tst;
-		char *through = realpath(dst, NULL);
-		if (!through)
+		char *target = realpath(dst, NULL);
+		if (!target)
 			return report(e, COPY_OP_CREATE, -errno, src, dst, cookie);
-		int rc = entry_checked(e, src_dirfd, src_name, src, st, dst, through, &dst_st, cookie);
-		free(through);
+		int rc = entry_checked(e, src_dirfd, src_name, src, st, dst, target, &dst_st, cookie);
+		free(target);
 		return rc;
 	}
 	return entry_checked(e, src_dirfd, src_name, src, st, dst, dst, exists ? &dst_st : NULL, cookie);

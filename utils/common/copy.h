@@ -90,6 +90,8 @@ enum copy_writes {
 #define COPY_NO_SAME_FILE_CHECK 0x080u /* the caller checked that src and dst are not one file */
 #define COPY_WRITE_THROUGH 0x100u /* a symlink at dst whose target exists: replace the target, not the link (cp) */
 #define COPY_ONE_FS       0x200u /* copy_tree() does not descend into directories on other filesystems (-x) */
+#define COPY_REMOVE_DEST  0x400u /* --remove-destination: never write through a symlink at dst, and replace
+				    another name of the source's inode at dst by a copy (cp) */
 
 /* What an error is about; copy_error_format() turns it into cp's wording. */
 enum copy_op {
