@@ -306,7 +306,8 @@ static int parse(int argc, char **argv, struct sync_opts *o)
  * Work out one SRC operand's place in the transfer (rsync's rules): SRC/
  * gives its contents to DEST, SRC gives itself to DEST/SRC's last name, and
  * a lone file goes to DEST itself unless DEST is (or is meant as) a
- * directory. 1 added, 0 when SRC cannot be read (reported), -ENOMEM.
+ * directory. 1 added, 0 when SRC cannot be read (reported: the run goes
+ * on, --delete too, as rsync's does, and ends with exit 23), -ENOMEM.
  */
 /* n with a ',' every three digits, as rsync prints its statistics. */
 static const char *grouped(uint64_t n, char buf[32])
@@ -361,8 +362,6 @@ static int add_root(struct sync_ctx *c, const char *arg, const char *dst, bool d
 	if ((contents ? stat(rt->src, &st) : lstat(rt->src, &st)) < 0) {
 		/* rsync: link_stat "x" failed: No such file or directory */
 		cli_error(-errno, "link_stat %s failed", cli_quote(rt->src));
-		c->errors++;
-		c->io_error = true;
 		free(rt->src);
 		return 0;
 	}
@@ -401,7 +400,7 @@ int main(int argc, char **argv)
 	bool dst_is_dir;
 	struct stat dstst;
 	struct timespec start;
-	int nsrc, r, code = 0;
+	int nsrc, r, code = 0, missing = 0;
 
 	cli_init(argv[0]);
 	cli_close_stdout_atexit();
@@ -435,6 +434,7 @@ int main(int argc, char **argv)
 		if (r > 0 && (strcmp(c.roots[c.nroots - 1].dst, dst) || !strcmp(c.roots[c.nroots - 1].rel0, ".")))
 			container = true;
 	}
+	missing = nsrc - (int)c.nroots;
 	if (!c.nroots)
 		goto report;
 	c.prog = progress_new(c.o.progress);
@@ -470,6 +470,7 @@ int main(int argc, char **argv)
 		c.errors++;
 	}
 report:
+	c.errors += (unsigned long)missing;
 	progress_clear(c.prog);
 	if (c.o.verbose && !c.fatal)
 		print_totals(&c, &start);

@@ -1,0 +1,90 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Several SRC operands, --include/--exclude-from/--include-from and -v's
+# closing totals, each checked against rsync itself on the same trees.
+. "$TESTS_DIR/sync/lib.sh"
+
+mkdir -p "$W/a/sub" "$W/b/deep" "$W/c/sub"
+printf 'a x\n' >"$W/a/x"
+printf 'a y\n' >"$W/a/sub/y"
+printf 'b x!\n' >"$W/b/x"
+printf 'b z z z\n' >"$W/b/deep/z.c"
+printf 'c x\n' >"$W/c/x"
+printf 'c q\n' >"$W/c/sub/q.o"
+printf 'c r\n' >"$W/c/sub/r.c"
+printf 'lone\n' >"$W/file"
+ln -s a-target "$W/a/lnk"
+touch -d '2011-01-01 01:01:01' "$W/a/x" "$W/c/x"
+
+# ---- several SRC operands ----
+run_argv "SRC/ SRC FILE into a new DEST/" m1 -a -i ../a/ ../b ../file m1/
+run_argv "again: nothing to do" m1 -a -i ../a/ ../b ../file m1/
+[ -s "$W/s.out" ] && fail "a re-run still itemized: $(cat "$W/s.out")"
+run_argv "several SRCs, DEST without a slash" m2 -a -i ../a ../b m2
+# a name that two operands give: the first operand's entry is used, directories merge
+run_argv "shared names, a/ first" m3 -a -i ../a/ ../c/ m3
+[ "$(cat "$W/s/m3/x")" = "a x" ] || fail "the first operand's x was not kept"
+run_argv "shared names, c/ first" m4 -a -i ../c/ ../a/ m4
+[ "$(cat "$W/s/m4/x")" = "c x" ] || fail "the first operand's x was not kept"
+run_argv "two files into a directory" m5 -a -i ../a/x ../c/sub/q.o m5/
+
+# --delete: only below what the operands name (all of DEST when one ends in '/')
+mkdir -p "$W/r/m6/b" "$W/r/m7/b" "$W/s"
+for f in m6/extra m6/b/extra m7/extra m7/b/extra; do printf 'extra\n' >"$W/r/$f"; done
+cp -a "$W/r/m6" "$W/r/m7" "$W/s/"
+run_argv "--delete, SRC/ among the operands" m6 -a -i --delete ../a/ ../b m6/
+[ -e "$W/s/m6/extra" ] && fail "--delete kept an extraneous file beside SRC/'s contents"
+run_argv "--delete, operands without slashes" m7 -a -i --delete ../a ../b m7/
+[ -e "$W/s/m7/extra" ] || fail "--delete removed a file that no operand names"
+[ -e "$W/s/m7/b/extra" ] && fail "--delete kept an extraneous file below an operand"
+
+# a missing operand: the others are copied (and --delete runs, as in rsync 3.x), exit 23
+mkdir -p "$W/r/m8" && printf 'keep\n' >"$W/r/m8/stale" && cp -a "$W/r/m8" "$W/s/"
+run_argv "a missing SRC among others" m8 -a -i --delete ../a/x ../missing ../c/ m8/
+[ -e "$W/s/m8/stale" ] && fail "--delete did not run"
+grep -q "missing.*No such file or directory" "$W/s.err" || fail "no error for the missing SRC"
+
+# ---- --include, --exclude-from, --include-from ----
+run_argv "--include before --exclude" i1 -a -i --include='*/' --include='*.c' --exclude='*' ../c/ ../b/ i1/
+run_argv "an include after the exclude does not help" i2 -a -i --exclude='*.c' --include='r.c' ../c/ i2/
+run_argv "'+ ' in --exclude is an include" i3 -a -i --exclude='+ r.c' --exclude='*.c' ../c/ i3/
+cat >"$W/rules" <<'EOF'
+# a comment
+; another
+
++ q.o
+- *.o
+/x
+EOF
+run_argv "--exclude-from with comments and prefixes" i4 -a -i --exclude-from="$W/rules" ../c/ ../a/ i4/
+printf 'deep/\nz.c\n' >"$W/incl"
+run_argv "--include-from" i5 -a -i --include-from="$W/incl" --exclude='*' ../b/ i5/
+run_argv "--exclude-from a missing file" i7 -a -i --exclude-from="$W/no-such-rules" ../c/ i7/
+grep -q 'no-such-rules.*No such file or directory' "$W/s.err" || fail "no error for a missing rules file"
+
+# ---- -v: the file list and rsync's closing lines ----
+# rsync's "sent"/"received" count its protocol; sweep-sync's "sent" is the file
+# data written, so those numbers are compared with the data sizes, the rest with rsync.
+OUT_FILTER='s/^sent .* bytes\/sec$/sent/; s/  speedup is .*$//; s/ (DRY RUN)$//'
+sent_line() { grep -E '^sent [0-9,]+ bytes  received 0 bytes  [0-9,]+\.[0-9]{2} bytes/sec$' "$W/s.out" ||
+	fail "$1: no rsync-like 'sent' line: $(cat "$W/s.out")"; }
+data=$(( $(stat -c %s "$W/a/x" "$W/a/sub/y" "$W/b/x" "$W/b/deep/z.c" "$W/file" | paste -sd+) ))
+run_argv "-av, several SRCs" v1 -av ../a/ ../b ../file v1/
+[ "$(sent_line -av | awk '{gsub(",", "", $2); print $2}')" = "$data" ] ||
+	fail "-av: 'sent' is not the $data data bytes written: $(cat "$W/s.out")"
+grep -qE '^total size is [0-9,]+  speedup is [0-9]+\.[0-9]{2}$' "$W/s.out" || fail "-av: speedup line"
+run_argv "-av again: nothing sent" v1 -av ../a/ ../b ../file v1/
+sent_line "-av again" | grep -q '^sent 0 bytes' || fail "a re-run sent data"
+grep -qx 'total size is [0-9,]*  speedup is inf' "$W/s.out" || fail "a re-run's speedup: $(cat "$W/s.out")"
+printf 'grown a lot\n' >>"$W/a/sub/y"
+rm "$W/b/x"
+run_argv "-avn --delete" v1 -avn --delete ../a/ ../b ../file v1/
+grep -q ' (DRY RUN)$' "$W/s.out" || fail "-n: no (DRY RUN) mark"
+run_argv "-av --delete" v1 -av --delete ../a/ ../b ../file v1/
+COMPARE_OPTS="--no-root-time --no-times" run_argv "-v without -r" v2 -v ../file v2
+# a tree with large sizes, for the digit grouping of "total size"
+mkdir -p "$W/big"
+head -c 1234567 /dev/zero >"$W/big/zeros"
+run_argv "-av, a large total" v3 -av ../big/ v3/
+grep -qx 'total size is 1,234,567  speedup is 1.00' "$W/s.out" || fail "large total: $(cat "$W/s.out")"
+echo PASS
