@@ -133,6 +133,34 @@ for writes in pwrite uring; do
 	check "full disk ($writes): every final name is whole" [ "$broken" = 0 ]
 	check "full disk ($writes): some files did fit" [ "$whole" -gt 0 ]
 done
+# Replace, not rewrite (sweep-cp(1) NOTES): an existing file with a second hard
+# link. A copy that does not fit leaves both names whole and old; one that does
+# gives the name a new inode, so the other link keeps the old contents, where
+# cp rewrites the shared inode.
+rm -rf "$small/dst"
+head -c $((30 * 1024 * 1024)) /dev/urandom >"$CP_TMP/toobig"
+printf 'new contents\n' >"$CP_TMP/fits"
+for who in gnu sweep; do
+	mkdir "$small/rw-$who"
+	head -c $((2 * 1024 * 1024)) /dev/urandom >"$small/rw-$who/f"
+	ln "$small/rw-$who/f" "$small/rw-$who/f-link"
+	cp "$small/rw-$who/f" "$CP_TMP/old-$who"
+done
+"$SWEEP_CP" --reflink=never "$CP_TMP/toobig" "$small/rw-sweep/f" 2>"$CP_TMP/rw.err"
+check "full disk over a linked file: exit 1" [ $? = 1 ]
+check "full disk over a linked file: both names keep the old contents" \
+	bash -c 'cmp -s "$1/f" "$2" && cmp -s "$1/f-link" "$2"' _ "$small/rw-sweep" "$CP_TMP/old-sweep"
+check "full disk over a linked file: no temporaries left" no_temps "$small/rw-sweep"
+cp --reflink=never "$CP_TMP/toobig" "$small/rw-gnu/f" 2>/dev/null
+differs() { ! cmp -s "$1" "$2"; }
+check "(GNU cp, for contrast: its failed rewrite damaged the file)" differs "$small/rw-gnu/f" "$CP_TMP/old-gnu"
+"$SWEEP_CP" "$CP_TMP/fits" "$small/rw-sweep/f"
+check "over a linked file: the name gets the copy" cmp -s "$small/rw-sweep/f" "$CP_TMP/fits"
+check "over a linked file: the other link keeps the old contents" cmp -s "$small/rw-sweep/f-link" "$CP_TMP/old-sweep"
+cp "$CP_TMP/fits" "$small/rw-gnu/f"
+check "(GNU cp, for contrast: the other link changes too)" cmp -s "$small/rw-gnu/f-link" "$CP_TMP/fits"
+rm -rf "$small"/rw-*
+
 # Same through copy_file_range (source and destination on one full filesystem).
 rm -rf "$small/dst"
 mkdir -p "$small/src2" && head -c $((9 * 1024 * 1024)) /dev/urandom >"$small/src2/a" &&
