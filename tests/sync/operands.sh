@@ -57,6 +57,9 @@ cat >"$W/rules" <<'EOF'
 /x
 EOF
 run_argv "--exclude-from with comments and prefixes" i4 -a -i --exclude-from="$W/rules" ../c/ ../a/ i4/
+# the same rules from standard input (sweep-sync alone: rsync would read the same pipe)
+(cd "$W/s" && "$SYNC" -a --exclude-from=- ../c/ ../a/ i4stdin/ <"$W/rules") || fail "--exclude-from=-"
+compare_trees "$W/r/i4" "$W/s/i4stdin" --no-root-time
 printf 'deep/\nz.c\n' >"$W/incl"
 run_argv "--include-from" i5 -a -i --include-from="$W/incl" --exclude='*' ../b/ i5/
 run_argv "--exclude-from a missing file" i7 -a -i --exclude-from="$W/no-such-rules" ../c/ i7/
