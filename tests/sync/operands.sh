@@ -85,6 +85,7 @@ run_argv "-avn --delete" v1 -avn --delete ../a/ ../b ../file v1/
 grep -q ' (DRY RUN)$' "$W/s.out" || fail "-n: no (DRY RUN) mark"
 run_argv "-av --delete" v1 -av --delete ../a/ ../b ../file v1/
 COMPARE_OPTS="--no-root-time --no-times" run_argv "-v without -r" v2 -v ../file v2
+run_argv "-avi: itemized lines between the header and the totals" v4 -avi ../a/ ../b v4/
 # a tree with large sizes, for the digit grouping of "total size"
 mkdir -p "$W/big"
 head -c 1234567 /dev/zero >"$W/big/zeros"
