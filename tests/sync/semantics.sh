@@ -72,7 +72,7 @@ fi
 run_args "missing SRC" ../nonexistent d11 -a -i
 grep -q 'nonexistent.*No such file or directory' "$W/s.err" || fail "no clear error for a missing SRC"
 
-# -v names the transferred files (rsync adds a header and statistics; compare the names)
+# -v names the transferred files (operands.sh compares -v with rsync, header and totals too)
 rm -rf "$W/r" "$W/s"
 mkdir -p "$W/s"
 (cd "$W/s" && "$SYNC" -av ../src/ dv) >"$W/v.out" || fail "-v failed"
