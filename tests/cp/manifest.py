@@ -81,40 +81,46 @@ def main():
     if args and args[0].startswith("--fields="):
         fields = args.pop(0)[len("--fields="):].split(",")
     root = os.fsencode(args[0])
-    paths = []
-    for d, dirs, files in os.walk(root):
+    # Walk with directory descriptors and name each entry through
+    # /proc/self/fd/N/NAME: trees deeper than PATH_MAX are read too.
+    rows = [(b"", b".", entry(root, fields))]  # (sort key, shown name, columns)
+    for d, dirs, files, dfd in os.fwalk(root):
+        rel_dir = os.path.relpath(d, root)
         for n in dirs + files:
-            paths.append(os.path.join(d, n))
-    paths.sort()
-    paths.insert(0, root)
+            rel = n if rel_dir == b"." else os.path.join(rel_dir, n)
+            rows.append((rel, rel, entry(b"/proc/self/fd/%d/%s" % (dfd, n), fields)))
+    rows.sort()
     first = {}
     out = sys.stdout.buffer
-    for p in paths:
-        st = os.lstat(p)
-        rel = os.path.relpath(p, root)
-        m = st.st_mode
-        k = kind(m)
-        col = {}
-        col["type"] = k
-        col["mode"] = "%04o" % stat.S_IMODE(m)
-        col["owner"] = "%d:%d" % (st.st_uid, st.st_gid)
-        col["size"] = str(st.st_size) if k in "fl" else "-"
-        col["mtime"] = str(st.st_mtime_ns)
-        col["atime"] = str(st.st_atime_ns) if k == "f" else "-"
-        # Only what was asked for: reading the data would move the atime.
-        col["data"] = digest(p) if k == "f" and "data" in fields else "-"
-        col["link"] = os.fsdecode(os.readlink(p)) if k == "l" else "-"
-        col["rdev"] = "%d,%d" % (os.major(st.st_rdev), os.minor(st.st_rdev)) if k in "cb" else "-"
-        col["xattr"] = xattrs(p)
-        key = (st.st_dev, st.st_ino)
-        if k != "d" and st.st_nlink > 1:
+    for _, rel, (key, col) in rows:
+        if key:
             col["hl"] = "hl=" + os.fsdecode(first.setdefault(key, rel))
-        else:
-            col["hl"] = "-"
-        col["holes"] = holes(p, st.st_size) if k == "f" and "holes" in fields else "-"
-        col["blocks"] = str(st.st_blocks) if k == "f" else "-"
         line = repr(os.fsdecode(rel)) + " " + " ".join(col[f] for f in fields)
         out.write(line.encode("utf-8", "surrogateescape") + b"\n")
+
+
+def entry(p, fields):
+    """The columns of one entry (hl filled in later) and its hard-link key."""
+    st = os.lstat(p)
+    m = st.st_mode
+    k = kind(m)
+    col = {}
+    col["type"] = k
+    col["mode"] = "%04o" % stat.S_IMODE(m)
+    col["owner"] = "%d:%d" % (st.st_uid, st.st_gid)
+    col["size"] = str(st.st_size) if k in "fl" else "-"
+    col["mtime"] = str(st.st_mtime_ns)
+    col["atime"] = str(st.st_atime_ns) if k == "f" else "-"
+    # Only what was asked for: reading the data would move the atime.
+    col["data"] = digest(p) if k == "f" and "data" in fields else "-"
+    col["link"] = os.fsdecode(os.readlink(p)) if k == "l" else "-"
+    col["rdev"] = "%d,%d" % (os.major(st.st_rdev), os.minor(st.st_rdev)) if k in "cb" else "-"
+    col["xattr"] = xattrs(p)
+    col["hl"] = "-"
+    col["holes"] = holes(p, st.st_size) if k == "f" and "holes" in fields else "-"
+    col["blocks"] = str(st.st_blocks) if k == "f" else "-"
+    key = (st.st_dev, st.st_ino) if k != "d" and st.st_nlink > 1 else None
+    return key, col
 
 
 main()

@@ -72,6 +72,21 @@ struct qitem {
 	bool existed; /* dst existed when queued */
 };
 
+/*
+ * Names of PATH_MAX bytes or more cannot be given to the kernel. Such a name
+ * is used as "/proc/self/fd/N/LAST" where N is an O_PATH descriptor of its
+ * directory, opened a piece at a time. One slot per role, so that the
+ * results of different roles can be used together (a temporary and its
+ * final name); a slot keeps its directory open until it needs another.
+ */
+enum { LP_SRC, LP_DST, LP_TMP, LP_TARGET, LP_SLOTS };
+
+struct longpath {
+	char *dir; /* the directory N stands for */
+	int fd;
+	char buf[64 + NAME_MAX];
+};
+
 /* A directory whose metadata copy_finish() applies. */
 struct dirmeta {
 	char *src, *dst; /* one allocation */
@@ -93,6 +108,7 @@ struct copy_engine {
 	struct copy_stats stats;
 	mode_t umask;
 	int stop; /* a callback's negative value: everything stops */
+	struct longpath lp[LP_SLOTS];
 	/* The last (source, destination) filesystem pair that could not clone: skip the ioctl for it. */
 	dev_t noclone_src, noclone_dst;
 	int noclone_err;
@@ -167,6 +183,77 @@ static int write_sparse(struct writer *w, int fd, const char *buf, size_t len, u
 		i = j;
 	}
 	return 0;
+}
+
+/* Open dir (of any length) as O_PATH, in pieces shorter than PATH_MAX. */
+static int open_long_dir(const char *dir)
+{
+	int fd = AT_FDCWD;
+	const char *p = dir;
+	char piece[PATH_MAX];
+
+	while (*p) {
+		size_t n = strlen(p);
+		if (n >= sizeof(piece)) { /* cut at the last slash that fits */
+			n = sizeof(piece) - 1;
+			while (n > 0 && p[n] != '/')
+				n--;
+			if (n == 0) {
+				n = (size_t)(strchr(p, '/') ? strchr(p, '/') - p : (ptrdiff_t)strlen(p));
+				if (n >= sizeof(piece)) {
+					if (fd >= 0)
+						close(fd);
+					errno = ENAMETOOLONG;
+					return -1;
+				}
+			}
+		}
+		memcpy(piece, p, n);
+		piece[n] = '\0';
+		int nfd = openat(fd, n ? piece : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		int err = errno;
+		if (fd >= 0)
+			close(fd);
+		if (nfd < 0) {
+			errno = err;
+			return -1;
+		}
+		fd = nfd;
+		p += n ? n : 1;
+		while (*p == '/')
+			p++;
+	}
+	return fd;
+}
+
+/*
+ * path as the kernel can take it (see struct longpath): itself when short,
+ * else through slot's descriptor. When the directory cannot be opened the
+ * path itself is returned, so the call fails with the reason.
+ */
+static const char *at_path(struct copy_engine *e, const char *path, int slot)
+{
+	size_t n = strlen(path);
+	if (n < PATH_MAX)
+		return path;
+	struct longpath *l = &e->lp[slot];
+	const char *last = strrchr(path, '/');
+	size_t dl = (size_t)(last - path);
+	if (!l->dir || strlen(l->dir) != dl || memcmp(l->dir, path, dl)) {
+		char *dir = strndup(path, dl);
+		int fd = dir ? open_long_dir(dir) : -1;
+		if (fd < 0) {
+			free(dir);
+			return path;
+		}
+		if (l->dir)
+			close(l->fd);
+		free(l->dir);
+		l->dir = dir;
+		l->fd = fd;
+	}
+	snprintf(l->buf, sizeof(l->buf), "/proc/self/fd/%d/%s", l->fd, last + 1);
+	return l->buf;
 }
 
 /* The run stops once a callback failed or the caller's cancel flag went up. */
@@ -255,7 +342,8 @@ static void apply_meta(struct copy_engine *e, const struct meta_ref *src, const 
 /* ---- temporaries ---- */
 
 /* Make something under a fresh temporary name next to dst; make() returns 0, -EEXIST (retry) or -errno. */
-static int with_temp(const char *dst, int (*make)(const char *tmp, void *arg), void *arg, char **ret_tmp)
+static int with_temp(struct copy_engine *e, const char *dst,
+		     int (*make)(struct copy_engine *e, const char *tmp, void *arg), void *arg, char **ret_tmp)
 {
 	const char *slash = strrchr(dst, '/');
 	size_t dl = slash ? (size_t)(slash - dst) + 1 : 0;
@@ -277,7 +365,7 @@ static int with_temp(const char *dst, int (*make)(const char *tmp, void *arg), v
 		for (int i = 0; i < 6; i++)
 			t[dl + pl + i] = abc[rnd[i] % 62];
 		t[dl + pl + 6] = '\0';
-		int rc = make(t, arg);
+		int rc = make(e, at_path(e, t, LP_TMP), arg);
 		if (rc == -EEXIST)
 			continue;
 		if (rc < 0) {
@@ -291,8 +379,9 @@ static int with_temp(const char *dst, int (*make)(const char *tmp, void *arg), v
 	return -EEXIST;
 }
 
-static int make_file(const char *tmp, void *arg)
+static int make_file(struct copy_engine *e, const char *tmp, void *arg)
 {
+	(void)e;
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
@@ -300,25 +389,28 @@ static int make_file(const char *tmp, void *arg)
 	return 0;
 }
 
-static int make_symlink(const char *tmp, void *arg)
+static int make_symlink(struct copy_engine *e, const char *tmp, void *arg)
 {
+	(void)e;
 	return symlink(arg, tmp) < 0 ? -errno : 0;
 }
 
-static int make_link(const char *tmp, void *arg)
+static int make_link(struct copy_engine *e, const char *tmp, void *arg)
 {
-	return link(arg, tmp) < 0 ? -errno : 0;
+	return link(at_path(e, arg, LP_TARGET), tmp) < 0 ? -errno : 0;
 }
 
-static int make_special(const char *tmp, void *arg)
+static int make_special(struct copy_engine *e, const char *tmp, void *arg)
 {
+	(void)e;
 	const struct stat *st = arg;
 	return mknod(tmp, (st->st_mode & S_IFMT) | 0600, st->st_rdev) < 0 ? -errno : 0;
 }
 
 /* Move a finished temporary onto its final name; with -n never over an existing one. */
-static int put_in_place(struct copy_engine *e, const char *tmp, const char *dst)
+static int put_in_place(struct copy_engine *e, const char *tmp_name, const char *dst_name)
 {
+	const char *tmp = at_path(e, tmp_name, LP_TMP), *dst = at_path(e, dst_name, LP_DST);
 	if (!(e->o.flags & COPY_NO_CLOBBER))
 		return rename(tmp, dst) < 0 ? -errno : 0;
 	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dst, RENAME_NOREPLACE) == 0)
@@ -340,13 +432,14 @@ static int settle_temp(struct copy_engine *e, char *tmp, const char *src, const 
 		       const struct stat *st, enum copy_how how, enum copy_op op, uint64_t cookie)
 {
 	if (how != COPY_HOW_LINK) {
-		struct meta_ref ms = {.fd = -1, .path = src}, md = {.fd = -1, .path = tmp};
+		struct meta_ref ms = {.fd = -1, .path = at_path(e, src, LP_SRC)},
+				md = {.fd = -1, .path = at_path(e, tmp, LP_TMP)};
 		apply_meta(e, &ms, &md, st, src, dst, cookie);
 	}
-	bool existed = faccessat(AT_FDCWD, dst, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+	bool existed = faccessat(AT_FDCWD, at_path(e, dst, LP_DST), F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 	int rc = put_in_place(e, tmp, dst);
 	if (rc < 0)
-		unlink(tmp);
+		unlink(at_path(e, tmp, LP_TMP));
 	free(tmp);
 	if (rc < 0)
 		return report(e, op, rc, src, dst, cookie);
@@ -409,7 +502,7 @@ static int hard_link(struct copy_engine *e, const char *target, const char *src,
 		     const struct stat *st, uint64_t cookie)
 {
 	char *tmp = NULL;
-	int rc = with_temp(dst, make_link, (void *)target, &tmp);
+	int rc = with_temp(e, dst, make_link, (void *)target, &tmp);
 	if (rc < 0)
 		return report(e, COPY_OP_LINK, rc, target, dst, cookie);
 	return settle_temp(e, tmp, src, dst, st, COPY_HOW_LINK, COPY_OP_LINK, cookie);
@@ -462,7 +555,7 @@ static int copy_symlink(struct copy_engine *e, int src_dirfd, const char *src_na
 	}
 	target[n] = '\0';
 	char *tmp = NULL;
-	int rc = with_temp(dst, make_symlink, target, &tmp);
+	int rc = with_temp(e, dst, make_symlink, target, &tmp);
 	free(target);
 	if (rc < 0)
 		return report(e, COPY_OP_SYMLINK, rc, src, dst, cookie);
@@ -473,10 +566,10 @@ static int copy_special(struct copy_engine *e, const char *src, const struct sta
 			mode_t mode, uint64_t cookie)
 {
 	char *tmp = NULL;
-	int rc = with_temp(dst, make_special, (void *)st, &tmp);
+	int rc = with_temp(e, dst, make_special, (void *)st, &tmp);
 	if (rc < 0)
 		return report(e, COPY_OP_SPECIAL, rc, src, dst, cookie);
-	if (!(e->o.preserve & META_MODE) && fchmodat(AT_FDCWD, tmp, mode, 0) < 0)
+	if (!(e->o.preserve & META_MODE) && fchmodat(AT_FDCWD, at_path(e, tmp, LP_TMP), mode, 0) < 0)
 		report(e, COPY_OP_META, -errno, src, dst, cookie);
 	return settle_temp(e, tmp, src, dst, st, COPY_HOW_SPECIAL, COPY_OP_SPECIAL, cookie);
 }
@@ -491,7 +584,7 @@ static int copy_dir(struct copy_engine *e, const char *src, const struct stat *s
 		return report(e, COPY_OP_OVERWRITE_NONDIR, 0, src, dst, cookie);
 	if (!dst_st) {
 		/* Owner-only until copy_finish(): we must be able to write into it meanwhile. */
-		if (mkdir(dst, 0700) < 0)
+		if (mkdir(at_path(e, dst, LP_DST), 0700) < 0)
 			return report(e, COPY_OP_MKDIR, -errno, src, dst, cookie);
 		created = true;
 	}
@@ -550,13 +643,13 @@ static void item_fail(struct qitem *it, enum copy_op op, int err)
 	}
 }
 
-static void item_drop_temp(struct qitem *it)
+static void item_drop_temp(struct copy_engine *e, struct qitem *it)
 {
 	if (it->tmpfd >= 0)
 		close(it->tmpfd);
 	it->tmpfd = -1;
 	if (it->tmp)
-		unlink(it->tmp);
+		unlink(at_path(e, it->tmp, LP_TMP));
 	free(it->tmp);
 	it->tmp = NULL;
 }
@@ -618,7 +711,7 @@ static int rd_begin(const struct sweep_file *f, void *ctx)
 	if (stopped(e))
 		return e->stop;
 	it->size = (uint64_t)f->st.st_size;
-	rc = with_temp(it->place ? it->place : it->dst, make_file, &it->tmpfd, &it->tmp);
+	rc = with_temp(e, it->place ? it->place : it->dst, make_file, &it->tmpfd, &it->tmp);
 	if (rc < 0) {
 		item_fail(it, COPY_OP_CREATE, rc);
 		return SWEEP_READ_SKIP;
@@ -705,7 +798,8 @@ static int finish_file(struct copy_engine *e, struct qitem *it, const struct swe
 	}
 	if (!(e->o.preserve & META_MODE) && fchmod(it->tmpfd, it->mode) < 0)
 		report(e, COPY_OP_META, -errno, it->src, it->dst, it->cookie);
-	struct meta_ref ms = {.fd = f->fd, .path = it->src}, md = {.fd = it->tmpfd, .path = it->tmp};
+	struct meta_ref ms = {.fd = f->fd, .path = at_path(e, it->src, LP_SRC)},
+			md = {.fd = it->tmpfd, .path = at_path(e, it->tmp, LP_TMP)};
 	apply_meta(e, &ms, &md, &it->st, it->src, it->dst, it->cookie);
 	if ((e->o.flags & COPY_FSYNC) && fsync(it->tmpfd) < 0) {
 		item_fail(it, COPY_OP_WRITE, -errno);
@@ -749,7 +843,7 @@ static int rd_end(const struct sweep_file *f, int status, void *ctx)
 	}
 	e->stats.bytes += it->bytes;
 	if (it->err) {
-		item_drop_temp(it);
+		item_drop_temp(e, it);
 		report(e, it->err_op, it->err, it->src, it->dst, it->cookie);
 	} else {
 		if (status > 0)
@@ -779,7 +873,7 @@ int copy_flush(struct copy_engine *e)
 	}
 	writer_drain(e->writer); /* nothing may still write into a temporary about to be removed */
 	for (size_t i = 0; i < e->nq; i++) {
-		item_drop_temp(&e->q[i]);
+		item_drop_temp(e, &e->q[i]);
 		if (e->q[i].ln && e->q[i].ln->state == LN_PENDING)
 			link_settle(e, e->q[i].ln, false, COPY_OP_READ, -EINTR);
 		free(e->q[i].src);
@@ -870,7 +964,7 @@ static int entry_at(struct copy_engine *e, int src_dirfd, const char *src_name, 
 		    const struct stat *st, const char *dst, uint64_t cookie)
 {
 	struct stat dst_st;
-	bool exists = lstat(dst, &dst_st) == 0;
+	bool exists = lstat(at_path(e, dst, LP_DST), &dst_st) == 0;
 
 	if (stopped(e))
 		return e->stop;
@@ -882,7 +976,7 @@ static int entry_at(struct copy_engine *e, int src_dirfd, const char *src_name, 
 	struct stat tst;
 	bool through = (e->o.flags & (COPY_WRITE_THROUGH | COPY_REMOVE_DEST)) == COPY_WRITE_THROUGH;
 	if (exists && S_ISLNK(dst_st.st_mode) && S_ISREG(st->st_mode) && through) {
-		if (stat(dst, &tst) < 0)
+		if (stat(at_path(e, dst, LP_DST), &tst) < 0)
 			return errno == ENOENT ? report(e, COPY_OP_DANGLING, 0, src, dst, cookie)
 					       : report(e, COPY_OP_CREATE, -errno, src, dst, cookie);
 	}
@@ -1048,10 +1142,11 @@ int copy_finish(struct copy_engine *e)
 	/* Deepest last-made first: a directory's times are set after everything in it changed. */
 	for (size_t i = e->ndirs; i-- > 0 && !e->stop;) {
 		struct dirmeta *d = &e->dirs[i];
-		struct meta_ref ms = {.fd = -1, .path = d->src}, md = {.fd = -1, .path = d->dst};
+		struct meta_ref ms = {.fd = -1, .path = at_path(e, d->src, LP_SRC)},
+				md = {.fd = -1, .path = at_path(e, d->dst, LP_DST)};
 		/* cp keeps a new directory's set-gid and sticky bits even without -p. */
 		if (!(e->o.preserve & META_MODE) && d->created &&
-		    chmod(d->dst, d->st.st_mode & 07777 & ~e->umask) < 0)
+		    chmod(md.path, d->st.st_mode & 07777 & ~e->umask) < 0)
 			report(e, COPY_OP_META, -errno, d->src, d->dst, 0);
 		apply_meta(e, &ms, &md, &d->st, d->src, d->dst, 0);
 	}
@@ -1122,7 +1217,7 @@ struct copy_engine *copy_engine_free(struct copy_engine *e)
 	if (!e)
 		return NULL;
 	for (size_t i = 0; i < e->nq; i++) {
-		item_drop_temp(&e->q[i]);
+		item_drop_temp(e, &e->q[i]);
 		free(e->q[i].src);
 		free(e->q[i].place);
 	}
@@ -1141,6 +1236,11 @@ struct copy_engine *copy_engine_free(struct copy_engine *e)
 		free(n);
 	}
 	free(e->links);
+	for (int i = 0; i < LP_SLOTS; i++)
+		if (e->lp[i].dir) {
+			close(e->lp[i].fd);
+			free(e->lp[i].dir);
+		}
 	writer_free(e->writer);
 	sweep_reader_free(e->reader);
 	sweep_plan_free(e->plan);

@@ -35,7 +35,10 @@
  * The engine never prints: errors go to on_error, completed entries to
  * on_done (for -v, itemized output), data progress to on_bytes.
  * Functions return 0 (or a count) on success and -errno on failure, as
- * libsweep does. Paths are relative to the current directory or absolute.
+ * libsweep does. Paths are relative to the current directory or absolute,
+ * and may be longer than PATH_MAX inside a tree: the engine then reaches
+ * them through a descriptor of their directory (not when writing through a
+ * destination symlink, which needs realpath).
  */
 #ifndef SWEEP_COPY_H
 #define SWEEP_COPY_H
