@@ -159,21 +159,25 @@ def plot_runtime(s, fses, out):
         groups = [g for g in groups if any(k[0] == fs and k[2] == g[0] and k[4] == g[1] for k in s)]
         if not groups:
             continue
-        fig, axes = plt.subplots(1, len(groups), figsize=(4.2 * len(groups), 3.6), squeeze=False)
-        for ax, (grp, phase) in zip(axes[0], groups):
-            tools = sorted({k[3] for k in s if k[0] == fs and k[2] == grp and k[4] == phase},
-                           key=lambda t: ORDER.index(t) if t in ORDER else 99)
-            for t in tools:
-                pts = sorted((k[1], m["wall"]) for k, m in s.items()
-                             if k[0] == fs and k[2] == grp and k[3] == t and k[4] == phase)
-                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o",
-                        linestyle="-" if t.startswith("sweep") else "--", label=LABEL.get(t, t))
-            ax.set_title(f"{fs}: {grp}{PHASE[phase]}", fontsize=9)
-            ax.set_xlabel("aging step")
-            ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
-            ax.set_ylabel("wall time, s (median)")
-            ax.set_ylim(bottom=0)
-            ax.legend(fontsize=7)
+        steps = sorted({k[1] for k in s if k[0] == fs})
+        # wall time (noisy on a shared machine) above, seeks (machine-independent) below
+        fig, axes = plt.subplots(2, len(groups), figsize=(4.2 * len(groups), 6.6), squeeze=False)
+        for row, (metric, ylabel) in enumerate((("wall", "wall time, s (median)"), ("seeks", "seeks (median)"))):
+            for ax, (grp, phase) in zip(axes[row], groups):
+                tools = sorted({k[3] for k in s if k[0] == fs and k[2] == grp and k[4] == phase},
+                               key=lambda t: ORDER.index(t) if t in ORDER else 99)
+                for t in tools:
+                    pts = sorted((k[1], m[metric]) for k, m in s.items()
+                                 if k[0] == fs and k[2] == grp and k[3] == t and k[4] == phase)
+                    ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o",
+                            linestyle="-" if t.startswith("sweep") else "--", label=LABEL.get(t, t))
+                ax.set_title(f"{fs}: {grp}{PHASE[phase]}", fontsize=9)
+                ax.set_xlabel("aging step")
+                ax.set_xlim(steps[0] - 0.5, steps[-1] + 0.5)
+                ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+                ax.set_ylabel(ylabel)
+                ax.set_ylim(bottom=0)
+                ax.legend(fontsize=7)
         files.append(save(fig, out, f"runtime-{fs}.png"))
     return files
 
