@@ -20,6 +20,8 @@ for i in $(seq 1 24); do
 	head -c 262144 /dev/urandom >"$S/d$((i % 2 + 1))/f$i"
 done
 head -c 1048576 /dev/urandom >"$S/d1/big-new"
+# same sizes, so a new mtime must tell the quick check (the rewrite may fall in the first sync's second)
+touch -d '2001-02-03 04:05:06' "$S"/d[12]/f*
 SWEEP_SYNC_TEST_STOP=bytes:2000000 "$SYNC" -a "$S/" "$D/" &
 pid=$!
 wait_stopped $pid || { kill -9 $pid 2>/dev/null; fail "sweep-sync did not reach the stop point"; }
@@ -148,6 +150,7 @@ fi
 
 # --- SIGTERM: exit 20 as rsync, nothing partial, the next run converges
 for i in 1 2 3 4 5 6; do head -c 262144 /dev/urandom >"$S/d1/f$((i * 2 - 1))"; done
+touch -d '2002-03-04 05:06:07' "$S"/d1/f*
 SWEEP_SYNC_TEST_STOP=bytes:300000 "$SYNC" -a "$S/" "$D/" 2>"$W/term.err" &
 pid=$!
 wait_stopped $pid || { kill -9 $pid; fail "sweep-sync did not reach the stop point"; }
