@@ -27,6 +27,11 @@ run_argv "shared names, a/ first" m3 -a -i ../a/ ../c/ m3
 run_argv "shared names, c/ first" m4 -a -i ../c/ ../a/ m4
 [ "$(cat "$W/s/m4/x")" = "c x" ] || fail "the first operand's x was not kept"
 run_argv "two files into a directory" m5 -a -i ../a/x ../c/sub/q.o m5/
+# a file and a directory of one name: the directory is kept, whichever operand comes first
+mkdir -p "$W/p" "$W/q/n" && printf 'file\n' >"$W/p/n" && printf 'kid\n' >"$W/q/n/kid"
+run_argv "a file, then a directory of the same name" m9 -a -i ../p/ ../q/ m9/
+[ -d "$W/s/m9/n" ] || fail "the directory lost to a file of the same name"
+run_argv "a directory, then a file of the same name" m10 -a -i ../q/ ../p/ m10/
 
 # --delete: only below what the operands name (all of DEST when one ends in '/')
 mkdir -p "$W/r/m6/b" "$W/r/m7/b" "$W/s"

@@ -340,7 +340,11 @@ static int cmp_rel(const void *a, const void *b)
 	return r ? r : x->root < y->root ? -1 : x->root > y->root;
 }
 
-/* Sort a side by name; of entries that two operands give the same name, keep the first operand's. */
+/*
+ * Sort a side by name. Of entries that two operands give the same name,
+ * keep a directory if one is (its contents are listed too), else the
+ * first operand's, as rsync's clean_flist does.
+ */
 static void sort_unique(struct scan *s)
 {
 	size_t k = 0;
@@ -349,9 +353,17 @@ static void sort_unique(struct scan *s)
 		return;
 	qsort(s->v, s->n, sizeof(*s->v), cmp_rel);
 	for (size_t i = 0; i < s->n; i++) {
+		struct scan_ent *drop = &s->v[i];
+
 		if (k && !strcmp(s->v[k - 1].rel, s->v[i].rel)) {
-			free(s->v[i].rel);
-			free(s->v[i].sd.link);
+			if (!S_ISDIR(s->v[k - 1].sd.st.st_mode) && S_ISDIR(s->v[i].sd.st.st_mode)) {
+				struct scan_ent t = s->v[k - 1];
+
+				s->v[k - 1] = s->v[i];
+				s->v[i] = t;
+			}
+			free(drop->rel);
+			free(drop->sd.link);
 			continue;
 		}
 		s->v[k++] = s->v[i];
