@@ -1216,6 +1216,7 @@ struct copy_engine *copy_engine_free(struct copy_engine *e)
 {
 	if (!e)
 		return NULL;
+	writer_drain(e->writer); /* before the temporaries it may still write into are closed */
 	for (size_t i = 0; i < e->nq; i++) {
 		item_drop_temp(e, &e->q[i]);
 		free(e->q[i].src);

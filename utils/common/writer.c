@@ -156,7 +156,7 @@ struct writer *writer_free(struct writer *w)
 
 enum sweep_backend writer_backend(const struct writer *w)
 {
-	return w->backend;
+	return w ? w->backend : SWEEP_BACKEND_SYSCALL;
 }
 
 int writer_write(struct writer *w, int fd, const void *buf, size_t len, uint64_t off, uint64_t tag)
@@ -210,7 +210,7 @@ int writer_write(struct writer *w, int fd, const void *buf, size_t len, uint64_t
 int writer_drain(struct writer *w)
 {
 #if HAVE_LIBURING
-	while (w->backend == SWEEP_BACKEND_URING && w->nfree < w->depth) {
+	while (w && w->backend == SWEEP_BACKEND_URING && w->nfree < w->depth) {
 		int rc = reap(w, w->depth - w->nfree);
 		if (rc < 0) {
 			w->dead = rc;

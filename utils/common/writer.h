@@ -45,7 +45,7 @@ enum sweep_backend writer_backend(const struct writer *w);
  * writer_drain() returned.
  */
 int writer_write(struct writer *w, int fd, const void *buf, size_t len, uint64_t off, uint64_t tag);
-/* Wait until every queued write completed. Returns 0 or -errno when the ring failed. */
+/* Wait until every queued write completed (NULL: nothing to wait for). Returns 0 or -errno when the ring failed. */
 int writer_drain(struct writer *w);
 void writer_stats(const struct writer *w, struct writer_stats *ret);
 
