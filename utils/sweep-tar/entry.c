@@ -11,20 +11,60 @@
  * Callers make accpath short whatever the depth of the tree:
  * /proc/self/fd/DIRFD/NAME for an entry of an open directory, or
  * /proc/self/fd/FD for an open directory itself.
+ *
+ * Two of those probes are skipped where their answer is already known,
+ * since they cost about ten system calls per file (measured with strace
+ * on a 99k-file tree: 7 lseeks, an fgetxattr and an fstat for the ACL,
+ * a flistxattr):
+ *   - the sparse map: the reader found the file's data regions with
+ *     SEEK_DATA/SEEK_HOLE when it opened it; they are turned into
+ *     libarchive's sparse map exactly as its own probe would;
+ *   - xattrs and ACLs: one flistxattr on the open fd says whether the
+ *     inode has any extended attribute at all. POSIX ACLs are xattrs
+ *     (system.posix_acl_access/default) and are listed too, so an empty
+ *     list means no xattr and no ACL beyond the mode, and libarchive's
+ *     own probes would find nothing. On error libarchive still probes.
  */
 #include <errno.h>
+#include <sys/xattr.h>
 
 #include "tar.h"
 
-int tar_entry_fill(struct tar *t, const char *name, const char *path, const char *accpath, int fd,
-		   const struct stat *st)
+/* libarchive's sparse map for a regular file with these data regions (see its setup_sparse()). */
+static void set_sparse(struct archive_entry *e, const struct stat *st, const struct sweep_extent *map, size_t n)
 {
-	int r, err;
+	if (st->st_size <= 0)
+		return;
+	if (n == 0) {
+		/* No data at all: one empty data entry marks it fully sparse. */
+		archive_entry_sparse_add_entry(e, 0, 0);
+		return;
+	}
+	if (n == 1 && map[0].logical == 0 && map[0].length >= (uint64_t)st->st_size)
+		return; /* not sparse */
+	for (size_t i = 0; i < n; i++)
+		archive_entry_sparse_add_entry(e, (la_int64_t)map[i].logical, (la_int64_t)map[i].length);
+}
+
+int tar_entry_fill(struct tar *t, const char *name, const char *path, const char *accpath, int fd,
+		   const struct stat *st, const struct tar_data_map *dm)
+{
+	int flags = 0, r, err;
 
 	archive_entry_clear(t->entry);
 	archive_entry_copy_pathname(t->entry, name);
 	archive_entry_copy_sourcepath(t->entry, accpath);
+	if (fd >= 0 && flistxattr(fd, NULL, 0) == 0)
+		flags |= ARCHIVE_READDISK_NO_XATTR | ARCHIVE_READDISK_NO_ACL;
+	if (dm)
+		flags |= ARCHIVE_READDISK_NO_SPARSE;
+	if (flags != t->disk_flags) {
+		archive_read_disk_set_behavior(t->disk, flags);
+		t->disk_flags = flags;
+	}
 	r = archive_read_disk_entry_from_file(t->disk, t->entry, fd, st);
+	if (dm && r >= ARCHIVE_WARN && S_ISREG(st->st_mode))
+		set_sparse(t->entry, st, dm->map, dm->n);
 	/*
 	 * With an extended ACL, libarchive's mode carries the ACL's group
 	 * entry where stat has the mask (it ties the two; setting one sets

@@ -20,6 +20,7 @@ static int rd_begin(const struct sweep_file *f, void *ctx)
 	struct tar *t = ctx;
 	const char *path = f->entry->path;
 	const char *name = tar_member_name(t, path, (size_t)f->entry->cookie);
+	struct tar_data_map dm;
 	int r;
 
 	t->cur_begun = false;
@@ -30,7 +31,9 @@ static int rd_begin(const struct sweep_file *f, void *ctx)
 		tar_warn(t, path, "file changed as we read it");
 		return SWEEP_READ_SKIP;
 	}
-	if (tar_entry_fill(t, name, path, path, f->fd, &f->st) < 0)
+	dm.map = f->data_map;
+	dm.n = f->data_map_len;
+	if (tar_entry_fill(t, name, path, path, f->fd, &f->st, &dm) < 0)
 		return SWEEP_READ_SKIP;
 	r = tar_out_header(t, NULL);
 	if (r != 0)
@@ -177,20 +180,26 @@ int tar_file_now(struct tar *t, int dirfd, const char *at_name, const char *path
 	};
 	struct sweep_file f = { .entry = &pe, .fd = -1 };
 	size_t bufsize = 1 << 20;
+	struct sweep_extent *map = NULL;
 	char *buf = NULL;
 	int status = 0, r;
 
 	f.fd = open_noatime(dirfd, at_name);
 	if (f.fd < 0)
 		return rd_end(&f, -errno, t);
-	if (fstat(f.fd, &f.st) != 0) {
-		status = -errno;
+	/* The data regions too, as the reader finds them: rd_begin() makes the sparse map from them. */
+	status = fstat(f.fd, &f.st) != 0 ? -errno : 0;
+	if (status == 0 && S_ISREG(f.st.st_mode))
+		status = sweep_data_map(f.fd, (uint64_t)f.st.st_size, &map, &f.data_map_len);
+	if (status < 0) {
 		close(f.fd);
 		f.fd = -1;
 		return rd_end(&f, status, t);
 	}
+	f.data_map = map;
 	r = rd_begin(&f, t);
 	if (r < 0) {
+		free(map);
 		close(f.fd);
 		return r;
 	}
@@ -220,6 +229,8 @@ int tar_file_now(struct tar *t, int dirfd, const char *at_name, const char *path
 			status = SWEEP_READ_CHANGED;
 	}
 	free(buf);
+	free(map);
+	f.data_map = NULL;
 	if (r < 0) {
 		close(f.fd);
 		return r;

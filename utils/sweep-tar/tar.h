@@ -78,6 +78,7 @@ struct tar {
 	const struct tar_opts *o;
 	struct archive *out;          /* the archive being written */
 	struct archive *disk;         /* archive_read_disk: metadata lookups only */
+	int disk_flags;               /* its ARCHIVE_READDISK_* behavior, set per entry (entry.c) */
 	struct archive_entry *entry;  /* reused for every member */
 	int out_fd;
 	struct tar_sink sink;
@@ -139,13 +140,20 @@ int tar_out_close(struct tar *t);
 void tar_out_totals(struct tar *t);
 
 /* entry.c */
+/* A regular file's data regions as SEEK_DATA/SEEK_HOLE gave them (n = 0: no data at all). */
+struct tar_data_map {
+	const struct sweep_extent *map;
+	size_t n;
+};
 /*
  * Fill t->entry for member name from the file at accpath (what libarchive
  * opens for what an fd cannot give, e.g. default ACLs), fd (-1 if none) and
- * st; path names the file in messages. 0, or -errno after a message.
+ * st; path names the file in messages. dm: the data regions of a regular
+ * file when known (its sparse map then comes from them), else NULL
+ * (libarchive probes). 0, or -errno after a message.
  */
 int tar_entry_fill(struct tar *t, const char *name, const char *path, const char *accpath, int fd,
-		   const struct stat *st);
+		   const struct stat *st, const struct tar_data_map *dm);
 /* A hard link member: name -> target, metadata from st. <0 when the archive failed. */
 int tar_write_link(struct tar *t, const char *name, const char *target, const struct stat *st);
 

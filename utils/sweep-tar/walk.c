@@ -45,7 +45,7 @@ static int walk_dir(struct tar *t, const struct sweep_entry *e, const char *name
 	acc = accpath(t, fd, NULL, e->path, buf, sizeof(buf));
 	/* On failure it said why; the directory's contents are still archived. */
 	r = 0;
-	if (tar_entry_fill(t, name, e->path, acc, fd, &e->st) == 0) {
+	if (tar_entry_fill(t, name, e->path, acc, fd, &e->st, NULL) == 0) {
 		r = dir_spool_add(t);
 		/*
 		 * A directory with a default ACL is also stored now, before
@@ -118,7 +118,7 @@ static int walk_special(struct tar *t, const struct sweep_entry *e, const char *
 	if (r != 0)
 		return r < 0 ? r : 0;
 	if (tar_entry_fill(t, name, e->path, accpath(t, e->dirfd, e->at_name, e->path, buf, sizeof(buf)), -1,
-			   &e->st) == 0) {
+			   &e->st, NULL) == 0) {
 		r = tar_out_header(t, NULL);
 		if (r < 0)
 			return r;
