@@ -205,7 +205,15 @@ static void service(const struct hdd *h, uint64_t t, const struct sim_req *r, st
 				s->ra_extend = b + h->readahead_sect;
 				goto bus_hit;
 			}
-			if (a <= pos && b <= h->ra_limit) {
+			/*
+			 * The read-ahead will reach a: the head is already past it, or
+			 * still reading towards it. A drive serves such a read from the
+			 * stream instead of stopping, seeking and waiting a turn (a
+			 * reader that skips one free block must not pay a revolution).
+			 * Past ra_limit the stream goes on only while it is still
+			 * running; once stopped, the rest needs the media again.
+			 */
+			if (a < h->ra_limit && (b <= h->ra_limit || pos < h->ra_limit)) {
 				/* the drive is still reading towards b: stream */
 				double at = (double)h->ra_t0 + (double)(b - h->ra_from) * h->ra_sns;
 				double fin = (double)t + h->overhead_ns + bus;

@@ -629,6 +629,33 @@ static void test_readahead_and_ncq(void **state)
 	assert_true(d32.throughput_mib_s > 1.8 * d1.throughput_mib_s);
 }
 
+/*
+ * A reader that skips a free block between files (4 KiB read, 4 KiB gap,
+ * one request at a time) rides the read-ahead stream: no request may wait for
+ * a whole revolution, and without read-ahead nearly every one does.
+ */
+static void test_readahead_gap(void **state)
+{
+	(void)state;
+	const uint64_t rev_ns = 8333333; /* hdd7200: 7200 rpm */
+	for (int ra = 0; ra < 2; ra++) {
+		struct sweep_sim *sim = new_sim("hdd7200", "fcfs", 0, ra ? SWEEP_SIM_ON : SWEEP_SIM_OFF, 1);
+		uint64_t t = 0, slow = 0;
+		t = run_one(sim, t, 0, 4096, SWEEP_SIM_READ).finish_ns; /* position the head */
+		for (uint64_t i = 1; i <= 200; i++) {
+			struct sweep_sim_completion c = run_one(sim, t, i * 8192, 4096, SWEEP_SIM_READ);
+			if (c.finish_ns - c.start_ns > rev_ns / 2)
+				slow++;
+			t = c.finish_ns;
+		}
+		if (ra)
+			assert_int_equal(slow, 0);
+		else
+			assert_true(slow > 150);
+		sweep_sim_free(sim);
+	}
+}
+
 /* ---- SSD ---- */
 
 static void test_blockmap_merges(void **state)
@@ -1024,6 +1051,7 @@ int main(void)
 		cmocka_unit_test(test_service_time),
 		cmocka_unit_test(test_write_cache),
 		cmocka_unit_test(test_readahead_and_ncq),
+		cmocka_unit_test(test_readahead_gap),
 		cmocka_unit_test(test_blockmap_merges),
 		cmocka_unit_test(test_pagemap_gc),
 		cmocka_unit_test(test_determinism),
