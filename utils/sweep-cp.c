@@ -93,12 +93,9 @@ static void usage(void)
 
 static void bad_usage(const char *fmt, const char *arg)
 {
-	if (fmt) {
-		fprintf(stderr, "%s: ", cli_prog());
-		fprintf(stderr, fmt, arg);
-		fputc('\n', stderr);
-	}
-	fprintf(stderr, "Try '%s --help' for more information.\n", cli_prog());
+	if (fmt)
+		cli_msg(fmt, arg);
+	cli_try_help();
 	exit(1);
 }
 

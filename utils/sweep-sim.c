@@ -139,7 +139,7 @@ static void usage(FILE *f)
 static void bad_usage(const char *fmt, const char *arg)
 {
 	cli_msg(fmt, arg);
-	fprintf(stderr, "Try '%s --help' for more information.\n", cli_prog());
+	cli_try_help();
 	exit(2);
 }
 
@@ -175,7 +175,7 @@ static int choice(const char *opt, const char *arg, const char *yes, const char 
 {
 	if (strcmp(arg, yes) != 0 && strcmp(arg, no) != 0) {
 		cli_msg("invalid %s '%s' (%s or %s)", opt, arg, yes, no);
-		fprintf(stderr, "Try '%s --help' for more information.\n", cli_prog());
+		cli_try_help();
 		exit(2);
 	}
 	return strcmp(arg, yes) == 0;
@@ -305,7 +305,7 @@ static void parse(struct args *a, int argc, char **argv)
 		case O_HELP: usage(stdout); exit(0);
 		case O_VERSION: cli_version("sweep-sim"); exit(0);
 		default:
-			fprintf(stderr, "Try '%s --help' for more information.\n", cli_prog());
+			cli_try_help();
 			exit(2);
 		}
 	}

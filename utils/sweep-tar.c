@@ -229,7 +229,7 @@ static void parse(int argc, char **argv, struct tar_opts *o)
 			cli_version(cli_prog());
 			exit(0);
 		default:
-			fprintf(stderr, "Try '%s --help' for more information.\n", cli_prog());
+			cli_try_help();
 			exit(TAR_FATAL);
 		}
 	}
