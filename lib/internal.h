@@ -9,6 +9,25 @@
 #include <sys/stat.h>
 #include <sweep.h>
 
+/*
+ * The one rule for every size-versioned struct a caller passes in (options,
+ * ops tables): the caller sets .size to sizeof() as it was compiled.
+ *  - A shorter struct (an older caller) is accepted when it holds at least
+ *    min_size bytes; the fields it lacks read as zero.
+ *  - A longer struct (a newer caller) is accepted only when every byte past
+ *    what this library knows is zero (else -E2BIG), as openat2/clone3 do.
+ * Copies min(src_size, dst_size) bytes into dst, zeroes the rest, and sets
+ * dst's size field (its first size_t) to dst_size. src NULL: dst all zero.
+ * 0, -EINVAL (too short) or -E2BIG.
+ */
+int sweep__opts_copy(void *dst, size_t dst_size, const void *src, size_t min_size);
+
+/* Unknown bits in a flags word are refused: -EINVAL unless flags only holds bits of known. */
+static inline int sweep__flags_check(unsigned flags, unsigned known)
+{
+	return (flags & ~known) ? -EINVAL : 0;
+}
+
 /* 1 when io_uring with openat/read/statx works in this process. */
 int sweep__uring_usable(void);
 
