@@ -30,6 +30,8 @@ static inline int sweep__flags_check(unsigned flags, unsigned known)
 
 /* 1 when io_uring with openat/read/statx works in this process. */
 int sweep__uring_usable(void);
+/* 1 when that io_uring also has IORING_OP_OPENAT2 (the reader's beneath-root opens). */
+int sweep__uring_has_openat2(void);
 
 /*
  * Make room for need elements in the malloc'ed array *v of *cap elements of
@@ -49,6 +51,30 @@ static inline int sweep__grow(void *v, size_t *cap, size_t need, size_t elem, si
 	*cap = c;
 	return 0;
 }
+
+/* --- open_beneath.c --- */
+/*
+ * Open rel below dirfd (AT_FDCWD: the current directory) without following
+ * any symlink on the way or at the end, and without leaving dirfd's tree:
+ * openat2(RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS|RESOLVE_NO_MAGICLINKS), or
+ * one component at a time with O_NOFOLLOW where openat2 is missing and for
+ * names longer than PATH_MAX. O_NOFOLLOW|O_CLOEXEC are always added. A
+ * symlink in the way gives -ELOOP, ".." -EXDEV. fd or -errno.
+ */
+int sweep__open_beneath(int dirfd, const char *rel, int flags, mode_t mode);
+/* Whether openat2 is used (probed once); the io_uring reader asks before it queues OPENAT2. */
+int sweep__openat2_usable(void);
+/* Test hook: walk components even where openat2 works (1), or not (0). */
+void sweep__open_beneath_force_components(int on);
+
+/* --- plan (plan.c) --- */
+/*
+ * Open the file of a plan entry for reading the way the plan says it is
+ * reached (beneath its root, or by path), adding O_NOFOLLOW unless the entry
+ * was planned following a symlink. fd or -errno. The identity check is the
+ * caller's.
+ */
+int sweep__plan_open_entry(const struct sweep_plan *p, const struct sweep_plan_entry *e, int flags);
 
 /* --- extent (extent.c) --- */
 /* The ioctl that extent.c issues (FIEMAP, FIBMAP, FIGETBSZ); same contract as ioctl(2). */

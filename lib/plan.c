@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,8 +34,17 @@ struct arena {
 	size_t used;              /* bytes handed out since the last reset */
 };
 
+/* A directory entries of this batch are opened beneath (a duplicate the plan owns). */
+struct plan_root {
+	int fd;
+	uint64_t dev, ino;
+};
+
 struct sweep_plan {
 	struct sweep_plan_opts opts;
+	struct plan_root roots[SWEEP_PLAN_MAX_ROOTS];
+	uint32_t nroots;
+	uint32_t last_root; /* the root the previous entry used: most entries share it */
 	enum sweep_order order; /* resolved; AUTO until the first file is added */
 	struct sweep_plan_entry **chunks;
 	size_t nchunks, chunks_cap;
@@ -118,10 +128,18 @@ SWEEP_EXPORT int sweep_plan_new(const struct sweep_plan_opts *opts, struct sweep
 	return 0;
 }
 
+static void roots_close(struct sweep_plan *p)
+{
+	for (uint32_t i = 0; i < p->nroots; i++)
+		close(p->roots[i].fd);
+	p->nroots = 0;
+}
+
 SWEEP_EXPORT struct sweep_plan *sweep_plan_free(struct sweep_plan *p)
 {
 	if (!p)
 		return NULL;
+	roots_close(p);
 	for (size_t i = 0; i < p->nchunks; i++)
 		free(p->chunks[i]);
 	free(p->chunks);
@@ -141,6 +159,8 @@ SWEEP_EXPORT size_t sweep_plan_memory(const struct sweep_plan *p)
 
 static int plan_full(const struct sweep_plan *p)
 {
+	if (p->nroots >= SWEEP_PLAN_MAX_ROOTS)
+		return 1;
 	if (p->opts.max_entries && p->count >= p->opts.max_entries)
 		return 1;
 	if (p->opts.max_bytes && sweep_plan_memory(p) >= p->opts.max_bytes)
@@ -185,9 +205,16 @@ static struct sweep_plan_entry *entry_at(const struct sweep_plan *p, uint32_t i)
 	return &p->chunks[i / ENTRY_CHUNK][i % ENTRY_CHUNK];
 }
 
+/* How the reader will reach an entry: beneath which root, from which byte of path, following or not. */
+struct reach {
+	uint32_t root, rel, flags;
+};
+
+static const struct reach by_path = { .root = SWEEP_PLAN_NO_ROOT };
+
 /* Fill and count a new entry; extents (n of them) are copied into the arena. */
 static int plan_push(struct sweep_plan *p, const char *path, const struct stat *st, uint64_t phys,
-		     const struct sweep_extent *ext, size_t n, uint64_t cookie)
+		     const struct sweep_extent *ext, size_t n, uint64_t cookie, const struct reach *how)
 {
 	struct sweep_plan_entry *e;
 	size_t len;
@@ -212,6 +239,9 @@ static int plan_push(struct sweep_plan *p, const char *path, const struct stat *
 	e->ctime_sec = st->st_ctim.tv_sec;
 	e->ctime_nsec = (uint32_t)st->st_ctim.tv_nsec;
 	e->cookie = cookie;
+	e->root = how->root;
+	e->rel = how->rel;
+	e->flags = how->flags;
 	if (n > 0 && (p->opts.flags & SWEEP_PLAN_EXTENTS)) {
 		struct sweep_extent *x = arena_alloc(&p->arena, n * sizeof(*x), _Alignof(struct sweep_extent));
 		if (!x)
@@ -238,15 +268,24 @@ static void resolve_order(struct sweep_plan *p, int fd, const char *path)
 	p->order = r < 0 || fi.policy == SWEEP_ORDER_AUTO ? SWEEP_ORDER_INODE : fi.policy;
 }
 
-static int open_noatime(int dirfd, const char *name)
+/* Open for FIEMAP: name relative to dirfd as it stands, or (beneath) below dirfd without symlinks. */
+static int open_noatime(int dirfd, const char *name, bool follow, bool beneath)
 {
-	int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
-	int fd = openat(dirfd, name, flags | O_NOATIME);
+	int flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW);
+	int fd;
 
-	/* O_NOATIME is refused on files we do not own unless we have CAP_FOWNER. */
-	if (fd < 0 && errno == EPERM)
-		fd = openat(dirfd, name, flags);
-	return fd;
+	for (int noatime = O_NOATIME;; noatime = 0) {
+		if (beneath) {
+			fd = sweep__open_beneath(dirfd, name, flags | noatime, 0);
+		} else {
+			fd = openat(dirfd, name, flags | noatime);
+			if (fd < 0)
+				fd = -errno;
+		}
+		/* O_NOATIME is refused on files we do not own unless we have CAP_FOWNER. */
+		if (fd != -EPERM || !noatime)
+			return fd;
+	}
 }
 
 /* The first located byte of the extent list (lowest logical offset with a location). */
@@ -258,19 +297,18 @@ static uint64_t first_located(const struct sweep_extent *ext, size_t n)
 	return SWEEP_NO_PHYS;
 }
 
-SWEEP_EXPORT int sweep_plan_add(struct sweep_plan *p, int dirfd, const char *name, const char *path,
-				const struct stat *st, uint64_t cookie)
+/* The file's location from dirfd/name (opened as open_noatime says), then the entry. */
+static int add_located(struct sweep_plan *p, int dirfd, const char *name, bool follow, bool beneath,
+		       const char *path, const struct stat *st, uint64_t cookie, const struct reach *how)
 {
 	struct sweep_extent *ext = NULL;
 	size_t n = 0;
 	uint64_t phys = SWEEP_NO_PHYS;
 	int fd = -1, r;
 
-	if (!p || !name || !path || !st)
-		return -EINVAL;
 	if (p->order == SWEEP_ORDER_AUTO || p->order == SWEEP_ORDER_PHYSICAL ||
 	    (p->opts.flags & SWEEP_PLAN_EXTENTS))
-		fd = open_noatime(dirfd, name);
+		fd = open_noatime(dirfd, name, follow, beneath);
 	if (p->order == SWEEP_ORDER_AUTO)
 		resolve_order(p, fd, path);
 	if (fd >= 0 && (p->order == SWEEP_ORDER_PHYSICAL || (p->opts.flags & SWEEP_PLAN_EXTENTS))) {
@@ -287,9 +325,101 @@ SWEEP_EXPORT int sweep_plan_add(struct sweep_plan *p, int dirfd, const char *nam
 	}
 	if (fd >= 0)
 		close(fd);
-	r = plan_push(p, path, st, phys, ext, n, cookie);
+	r = plan_push(p, path, st, phys, ext, n, cookie, how);
 	free(ext);
 	return r;
+}
+
+SWEEP_EXPORT int sweep_plan_add(struct sweep_plan *p, int dirfd, const char *name, const char *path,
+				const struct stat *st, uint64_t cookie)
+{
+	if (!p || !name || !path || !st)
+		return -EINVAL;
+	return add_located(p, dirfd, name, false, false, path, st, cookie, &by_path);
+}
+
+/* The index of the root at fd (same device and inode as one the batch has, or a new duplicate). */
+static int root_index(struct sweep_plan *p, int fd, uint64_t dev, uint64_t ino, uint32_t *ret)
+{
+	struct stat st;
+
+	if (dev == 0 && ino == 0) {
+		if (fstat(fd, &st) < 0)
+			return -errno;
+		if (!S_ISDIR(st.st_mode))
+			return -ENOTDIR;
+		dev = st.st_dev;
+		ino = st.st_ino;
+	}
+	if (p->last_root < p->nroots && p->roots[p->last_root].dev == dev && p->roots[p->last_root].ino == ino) {
+		*ret = p->last_root;
+		return 0;
+	}
+	for (uint32_t i = 0; i < p->nroots; i++) {
+		if (p->roots[i].dev == dev && p->roots[i].ino == ino) {
+			*ret = p->last_root = i;
+			return 0;
+		}
+	}
+	if (p->nroots >= SWEEP_PLAN_MAX_ROOTS)
+		return -ENOBUFS;
+	int dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (dup < 0)
+		return -errno;
+	p->roots[p->nroots] = (struct plan_root){ .fd = dup, .dev = dev, .ino = ino };
+	*ret = p->last_root = p->nroots++;
+	return 0;
+}
+
+/* rel must be a plain relative name: no "..", not absolute, inside path. */
+static int beneath_reach(struct sweep_plan *p, int root_fd, uint64_t dev, uint64_t ino, const char *rel,
+			 const char *path, struct reach *how)
+{
+	size_t pl = strlen(path), rl = strlen(rel);
+
+	if (!rel[0] || rel[0] == '/' || rl > pl || strcmp(path + pl - rl, rel) || pl - rl > UINT32_MAX)
+		return -EINVAL;
+	how->rel = (uint32_t)(pl - rl);
+	how->flags = 0;
+	return root_index(p, root_fd, dev, ino, &how->root);
+}
+
+SWEEP_EXPORT int sweep_plan_add_beneath(struct sweep_plan *p, int root_fd, const char *rel, const char *path,
+					const struct stat *st, uint64_t cookie)
+{
+	struct reach how;
+	int r;
+
+	if (!p || root_fd < 0 || !rel || !path || !st)
+		return -EINVAL;
+	r = beneath_reach(p, root_fd, 0, 0, rel, path, &how);
+	if (r < 0)
+		return r;
+	return add_located(p, root_fd, rel, false, true, path, st, cookie, &how);
+}
+
+SWEEP_EXPORT int sweep_plan_add_entry(struct sweep_plan *p, const struct sweep_entry *e, uint64_t cookie)
+{
+	struct reach how = by_path;
+	bool follow;
+	int r;
+
+	if (!p || !e || !e->path || !e->at_name)
+		return -EINVAL;
+	follow = (e->flags & SWEEP_ENTRY_FOLLOWED) != 0;
+	if (e->root_fd >= 0 && e->rel && !follow) {
+		r = beneath_reach(p, e->root_fd, e->root_dev, e->root_ino, e->rel, e->path, &how);
+		if (r < 0)
+			return r;
+	} else if (follow) {
+		how.flags = SWEEP_PLAN_FOLLOW;
+	}
+	return add_located(p, e->dirfd, e->at_name, follow, false, e->path, &e->st, cookie, &how);
+}
+
+SWEEP_EXPORT int sweep_plan_root_fd(const struct sweep_plan *p, uint32_t root)
+{
+	return p && root < p->nroots ? p->roots[root].fd : -1;
 }
 
 SWEEP_EXPORT int sweep_plan_add_located(struct sweep_plan *p, const char *path, const struct stat *st,
@@ -303,7 +433,7 @@ SWEEP_EXPORT int sweep_plan_add_located(struct sweep_plan *p, const char *path, 
 		else
 			resolve_order(p, -1, path);
 	}
-	return plan_push(p, path, st, phys, NULL, 0, cookie);
+	return plan_push(p, path, st, phys, NULL, 0, cookie, &by_path);
 }
 
 static int cmp_u64(uint64_t a, uint64_t b)
@@ -377,9 +507,67 @@ SWEEP_EXPORT void sweep_plan_clear(struct sweep_plan *p)
 		return;
 	p->count = 0;
 	arena_reset(&p->arena);
+	roots_close(p);
 }
 
 SWEEP_EXPORT enum sweep_order sweep_plan_order(const struct sweep_plan *p)
 {
 	return p ? p->order : SWEEP_ORDER_AUTO;
+}
+
+/* A path as it stands, longer than PATH_MAX: one directory at a time, following (the path is the caller's). */
+static int open_long_path(const char *path, int flags)
+{
+	char *copy = strdup(path), *comp, *slash;
+	int dirfd = AT_FDCWD, fd, err;
+
+	if (!copy)
+		return -ENOMEM;
+	comp = copy;
+	if (*comp == '/') {
+		dirfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (dirfd < 0)
+			goto fail;
+		while (*comp == '/')
+			comp++;
+	}
+	while ((slash = strchr(comp, '/'))) {
+		*slash = '\0';
+		if (*comp) {
+			int nfd = openat(dirfd, comp, O_PATH | O_DIRECTORY | O_CLOEXEC);
+			if (nfd < 0)
+				goto fail;
+			if (dirfd >= 0)
+				close(dirfd);
+			dirfd = nfd;
+		}
+		comp = slash + 1;
+	}
+	fd = openat(dirfd, *comp ? comp : ".", flags);
+	if (fd < 0)
+		goto fail;
+	if (dirfd >= 0)
+		close(dirfd);
+	free(copy);
+	return fd;
+fail:
+	err = -errno;
+	if (dirfd >= 0)
+		close(dirfd);
+	free(copy);
+	return err;
+}
+
+int sweep__plan_open_entry(const struct sweep_plan *p, const struct sweep_plan_entry *e, int flags)
+{
+	if (e->root != SWEEP_PLAN_NO_ROOT) {
+		int rfd = sweep_plan_root_fd(p, e->root);
+		return rfd < 0 ? -EBADF : sweep__open_beneath(rfd, e->path + e->rel, flags, 0);
+	}
+	if (!(e->flags & SWEEP_PLAN_FOLLOW))
+		flags |= O_NOFOLLOW;
+	int fd = openat(AT_FDCWD, e->path, flags | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	return errno == ENAMETOOLONG ? open_long_path(e->path, flags | O_CLOEXEC) : -errno;
 }

@@ -80,55 +80,6 @@ size_t sweep__reader_peak_buffered(const struct sweep_reader *r)
 	return r->peak_held;
 }
 
-int sweep__rd_open_path(const char *path, int flags)
-{
-	char *copy, *comp, *slash;
-	int dirfd, fd, err;
-
-	if (strlen(path) < PATH_MAX) {
-		fd = openat(AT_FDCWD, path, flags);
-		return fd < 0 ? -errno : fd;
-	}
-	/* Too long for one system call: walk down one directory at a time. */
-	copy = strdup(path);
-	if (!copy)
-		return -ENOMEM;
-	comp = copy;
-	dirfd = AT_FDCWD;
-	if (*comp == '/') {
-		dirfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (dirfd < 0)
-			goto fail;
-		while (*comp == '/')
-			comp++;
-	}
-	while ((slash = strchr(comp, '/'))) {
-		*slash = '\0';
-		if (*comp) {
-			int nfd = openat(dirfd, comp, O_PATH | O_DIRECTORY | O_CLOEXEC);
-			if (nfd < 0)
-				goto fail;
-			if (dirfd >= 0)
-				close(dirfd);
-			dirfd = nfd;
-		}
-		comp = slash + 1;
-	}
-	fd = openat(dirfd, *comp ? comp : ".", flags);
-	if (fd < 0)
-		goto fail;
-	if (dirfd >= 0)
-		close(dirfd);
-	free(copy);
-	return fd;
-fail:
-	err = -errno;
-	if (dirfd >= 0)
-		close(dirfd);
-	free(copy);
-	return err;
-}
-
 /* ---- the buffer ring: allocated in submission order, freed in delivery order ---- */
 
 struct run {
@@ -315,8 +266,19 @@ static int submit_reads(struct run *u)
 	return 0;
 }
 
+/*
+ * An open that failed because something on the way is no longer what was
+ * planned: a symlink (ELOOP: RESOLVE_NO_SYMLINKS, O_NOFOLLOW), a file where
+ * a directory was (ENOTDIR), or an escape from the root (EXDEV).
+ */
+static int open_status(int res)
+{
+	return res == -ELOOP || res == -ENOTDIR || res == -EXDEV ? -ESTALE : res;
+}
+
 static void opened(struct run *u, struct rd_slot *s, int fd)
 {
+	const struct sweep_plan_entry *e = s->f.entry;
 	int fl;
 
 	s->f.fd = fd;
@@ -324,9 +286,15 @@ static void opened(struct run *u, struct rd_slot *s, int fd)
 		s->err = -errno;
 		goto fail;
 	}
-	if (!S_ISREG(s->f.st.st_mode)) {
-		/* Replaced by something that is not a regular file since it was planned. */
-		s->err = S_ISDIR(s->f.st.st_mode) ? -EISDIR : -EINVAL;
+	/*
+	 * The identity check, before a single byte is read: what stands at the
+	 * path now must be the regular file that was planned (same device and
+	 * inode). Anything else -- a file swapped in since, a FIFO, a
+	 * directory -- is reported as -ESTALE and nothing of it is delivered.
+	 */
+	if (!S_ISREG(s->f.st.st_mode) ||
+	    (e->ino && ((uint64_t)s->f.st.st_ino != e->ino || (uint64_t)s->f.st.st_dev != e->dev))) {
+		s->err = -ESTALE;
 		goto fail;
 	}
 	fl = fcntl(fd, F_GETFL);
@@ -373,12 +341,12 @@ static int handle(struct run *u, struct rd_req *q)
 				return 0;
 			}
 		}
-		if (res == -ENAMETOOLONG)
-			res = sweep__rd_open_path(s->f.entry->path, open_flags(s));
+		if (res == -ENAMETOOLONG) /* one component at a time */
+			res = sweep__plan_open_entry(u->p, s->f.entry, open_flags(s));
 		if (res >= 0) {
 			opened(u, s, res);
 		} else {
-			s->err = res;
+			s->err = open_status(res);
 			s->state = SLOT_FAILED;
 		}
 		return 0;
@@ -439,9 +407,7 @@ static int final_status(const struct rd_slot *s)
 				return SWEEP_READ_CHANGED;
 		}
 	}
-	/* Between planning and opening: a different file, or the same one changed. */
-	if (e->ino && (e->ino != (uint64_t)st->st_ino || e->dev != (uint64_t)st->st_dev))
-		return SWEEP_READ_CHANGED;
+	/* Between planning and opening (another file never gets here: opened() refused it). */
 	if ((uint64_t)st->st_size < e->size)
 		return SWEEP_READ_SHRANK;
 	if ((uint64_t)st->st_size > e->size)
@@ -712,6 +678,7 @@ SWEEP_EXPORT int sweep_reader_run(struct sweep_reader *r, const struct sweep_pla
 	memset(&u, 0, sizeof(u));
 	u.r = r;
 	u.p = p;
+	r->plan = p;
 	u.ops = ops;
 	u.ctx = ctx;
 	u.n = sweep_plan_count(p);

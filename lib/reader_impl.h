@@ -11,6 +11,7 @@
 #ifndef SWEEP_READER_IMPL_H
 #define SWEEP_READER_IMPL_H
 
+#include <linux/openat2.h>
 #include <stdbool.h>
 
 #include "internal.h"
@@ -64,6 +65,7 @@ struct rd_slot {
 	bool begun, skip, eof;
 	uint64_t delivered;
 	struct rd_req open_req;
+	struct open_how how;               /* io_uring OPENAT2: must live until the request is submitted */
 };
 
 struct sweep_reader;
@@ -91,6 +93,7 @@ struct sweep_reader {
 	void *be_state;
 	struct sweep_read_stats stats;
 	/* per run */
+	const struct sweep_plan *plan; /* the plan being read (backends reach its roots) */
 	unsigned depth;        /* reads in flight */
 	unsigned window;       /* files open or opening */
 	size_t buffer_size;
@@ -111,7 +114,5 @@ void sweep__reader_set_shuffle(struct sweep_reader *r, unsigned seed);
 /* Test hook: the most buffer bytes held at once since the reader was created. */
 size_t sweep__reader_peak_buffered(const struct sweep_reader *r);
 
-/* Open path read-only; paths beyond PATH_MAX are opened one component at a time. -errno on failure. */
-int sweep__rd_open_path(const char *path, int flags);
 
 #endif

@@ -51,7 +51,7 @@ static void complete(struct sweep_reader *r, struct rd_req *q, int res)
 
 static int s_submit_open(struct sweep_reader *r, struct rd_req *q, int flags)
 {
-	complete(r, q, sweep__rd_open_path(q->slot->f.entry->path, flags));
+	complete(r, q, sweep__plan_open_entry(r->plan, q->slot->f.entry, flags));
 	return 0;
 }
 

@@ -18,6 +18,9 @@
 struct uring_state {
 	struct io_uring ring;
 	bool fixed; /* the buffer ring is registered as fixed buffer 0 */
+	bool openat2; /* IORING_OP_OPENAT2 and openat2 resolve flags work here */
+	/* Opens done synchronously (no OPENAT2 in this kernel's io_uring): completed at submission. */
+	struct rd_req *done_head, *done_tail;
 };
 
 static int u_start(struct sweep_reader *r)
@@ -41,6 +44,7 @@ static int u_start(struct sweep_reader *r)
 		/* Pinning can be refused (RLIMIT_MEMLOCK): plain reads still work. */
 		st->fixed = io_uring_register_buffers(&st->ring, &iov, 1) == 0;
 	}
+	st->openat2 = sweep__uring_has_openat2() && sweep__openat2_usable();
 	r->be_state = st;
 	return 0;
 }
@@ -69,14 +73,48 @@ static struct io_uring_sqe *get_sqe(struct uring_state *st)
 	return sqe;
 }
 
+static void complete_now(struct uring_state *st, struct rd_req *q, int res)
+{
+	q->res = res;
+	q->done_next = NULL;
+	if (st->done_tail)
+		st->done_tail->done_next = q;
+	else
+		st->done_head = q;
+	st->done_tail = q;
+}
+
+/*
+ * An entry with a root is opened beneath it with OPENAT2 and the same
+ * resolve flags as sweep__open_beneath(); where this kernel's io_uring has
+ * no OPENAT2 (or openat2 is filtered), synchronously by the component walk.
+ * An entry without a root is opened by its path, not following a final
+ * symlink unless it was planned following one.
+ */
 static int u_submit_open(struct sweep_reader *r, struct rd_req *q, int flags)
 {
 	struct uring_state *st = r->be_state;
-	struct io_uring_sqe *sqe = get_sqe(st);
+	struct rd_slot *s = q->slot;
+	const struct sweep_plan_entry *e = s->f.entry;
+	struct io_uring_sqe *sqe;
 
+	if (e->root != SWEEP_PLAN_NO_ROOT && !st->openat2) {
+		complete_now(st, q, sweep__plan_open_entry(r->plan, e, flags));
+		return 0;
+	}
+	sqe = get_sqe(st);
 	if (!sqe)
 		return -EBUSY;
-	io_uring_prep_openat(sqe, AT_FDCWD, q->slot->f.entry->path, flags, 0);
+	if (e->root != SWEEP_PLAN_NO_ROOT) {
+		s->how = (struct open_how){
+			.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC),
+			.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+		};
+		io_uring_prep_openat2(sqe, sweep_plan_root_fd(r->plan, e->root), e->path + e->rel, &s->how);
+	} else {
+		io_uring_prep_openat(sqe, AT_FDCWD, e->path,
+				     flags | O_CLOEXEC | ((e->flags & SWEEP_PLAN_FOLLOW) ? 0 : O_NOFOLLOW), 0);
+	}
 	io_uring_sqe_set_data(sqe, q);
 	return 0;
 }
@@ -111,6 +149,18 @@ static int u_reap(struct sweep_reader *r, struct rd_req **out, unsigned max, boo
 	struct io_uring_cqe *cqes[64];
 	unsigned n;
 
+	unsigned local = 0;
+
+	while (local < max && st->done_head) {
+		out[local++] = st->done_head;
+		st->done_head = st->done_head->done_next;
+	}
+	if (!st->done_head)
+		st->done_tail = NULL;
+	if (local)
+		wait = false; /* something to hand back already: only collect what is there */
+	out += local;
+	max -= local;
 	if (max > 64)
 		max = 64;
 	n = io_uring_peek_batch_cqe(&st->ring, cqes, max);
@@ -129,7 +179,7 @@ static int u_reap(struct sweep_reader *r, struct rd_req **out, unsigned max, boo
 		out[i]->res = cqes[i]->res;
 	}
 	io_uring_cq_advance(&st->ring, n);
-	return (int)n;
+	return (int)(n + local);
 }
 
 const struct rd_backend sweep__rd_uring = {

@@ -12,6 +12,7 @@
 #include <liburing.h>
 
 static int uring_usable = -1;
+static int uring_openat2;
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 
 static void probe(void)
@@ -28,6 +29,7 @@ static void probe(void)
 	uring_usable = p && io_uring_opcode_supported(p, IORING_OP_OPENAT) &&
 		       io_uring_opcode_supported(p, IORING_OP_READ) &&
 		       io_uring_opcode_supported(p, IORING_OP_STATX);
+	uring_openat2 = p && io_uring_opcode_supported(p, IORING_OP_OPENAT2);
 	io_uring_free_probe(p);
 	io_uring_queue_exit(&ring);
 }
@@ -37,8 +39,19 @@ int sweep__uring_usable(void)
 	pthread_once(&probe_once, probe);
 	return uring_usable;
 }
+
+int sweep__uring_has_openat2(void)
+{
+	pthread_once(&probe_once, probe);
+	return uring_usable && uring_openat2;
+}
 #else
 int sweep__uring_usable(void)
+{
+	return 0;
+}
+
+int sweep__uring_has_openat2(void)
 {
 	return 0;
 }

@@ -331,7 +331,13 @@ static struct dnode *frame_emit(struct walk *w, struct frame *f)
 			.d_type = de->type,
 			.stat_err = derr,
 			.fs = d->fs,
+			.root_fd = f->root_fd,
 		};
+		if (f->root_fd >= 0) {
+			e.rel = w->path + f->root_len + (w->path[f->root_len] == '/');
+			e.root_dev = f->root_dev;
+			e.root_ino = f->root_ino;
+		}
 		bool descend = false;
 		if (derr) {
 			memset(&e.st, 0, sizeof(e.st));
@@ -340,6 +346,8 @@ static struct dnode *frame_emit(struct walk *w, struct frame *f)
 				return NULL;
 		} else {
 			e.st = *dst;
+			if (de->type == DT_LNK && !S_ISLNK(dst->st_mode))
+				e.flags |= SWEEP_ENTRY_FOLLOWED;
 			e.d_type = IFTODT(dst->st_mode);
 			if (!(w->flags & SWEEP_WALK_NO_STAT) || S_ISDIR(dst->st_mode))
 				e.fs = fs_for(w, f->fd, name, dst, d->fs, (w->flags & SWEEP_WALK_FOLLOW) != 0);
@@ -383,6 +391,15 @@ static int frame_load(struct walk *w, struct frame *f, struct dnode *d, int fd, 
 	f->fd = fd;
 	f->pos = 0;
 	f->path_len = path_len;
+	f->root_fd = walk_root_fd(w, d);
+	if (f->root_fd >= 0) {
+		const struct dnode *r = d;
+		while (r->parent)
+			r = r->parent;
+		f->root_len = r->name_len;
+		f->root_dev = r->dev;
+		f->root_ino = r->ino;
+	}
 	if (read_dir(w, fd, &f->ls, w->path) < 0)
 		return w->stop;
 	f->chunk = f->chunk_n = 0;
@@ -539,7 +556,12 @@ static int do_root(struct walk *w, const char *root, uint32_t index)
 		.d_type = IFTODT(st.st_mode),
 		.st = st,
 		.fs = fs,
+		.root_fd = -1,
 	};
+	struct stat lst;
+	if (follow && !S_ISLNK(st.st_mode) && fstatat(AT_FDCWD, root, &lst, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISLNK(lst.st_mode))
+		e.flags |= SWEEP_ENTRY_FOLLOWED;
 	if (S_ISDIR(st.st_mode))
 		e.id = ++w->next_id;
 	int r = emit(w, &e);
@@ -607,6 +629,7 @@ SWEEP_EXPORT int sweep_walk(const char *const *roots, size_t nroots, const struc
 	if (!ret && w.cscan && !w.stop)
 		walk_cscan(&w);
 	walk_fdcache_clear(&w);
+	walk_rootcache_clear(&w);
 	if (w.q) {
 		void *item;
 		while (sweep__cscan_pop(w.q, &item, NULL))

@@ -54,10 +54,16 @@ struct frame {
 	size_t chunk, chunk_n; /* entries [chunk, chunk + chunk_n) have their stat in st/err */
 	struct stat *st;       /* batch entries */
 	int *err;
+	/* The root this directory lies below (walk_root_fd; borrowed, -1 when none) and its path length. */
+	int root_fd;
+	size_t root_len;
+	uint64_t root_dev, root_ino;
 };
 
 /* Open directories kept for reopening their children cheaply (and beyond PATH_MAX). */
 #define FD_CACHE 8
+/* Open roots (O_PATH) handed to the callbacks as sweep_entry.root_fd. */
+#define ROOT_CACHE 8
 
 struct walk {
 	const struct sweep_walk_opts *o;
@@ -85,6 +91,11 @@ struct walk {
 		uint64_t used;
 	} fdc[FD_CACHE];
 	uint64_t fdc_clock;
+	struct {
+		struct dnode *root;
+		int fd;
+		uint64_t used;
+	} rootc[ROOT_CACHE];
 	uint64_t nophys_dev; /* a device where FIEMAP/FIBMAP do not work */
 	bool nophys_dev_valid;
 };
@@ -107,5 +118,12 @@ void walk_fdcache_clear(struct walk *w);
 bool walk_same_dir(int fd, const struct dnode *d);
 /* Open d again however it can be reached, checked with walk_same_dir; fd or -errno. */
 int walk_dnode_reopen(struct walk *w, const struct dnode *d);
+/*
+ * An O_PATH descriptor of the root d lies below, checked to be the root that
+ * was walked, kept in a small cache (the walk owns it); -1 with
+ * SWEEP_WALK_FOLLOW or when the root is no longer there.
+ */
+int walk_root_fd(struct walk *w, struct dnode *d);
+void walk_rootcache_clear(struct walk *w);
 
 #endif

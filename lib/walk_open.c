@@ -194,3 +194,51 @@ int walk_dnode_reopen(struct walk *w, const struct dnode *d)
 	}
 	return fd;
 }
+
+/* ---- roots, for sweep_entry.root_fd ---- */
+
+int walk_root_fd(struct walk *w, struct dnode *d)
+{
+	if (w->flags & SWEEP_WALK_FOLLOW)
+		return -1;
+	struct dnode *r = d;
+	while (r->parent)
+		r = r->parent;
+	int v = 0;
+	for (int i = 0; i < ROOT_CACHE; i++) {
+		if (w->rootc[i].root == r) {
+			w->rootc[i].used = ++w->fdc_clock;
+			return w->rootc[i].fd;
+		}
+		if (w->rootc[i].used < w->rootc[v].used)
+			v = i;
+	}
+	/* As the caller named it: a root given as a symlink is followed only when the walk followed it. */
+	int fd = open(r->name, O_PATH | O_DIRECTORY | O_CLOEXEC | (r->follow ? 0 : O_NOFOLLOW));
+	if (fd < 0)
+		return -1;
+	if (!walk_same_dir(fd, r)) {
+		close(fd);
+		return -1;
+	}
+	if (w->rootc[v].root) {
+		close(w->rootc[v].fd);
+		walk_dnode_unref(w->rootc[v].root);
+	}
+	r->refs++;
+	w->rootc[v].root = r;
+	w->rootc[v].fd = fd;
+	w->rootc[v].used = ++w->fdc_clock;
+	return fd;
+}
+
+void walk_rootcache_clear(struct walk *w)
+{
+	for (int i = 0; i < ROOT_CACHE; i++) {
+		if (w->rootc[i].root) {
+			close(w->rootc[i].fd);
+			walk_dnode_unref(w->rootc[i].root);
+		}
+		w->rootc[i].root = NULL;
+	}
+}

@@ -122,7 +122,10 @@ static int on_end(const struct sweep_file *f, int status, void *vctx)
 	struct ctx *c = vctx;
 	const char *path = f->entry->path;
 
-	if (status < 0) {
+	if (status == -ESTALE) {
+		cli_msg("%s: replaced since it was planned; not read", path);
+		c->status = 1;
+	} else if (status < 0) {
 		cli_path_error(path, status);
 		c->status = 1;
 	} else if (status == SWEEP_READ_SHRANK) {
@@ -228,7 +231,7 @@ static int on_entry(const struct sweep_entry *e, void *vctx)
 	if (c->locate_self)
 		rc = sweep_plan_add_located(c->plan, e->path, &e->st, locate(e), 0);
 	else
-		rc = sweep_plan_add(c->plan, e->dirfd, e->at_name, e->path, &e->st, 0);
+		rc = sweep_plan_add_entry(c->plan, e, 0);
 	if (rc < 0) {
 		cli_path_error(e->path, rc);
 		c->status = 1;

@@ -53,6 +53,17 @@ SWEEP_EXPORT enum sweep_backend sweep_backend_resolve(enum sweep_backend request
 /* "auto", "uring" or "syscall". */
 SWEEP_EXPORT const char *sweep_backend_name(enum sweep_backend b);
 
+/*
+ * Open path below the directory dirfd without following a symlink anywhere
+ * on the way (or at the end) and without leaving dirfd's tree: what every
+ * libsweep read and write after a walk goes through (sweep_open_beneath(3)).
+ * flags are open(2) flags (O_NOFOLLOW and O_CLOEXEC are added), mode is
+ * used with O_CREAT or O_TMPFILE. Returns a descriptor, or -ELOOP when a
+ * symlink stands in the way, -EXDEV for "..", -EINVAL for an absolute path,
+ * or the -errno of the open.
+ */
+SWEEP_EXPORT int sweep_open_beneath(int dirfd, const char *path, int flags, unsigned mode);
+
 /* Library version string, e.g. "0.1.0". */
 SWEEP_EXPORT const char *sweep_version(void);
 

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sweep/common.h>
 #include <sweep/extent.h>
+#include <sweep/walk.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -17,6 +18,14 @@ extern "C" {
 
 /* sweep_plan_opts.flags */
 #define SWEEP_PLAN_EXTENTS 0x1u /* keep every extent of each file (for trace export), not only the first */
+
+/* sweep_plan_entry.root when the path is opened as it stands (no root to resolve it beneath). */
+#define SWEEP_PLAN_NO_ROOT UINT32_MAX
+/* Roots one batch can hold (each is a descriptor): at this many, sweep_plan_add* says the batch is full. */
+#define SWEEP_PLAN_MAX_ROOTS 64
+
+/* sweep_plan_entry.flags */
+#define SWEEP_PLAN_FOLLOW 0x1u /* a symlink stands at path and was followed when planned: open following it */
 
 struct sweep_plan_opts {
 	size_t size;            /* sizeof(struct sweep_plan_opts) */
@@ -38,6 +47,16 @@ struct sweep_plan_entry {
 	uint32_t nextents;       /* number of extents in extents[] (SWEEP_PLAN_EXTENTS), else 0 */
 	const struct sweep_extent *extents;
 	uint64_t cookie;         /* the caller's value from sweep_plan_add() */
+	/*
+	 * How the reader reaches the file again. With a root, path + rel is
+	 * opened beneath sweep_plan_root_fd(root) without following any
+	 * symlink; without one (SWEEP_PLAN_NO_ROOT), path is opened as it
+	 * stands, not following a final symlink unless SWEEP_PLAN_FOLLOW.
+	 * Either way the reader checks dev, ino and type before it delivers.
+	 */
+	uint32_t root;
+	uint32_t rel;            /* offset in path of the part below the root */
+	uint32_t flags;          /* SWEEP_PLAN_FOLLOW */
 };
 
 struct sweep_plan;
@@ -56,6 +75,27 @@ SWEEP_EXPORT struct sweep_plan *sweep_plan_free(struct sweep_plan *p);
  */
 SWEEP_EXPORT int sweep_plan_add(struct sweep_plan *p, int dirfd, const char *name,
 				const char *path, const struct stat *st, uint64_t cookie);
+/*
+ * Add a regular file met by sweep_walk(): it is planned below the entry's
+ * walk root (root_fd, rel), so the reader reopens it beneath that root and
+ * never through a symlink swapped in later; a root itself, and entries of
+ * a SWEEP_WALK_FOLLOW walk, are planned by path. The location comes from
+ * the entry's dirfd. Same returns as sweep_plan_add(); 1 also when the
+ * batch holds SWEEP_PLAN_MAX_ROOTS roots, -ENOBUFS when a new root would
+ * not fit (the caller did not flush on 1).
+ */
+SWEEP_EXPORT int sweep_plan_add_entry(struct sweep_plan *p, const struct sweep_entry *e, uint64_t cookie);
+/*
+ * Add the regular file rel below the directory root_fd (the plan keeps a
+ * duplicate of root_fd until it is cleared; roots are told apart by device
+ * and inode). path is what the caller sees. Same returns as
+ * sweep_plan_add_entry().
+ */
+SWEEP_EXPORT int sweep_plan_add_beneath(struct sweep_plan *p, int root_fd, const char *rel, const char *path,
+					const struct stat *st, uint64_t cookie);
+/* The descriptor of a root of the current batch (O_PATH directory), -1 when out of range. */
+SWEEP_EXPORT int sweep_plan_root_fd(const struct sweep_plan *p, uint32_t root);
+
 /* Add a file whose location the caller already knows (phys may be SWEEP_NO_PHYS). Same returns. */
 SWEEP_EXPORT int sweep_plan_add_located(struct sweep_plan *p, const char *path, const struct stat *st,
 					uint64_t phys, uint64_t cookie);

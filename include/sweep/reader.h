@@ -34,7 +34,7 @@ extern "C" {
 #define SWEEP_READ_CHANGED 3 /* size held but ctime moved (while read or since planned), or another inode */
 
 /* begin() may return this: deliver no data for this file (the caller used fd itself). */
-#define SWEEP_READ_SKIP 1
+#define SWEEP_READ_SKIP 16
 
 struct sweep_reader_opts {
 	size_t size;                /* sizeof(struct sweep_reader_opts) */
@@ -62,9 +62,12 @@ struct sweep_read_ops {
 	int (*data)(const struct sweep_file *f, uint64_t offset, const void *buf, size_t len, void *ctx);
 	/*
 	 * Always called once per entry, in plan order. status: 0, a
-	 * SWEEP_READ_* value above, or -errno (-ENOENT when the file vanished
-	 * before it could be opened; f->fd is then -1 and begin was not
-	 * called). <0 from end() stops the run.
+	 * SWEEP_READ_* value above, or -errno; then f->fd is -1 and begin was
+	 * not called when the file could not be opened: -ENOENT when it
+	 * vanished, -ESTALE when what stands at its path now is not the
+	 * planned file (another inode or type, a symlink, or a directory on
+	 * the way replaced) -- nothing of it was delivered. <0 from end()
+	 * stops the run.
 	 */
 	int (*end)(const struct sweep_file *f, int status, void *ctx);
 };

@@ -25,6 +25,9 @@ extern "C" {
 #define SWEEP_WALK_XDEV         0x4u /* stay on the filesystem of each root (-x) */
 #define SWEEP_WALK_NO_STAT      0x8u /* do not stat non-directories: st holds only st_ino and the type bits of st_mode */
 
+/* sweep_entry.flags */
+#define SWEEP_ENTRY_FOLLOWED 0x1u /* a symlink stands at path and st describes its target (the walk followed it) */
+
 /* Return value of on_entry for a directory: do not descend into it. */
 #define SWEEP_WALK_SKIP 1
 
@@ -44,6 +47,18 @@ struct sweep_entry {
 	int stat_err;          /* 0, or -errno when stat failed */
 	struct stat st;        /* lstat (or stat when following) result */
 	const struct sweep_fsinfo *fs; /* filesystem the entry lives on */
+	/*
+	 * The walk root this entry lies below, open (O_PATH) while the callback
+	 * runs, and the entry's path below it (pointing into path). Opening rel
+	 * beneath root_fd with sweep_open_beneath() reaches this entry again
+	 * without following anything a third party may have swapped in since.
+	 * -1 and NULL for a root itself and, with SWEEP_WALK_FOLLOW, for every
+	 * entry (its path may legitimately pass through symlinks).
+	 */
+	int root_fd;
+	const char *rel;
+	uint64_t root_dev, root_ino; /* identity of that root directory (0 when root_fd is -1) */
+	unsigned flags;        /* SWEEP_ENTRY_* */
 };
 
 /* What failed, for on_error. */

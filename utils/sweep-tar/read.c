@@ -85,6 +85,8 @@ static void report(struct tar *t, const struct sweep_file *f, int status, uint64
 			  (unsigned long long)t->cur_pos, strerror(-status));
 	else if (status == -ENOENT)
 		tar_warn(t, path, "File removed before we read it");
+	else if (status == -ESTALE) /* the reader refused what stands there now: nothing of it is archived */
+		tar_warn(t, path, "File replaced before we read it; not dumped");
 	else if (status < 0)
 		tar_error(t, path, "Cannot open: %s", strerror(-status));
 }
@@ -186,10 +188,13 @@ int tar_file_now(struct tar *t, int dirfd, const char *at_name, const char *path
 
 	f.fd = open_noatime(dirfd, at_name);
 	if (f.fd < 0)
-		return rd_end(&f, -errno, t);
+		return rd_end(&f, errno == ELOOP || errno == ENOTDIR ? -ESTALE : -errno, t);
 	/* The data regions too, as the reader finds them: rd_begin() makes the sparse map from them. */
 	status = fstat(f.fd, &f.st) != 0 ? -errno : 0;
-	if (status == 0 && S_ISREG(f.st.st_mode))
+	/* Another name of the same inode, or nothing of it is archived (as the reader checks). */
+	if (status == 0 && (!S_ISREG(f.st.st_mode) || (uint64_t)f.st.st_dev != pe.dev || (uint64_t)f.st.st_ino != pe.ino))
+		status = -ESTALE;
+	if (status == 0)
 		status = sweep_data_map(f.fd, (uint64_t)f.st.st_size, &map, &f.data_map_len);
 	if (status < 0) {
 		close(f.fd);

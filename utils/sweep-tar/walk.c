@@ -142,7 +142,7 @@ static int walk_file(struct tar *t, const struct sweep_entry *e, const char *nam
 	r = link_check(t, e, name, strip, &rec);
 	if (r != 0)
 		return r < 0 ? r : 0;
-	r = sweep_plan_add(t->plan, e->dirfd, e->at_name, e->path, &e->st, strip);
+	r = sweep_plan_add_entry(t->plan, e, strip);
 	if (r < 0) {
 		tar_error(t, e->path, "Cannot open: %s", strerror(-r));
 		return rec ? tar_link_done(t, rec, false, name, &e->st) : 0;
