@@ -60,10 +60,10 @@ demo() {
 
 test_all() {
 	deps
-	build build -Dwerror=true
+	build build -Dwerror=true -Dtest_hooks=true
 	local rc=0
 	run_suite build tests || rc=1
-	build build-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
+	build build-asan -Dwerror=true -Dtest_hooks=true -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		run_suite build-asan asan-ubsan || rc=1
 	return $rc

@@ -10,6 +10,7 @@
 #include <sweep/plan.h>
 #include <sweep/reader.h>
 #include <sweep/trace.h>
+#include <sweep/copy.h>
 #include <sweep/sim.h>
 
 #endif

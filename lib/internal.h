@@ -5,6 +5,7 @@
 
 #include "config.h"
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sweep.h>
@@ -75,6 +76,9 @@ void sweep__open_beneath_force_components(int on);
  * caller's.
  */
 int sweep__plan_open_entry(const struct sweep_plan *p, const struct sweep_plan_entry *e, int flags);
+/* sweep_plan_add() by path (AT_FDCWD), following a final symlink when follow (SWEEP_PLAN_FOLLOW). */
+int sweep__plan_add_path(struct sweep_plan *p, const char *path, const struct stat *st, bool follow,
+			 uint64_t cookie);
 
 /* --- extent (extent.c) --- */
 /* The ioctl that extent.c issues (FIEMAP, FIBMAP, FIGETBSZ); same contract as ioctl(2). */

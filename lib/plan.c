@@ -417,6 +417,16 @@ SWEEP_EXPORT int sweep_plan_add_entry(struct sweep_plan *p, const struct sweep_e
 	return add_located(p, e->dirfd, e->at_name, follow, false, e->path, &e->st, cookie, &how);
 }
 
+int sweep__plan_add_path(struct sweep_plan *p, const char *path, const struct stat *st, bool follow,
+			 uint64_t cookie)
+{
+	struct reach how = { .root = SWEEP_PLAN_NO_ROOT, .flags = follow ? SWEEP_PLAN_FOLLOW : 0 };
+
+	if (!p || !path || !st)
+		return -EINVAL;
+	return add_located(p, AT_FDCWD, path, follow, false, path, st, cookie, &how);
+}
+
 SWEEP_EXPORT int sweep_plan_root_fd(const struct sweep_plan *p, uint32_t root)
 {
 	return p && root < p->nroots ? p->roots[root].fd : -1;

@@ -3,9 +3,10 @@
  * sweep-cp: cp -r / cp -a that reads the source in one physical sweep and
  * writes the copy in the same order. This file only parses arguments,
  * decides the target names the way cp does, and prints; the copying is
- * utils/common/copy.c.
+ * libsweep's copy engine (sweep_copy_new(3)).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,9 +15,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sweep.h>
+
 #include "cli.h"
-#include "copy.h"
+#include "copy_msg.h"
 #include "progress.h"
+#include "testhook.h"
 
 /* The signal that asked us to stop; the engine sees it through copy_opts.cancel. */
 static volatile sig_atomic_t stop_signal;
@@ -86,9 +90,11 @@ static void usage(void)
 	       "      --stats                  print how the files were copied, on stderr, at the end\n"
 	       "      --help                   display this help and exit\n"
 	       "      --version                output version information and exit\n\n"
-	       "Files are written under temporary names starting with '%s' in the\n"
-	       "destination directory and renamed into place when complete.\n",
-	       cli_prog(), cli_prog(), cli_prog(), COPY_TMP_PREFIX);
+	       "Each file is written as an unnamed temporary in its destination directory\n"
+	       "(or, where the filesystem has none, under a name starting with '.sweep-tmp.')\n"
+	       "and put in place when complete. Nothing outside DEST is ever written: no\n"
+	       "symlink below DEST, nor one swapped in while it runs, is followed.\n",
+	       cli_prog(), cli_prog(), cli_prog());
 }
 
 static void bad_usage(const char *fmt, const char *arg)
@@ -99,7 +105,7 @@ static void bad_usage(const char *fmt, const char *arg)
 	exit(1);
 }
 
-/* "mode,ownership,..." -> META_* bits, COPY_LINKS in *links. */
+/* "mode,ownership,..." -> SWEEP_PRESERVE_* bits, hard links in *links. */
 static unsigned parse_preserve(const char *list, bool *links)
 {
 	unsigned bits = 0;
@@ -108,17 +114,17 @@ static unsigned parse_preserve(const char *list, bool *links)
 		cli_die(1, "out of memory");
 	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(w, "mode"))
-			bits |= META_MODE | META_ACL;
+			bits |= SWEEP_PRESERVE_MODE | SWEEP_PRESERVE_ACL;
 		else if (!strcmp(w, "ownership"))
-			bits |= META_OWNER;
+			bits |= SWEEP_PRESERVE_OWNER;
 		else if (!strcmp(w, "timestamps"))
-			bits |= META_TIMES;
+			bits |= SWEEP_PRESERVE_TIMES;
 		else if (!strcmp(w, "links"))
 			*links = true;
 		else if (!strcmp(w, "xattr"))
-			bits |= META_XATTR;
+			bits |= SWEEP_PRESERVE_XATTR;
 		else if (!strcmp(w, "all")) {
-			bits |= META_ALL;
+			bits |= SWEEP_PRESERVE_ALL;
 			*links = true;
 		} else if (strcmp(w, "context")) {
 			fprintf(stderr, "%s: invalid argument %s for '--preserve'\n", cli_prog(), cli_quote(w));
@@ -140,12 +146,12 @@ static int parse_when(const char *opt, const char *arg, const char *const *words
 	return 0;
 }
 
-static int on_error(const struct copy_error *ce, void *ctx)
+static int on_error(const struct sweep_copy_error *ce, void *ctx)
 {
 	struct cp *c = ctx;
 	char buf[8192];
 	/* A file that changed while read was still copied as read; cp does not warn either. */
-	if (ce->op == COPY_OP_CHANGED)
+	if (ce->op == SWEEP_COPY_OP_CHANGED)
 		return 0;
 	progress_clear(c->progress);
 	cli_msg("%s", copy_error_format(ce, buf, sizeof(buf)));
@@ -153,21 +159,36 @@ static int on_error(const struct copy_error *ce, void *ctx)
 	return 0;
 }
 
-static int on_done(const struct copy_done *d, void *ctx)
+static int on_done(const struct sweep_copy_done *d, void *ctx)
 {
 	struct cp *c = ctx;
 	/* A file counts whole once done: its holes were planned but never written. */
-	if (d->how == COPY_HOW_DATA || d->how == COPY_HOW_CLONE || d->how == COPY_HOW_RANGE) {
-		uint64_t size = (uint64_t)d->st->st_size;
+	if (d->how == SWEEP_COPY_HOW_DATA || d->how == SWEEP_COPY_HOW_CLONE || d->how == SWEEP_COPY_HOW_RANGE) {
+		uint64_t size = d->st->size;
 		progress_add(c->progress, 1, size > d->bytes ? size - d->bytes : 0);
 	}
 	/* cp -v names what it makes: not an existing directory it merges into. */
-	if (c->verbose && d->how != COPY_HOW_SKIPPED && !(d->how == COPY_HOW_DIR && d->existed)) {
+	if (c->verbose && d->how != SWEEP_COPY_HOW_SKIPPED && !(d->how == SWEEP_COPY_HOW_DIR && d->existed)) {
 		char *s = strdup(cli_quote(d->src));
 		progress_clear(c->progress);
 		printf("%s -> %s\n", s ? s : d->src, cli_quote(d->dst));
 		free(s);
 	}
+	return 0;
+}
+
+/* The engine's steps are the test hooks' points (compiled in only with -Dtest_hooks=true). */
+static int on_step(enum sweep_copy_step step, const char *src, const char *dst, uint64_t cookie, void *ctx)
+{
+	static uint64_t read, written;
+
+	(void)src, (void)dst, (void)cookie, (void)ctx;
+	if (step == SWEEP_COPY_STEP_FLUSH)
+		test_pause("plan", 0);
+	else if (step == SWEEP_COPY_STEP_OPENED)
+		test_pause("read", ++read);
+	else if (step == SWEEP_COPY_STEP_WRITTEN)
+		test_pause("write", ++written);
 	return 0;
 }
 
@@ -193,15 +214,28 @@ static char *base_name(const char *src)
 	return strndup(src + b, n - b);
 }
 
-static char *join(const char *dir, const char *name)
+/*
+ * DEST as the directory it goes in and its name there: "a/b/c" -> "a/b" and
+ * "c", "c" -> "." and "c", "/c" -> "/" and "c"; trailing slashes stay on the
+ * name ("a/c/" -> "a", "c/"), where they mean "must be a directory".
+ */
+static void split_dest(const char *dest, char **ret_dir, const char **ret_name)
 {
-	size_t dl = strlen(dir);
-	bool slash = dl > 0 && dir[dl - 1] != '/';
-	char *p = malloc(dl + slash + strlen(name) + 1);
-	if (!p)
+	size_t end = strlen(dest);
+	while (end > 1 && dest[end - 1] == '/')
+		end--;
+	size_t b = end;
+	while (b > 0 && dest[b - 1] != '/')
+		b--;
+	*ret_name = dest + b;
+	if (b == 0)
+		*ret_dir = strdup(".");
+	else if (b == 1)
+		*ret_dir = strdup("/");
+	else
+		*ret_dir = strndup(dest, b - 1);
+	if (!*ret_dir)
 		cli_die(1, "out of memory");
-	sprintf(p, "%s%s%s", dir, slash ? "/" : "", name);
-	return p;
 }
 
 /* Is path a directory (following symlinks)? If not, *err says why (-ENOENT, -ENOTDIR, ...). */
@@ -216,18 +250,18 @@ static bool is_dir(const char *path, int *err)
 	return !*err;
 }
 
-static void print_stats(const struct copy_engine *e)
+static void print_stats(const struct sweep_copy *e)
 {
-	struct copy_stats s;
-	copy_engine_stats(e, &s);
+	struct sweep_copy_stats s = { .size = sizeof(s) };
+	sweep_copy_stats(e, &s);
 	fprintf(stderr,
 		"%s: files %llu (cloned %llu, copy_file_range %llu, read %llu), dirs %llu, other %llu, skipped %llu, "
-		"bytes %llu, sweeps %llu, errors %llu, write requests %llu (%s)\n",
+		"bytes %llu, sweeps %llu, errors %llu, write requests %llu (%s, %s)\n",
 		cli_prog(), (unsigned long long)s.files, (unsigned long long)s.cloned, (unsigned long long)s.ranged,
 		(unsigned long long)(s.files - s.cloned - s.ranged), (unsigned long long)s.dirs,
 		(unsigned long long)s.others, (unsigned long long)s.skipped, (unsigned long long)s.bytes,
 		(unsigned long long)s.batches, (unsigned long long)s.errors, (unsigned long long)s.write_requests,
-		s.writes_uring ? "io_uring" : "pwrite");
+		s.writes_uring ? "io_uring" : "pwrite", s.tmpfile ? "O_TMPFILE" : "named temporaries");
 }
 
 enum { OPT_PRESERVE = 256, OPT_NO_PRESERVE, OPT_REFLINK, OPT_SPARSE, OPT_PROGRESS, OPT_FSYNC, OPT_ORDER,
@@ -266,8 +300,8 @@ int main(int argc, char **argv)
 	static const char *const sparse_words[] = {"auto", "always", "never", NULL};
 	static const char *const writes_words[] = {"auto", "uring", "pwrite", NULL};
 	struct cp c = {0};
-	struct copy_opts o = {.size = sizeof(o), .on_error = on_error, .on_done = on_done, .on_bytes = on_bytes,
-			      .on_plan = on_plan, .ctx = &c, .cancel = &stop_signal};
+	struct sweep_copy_opts o = {.size = sizeof(o), .on_error = on_error, .on_done = on_done, .on_bytes = on_bytes,
+			      .on_plan = on_plan, .on_step = on_step, .ctx = &c, .cancel = &stop_signal};
 	char deref = 0; /* 'L', 'H', 'P' or 0 for cp's default */
 	bool links = false, no_target = false, progress = false, stats = false, remove_dest = false;
 	const char *target_dir = NULL;
@@ -280,8 +314,8 @@ int main(int argc, char **argv)
 		case 'a':
 			deref = 'P';
 			links = true;
-			o.flags |= COPY_RECURSIVE;
-			o.preserve |= META_ALL;
+			o.flags |= SWEEP_COPY_RECURSIVE;
+			o.preserve |= SWEEP_PRESERVE_ALL;
 			break;
 		case 'd':
 			deref = 'P';
@@ -295,19 +329,19 @@ int main(int argc, char **argv)
 			deref = (char)opt;
 			break;
 		case 'n':
-			o.flags |= COPY_NO_CLOBBER;
+			o.flags |= SWEEP_COPY_NO_CLOBBER;
 			break;
 		case 'p':
-			o.preserve |= META_MODE | META_ACL | META_OWNER | META_TIMES;
+			o.preserve |= SWEEP_PRESERVE_MODE | SWEEP_PRESERVE_ACL | SWEEP_PRESERVE_OWNER | SWEEP_PRESERVE_TIMES;
 			break;
 		case OPT_PRESERVE:
 			if (optarg) {
 				unsigned bits = parse_preserve(optarg, &links);
 				o.preserve |= bits;
-				if (bits & META_XATTR)
-					o.preserve |= META_STRICT;
+				if (bits & SWEEP_PRESERVE_XATTR)
+					o.preserve |= SWEEP_PRESERVE_STRICT;
 			} else {
-				o.preserve |= META_MODE | META_ACL | META_OWNER | META_TIMES;
+				o.preserve |= SWEEP_PRESERVE_MODE | SWEEP_PRESERVE_ACL | SWEEP_PRESERVE_OWNER | SWEEP_PRESERVE_TIMES;
 			}
 			break;
 		case OPT_NO_PRESERVE: {
@@ -319,14 +353,14 @@ int main(int argc, char **argv)
 		}
 		case 'r':
 		case 'R':
-			o.flags |= COPY_RECURSIVE;
+			o.flags |= SWEEP_COPY_RECURSIVE;
 			break;
 		case OPT_REFLINK:
-			o.reflink = optarg ? (enum copy_reflink)parse_when("--reflink", optarg, reflink_words)
-					   : COPY_REFLINK_ALWAYS;
+			o.reflink = optarg ? (enum sweep_copy_reflink)parse_when("--reflink", optarg, reflink_words)
+					   : SWEEP_COPY_REFLINK_ALWAYS;
 			break;
 		case OPT_SPARSE:
-			o.sparse = (enum copy_sparse)parse_when("--sparse", optarg, sparse_words);
+			o.sparse = (enum sweep_copy_sparse)parse_when("--sparse", optarg, sparse_words);
 			break;
 		case 't':
 			target_dir = optarg;
@@ -335,7 +369,7 @@ int main(int argc, char **argv)
 			no_target = true;
 			break;
 		case 'u':
-			o.flags |= COPY_UPDATE;
+			o.flags |= SWEEP_COPY_UPDATE;
 			break;
 		case 'v':
 			c.verbose = true;
@@ -344,13 +378,13 @@ int main(int argc, char **argv)
 			remove_dest = true;
 			break;
 		case 'x':
-			o.flags |= COPY_ONE_FS;
+			o.flags |= SWEEP_COPY_ONE_FS;
 			break;
 		case OPT_WRITES:
-			o.writes = (enum copy_writes)parse_when("--writes", optarg, writes_words);
+			o.writes = (enum sweep_copy_writes)parse_when("--writes", optarg, writes_words);
 			break;
 		case OPT_FSYNC:
-			o.flags |= COPY_FSYNC;
+			o.flags |= SWEEP_COPY_FSYNC;
 			break;
 		case OPT_ORDER:
 			if (sweep_order_parse(optarg, &o.order) < 0)
@@ -380,18 +414,20 @@ int main(int argc, char **argv)
 		}
 	}
 	if (links)
-		o.flags |= COPY_LINKS;
+		o.flags |= SWEEP_COPY_LINKS;
 	/*
-	 * cp writes a file through a symlink at the destination; with
-	 * --remove-destination it removes the name first instead, which the
-	 * engine's rename onto the name does atomically.
+	 * cp writes a file through a symlink at the destination it is given;
+	 * with --remove-destination it removes the name first instead, which
+	 * the engine's rename onto the name does atomically. Inside a tree, a
+	 * symlink at the destination is replaced, never written through (unlike
+	 * GNU cp: it would write outside DEST; sweep-cp(1), NOTES).
 	 */
-	o.flags |= remove_dest ? COPY_REMOVE_DEST : COPY_WRITE_THROUGH;
+	o.flags |= remove_dest ? SWEEP_COPY_REMOVE_DEST : SWEEP_COPY_WRITE_THROUGH;
 	/* cp follows symlinks only when not copying recursively, unless told otherwise. */
 	if (deref == 'L')
-		o.flags |= COPY_DEREF_ALL;
-	else if (deref == 'H' || (deref == 0 && !(o.flags & COPY_RECURSIVE)))
-		o.flags |= COPY_DEREF_ROOTS;
+		o.flags |= SWEEP_COPY_DEREF_ALL;
+	else if (deref == 'H' || (deref == 0 && !(o.flags & SWEEP_COPY_RECURSIVE)))
+		o.flags |= SWEEP_COPY_DEREF_ROOTS;
 
 	char **ops = argv + optind;
 	int nops = argc - optind;
@@ -416,32 +452,53 @@ int main(int argc, char **argv)
 
 	catch_signals();
 	c.progress = progress_new(progress);
-	struct copy_engine *e = NULL;
-	int rc = copy_engine_new(&o, &e);
+	struct sweep_copy *e = NULL;
+	int rc = sweep_copy_new(&o, &e);
 	if (rc < 0)
 		cli_die(1, "cannot start the copy engine: %s", strerror(-rc));
+	/*
+	 * Everything is written below one directory the engine holds: the
+	 * target directory, or the directory DEST is to be made in. Names
+	 * below it are never looked up through a symlink.
+	 */
+	char *dest_dir = NULL;
+	const char *dest_name = NULL;
+	if (dir) {
+		rc = sweep_copy_set_dest(e, AT_FDCWD, dir, dir);
+		if (rc < 0)
+			cli_die(1, "target directory %s: %s", cli_quote(dir), strerror(-rc));
+	} else {
+		split_dest(ops[nops - 1], &dest_dir, &dest_name);
+		rc = sweep_copy_set_dest(e, AT_FDCWD, dest_dir, dest_name == ops[nops - 1] ? "" : dest_dir);
+		if (rc < 0) {
+			/* cp's words for a destination whose directory is not there */
+			char buf[8192];
+			struct sweep_copy_error ce = { .op = SWEEP_COPY_OP_CREATE, .err = rc, .src = ops[0], .dst = ops[nops - 1] };
+			cli_msg("%s", copy_error_format(&ce, buf, sizeof(buf)));
+			c.failed = true;
+		}
+	}
 	int nsrc = target_dir ? nops : nops - 1;
 	for (int i = 0; i < nsrc && rc >= 0 && !stop_signal; i++) {
 		if (dir) {
 			char *base = base_name(ops[i]);
-			char *dst = base ? join(dir, base) : NULL;
-			if (!dst)
+			if (!base)
 				cli_die(1, "out of memory");
-			rc = copy_tree(e, ops[i], dst);
+			rc = sweep_copy_tree(e, ops[i], base);
 			free(base);
-			free(dst);
 		} else {
-			rc = copy_tree(e, ops[i], ops[nops - 1]);
+			rc = sweep_copy_tree(e, ops[i], dest_name);
 		}
 		if (rc > 0) /* not an error in the tree itself */
 			rc = 0;
-		else if (rc < 0 && rc != -ENOMEM)
+		else if (rc < 0 && rc != -ENOMEM && rc != -ECANCELED)
 			rc = 0; /* reported; go on with the next operand */
 	}
-	rc = copy_finish(e);
+	free(dest_dir);
+	rc = sweep_copy_finish(e);
 	if (stats)
 		print_stats(e);
-	copy_engine_free(e);
+	sweep_copy_free(e);
 	progress_draw(c.progress);
 	c.progress = progress_free(c.progress);
 	if (stop_signal)

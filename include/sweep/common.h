@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,6 +23,67 @@ extern "C" {
 #else
 #define SWEEP_EXPORT
 #endif
+
+/*
+ * A file's metadata in a layout of its own: struct stat's layout depends on
+ * the caller's _FILE_OFFSET_BITS and libc, so public structures never carry
+ * one. sweep_stat_from_stat() and sweep_stat_to_stat() convert, compiled in
+ * the caller's own ABI.
+ */
+struct sweep_stat {
+	uint64_t dev, ino, rdev;
+	uint64_t size;
+	uint64_t blocks;   /* 512-byte units */
+	uint32_t mode, nlink, uid, gid;
+	uint32_t blksize;
+	uint32_t reserved;
+	int64_t atime_sec, mtime_sec, ctime_sec;
+	uint32_t atime_nsec, mtime_nsec, ctime_nsec;
+	uint32_t reserved2;
+};
+
+static inline void sweep_stat_from_stat(struct sweep_stat *d, const struct stat *s)
+{
+	d->dev = (uint64_t)s->st_dev;
+	d->ino = (uint64_t)s->st_ino;
+	d->rdev = (uint64_t)s->st_rdev;
+	d->size = s->st_size > 0 ? (uint64_t)s->st_size : 0;
+	d->blocks = (uint64_t)s->st_blocks;
+	d->mode = (uint32_t)s->st_mode;
+	d->nlink = (uint32_t)s->st_nlink;
+	d->uid = (uint32_t)s->st_uid;
+	d->gid = (uint32_t)s->st_gid;
+	d->blksize = (uint32_t)s->st_blksize;
+	d->reserved = 0;
+	d->atime_sec = (int64_t)s->st_atim.tv_sec;
+	d->atime_nsec = (uint32_t)s->st_atim.tv_nsec;
+	d->mtime_sec = (int64_t)s->st_mtim.tv_sec;
+	d->mtime_nsec = (uint32_t)s->st_mtim.tv_nsec;
+	d->ctime_sec = (int64_t)s->st_ctim.tv_sec;
+	d->ctime_nsec = (uint32_t)s->st_ctim.tv_nsec;
+	d->reserved2 = 0;
+}
+
+static inline void sweep_stat_to_stat(struct stat *d, const struct sweep_stat *s)
+{
+	*d = (struct stat){ 0 };
+	d->st_dev = (dev_t)s->dev;
+	d->st_ino = (ino_t)s->ino;
+	d->st_rdev = (dev_t)s->rdev;
+	d->st_size = (off_t)s->size;
+	d->st_blocks = (blkcnt_t)s->blocks;
+	d->st_mode = (mode_t)s->mode;
+	d->st_nlink = (nlink_t)s->nlink;
+	d->st_uid = (uid_t)s->uid;
+	d->st_gid = (gid_t)s->gid;
+	d->st_blksize = (blksize_t)s->blksize;
+	d->st_atim.tv_sec = (time_t)s->atime_sec;
+	d->st_atim.tv_nsec = (long)s->atime_nsec;
+	d->st_mtim.tv_sec = (time_t)s->mtime_sec;
+	d->st_mtim.tv_nsec = (long)s->mtime_nsec;
+	d->st_ctim.tv_sec = (time_t)s->ctime_sec;
+	d->st_ctim.tv_nsec = (long)s->ctime_nsec;
+}
 
 /* How a set of files is ordered before it is read. */
 enum sweep_order {

@@ -57,20 +57,17 @@ else
 	echo "skip: unreadable-file case needs root and setpriv"
 fi
 
-# ---- vanished between walk and read (LD_PRELOAD hook; not under ASan) ----
-hook="$BUILD_ROOT/tests/cp/cp-vanish.so"
-if [ -n "${SWEEP_SANITIZE:-}" ] && [ "$SWEEP_SANITIZE" != none ]; then
-	echo "skip: vanish case uses LD_PRELOAD, not possible under the sanitizers"
-elif [ ! -f "$hook" ]; then
-	fail "no $hook"
+# ---- vanished or shrunk between the walk and the read (paused at "plan": every file walked, none read) ----
+. "$TESTS_DIR/common/hooks.sh"
+if ! have_hooks; then
+	echo "skip: vanish/shrink cases need the pause points (-Dtest_hooks=true)"
 else
 	v="$CP_TMP/vanish"
 	mkdir -p "$v/src/d"
 	for i in 1 2 3 4 5; do head -c $((i * 5000)) /dev/urandom >"$v/src/d/f$i"; done
 	printf 'gone soon\n' >"$v/src/d/victim"
-	(cd "$v" && SWEEP_BACKEND=syscall SWEEP_TEST_VANISH=victim LD_PRELOAD="$hook" \
-		"$SWEEP_CP" -a src dst) 2>"$v/err"
-	rc=$?
+	rc=0
+	(cd "$v" && pause_at plan "$SWEEP_CP" -a src dst 2>"$v/err" && rm src/d/victim && resume) || rc=$?
 	check "vanished: exit 1" [ "$rc" = 1 ]
 	check "vanished: cp's message" grep -qx \
 		"sweep-cp: cannot open 'src/d/victim' for reading: No such file or directory" "$v/err"
@@ -81,9 +78,9 @@ else
 
 	# Shrunk between the walk and the read: the copy is what the file holds then.
 	head -c 50000 /dev/urandom >"$v/src/d/shrinks"
-	(cd "$v" && SWEEP_BACKEND=syscall SWEEP_TEST_SHRINK=shrinks LD_PRELOAD="$hook" \
-		"$SWEEP_CP" -a src dst2) 2>"$v/err2"
-	check "shrunk: exit 0, nothing reported" test $? = 0 -a ! -s "$v/err2"
+	rc=0
+	(cd "$v" && pause_at plan "$SWEEP_CP" -a src dst2 2>"$v/err2" && truncate -s 1000 src/d/shrinks && resume) || rc=$?
+	check "shrunk: exit 0, nothing reported" test $rc = 0 -a ! -s "$v/err2"
 	check "shrunk: the source was cut" test "$(stat -c %s "$v/src/d/shrinks")" = 1000
 	check "shrunk: the copy equals it" cmp -s "$v/src/d/shrinks" "$v/dst2/d/shrinks"
 fi

@@ -40,13 +40,14 @@ for backend in uring syscall; do
 		want=pwrite
 		[ $backend = uring ] && [ $writes = uring ] && want=io_uring
 		check "--reflink=never ($how): data written with $want" \
-			grep -Eq "write requests [1-9][0-9]* \\($want\\)" "$CP_TMP/read.err"
+			grep -Eq "write requests [1-9][0-9]* \\($want, " "$CP_TMP/read.err"
 		rm -rf "$CP_TMP/read-$backend-$writes"
 	done
 done
 # The default write path, and sparse copies punched through io_uring writes.
 "$SWEEP_CP" -a --stats --reflink=never "$src" "$CP_TMP/read-default" 2>"$CP_TMP/read.err"
-check "default writes are pwrite (measured better)" grep -q 'write requests [1-9][0-9]* (pwrite)' "$CP_TMP/read.err"
+check "default writes are pwrite (measured better)" grep -q 'write requests [1-9][0-9]* (pwrite, ' "$CP_TMP/read.err"
+check "copies are made as O_TMPFILE (no name until complete)" grep -q ', O_TMPFILE)' "$CP_TMP/read.err"
 SWEEP_BACKEND=uring "$SWEEP_CP" -a --sparse=always --reflink=never --writes=uring "$src" "$CP_TMP/sp-uring"
 cp -a --sparse=always --reflink=never "$src" "$CP_TMP/ref-sp"
 same_tree "--sparse=always --writes=uring vs cp --sparse=always" "$FIELDS" "$CP_TMP/ref-sp" "$CP_TMP/sp-uring"

@@ -43,11 +43,26 @@ run_argv "--delete, operands without slashes" m7 -a -i --delete ../a ../b m7/
 [ -e "$W/s/m7/extra" ] || fail "--delete removed a file that no operand names"
 [ -e "$W/s/m7/b/extra" ] && fail "--delete kept an extraneous file below an operand"
 
-# a missing operand: the others are copied (and --delete runs, as in rsync 3.x), exit 23
+# A missing operand: the others are copied, nothing is deleted, exit 23. rsync
+# agrees for a missing SRC/ (its change_dir fails: "IO error encountered --
+# skipping file deletion")...
 mkdir -p "$W/r/m8" && printf 'keep\n' >"$W/r/m8/stale" && cp -a "$W/r/m8" "$W/s/"
-run_argv "a missing SRC among others" m8 -a -i --delete ../a/x ../missing ../c/ m8/
-[ -e "$W/s/m8/stale" ] && fail "--delete did not run"
-grep -q "missing.*No such file or directory" "$W/s.err" || fail "no error for the missing SRC"
+run_argv "a missing SRC/ among others" m8 -a -i --delete ../a/x ../missing/ ../c/ m8/
+[ -e "$W/s/m8/stale" ] || fail "--delete ran after a missing SRC/"
+grep -q "missing.*No such file or directory" "$W/s.err" || fail "no error for the missing SRC/"
+grep -q "IO error encountered -- skipping file deletion" "$W/s.out" || fail "no word on the skipped deletions"
+# ...but rsync 3.x deletes after a missing SRC without the slash (its link_stat
+# failure is not an I/O error). sweep-sync deletes nothing there either: a
+# mistyped operand must never cost the destination its files (sweep-sync(1)).
+mkdir -p "$W/s/m8b" && printf 'keep\n' >"$W/s/m8b/stale"
+rc=0
+(cd "$W/s" && "$SYNC" -a -i --delete ../a/x ../missing ../c/ m8b/) >"$W/s.out" 2>"$W/s.err" || rc=$?
+[ "$rc" = 23 ] || fail "a missing SRC: exit $rc, not 23"
+[ -e "$W/s/m8b/stale" ] || fail "--delete ran after a missing SRC"
+[ -e "$W/s/m8b/x" ] && [ -e "$W/s/m8b/sub/r.c" ] || fail "the other operands were not copied"
+grep -q 'link_stat .*missing.* failed: No such file or directory' "$W/s.err" || fail "no error for the missing SRC"
+grep -q "IO error encountered -- skipping file deletion" "$W/s.out" || fail "no word on the skipped deletions"
+note "a missing SRC among others: exit 23, nothing deleted"
 
 # ---- --include, --exclude-from, --include-from ----
 run_argv "--include before --exclude" i1 -a -i --include='*/' --include='*.c' --exclude='*' ../c/ ../b/ i1/

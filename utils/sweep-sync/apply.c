@@ -3,27 +3,31 @@
  * Deciding and applying the changes. Entries are decided in rsync's
  * file-list order (so the itemized lines and the hard-link leaders come out
  * as rsync's do); regular files that need data are handed to the copy
- * engine, which queues them and writes them in one physical sweep of the
- * source, each to a temporary name in its directory that is renamed into
- * place when complete. Deletions come after every transfer, and only when
- * nothing failed. Directory metadata is applied last, deepest first.
+ * engine (sweep_copy_new(3)), which queues them and writes them in one
+ * physical sweep of the source, each as an unnamed temporary in its
+ * directory put in place when complete. Deletions come after every
+ * transfer, and only when nothing failed. Directory metadata is applied
+ * last, deepest first.
+ *
+ * Nothing here names a file by path: sources are reached beneath their
+ * operand's descriptor and the destination beneath DEST's, through the
+ * engine (struct sweep_copy_src, and sweep_copy_remove/link/stat/chmod/attrs
+ * for what sync does besides copying). Paths are only for messages.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 #include <sweep.h>
 
 #include "cli.h"
-#include "copy.h"
-#include "meta.h"
+#include "copy_msg.h"
 #include "progress.h"
 #include "sync.h"
+#include "testhook.h"
 
 #define NONE UINT32_MAX
 
@@ -31,7 +35,8 @@ struct apply {
 	struct sync_ctx *c;
 	char *sb, *db, *lb; /* path buffers */
 	uint64_t written;   /* data bytes written so far */
-	unsigned preserve;  /* META_* */
+	uint64_t files_read, files_written; /* test hook counters */
+	unsigned preserve;  /* SWEEP_PRESERVE_* */
 };
 
 static bool same_type(mode_t a, mode_t b)
@@ -52,32 +57,42 @@ static bool is_space_error(int err)
 	return err == -ENOSPC || err == -EDQUOT;
 }
 
-static int on_copy_error(const struct copy_error *e, void *ctx)
+static int on_copy_error(const struct sweep_copy_error *e, void *ctx)
 {
 	struct apply *a = ctx;
 	struct sync_ctx *c = a->c;
 	struct sync_node *n = e->cookie < c->list.n ? &c->list.v[e->cookie] : NULL;
-	bool src_side = e->op == COPY_OP_STAT || e->op == COPY_OP_OPEN_SRC || e->op == COPY_OP_READ ||
-			e->op == COPY_OP_OPENDIR || e->op == COPY_OP_READLINK;
+	bool src_side = e->op == SWEEP_COPY_OP_STAT || e->op == SWEEP_COPY_OP_OPEN_SRC || e->op == SWEEP_COPY_OP_READ ||
+			e->op == SWEEP_COPY_OP_OPENDIR || e->op == SWEEP_COPY_OP_READLINK || e->op == SWEEP_COPY_OP_CHANGED;
 	const char *path = src_side ? e->src : e->dst;
 
 	if (!path)
 		path = e->src ? e->src : e->dst ? e->dst : "?";
-	if (e->op == COPY_OP_CHANGED) {
-		/* the copy holds what was read; the next run picks up the rest */
+	if (e->op == SWEEP_COPY_OP_CHANGED) {
+		/* the copy holds what was read; the next run picks up the rest (exit 24, as for a vanished file) */
 		progress_clear(c->prog);
-		cli_msg("%s: file changed as we read it", path);
+		cli_msg("file has changed during the transfer: %s", cli_quote(path));
+		c->changed++;
 		return 0;
 	}
+	if (e->err == -ECANCELED && sync_stop_signal)
+		return 0; /* the signal is reported once, at the end */
 	if (n)
 		n->flags |= N_FAILED;
 	if (src_side && e->err == -ENOENT) {
 		sync_vanished(c, path);
 		return 0;
 	}
-	if (e->op == COPY_OP_META) {
+	if (src_side && e->err == -ESTALE) {
+		/* the reader refused it: not the file that was scanned (swapped, or a symlink on the way) */
 		progress_clear(c->prog);
-		cli_error(e->err, "%s: failed to preserve %s", path, meta_op_name(e->meta_op));
+		cli_msg("%s: replaced since the scan; not transferred", cli_quote(path));
+		c->errors++;
+		return 0;
+	}
+	if (e->op == SWEEP_COPY_OP_META) {
+		progress_clear(c->prog);
+		cli_error(e->err, "%s: failed to preserve %s", path, copy_meta_name(e->meta));
 		c->errors++;
 		return 0;
 	}
@@ -91,7 +106,7 @@ static int on_copy_error(const struct copy_error *e, void *ctx)
 	return 0;
 }
 
-static int on_copy_done(const struct copy_done *d, void *ctx)
+static int on_copy_done(const struct sweep_copy_done *d, void *ctx)
 {
 	struct apply *a = ctx;
 	struct sync_ctx *c = a->c;
@@ -115,132 +130,58 @@ static void on_copy_bytes(uint64_t bytes, void *ctx)
 	progress_add(a->c->prog, 0, bytes);
 	a->written += bytes;
 	a->c->sent += bytes;
-	sync_test_stop("bytes", a->written);
+	test_pause("bytes", a->written);
+}
+
+/* The engine's steps are the test hooks' "read" and "write" points. */
+static int on_copy_step(enum sweep_copy_step step, const char *src, const char *dst, uint64_t cookie, void *ctx)
+{
+	struct apply *a = ctx;
+
+	(void)src;
+	(void)dst;
+	(void)cookie;
+	if (step == SWEEP_COPY_STEP_OPENED)
+		test_pause("read", ++a->files_read);
+	else if (step == SWEEP_COPY_STEP_WRITTEN)
+		test_pause("write", ++a->files_written);
+	else if (step == SWEEP_COPY_STEP_FLUSH)
+		test_pause("plan", 0);
+	return 0;
 }
 
 /* ---- helpers ---- */
 
-struct meta_err_ctx {
-	struct sync_ctx *c;
-	const char *path;
-};
-
-static void on_meta_error(enum meta_op op, int err, void *ctx)
+/* The source of node n as the engine takes it: beneath its operand's descriptor. */
+static const struct sweep_copy_src *src_of(struct apply *a, const struct sync_node *n, const char *sp,
+					   struct sweep_copy_src *src, struct sweep_stat *st)
 {
-	struct meta_err_ctx *m = ctx;
-
-	progress_clear(m->c->prog);
-	cli_error(err, "%s: failed to preserve %s", m->path, meta_op_name(op));
-	m->c->errors++;
+	*src = (struct sweep_copy_src){
+		.size = sizeof(*src),
+		.root_fd = a->c->src_fd[n->root],
+		.rel = node_src_rel(a->c, n),
+		.path = sp,
+		.st = fst_sweep(&n->s.st, st),
+		.link = n->s.link,
+	};
+	return src;
 }
 
-/* Make the destination's attributes those of the source (data already equal). */
-static void fix_attrs(struct apply *a, struct sync_node *n, const char *sp, const char *dp)
+/* Make the destination's attributes those of the source (data already equal); -A/-X make the sets equal. */
+static void fix_attrs(struct apply *a, size_t i, const char *sp, unsigned what)
 {
-	struct meta_ref s = { .fd = -1, .path = sp }, d = { .fd = -1, .path = dp };
-	struct meta_err_ctx m = { a->c, dp };
+	struct sync_ctx *c = a->c;
+	struct sync_node *n = &c->list.v[i];
+	struct sweep_copy_src src;
+	struct sweep_stat st;
+	int r = sweep_copy_attrs(c->eng, src_of(a, n, sp, &src, &st), node_dst_rel(c, n), what,
+				 (c->o.acls || c->o.xattrs) ? SWEEP_COPY_ATTRS_EXACT : 0, i);
 
-	if (a->c->o.acls || a->c->o.xattrs)
-		xattr_prune(sp, dp, a->c->o.acls, a->c->o.xattrs);
-	struct stat st;
-
-	meta_copy(&s, &d, fst_stat(&n->s.st, &st), a->preserve, on_meta_error, &m);
-}
-
-/* A temporary name in path's directory, with the copy engine's prefix. */
-static char *tmp_name_for(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	size_t dl = slash ? (size_t)(slash - path + 1) : 0;
-	char *t = malloc(dl + sizeof(COPY_TMP_PREFIX) + 16);
-	unsigned char rnd[6];
-	static const char al[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-
-	if (!t)
-		return NULL;
-	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
-		for (size_t i = 0; i < sizeof(rnd); i++)
-			rnd[i] = (unsigned char)(rand() & 0xff);
-	memcpy(t, path, dl);
-	strcpy(t + dl, COPY_TMP_PREFIX);
-	size_t k = dl + strlen(COPY_TMP_PREFIX);
-	for (size_t i = 0; i < sizeof(rnd); i++)
-		t[k++] = al[rnd[i] % (sizeof(al) - 1)];
-	t[k] = 0;
-	return t;
-}
-
-/* Replace dst by a hard link to target, atomically (link to a temporary, rename). */
-static int link_replace(const char *target, const char *dst)
-{
-	for (int tries = 0; tries < 10; tries++) {
-		char *t = tmp_name_for(dst);
-		int r = 0;
-
-		if (!t)
-			return -ENOMEM;
-		if (linkat(AT_FDCWD, target, AT_FDCWD, t, 0) < 0) {
-			r = -errno;
-			free(t);
-			if (r == -EEXIST)
-				continue;
-			return r;
-		}
-		if (renameat(AT_FDCWD, t, AT_FDCWD, dst) < 0)
-			r = -errno;
-		/* rename() of two names of one inode does nothing: drop the temporary */
-		unlink(t);
-		free(t);
-		return r;
+	if (r < 0 && !(r == -ECANCELED && sync_stop_signal)) {
+		char *db = NULL;
+		sync_error(c, node_dst_path(c, n, &db), r);
+		free(db);
 	}
-	return -EEXIST;
-}
-
-static int rm_at(int dirfd, const char *name, bool is_dir);
-
-static int rm_dir_contents(int fd)
-{
-	DIR *d = fdopendir(fd);
-	struct dirent *de;
-	int r = 0;
-
-	if (!d) {
-		close(fd);
-		return -errno;
-	}
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		int e = rm_at(dirfd(d), de->d_name, de->d_type == DT_DIR);
-		if (e < 0 && !r)
-			r = e;
-	}
-	closedir(d);
-	return r;
-}
-
-static int rm_at(int dirfd, const char *name, bool is_dir)
-{
-	if (!is_dir && unlinkat(dirfd, name, 0) == 0)
-		return 0;
-	if (!is_dir && errno != EISDIR)
-		return -errno;
-	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	int r = rm_dir_contents(fd);
-	if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && !r)
-		r = -errno;
-	return r;
-}
-
-int remove_tree(const char *path)
-{
-	struct stat st;
-
-	if (lstat(path, &st) < 0)
-		return errno == ENOENT ? 0 : -errno;
-	return rm_at(AT_FDCWD, path, S_ISDIR(st.st_mode));
 }
 
 static bool is_below(const char *rel, const char *dir)
@@ -287,9 +228,9 @@ static int make_way(struct apply *a, size_t i, const char *dp)
 		}
 	}
 	if (!c->o.dry_run) {
-		int r = remove_tree(dp);
+		int r = sweep_copy_remove(c->eng, node_dst_rel(c, n), SWEEP_COPY_REMOVE_TREE);
 
-		if (r < 0) {
+		if (r < 0 && r != -ENOENT) {
 			sync_error(c, dp, r);
 			n->flags |= N_FAILED;
 			return r;
@@ -318,12 +259,14 @@ static int engine_copy(struct apply *a, size_t i, const char *sp, const char *dp
 {
 	struct sync_ctx *c = a->c;
 	struct sync_node *n = &c->list.v[i];
-	struct stat st;
+	struct sweep_copy_src src;
+	struct sweep_stat st;
 	int r;
 
+	(void)dp;
 	if (c->o.dry_run)
 		return 0;
-	r = copy_entry(c->eng, sp, fst_stat(&n->s.st, &st), dp, i);
+	r = sweep_copy_entry(c->eng, src_of(a, n, sp, &src, &st), node_dst_rel(c, n), i);
 	if (r < 0) {
 		n->flags |= N_FAILED;
 		if (c->fatal)
@@ -381,12 +324,13 @@ static int hlink_to_leader(struct apply *a, size_t i)
 		return -ENOMEM;
 	}
 	if (have) {
-		struct stat lst;
+		struct sweep_stat lst;
 		bool same;
 
 		/* already one inode with the leader's copy: nothing to do */
 		if (!c->o.dry_run)
-			same = lstat(lp, &lst) == 0 && lst.st_dev == n->d.st.st_dev && lst.st_ino == n->d.st.st_ino;
+			same = sweep_copy_stat(c->eng, node_dst_rel(c, l), &lst) == 0 && lst.dev == n->d.st.st_dev &&
+			       lst.ino == n->d.st.st_ino;
 		else
 			same = (l->flags & N_DST) && !(l->iflags & IT_TRANSFER) &&
 			       l->d.st.st_dev == n->d.st.st_dev && l->d.st.st_ino == n->d.st.st_ino;
@@ -400,7 +344,7 @@ static int hlink_to_leader(struct apply *a, size_t i)
 	else
 		f |= IT_NEW;
 	if (!c->o.dry_run) {
-		r = link_replace(lp, dp);
+		r = sweep_copy_link(c->eng, node_dst_rel(c, l), node_dst_rel(c, n));
 		if (r < 0) {
 			progress_clear(c->prog);
 			cli_error(r, "link %s => %s failed", dp, lp);
@@ -484,7 +428,7 @@ static int do_regular(struct apply *a, size_t i, const char *sp, const char *dp)
 
 		itemize_print(c, n, f, NULL);
 		if ((f & ~IT_SIZE) && !c->o.dry_run)
-			fix_attrs(a, n, sp, dp);
+			fix_attrs(a, i, sp, a->preserve);
 		return (n->flags & N_HL) ? link_waiters(a, i) : 0;
 	}
 	int r = transfer(a, i, IT_TRANSFER | itemize_attrs(c, n), sp, dp);
@@ -513,7 +457,7 @@ static int do_other(struct apply *a, size_t i, const char *sp, const char *dp)
 		if (same) {
 			itemize_print(c, n, f, NULL);
 			if (f && !c->o.dry_run)
-				fix_attrs(a, n, sp, dp);
+				fix_attrs(a, i, sp, a->preserve);
 			return 0;
 		}
 		f |= IT_LOCAL | IT_CHANGE;
@@ -545,16 +489,17 @@ static int do_dir(struct apply *a, size_t i, const char *sp, const char *dp)
 		 * are written. Without root, keep it open to us until then.
 		 */
 		if ((f & IT_PERMS) && !c->o.dry_run &&
-		    fchmodat(AT_FDCWD, dp, (n->s.st.st_mode & 07777) | (c->am_root ? 0 : S_IRWXU), 0) < 0)
-			sync_error(c, dp, -errno);
+		    (r = sweep_copy_chmod(c->eng, node_dst_rel(c, n), (n->s.st.st_mode & 07777) | (c->am_root ? 0 : S_IRWXU))) < 0)
+			sync_error(c, dp, r);
 		else if (!(f & IT_PERMS) && !c->am_root && !c->o.dry_run &&
 			 (n->d.st.st_mode & S_IRWXU) != S_IRWXU) {
 			/* a read-only directory is opened to us while we work in it (restore_tweaked) */
-			if (fchmodat(AT_FDCWD, dp, (n->d.st.st_mode & 07777) | S_IRWXU, 0) == 0)
+			if (sweep_copy_chmod(c->eng, node_dst_rel(c, n), (n->d.st.st_mode & 07777) | S_IRWXU) == 0)
 				n->flags |= N_TWEAKED;
 		}
+		/* -A/-X: the sets become equal now (the rest of the metadata waits for the end) */
 		if ((f & (IT_ACL | IT_XATTR)) && !c->o.dry_run)
-			xattr_prune(sp, dp, c->o.acls, c->o.xattrs);
+			fix_attrs(a, i, sp, a->preserve & (SWEEP_PRESERVE_XATTR | SWEEP_PRESERVE_ACL));
 		if (f)
 			n->flags |= N_DIRTY;
 		return 0;
@@ -629,7 +574,7 @@ static int promote_orphans(struct apply *a)
 		queued = true;
 	}
 	if (queued && r >= 0 && !c->o.dry_run && !c->fatal)
-		r = copy_flush(c->eng);
+		r = sweep_copy_flush(c->eng);
 	return r;
 }
 
@@ -675,7 +620,7 @@ static void delete_extraneous(struct apply *a)
 		if (!dp)
 			continue;
 		if (!c->o.dry_run) {
-			int r = dir ? (rmdir(dp) < 0 ? -errno : 0) : (unlink(dp) < 0 ? -errno : 0);
+			int r = sweep_copy_remove(c->eng, node_dst_rel(c, n), 0);
 
 			if (r == -ENOTEMPTY || r == -EEXIST) {
 				/* something excluded (so protected) is still inside */
@@ -694,28 +639,6 @@ static void delete_extraneous(struct apply *a)
 	}
 }
 
-/* Leftovers of an interrupted run (the engine's temporary names) go silently. */
-static void remove_stale_temps(struct apply *a)
-{
-	struct sync_ctx *c = a->c;
-
-	for (size_t k = 0; k < c->list.n; k++) {
-		struct sync_node *n = &c->list.v[k];
-		const char *base = strrchr(n->rel, '/');
-		const char *dp;
-
-		base = base ? base + 1 : n->rel;
-		if ((n->flags & (N_SRC | N_DST)) != N_DST || (n->flags & N_GONE) || !S_ISREG(n->d.st.st_mode) ||
-		    strncmp(base, COPY_TMP_PREFIX, strlen(COPY_TMP_PREFIX)))
-			continue;
-		dp = node_dst_path(c, n, &a->db);
-		if (dp && (unlink(dp) == 0 || errno == ENOENT)) {
-			n->flags |= N_GONE;
-			mark_parent_dirty(c, n);
-		}
-	}
-}
-
 /* Give the directories opened to us for the run their mode back, deepest first. */
 static void restore_tweaked(struct apply *a)
 {
@@ -725,10 +648,13 @@ static void restore_tweaked(struct apply *a)
 		struct sync_node *n = &c->list.v[k];
 		const char *dp;
 
+		int r;
+
 		if (!(n->flags & N_TWEAKED) || !(dp = node_dst_path(c, n, &a->db)))
 			continue;
-		if (fchmodat(AT_FDCWD, dp, (c->o.perms ? n->s.st.st_mode : n->d.st.st_mode) & 07777, 0) < 0)
-			sync_error(c, dp, -errno);
+		r = sweep_copy_chmod(c->eng, node_dst_rel(c, n), (c->o.perms ? n->s.st.st_mode : n->d.st.st_mode) & 07777);
+		if (r < 0)
+			sync_error(c, dp, r);
 	}
 }
 
@@ -739,18 +665,18 @@ static int queue_dirty_dirs(struct apply *a)
 
 	for (size_t i = 0; i < c->list.n; i++) {
 		struct sync_node *n = &c->list.v[i];
-		const char *sp, *dp;
-		struct stat st;
+		struct sweep_copy_src src;
+		struct sweep_stat st;
+		const char *sp;
 		int r;
 
 		if ((n->flags & (N_SRC | N_DIRTY | N_NEWDIR | N_SKIPDIR | N_FAILED)) != (N_SRC | N_DIRTY) ||
 		    !S_ISDIR(n->s.st.st_mode))
 			continue;
 		sp = node_src_path(c, n, &a->sb);
-		dp = node_dst_path(c, n, &a->db);
-		if (!sp || !dp)
+		if (!sp)
 			return -ENOMEM;
-		r = copy_entry(c->eng, sp, fst_stat(&n->s.st, &st), dp, i);
+		r = sweep_copy_entry(c->eng, src_of(a, n, sp, &src, &st), node_dst_rel(c, n), i);
 		if (r == -ENOMEM)
 			return r;
 	}
@@ -763,64 +689,76 @@ int apply_run(struct sync_ctx *c)
 	int r = 0;
 
 	if (c->o.perms)
-		a.preserve |= META_MODE;
+		a.preserve |= SWEEP_PRESERVE_MODE;
 	if (c->o.owner || c->o.group)
-		a.preserve |= META_OWNER;
+		a.preserve |= SWEEP_PRESERVE_OWNER;
 	if (c->o.times)
-		a.preserve |= META_TIMES;
+		a.preserve |= SWEEP_PRESERVE_TIMES;
 	if (c->o.xattrs)
-		a.preserve |= META_XATTR;
+		a.preserve |= SWEEP_PRESERVE_XATTR;
 	if (c->o.acls)
-		a.preserve |= META_ACL | META_MODE;
+		a.preserve |= SWEEP_PRESERVE_ACL | SWEEP_PRESERVE_MODE;
 	if (!c->o.dry_run) {
-		struct copy_opts co = {
+		struct sweep_copy_opts co = {
 			.size = sizeof(co),
-			.flags = COPY_NO_SAME_FILE_CHECK,
+			.flags = SWEEP_COPY_NO_SAME_FILE_CHECK,
 			.preserve = a.preserve,
 			.order = SWEEP_ORDER_AUTO,
 			.on_error = on_copy_error,
 			.on_done = on_copy_done,
 			.on_bytes = on_copy_bytes,
+			.on_step = on_copy_step,
 			.ctx = &a,
+			.cancel = &sync_stop_signal,
 		};
 
-		r = copy_engine_new(&co, &c->eng);
+		r = sweep_copy_new(&co, &c->eng);
 		if (r < 0)
 			return r;
-		remove_stale_temps(&a);
+		r = sweep_copy_set_dest(c->eng, c->dest_fd, ".", c->dest_show);
+		if (r < 0) {
+			sync_error(c, c->dest_show, r);
+			c->eng = sweep_copy_free(c->eng);
+			c->fatal = true;
+			c->fatal_code = EXIT_FILEIO;
+			return 0;
+		}
 	}
-	for (size_t i = 0; i < c->list.n && r >= 0 && !c->fatal; i++)
+	for (size_t i = 0; i < c->list.n && r >= 0 && !c->fatal && !sync_stop_signal; i++)
 		r = decide(&a, i);
 	if (!c->o.dry_run && r >= 0 && !c->fatal)
-		r = copy_flush(c->eng);
+		r = sweep_copy_flush(c->eng);
 	if (r >= 0 && !c->fatal)
 		r = promote_orphans(&a);
 	if (r >= 0 && !c->fatal)
 		r = link_after_flush(&a);
-	if (r >= 0 && !c->fatal && c->o.delete) {
+	if (r >= 0 && !c->fatal && c->o.delete && !sync_stop_signal) {
+		/* rsync's rule: after any error (a missing or unreadable operand, an I/O error) nothing is deleted */
 		if (c->errors || c->io_error) {
 			progress_clear(c->prog);
-			cli_msg("IO error encountered -- skipping file deletion");
+			puts("IO error encountered -- skipping file deletion"); /* rsync says it on stdout */
 		} else {
+			test_pause("delete", 0);
 			delete_extraneous(&a);
 		}
 	}
 	if (!c->o.dry_run) {
-		if (r >= 0 && !c->fatal)
+		if (r >= 0 && !c->fatal && !sync_stop_signal)
 			r = queue_dirty_dirs(&a);
-		if (!c->fatal) {
-			int f = copy_finish(c->eng);
+		if (!c->fatal && !sync_stop_signal) {
+			int f = sweep_copy_finish(c->eng);
 
 			if (f < 0 && r >= 0)
 				r = f;
 		}
-		c->eng = copy_engine_free(c->eng);
-		restore_tweaked(&a);
+		if (!sync_stop_signal)
+			restore_tweaked(&a);
+		c->eng = sweep_copy_free(c->eng);
 	}
 	free(a.sb);
 	free(a.db);
 	free(a.lb);
-	if (c->fatal)
+	if (c->fatal || (r == -ECANCELED && sync_stop_signal))
 		return 0;
 	return r < 0 ? r : 0;
 }

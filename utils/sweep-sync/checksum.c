@@ -12,6 +12,7 @@
 
 #include <sweep.h>
 
+#include "cli.h"
 #include "progress.h"
 #include "sync.h"
 
@@ -63,6 +64,9 @@ static int ck_end(const struct sweep_file *f, int status, void *ctx)
 			return 0; /* no digest: the file counts as different and is sent */
 		if (status == -ENOENT) {
 			sync_vanished(c, f->entry->path);
+		} else if (status == -ESTALE) {
+			cli_msg("%s: replaced since the scan; not transferred", cli_quote(f->entry->path));
+			c->errors++;
 		} else {
 			sync_error(c, f->entry->path, status);
 			c->io_error = true;
@@ -119,7 +123,8 @@ static struct sweep_plan *plan_for(struct ck *k, uint64_t dev)
 	return v[k->nplans++].plan;
 }
 
-static int add(struct ck *k, const char *path, const struct fst *fs, uint64_t cookie)
+/* Plan the file rel below root (never through a symlink; the reader checks it is the file scanned). */
+static int add(struct ck *k, int root, const char *rel, const char *path, const struct fst *fs, uint64_t cookie)
 {
 	struct sweep_plan *p = plan_for(k, fs->st_dev);
 	struct stat st;
@@ -127,7 +132,9 @@ static int add(struct ck *k, const char *path, const struct fst *fs, uint64_t co
 
 	if (!p)
 		return -ENOMEM;
-	r = sweep_plan_add(p, AT_FDCWD, path, path, fst_stat(fs, &st), cookie);
+	if (root < 0)
+		return -EBADF;
+	r = sweep_plan_add_beneath(p, root, rel, path, fst_stat(fs, &st), cookie);
 	if (r == 1)
 		r = run_plan(k, p);
 	return r;
@@ -166,11 +173,11 @@ int checksum_run(struct sync_ctx *c)
 			r = -ENOMEM;
 			break;
 		}
-		r = add(&k, sp, &n->s.st, (uint64_t)i << 1);
+		r = add(&k, c->src_fd[n->root], node_src_rel(c, n), sp, &n->s.st, (uint64_t)i << 1);
 		if (r >= 0)
-			r = add(&k, dp, &n->d.st, ((uint64_t)i << 1) | 1);
-		if (r == -ENOENT || r == -EACCES || r == -EPERM)
-			r = 0; /* the reader reports the file itself */
+			r = add(&k, c->dest_fd, node_dst_rel(c, n), dp, &n->d.st, ((uint64_t)i << 1) | 1);
+		if (r == -ENOENT || r == -EACCES || r == -EPERM || r == -EBADF)
+			r = 0; /* the reader reports the file itself (or its operand was reported) */
 	}
 	for (size_t i = 0; i < k.nplans; i++) {
 		if (r >= 0)

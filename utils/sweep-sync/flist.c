@@ -8,6 +8,7 @@
  * each waits on its own device, as rsync's sender and receiver do.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -83,6 +84,14 @@ const struct stat *fst_stat(const struct fst *s, struct stat *b)
 	b->st_atim = s->st_atim;
 	b->st_mtim = s->st_mtim;
 	b->st_ctim = s->st_ctim;
+	return b;
+}
+
+const struct sweep_stat *fst_sweep(const struct fst *s, struct sweep_stat *b)
+{
+	struct stat st;
+
+	sweep_stat_from_stat(b, fst_stat(s, &st));
 	return b;
 }
 
@@ -627,6 +636,84 @@ const char *node_src_path(struct sync_ctx *c, const struct sync_node *n, char **
 const char *node_dst_path(struct sync_ctx *c, const struct sync_node *n, char **buf)
 {
 	return node_path(c->roots[n->root].dst, c->roots[n->root].rel0, n, buf);
+}
+
+const char *node_src_rel(const struct sync_ctx *c, const struct sync_node *n)
+{
+	(void)c;
+	return n->rel;
+}
+
+const char *node_dst_rel(const struct sync_ctx *c, const struct sync_node *n)
+{
+	return c->dest_name ? c->dest_name : n->rel;
+}
+
+/* The directory holding path, as the user named it ("." for a bare name). */
+static int open_parent(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, (size_t)(slash - path)) : NULL;
+	int fd;
+
+	if (slash && !dir)
+		return -ENOMEM;
+	fd = open(!slash ? "." : slash == path ? "/" : dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	return fd < 0 ? -errno : fd;
+}
+
+/* The node of an operand's top entry (rel0), or NULL when the scan did not list it. */
+static const struct sync_node *top_node(const struct sync_ctx *c, uint32_t root)
+{
+	for (size_t i = 0; i < c->list.n; i++)
+		if (c->list.v[i].root == root && (c->list.v[i].flags & N_SRC) && !strcmp(c->list.v[i].rel, c->roots[root].rel0))
+			return &c->list.v[i];
+	return NULL;
+}
+
+int flist_open_roots(struct sync_ctx *c)
+{
+	c->dest_fd = -1;
+	c->src_fd = malloc((c->nroots ? c->nroots : 1) * sizeof(*c->src_fd));
+	if (!c->src_fd)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->nroots; i++) {
+		const struct sync_root *rt = &c->roots[i];
+		const struct sync_node *top = top_node(c, (uint32_t)i);
+		struct stat st;
+		int fd;
+
+		/* SRC/: the operand itself, followed as named; SRC: the directory holding it (entries are rel0/...). */
+		fd = strcmp(rt->rel0, ".") ? open_parent(rt->src) : open(rt->src, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0 && fd != -ENOMEM)
+			fd = -errno;
+		/* The operand must still be what was scanned: a root that vanished or was replaced is an I/O error. */
+		if (fd >= 0 && top && !strcmp(rt->rel0, ".") &&
+		    (fstat(fd, &st) < 0 || (uint64_t)st.st_dev != top->s.st.st_dev ||
+		     (uint64_t)st.st_ino != top->s.st.st_ino)) {
+			close(fd);
+			fd = -ESTALE;
+		}
+		c->src_fd[i] = fd;
+		if (fd < 0 && top) {
+			sync_error(c, rt->src, fd == -ESTALE ? -ESTALE : fd);
+			c->io_error = true;
+		}
+	}
+	return 0;
+}
+
+void flist_close_roots(struct sync_ctx *c)
+{
+	for (size_t i = 0; c->src_fd && i < c->nroots; i++)
+		if (c->src_fd[i] >= 0)
+			close(c->src_fd[i]);
+	free(c->src_fd);
+	c->src_fd = NULL;
+	if (c->dest_fd >= 0)
+		close(c->dest_fd);
+	c->dest_fd = -1;
 }
 
 void flist_free(struct sync_list *l)

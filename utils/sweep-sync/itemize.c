@@ -8,10 +8,15 @@
  * itemize() in generator.c and log.c's %i; the code here is our own.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/xattr.h>
+#include <unistd.h>
+
+#include <sweep.h>
 
 #include "progress.h"
 #include "sync.h"
@@ -126,27 +131,28 @@ static bool acls_differ(const char *a, const char *b, bool dir)
 	return dir && !xattr_equal(a, b, "system.posix_acl_default");
 }
 
-static bool has_xattr(const char *path, const char *name)
+/*
+ * A name that the l*xattr calls can take for one side of n without a path
+ * lookup from the top: /proc/self/fd/DIR/NAME, DIR being its directory
+ * opened beneath the side's root (*dirfd, closed by the caller).
+ */
+static const char *xattr_path(struct sync_ctx *c, const struct sync_node *n, bool dst, char *buf, size_t len,
+			      int *dirfd)
 {
-	return lgetxattr(path, name, NULL, 0) >= 0;
-}
+	const char *rel = dst ? node_dst_rel(c, n) : node_src_rel(c, n);
+	int root = dst ? c->dest_fd : c->src_fd[n->root];
+	const char *slash = strrchr(rel, '/'), *name = slash ? slash + 1 : rel;
+	char *dir = slash ? strndup(rel, (size_t)(slash - rel)) : NULL;
 
-void xattr_prune(const char *src, const char *dst, bool acls, bool xattrs)
-{
-	static const char *const acl_names[] = { "system.posix_acl_access", "system.posix_acl_default" };
-
-	if (xattrs) {
-		size_t n;
-		char **names = xattr_names(dst, &n);
-
-		for (size_t i = 0; i < n; i++)
-			if (names[i] && !has_xattr(src, names[i]))
-				lremovexattr(dst, names[i]);
-		free_names(names, n);
-	}
-	for (size_t i = 0; acls && i < 2; i++)
-		if (has_xattr(dst, acl_names[i]) && !has_xattr(src, acl_names[i]))
-			lremovexattr(dst, acl_names[i]);
+	*dirfd = -1;
+	if (root < 0 || (slash && !dir))
+		return NULL;
+	*dirfd = sweep_open_beneath(root, dir ? dir : ".", O_PATH | O_DIRECTORY, 0);
+	free(dir);
+	if (*dirfd < 0)
+		return NULL;
+	snprintf(buf, len, "/proc/self/fd/%d/%s", *dirfd, name);
+	return buf;
 }
 
 unsigned itemize_attrs(struct sync_ctx *c, struct sync_node *n)
@@ -167,8 +173,10 @@ unsigned itemize_attrs(struct sync_ctx *c, struct sync_node *n)
 	if (o->group && s->st_gid != d->st_gid)
 		f |= IT_GROUP;
 	if (o->acls || o->xattrs) {
-		char *sb = NULL, *db = NULL;
-		const char *sp = node_src_path(c, n, &sb), *dp = node_dst_path(c, n, &db);
+		char sb[64 + NAME_MAX], db[64 + NAME_MAX];
+		int sfd, dfd;
+		const char *sp = xattr_path(c, n, false, sb, sizeof(sb), &sfd);
+		const char *dp = xattr_path(c, n, true, db, sizeof(db), &dfd);
 
 		if (sp && dp) {
 			if (o->acls && !S_ISLNK(s->st_mode) && acls_differ(sp, dp, S_ISDIR(s->st_mode)))
@@ -176,8 +184,10 @@ unsigned itemize_attrs(struct sync_ctx *c, struct sync_node *n)
 			if (o->xattrs && xattrs_differ(sp, dp))
 				f |= IT_XATTR;
 		}
-		free(sb);
-		free(db);
+		if (sfd >= 0)
+			close(sfd);
+		if (dfd >= 0)
+			close(dfd);
 	}
 	return f;
 }

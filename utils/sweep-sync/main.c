@@ -6,6 +6,7 @@
  * into rsync's exit codes.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <langinfo.h>
@@ -24,6 +25,7 @@
 #include "exclude.h"
 #include "progress.h"
 #include "sync.h"
+#include "testhook.h"
 
 enum {
 	OPT_DELETE = 256,
@@ -117,34 +119,19 @@ void sync_vanished(struct sync_ctx *c, const char *path)
 	c->vanished++;
 }
 
-/*
- * Test hook: SWEEP_SYNC_TEST_STOP=scan stops the process (SIGSTOP) once
- * both trees are scanned, =bytes:N once N bytes of file data have been
- * written, so that tests can change the source or kill the run at a known
- * point without timing guesses. Each point fires once.
- */
-void sync_test_stop(const char *point, uint64_t bytes)
-{
-	static bool fired;
-	const char *v = getenv("SWEEP_SYNC_TEST_STOP");
-	size_t l = strlen(point);
-
-	if (fired || !v || strncmp(v, point, l) || (v[l] && v[l] != ':'))
-		return;
-	if (v[l] == ':' && bytes < strtoull(v + l + 1, NULL, 10))
-		return;
-	fired = true;
-	fflush(stdout);
-	raise(SIGSTOP);
-}
+volatile sig_atomic_t sync_stop_signal;
+/* While files are being transferred the copy engine stops at the next file and removes what it made. */
+static volatile sig_atomic_t transferring;
 
 static void on_signal(int sig)
 {
 	static const char msg[] = ": received signal, exiting\n";
 	const char *p = cli_prog();
 
-	(void)sig;
-	/* temporaries left behind carry the engine's prefix; the next run removes them */
+	sync_stop_signal = sig;
+	if (transferring)
+		return;
+	/* Before or after the transfer nothing half-made exists: leave at once. */
 	if (write(2, p, strlen(p)) < 0 || write(2, msg, sizeof(msg) - 1) < 0)
 		_exit(EXIT_SIGNAL);
 	_exit(EXIT_SIGNAL);
@@ -413,10 +400,13 @@ int main(int argc, char **argv)
 	c.am_root = geteuid() == 0;
 	setlocale(LC_CTYPE, "");
 	c.utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGHUP, on_signal);
+	struct sigaction sa = { .sa_handler = on_signal }; /* no SA_RESTART: a blocked wait returns */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	c.dest_fd = -1;
 
 	nsrc = argc - optind - 1;
 	dest_arg = argv[argc - 1];
@@ -435,6 +425,9 @@ int main(int argc, char **argv)
 			container = true;
 	}
 	missing = nsrc - (int)c.nroots;
+	/* rsync: a missing or unreadable SRC is an I/O error, and after one nothing is deleted */
+	if (missing)
+		c.io_error = true;
 	if (!c.nroots)
 		goto report;
 	c.prog = progress_new(c.o.progress);
@@ -444,7 +437,7 @@ int main(int argc, char **argv)
 		c.errors++;
 		goto report;
 	}
-	sync_test_stop("scan", 0);
+	test_pause("walk", 0);
 	/* rsync makes DEST only when there is something to put in it, or DEST/ says it is a directory */
 	if (container && !dst_is_dir && (c.list.n || ends_with_slash(dest_arg))) {
 		/* rsync makes the last component of DEST, not its parents */
@@ -456,6 +449,35 @@ int main(int argc, char **argv)
 		if (c.o.itemize || c.o.verbose)
 			printf("created directory %s\n", dst);
 	}
+	r = flist_open_roots(&c);
+	if (r < 0)
+		goto nomem;
+	/*
+	 * The destination: DEST (a symlink to a directory is used as the
+	 * directory, as rsync does), or the directory of the new name when one
+	 * file is copied to a name of its own. Held from here on.
+	 */
+	c.dest_show = strdup(dst);
+	if (!c.dest_show)
+		goto nomem;
+	if (c.nroots == 1 && !container) {
+		char *slash = strrchr(c.dest_show, '/');
+		c.dest_name = strrchr(dst, '/') ? strrchr(dst, '/') + 1 : dst;
+		if (slash)
+			*(slash == c.dest_show ? slash + 1 : slash) = 0;
+		else
+			c.dest_show[0] = 0;
+		c.dest_fd = open(c.dest_show[0] ? c.dest_show : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	} else if (!c.o.dry_run || dst_is_dir) {
+		c.dest_fd = open(dst, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (c.dest_fd < 0 && errno == ENOENT && !c.list.n)
+		goto report; /* nothing to transfer, so DEST was not made */
+	if (c.dest_fd < 0 && (!c.o.dry_run || dst_is_dir)) {
+		cli_error(-errno, "cannot open the destination %s", cli_quote(c.dest_show[0] ? c.dest_show : "."));
+		code = EXIT_FILEIO;
+		goto out;
+	}
 	if (c.o.checksum) {
 		r = checksum_run(&c);
 		if (r < 0) {
@@ -464,7 +486,14 @@ int main(int argc, char **argv)
 			goto report;
 		}
 	}
+	transferring = 1;
 	r = apply_run(&c);
+	transferring = 0;
+	if (sync_stop_signal) {
+		cli_msg("received signal, exiting");
+		code = EXIT_SIGNAL;
+		goto out;
+	}
 	if (r < 0 && !c.fatal) {
 		cli_error(r, "sync failed");
 		c.errors++;
@@ -480,7 +509,7 @@ report:
 	} else if (c.errors) {
 		code = EXIT_PARTIAL;
 		cli_msg("some files/attrs were not transferred (see previous errors) (code %d)", code);
-	} else if (c.vanished) {
+	} else if (c.vanished || c.changed) {
 		code = EXIT_VANISHED;
 		cli_msg("some files vanished before they could be transferred (code %d)", code);
 	}
@@ -493,6 +522,8 @@ out:
 	free(c.digests);
 	progress_free(c.prog);
 	exclude_free(c.o.exclude);
+	flist_close_roots(&c);
+	free(c.dest_show);
 	free_roots(&c);
 	free(dst);
 	return code;

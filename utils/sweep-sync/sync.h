@@ -18,11 +18,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <time.h>
 
 struct exclude;
 struct progress;
-struct copy_engine;
+struct sweep_copy;
+struct sweep_stat;
 
 /* rsync exit codes that sweep-sync uses. */
 #define EXIT_SYNTAX   1  /* syntax or usage error */
@@ -64,6 +66,8 @@ struct fst {
 void fst_pack(struct fst *d, const struct stat *s);
 /* A struct stat for the APIs that take one (fields not kept are zero). */
 const struct stat *fst_stat(const struct fst *s, struct stat *buf);
+/* The same as libsweep's struct sweep_stat. */
+const struct sweep_stat *fst_sweep(const struct fst *s, struct sweep_stat *buf);
 
 /* One side of an entry: what lstat said, and a symlink's target. */
 struct side {
@@ -119,7 +123,18 @@ struct sync_ctx {
 	size_t nroots;
 	struct sync_list list;
 	struct digests *digests; /* -c only: one per node */
-	struct copy_engine *eng;
+	struct sweep_copy *eng;
+	/*
+	 * After the scan nothing is reached by path again: each operand's
+	 * entries are opened beneath src_fd[root] (the operand itself for
+	 * SRC/, else the directory holding it: entries are named rel there),
+	 * and the destination's beneath dest_fd (DEST, or the directory of the
+	 * new name when one file is copied to a new name: dest_name).
+	 */
+	int *src_fd;
+	int dest_fd;
+	const char *dest_name;  /* set when one file goes to a new name */
+	char *dest_show;        /* DEST (or its directory) as messages show it */
 	struct progress *prog;
 	bool am_root;
 	bool utf8; /* the locale's character set is UTF-8 (names are printed as rsync prints them) */
@@ -131,13 +146,20 @@ struct sync_ctx {
 	uint64_t sent;          /* -v: file data bytes written */
 	bool fatal;             /* stop now (destination full, signal) */
 	int fatal_code;
+	unsigned long changed;  /* source files that changed while read (exit 24 when nothing worse) */
 };
 
 /* flist.c: scan and merge. */
 int flist_scan(struct sync_ctx *c);
-/* The source or destination path of a node (a buffer that the next call reuses: copy it). */
+/* The source or destination path of a node, for messages (a buffer that the next call reuses: copy it). */
 const char *node_src_path(struct sync_ctx *c, const struct sync_node *n, char **buf);
 const char *node_dst_path(struct sync_ctx *c, const struct sync_node *n, char **buf);
+/* The name of a node below src_fd[n->root] or dest_fd. */
+const char *node_src_rel(const struct sync_ctx *c, const struct sync_node *n);
+const char *node_dst_rel(const struct sync_ctx *c, const struct sync_node *n);
+/* Open the descriptors above (after the scan, once DEST exists). 0 or -errno (message printed). */
+int flist_open_roots(struct sync_ctx *c);
+void flist_close_roots(struct sync_ctx *c);
 void flist_free(struct sync_list *l);
 
 /* itemize.c: rsync's %i strings. */
@@ -161,11 +183,6 @@ void flist_free(struct sync_list *l);
 bool same_mtime(const struct fst *a, const struct fst *b);
 /* Compare source and destination attributes of n as rsync's itemize() does. */
 unsigned itemize_attrs(struct sync_ctx *c, struct sync_node *n);
-/*
- * Remove from dst the xattrs (-X) and ACLs (-A) that src lacks: copying
- * metadata only adds, and rsync makes the destination's set equal.
- */
-void xattr_prune(const char *src, const char *dst, bool acls, bool xattrs);
 /* Print the line for n ("%i %n%L"); xname is the hard-link target or NULL. */
 void itemize_print(struct sync_ctx *c, const struct sync_node *n, unsigned iflags, const char *xname);
 /* "*deleting   path" (or "deleting path" for -v). */
@@ -188,13 +205,11 @@ int checksum_run(struct sync_ctx *c);
 
 /* apply.c */
 int apply_run(struct sync_ctx *c);
-/* Remove a destination tree (for --delete and type changes). 0 or -errno. */
-int remove_tree(const char *path);
 
 /* main.c: report an error about path, count it. */
 void sync_error(struct sync_ctx *c, const char *path, int err);
 void sync_vanished(struct sync_ctx *c, const char *path);
-/* Test hook (SWEEP_SYNC_TEST_STOP): stop the process at a named point. */
-void sync_test_stop(const char *point, uint64_t bytes);
+/* The signal that asked us to stop (0 for none); the copy engine sees it as its cancel flag. */
+extern volatile sig_atomic_t sync_stop_signal;
 
 #endif

@@ -2,7 +2,7 @@
 /*
  * writer: destination writes through io_uring or pwrite (see writer.h).
  */
-#include "writer.h"
+#include "copy_writer.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "internal.h"
 #if HAVE_LIBURING
 #include <liburing.h>
 #endif
@@ -39,7 +39,7 @@ struct writer {
 #endif
 };
 
-int writer_pwrite_full(int fd, const char *buf, size_t len, uint64_t off)
+int sweep__writer_pwrite_full(int fd, const char *buf, size_t len, uint64_t off)
 {
 	while (len > 0) {
 		ssize_t n = pwrite(fd, buf, len, (off_t)off);
@@ -61,7 +61,7 @@ static int sync_write(struct writer *w, int fd, const void *buf, size_t len, uin
 {
 	w->stats.requests++;
 	w->stats.bytes += len;
-	return writer_pwrite_full(fd, buf, len, off);
+	return sweep__writer_pwrite_full(fd, buf, len, off);
 }
 
 #if HAVE_LIBURING
@@ -103,7 +103,7 @@ static int reap(struct writer *w, unsigned want)
 }
 #endif
 
-int writer_new(const struct writer_opts *opts, struct writer **ret)
+int sweep__writer_new(const struct writer_opts *opts, struct writer **ret)
 {
 	if (!opts || opts->size < sizeof(size_t) + sizeof(enum sweep_backend) || !ret)
 		return -EINVAL;
@@ -136,13 +136,13 @@ int writer_new(const struct writer_opts *opts, struct writer **ret)
 	return 0;
 }
 
-struct writer *writer_free(struct writer *w)
+struct writer *sweep__writer_free(struct writer *w)
 {
 	if (!w)
 		return NULL;
 #if HAVE_LIBURING
 	if (w->backend == SWEEP_BACKEND_URING) {
-		writer_drain(w);
+		sweep__writer_drain(w);
 		io_uring_queue_exit(&w->ring);
 	}
 #endif
@@ -154,12 +154,12 @@ struct writer *writer_free(struct writer *w)
 	return NULL;
 }
 
-enum sweep_backend writer_backend(const struct writer *w)
+enum sweep_backend sweep__writer_backend(const struct writer *w)
 {
 	return w ? w->backend : SWEEP_BACKEND_SYSCALL;
 }
 
-int writer_write(struct writer *w, int fd, const void *buf, size_t len, uint64_t off, uint64_t tag)
+int sweep__writer_write(struct writer *w, int fd, const void *buf, size_t len, uint64_t off, uint64_t tag)
 {
 	if (len == 0)
 		return 0;
@@ -207,7 +207,7 @@ int writer_write(struct writer *w, int fd, const void *buf, size_t len, uint64_t
 	return sync_write(w, fd, buf, len, off);
 }
 
-int writer_drain(struct writer *w)
+int sweep__writer_drain(struct writer *w)
 {
 #if HAVE_LIBURING
 	while (w && w->backend == SWEEP_BACKEND_URING && w->nfree < w->depth) {
@@ -223,7 +223,7 @@ int writer_drain(struct writer *w)
 	return 0;
 }
 
-void writer_stats(const struct writer *w, struct writer_stats *ret)
+void sweep__writer_stats(const struct writer *w, struct writer_stats *ret)
 {
 	if (w && ret)
 		*ret = w->stats;

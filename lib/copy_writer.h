@@ -10,8 +10,8 @@
  * to a worker (io-wq hashes them by inode), so each file is still written
  * in order. A write that fails completes through on_fail with its tag.
  */
-#ifndef SWEEP_WRITER_H
-#define SWEEP_WRITER_H
+#ifndef SWEEP_COPY_WRITER_H
+#define SWEEP_COPY_WRITER_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -21,7 +21,7 @@ struct writer_opts {
 	size_t size;                /* sizeof(struct writer_opts) */
 	enum sweep_backend backend; /* AUTO: SWEEP_BACKEND, then an io_uring probe; URING falls back to SYSCALL */
 	unsigned depth;             /* writes in flight, 0 = default (8) */
-	/* A write tagged tag failed with err (-errno); called from writer_write/writer_drain. */
+	/* A write tagged tag failed with err (-errno); called from sweep__writer_write/sweep__writer_drain. */
 	void (*on_fail)(uint64_t tag, int err, void *ctx);
 	void *ctx;
 };
@@ -33,23 +33,23 @@ struct writer_stats {
 
 struct writer;
 
-int writer_new(const struct writer_opts *opts, struct writer **ret);
+int sweep__writer_new(const struct writer_opts *opts, struct writer **ret);
 /* Waits for writes still in flight. Accepts NULL, returns NULL. */
-struct writer *writer_free(struct writer *w);
+struct writer *sweep__writer_free(struct writer *w);
 /* URING or SYSCALL: what the writes really go through. */
-enum sweep_backend writer_backend(const struct writer *w);
+enum sweep_backend sweep__writer_backend(const struct writer *w);
 /*
  * Write len bytes of buf at off to fd (buf may be reused when this
  * returns). Returns 0 when written or queued, -errno when it failed at
  * once; later failures go to on_fail. fd must stay open until
- * writer_drain() returned.
+ * sweep__writer_drain() returned.
  */
-int writer_write(struct writer *w, int fd, const void *buf, size_t len, uint64_t off, uint64_t tag);
+int sweep__writer_write(struct writer *w, int fd, const void *buf, size_t len, uint64_t off, uint64_t tag);
 /* Wait until every queued write completed (NULL: nothing to wait for). Returns 0 or -errno when the ring failed. */
-int writer_drain(struct writer *w);
-void writer_stats(const struct writer *w, struct writer_stats *ret);
+int sweep__writer_drain(struct writer *w);
+void sweep__writer_stats(const struct writer *w, struct writer_stats *ret);
 
 /* write() until done: 0, or -errno (-ENOSPC for a write that made no progress). */
-int writer_pwrite_full(int fd, const char *buf, size_t len, uint64_t off);
+int sweep__writer_pwrite_full(int fd, const char *buf, size_t len, uint64_t off);
 
 #endif

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The copy engine's internals, shared by copy.c (life cycle, reporting, the
+ * destination), copy_entry.c (one entry of any type), copy_data.c (regular
+ * files: temporaries, the reader's callbacks, putting copies in place),
+ * copy_tree.c (a tree, as cp copies an operand) and copy_ops.c (the
+ * destination operations sync-like callers use).
+ *
+ * Destination names are relative to the destination root descriptor and are
+ * resolved afresh, beneath it and without following symlinks, every time a
+ * directory is needed (dest_dir): a directory swapped for a symlink between
+ * two files is then never followed, and one moved away is never written
+ * into again. The kernel's dcache makes the lookup cheap.
+ */
+#ifndef SWEEP_COPY_INTERNAL_H
+#define SWEEP_COPY_INTERNAL_H
+
+#include <stdbool.h>
+#include <sys/stat.h>
+#include <sweep.h>
+#include <sweep/copy.h>
+
+#include "copy_meta.h"
+#include "copy_writer.h"
+#include "internal.h"
+
+#define COPY_DEFAULT_BATCH 4096
+/* Prefix of a named temporary, where the filesystem has no O_TMPFILE. */
+#define COPY_TMP_PREFIX ".sweep-tmp."
+
+enum { LN_PENDING, LN_DONE, LN_FAILED };
+
+/* A later name of a hard-linked inode whose first copy is still queued. */
+struct follower {
+	char *src, *dst; /* one allocation; dst relative to the destination */
+	struct sweep_stat st;
+	uint64_t cookie;
+};
+
+/* One inode with several names, keyed by the source's (dev, ino). */
+struct lnode {
+	uint64_t dev, ino;
+	char *dst; /* destination name of the first copy */
+	int state;
+	struct follower *fol;
+	size_t nfol, capfol;
+};
+
+/* A queued regular file; its plan entry's cookie is its index. */
+struct qitem {
+	char *src;   /* as shown; one allocation with dst */
+	char *dst;   /* relative to the destination */
+	char *place; /* write-through: the absolute path of the file a destination symlink names, else NULL */
+	struct sweep_stat st; /* as planned; what is copied is what the reader opened (f->st) */
+	uint64_t cookie;
+	struct lnode *ln;
+	uint32_t mode; /* mode to give the copy when the mode is not preserved (when the copy is new) */
+	bool keep_mode; /* an existing destination's mode is kept (cp without -p) */
+	/* while it is copied */
+	int dirfd;     /* the directory it goes into, O_PATH, held from begin() to end() */
+	struct stat dir_st;
+	const char *name; /* last component of dst (or of place) */
+	int tmpfd;
+	char *tmpname; /* a named temporary in dirfd; NULL for O_TMPFILE */
+	int err;
+	enum sweep_copy_op err_op;
+	enum sweep_copy_how how;
+	uint64_t size, bytes;
+	size_t punch; /* > 0: leave all-zero blocks of this size as holes */
+	bool existed;
+};
+
+/* A directory whose metadata sweep_copy_finish() applies. */
+struct dirmeta {
+	char *src, *dst; /* one allocation */
+	struct sweep_stat st;
+	struct meta_blob *blob; /* the source's xattrs/ACLs, captured when it was met */
+	bool created;
+};
+
+struct sweep_copy {
+	struct sweep_copy_opts o;
+	int dest_fd;   /* the destination root (O_PATH directory), -1 until sweep_copy_set_dest() */
+	char *show;    /* prefix of destination names in messages */
+	char *showbuf; /* dst_show() result */
+	size_t showcap;
+	struct sweep_plan *plan;
+	struct sweep_reader *reader;
+	struct writer *writer;
+	struct qitem *q;
+	size_t nq, capq;
+	struct lnode **links; /* open addressing */
+	size_t nlinks, caplinks;
+	struct dirmeta *dirs;
+	size_t ndirs, capdirs;
+	struct sweep_copy_stats stats;
+	mode_t umask;
+	int stop; /* a callback's negative value or -ECANCELED: everything stops */
+	bool no_tmpfile; /* this destination refused O_TMPFILE once: named temporaries from now on */
+	/* The last (source, destination) filesystem pair that could not clone: skip the ioctl for it. */
+	dev_t noclone_src, noclone_dst;
+	int noclone_err;
+	bool noclone;
+};
+
+/* A source as the entry functions see it: reachable now (dirfd/name) and later (root_fd/rel or path). */
+struct src_ref {
+	int dirfd;            /* its directory, open now (a walk's dirfd), or -1 (then reached below root_fd) */
+	const char *name;     /* in dirfd */
+	int root_fd;          /* AT_FDCWD: path as it stands */
+	const char *rel;
+	const char *path;     /* as shown */
+	const struct sweep_stat *st;
+	const char *link;     /* a symlink's target if already read */
+	unsigned flags;       /* SWEEP_COPY_SRC_FOLLOWED */
+	const struct sweep_entry *walked; /* the walk entry, when it came from one (plans by it) */
+};
+
+/* copy.c */
+int copy_stopped(struct sweep_copy *c);
+int copy_report(struct sweep_copy *c, enum sweep_copy_op op, int err, const char *src, const char *dst,
+		uint64_t cookie);
+void copy_done(struct sweep_copy *c, const char *src, const char *dst, const struct sweep_stat *st,
+	       enum sweep_copy_how how, uint64_t bytes, uint64_t cookie, bool existed);
+int copy_step(struct sweep_copy *c, enum sweep_copy_step step, const char *src, const char *dst, uint64_t cookie);
+/* A destination name as shown in messages (a buffer the next call reuses). */
+const char *dst_show(struct sweep_copy *c, const char *dst);
+/*
+ * The directory holding dst, beneath the destination root, opened O_PATH
+ * without following symlinks; *ret_name points at dst's last component.
+ * fd (the caller closes it) or -errno (-ELOOP: a symlink in the way).
+ */
+int dest_dir(struct sweep_copy *c, const char *dst, const char **ret_name);
+/* Apply metadata, reporting failures against dst_show. */
+void copy_apply_meta(struct sweep_copy *c, const struct meta_ref *src, const struct meta_ref *dst,
+		     const struct sweep_stat *st, unsigned what, const char *src_name, const char *dst_name,
+		     uint64_t cookie);
+/* The source's directory and name, opened now for what can only be read by name (symlinks' xattrs). */
+int src_dir(const struct src_ref *s, const char **ret_name);
+
+/* copy_entry.c */
+int copy_entry_ref(struct sweep_copy *c, const struct src_ref *s, const char *dst, uint64_t cookie, bool top);
+void copy_links_free(struct sweep_copy *c);
+/* The first copy of n is final (or failed): give its other names their links. */
+void link_settle(struct sweep_copy *c, struct lnode *n, bool ok, enum sweep_copy_op op, int err);
+/* Make dst (beneath the destination) a hard link to target, through a temporary name: 0 or -errno. */
+int link_replace(struct sweep_copy *c, const char *target, const char *dst);
+
+/* copy_data.c */
+int copy_enqueue(struct sweep_copy *c, const struct src_ref *s, const char *dst, const char *place,
+		 const struct stat *dst_st, struct lnode *ln, uint64_t cookie);
+void copy_queue_free(struct sweep_copy *c);
+/* A fresh temporary name next to nothing: ".sweep-tmp.XXXXXX" into buf (at least 32 bytes). */
+void copy_tmp_name(char *buf);
+/* Put the entry at tmp (in dirfd) onto name: rename, or without replacing with no-clobber. */
+int copy_put_in_place(struct sweep_copy *c, int dirfd, const char *tmp, const char *name);
+
+#endif

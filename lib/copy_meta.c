@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * meta: copy mode, owner, times, xattrs and ACLs from one file to another
+ * (see copy_meta.h for the rules).
+ *
+ * ACLs travel as their raw system.posix_acl_access / _default xattrs: the
+ * kernel converts them both ways, so no libacl is needed and a file
+ * without an extended ACL simply has no such attribute.
+ */
+#include "copy_meta.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define ACL_ACCESS "system.posix_acl_access"
+#define ACL_DEFAULT "system.posix_acl_default"
+
+struct meta_blob {
+	size_t n;
+	struct {
+		char *name;
+		char *val;
+		size_t len;
+	} *v;
+};
+
+const char *meta_at_path(int dirfd, const char *name, char *buf, size_t len)
+{
+	snprintf(buf, len, "/proc/self/fd/%d/%s", dirfd, name);
+	return buf;
+}
+
+/* The xattr calls on a ref: by fd when there is one, else on the name in its directory, not following. */
+#define AT_BUF (32 + NAME_MAX)
+
+static ssize_t x_list(const struct meta_ref *r, char *buf, size_t n)
+{
+	char p[AT_BUF];
+	return r->fd >= 0 ? flistxattr(r->fd, buf, n) : llistxattr(meta_at_path(r->dirfd, r->name, p, sizeof(p)), buf, n);
+}
+
+static ssize_t x_get(const struct meta_ref *r, const char *name, void *buf, size_t n)
+{
+	char p[AT_BUF];
+	return r->fd >= 0 ? fgetxattr(r->fd, name, buf, n)
+			  : lgetxattr(meta_at_path(r->dirfd, r->name, p, sizeof(p)), name, buf, n);
+}
+
+static int x_set(const struct meta_ref *r, const char *name, const void *val, size_t n)
+{
+	char p[AT_BUF];
+	return r->fd >= 0 ? fsetxattr(r->fd, name, val, n, 0)
+			  : lsetxattr(meta_at_path(r->dirfd, r->name, p, sizeof(p)), name, val, n, 0);
+}
+
+static int x_remove(const struct meta_ref *r, const char *name)
+{
+	char p[AT_BUF];
+	return r->fd >= 0 ? fremovexattr(r->fd, name) : lremovexattr(meta_at_path(r->dirfd, r->name, p, sizeof(p)), name);
+}
+
+static bool unsupported(int err)
+{
+	return err == ENOTSUP || err == EOPNOTSUPP || err == ENOSYS;
+}
+
+/*
+ * Read a whole attribute (the list when name is NULL) into a malloc'ed
+ * buffer. Returns its length, or -errno. Retries when it grows between calls.
+ */
+static ssize_t x_read(const struct meta_ref *r, const char *name, char **ret)
+{
+	for (int tries = 0; tries < 8; tries++) {
+		ssize_t n = name ? x_get(r, name, NULL, 0) : x_list(r, NULL, 0);
+		if (n < 0)
+			return -errno;
+		char *buf = malloc((size_t)n + 1);
+		if (!buf)
+			return -ENOMEM;
+		ssize_t m = name ? x_get(r, name, buf, (size_t)n) : x_list(r, buf, (size_t)n);
+		if (m >= 0) {
+			buf[m] = '\0';
+			*ret = buf;
+			return m;
+		}
+		int err = errno;
+		free(buf);
+		if (err != ERANGE)
+			return -err;
+	}
+	return -ERANGE;
+}
+
+/* One attribute of the source: from its blob when it has one, else read now. -ENODATA when it has none. */
+static ssize_t src_read(const struct meta_ref *src, const char *name, char **ret)
+{
+	if (!src->blob)
+		return x_read(src, name, ret);
+	for (size_t i = 0; i < src->blob->n; i++) {
+		if (!strcmp(src->blob->v[i].name, name)) {
+			char *c = malloc(src->blob->v[i].len + 1);
+			if (!c)
+				return -ENOMEM;
+			memcpy(c, src->blob->v[i].val, src->blob->v[i].len);
+			*ret = c;
+			return (ssize_t)src->blob->v[i].len;
+		}
+	}
+	return -ENODATA;
+}
+
+/* The source's attribute names, NUL-separated (as listxattr gives them). */
+static ssize_t src_list(const struct meta_ref *src, char **ret)
+{
+	if (!src->blob)
+		return x_read(src, NULL, ret);
+	size_t len = 0;
+	for (size_t i = 0; i < src->blob->n; i++)
+		len += strlen(src->blob->v[i].name) + 1;
+	char *l = malloc(len + 1), *p = l;
+	if (!l)
+		return -ENOMEM;
+	for (size_t i = 0; i < src->blob->n; i++) {
+		size_t k = strlen(src->blob->v[i].name) + 1;
+		memcpy(p, src->blob->v[i].name, k);
+		p += k;
+	}
+	*ret = l;
+	return (ssize_t)len;
+}
+
+struct meta_run {
+	meta_error_fn on_error;
+	void *ctx;
+	int first;
+};
+
+static void fail(struct meta_run *run, enum sweep_copy_meta op, int err)
+{
+	if (!run->first)
+		run->first = err;
+	if (run->on_error)
+		run->on_error(op, err, run->ctx);
+}
+
+static int do_chown(const struct meta_ref *dst, uid_t uid, gid_t gid)
+{
+	return dst->fd >= 0 ? fchown(dst->fd, uid, gid) : fchownat(dst->dirfd, dst->name, uid, gid, AT_SYMLINK_NOFOLLOW);
+}
+
+/* Returns whether dst now has the source's owner and group. */
+static bool copy_owner(struct meta_run *run, const struct meta_ref *dst, const struct sweep_stat *st)
+{
+	if (do_chown(dst, (uid_t)st->uid, (gid_t)st->gid) == 0)
+		return true;
+	int err = errno;
+	if ((err == EPERM || err == EINVAL) && geteuid() != 0) {
+		/* cp: an ordinary user cannot give files away; keep at least the group if allowed. */
+		(void)!do_chown(dst, (uid_t)-1, (gid_t)st->gid);
+		return false;
+	}
+	fail(run, SWEEP_COPY_META_OWNER, -err);
+	return false;
+}
+
+/* Copy one attribute; one the source lacks is removed from dst when remove_missing (ACLs dst inherited). */
+static void copy_one_xattr(struct meta_run *run, const struct meta_ref *src, const struct meta_ref *dst,
+			   const char *name, enum sweep_copy_meta op, bool strict, bool remove_missing)
+{
+	char *val = NULL;
+	ssize_t n = src_read(src, name, &val);
+	if (n == -ENODATA || (n < 0 && unsupported((int)-n))) {
+		if (remove_missing && x_remove(dst, name) < 0 && errno != ENODATA && !unsupported(errno))
+			fail(run, op, -errno);
+		return;
+	}
+	if (n < 0) {
+		fail(run, op, (int)n);
+		return;
+	}
+	if (x_set(dst, name, val, (size_t)n) < 0 && !(unsupported(errno) && !strict && op == SWEEP_COPY_META_XATTR))
+		fail(run, op, -errno);
+	free(val);
+}
+
+static bool is_acl_name(const char *name)
+{
+	return strncmp(name, "system.posix_acl_", 17) == 0;
+}
+
+static void copy_xattrs(struct meta_run *run, const struct meta_ref *src, const struct meta_ref *dst, bool strict)
+{
+	char *list = NULL;
+	ssize_t n = src_list(src, &list);
+	if (n < 0) {
+		if (!unsupported((int)-n))
+			fail(run, SWEEP_COPY_META_XATTR, (int)n);
+		return;
+	}
+	for (char *name = list; name < list + n; name += strlen(name) + 1)
+		if (!is_acl_name(name))
+			copy_one_xattr(run, src, dst, name, SWEEP_COPY_META_XATTR, strict, false);
+	free(list);
+}
+
+static void copy_mode(struct meta_run *run, const struct meta_ref *dst, const struct sweep_stat *st, bool owned)
+{
+	/* Set-id bits on a file owned by someone else would be a gift: cp drops them. */
+	mode_t mode = (mode_t)(st->mode & (owned ? 07777 : 01777));
+	int rc = dst->fd >= 0 ? fchmod(dst->fd, mode) : fchmodat(dst->dirfd, dst->name, mode, AT_SYMLINK_NOFOLLOW);
+	if (rc < 0)
+		fail(run, SWEEP_COPY_META_MODE, -errno);
+}
+
+static void copy_times(struct meta_run *run, const struct meta_ref *dst, const struct sweep_stat *st)
+{
+	struct timespec ts[2] = { { (time_t)st->atime_sec, (long)st->atime_nsec },
+				  { (time_t)st->mtime_sec, (long)st->mtime_nsec } };
+	int rc = dst->fd >= 0 ? futimens(dst->fd, ts) : utimensat(dst->dirfd, dst->name, ts, AT_SYMLINK_NOFOLLOW);
+	if (rc < 0)
+		fail(run, SWEEP_COPY_META_TIMES, -errno);
+}
+
+int meta_copy(const struct meta_ref *src, const struct meta_ref *dst, const struct sweep_stat *st,
+	      unsigned what, meta_error_fn on_error, void *ctx)
+{
+	struct meta_run run = { .on_error = on_error, .ctx = ctx };
+	bool link = S_ISLNK(st->mode), owned = true;
+
+	if (what & SWEEP_PRESERVE_OWNER)
+		owned = copy_owner(&run, dst, st);
+	if (what & SWEEP_PRESERVE_XATTR)
+		copy_xattrs(&run, src, dst, what & SWEEP_PRESERVE_STRICT);
+	/* Symlinks have neither ACLs nor a mode of their own (chmod would follow them). */
+	if ((what & SWEEP_PRESERVE_ACL) && !link) {
+		copy_one_xattr(&run, src, dst, ACL_ACCESS, SWEEP_COPY_META_ACL, true, true);
+		if (S_ISDIR(st->mode))
+			copy_one_xattr(&run, src, dst, ACL_DEFAULT, SWEEP_COPY_META_ACL, true, true);
+	}
+	if ((what & SWEEP_PRESERVE_MODE) && !link)
+		copy_mode(&run, dst, st, owned);
+	if (what & SWEEP_PRESERVE_TIMES)
+		copy_times(&run, dst, st);
+	return run.first;
+}
+
+struct meta_blob *meta_blob_free(struct meta_blob *b)
+{
+	if (!b)
+		return NULL;
+	for (size_t i = 0; i < b->n; i++) {
+		free(b->v[i].name);
+		free(b->v[i].val);
+	}
+	free(b->v);
+	free(b);
+	return NULL;
+}
+
+/* Is this attribute one that `what` asks for? */
+static bool wanted(const char *name, unsigned what, bool is_dir)
+{
+	if (!strcmp(name, ACL_ACCESS) || (is_dir && !strcmp(name, ACL_DEFAULT)))
+		return what & SWEEP_PRESERVE_ACL;
+	return !is_acl_name(name) && (what & SWEEP_PRESERVE_XATTR);
+}
+
+int meta_capture(const struct meta_ref *src, unsigned what, bool is_dir, struct meta_blob **ret)
+{
+	char *list = NULL;
+	struct meta_blob *b = NULL;
+	ssize_t n;
+	int rc = 0;
+
+	*ret = NULL;
+	if (!(what & (SWEEP_PRESERVE_XATTR | SWEEP_PRESERVE_ACL)))
+		return 0;
+	b = calloc(1, sizeof(*b)); /* an empty blob says "none", unlike NULL ("not captured") */
+	if (!b)
+		return -ENOMEM;
+	n = x_read(src, NULL, &list);
+	if (n < 0) {
+		if (!unsupported((int)-n)) {
+			meta_blob_free(b);
+			return (int)n;
+		}
+		*ret = b;
+		return 0;
+	}
+	for (char *name = list; name < list + n && rc == 0; name += strlen(name) + 1) {
+		char *val = NULL;
+		ssize_t len;
+		if (!wanted(name, what, is_dir))
+			continue;
+		len = x_read(src, name, &val);
+		if (len == -ENODATA)
+			continue; /* removed meanwhile */
+		if (len < 0) {
+			rc = (int)len;
+			break;
+		}
+		void *nv = realloc(b->v, (b->n + 1) * sizeof(*b->v));
+		char *nm = strdup(name);
+		if (!nv || !nm) {
+			if (nv)
+				b->v = nv;
+			free(nm);
+			free(val);
+			rc = -ENOMEM;
+			break;
+		}
+		b->v = nv;
+		b->v[b->n].name = nm;
+		b->v[b->n].val = val;
+		b->v[b->n].len = (size_t)len;
+		b->n++;
+	}
+	free(list);
+	if (rc < 0) {
+		meta_blob_free(b);
+		return rc;
+	}
+	*ret = b;
+	return 0;
+}
+
+static bool src_has(const struct meta_ref *src, const char *name)
+{
+	char *v = NULL;
+	ssize_t n = src_read(src, name, &v);
+	free(v);
+	return n >= 0;
+}
+
+void meta_prune(const struct meta_ref *src, const struct meta_ref *dst, bool xattrs, bool acls)
+{
+	char *list = NULL;
+	ssize_t n = x_read(dst, NULL, &list);
+
+	if (n < 0)
+		return;
+	for (char *name = list; name < list + n; name += strlen(name) + 1) {
+		bool acl = is_acl_name(name);
+		if (((acl && acls) || (!acl && xattrs)) && !src_has(src, name))
+			(void)x_remove(dst, name);
+	}
+	free(list);
+}

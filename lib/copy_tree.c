@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * copy: a whole tree, as cp copies one operand. The source is walked in
+ * C-SCAN order; every entry goes through copy_entry_ref() with the walk's
+ * descriptors (its directory now, its root for the reader later), so no
+ * source path is ever looked up again from the top.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "copy_internal.h"
+
+struct tree {
+	struct sweep_copy *c;
+	const char *src, *dst;
+	size_t src_len, dst_len;
+	char *buf;
+	size_t cap;
+};
+
+/* The destination name of a walked entry: dst + its path below the source root. */
+static const char *tree_dst(struct tree *t, const struct sweep_entry *en)
+{
+	if (en->depth == 0)
+		return t->dst;
+	const char *rel = en->path + t->src_len;
+	while (*rel == '/')
+		rel++;
+	size_t rl = strlen(rel);
+	bool slash = t->dst_len > 0 && t->dst[t->dst_len - 1] != '/';
+	if (sweep__grow(&t->buf, &t->cap, t->dst_len + slash + rl + 1, 1, 256) < 0)
+		return NULL;
+	memcpy(t->buf, t->dst, t->dst_len);
+	if (slash)
+		t->buf[t->dst_len] = '/';
+	memcpy(t->buf + t->dst_len + slash, rel, rl + 1);
+	return t->buf;
+}
+
+static int tree_entry(const struct sweep_entry *en, void *ctx)
+{
+	struct tree *t = ctx;
+	struct sweep_copy *c = t->c;
+	struct sweep_stat st;
+
+	if (copy_stopped(c))
+		return c->stop;
+	if (en->stat_err)
+		return 0; /* on_error has told */
+	/* Following every symlink, one left is dangling: cp cannot stat what it names. */
+	if ((c->o.flags & SWEEP_COPY_DEREF_ALL) && S_ISLNK(en->st.st_mode)) {
+		copy_report(c, SWEEP_COPY_OP_STAT, -ENOENT, en->path, NULL, 0);
+		return 0;
+	}
+	const char *dst = tree_dst(t, en);
+	if (!dst) {
+		copy_report(c, SWEEP_COPY_OP_CREATE, -ENOMEM, en->path, NULL, 0);
+		return SWEEP_WALK_SKIP;
+	}
+	sweep_stat_from_stat(&st, &en->st);
+	struct src_ref s = {
+		.dirfd = en->depth ? en->dirfd : -1,
+		.name = en->at_name,
+		.root_fd = en->root_fd >= 0 ? en->root_fd : AT_FDCWD,
+		.rel = en->root_fd >= 0 ? en->rel : en->path,
+		.path = en->path,
+		.st = &st,
+		.flags = (en->flags & SWEEP_ENTRY_FOLLOWED) ? SWEEP_COPY_SRC_FOLLOWED : 0,
+		.walked = en,
+	};
+	int rc = copy_entry_ref(c, &s, dst, 0, en->depth == 0);
+	if (copy_stopped(c))
+		return c->stop;
+	return rc < 0 && S_ISDIR(en->st.st_mode) ? SWEEP_WALK_SKIP : 0;
+}
+
+static int tree_error(const struct sweep_walk_error *we, void *ctx)
+{
+	struct tree *t = ctx;
+	enum sweep_copy_op op = we->op == SWEEP_WALK_OP_OPENDIR || we->op == SWEEP_WALK_OP_READDIR
+					? SWEEP_COPY_OP_OPENDIR
+					: SWEEP_COPY_OP_STAT;
+
+	copy_report(t->c, op, we->err, we->path, NULL, 0);
+	return copy_stopped(t->c);
+}
+
+static bool same_inode(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* Is dst (or the directory it would be made in) the source directory itself or below it? */
+static bool inside(struct sweep_copy *c, const struct stat *sst, const char *dst)
+{
+	const char *name;
+	struct stat st;
+	int fd = dest_dir(c, dst, &name);
+	bool found = false;
+
+	if (fd < 0)
+		return false;
+	if (fstatat(fd, name, &st, 0) == 0 && same_inode(&st, sst)) {
+		close(fd);
+		return true;
+	}
+	/* Up from its directory through "..", to "/" (where ".." is itself). */
+	for (int depth = 0; fd >= 0 && depth < 4096 && !found; depth++) {
+		struct stat up_st;
+		int up = -1;
+		if (fstat(fd, &st) < 0)
+			break;
+		found = same_inode(&st, sst);
+		if (!found && (up = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC)) >= 0 && fstat(up, &up_st) == 0 &&
+		    same_inode(&up_st, &st)) {
+			close(up);
+			up = -1;
+		}
+		close(fd);
+		fd = up;
+	}
+	if (fd >= 0)
+		close(fd);
+	return found;
+}
+
+SWEEP_EXPORT int sweep_copy_tree(struct sweep_copy *c, const char *src, const char *dst)
+{
+	unsigned fl;
+	struct stat st;
+	int rc;
+
+	if (!c || !src || !dst || !*dst)
+		return -EINVAL;
+	if (c->dest_fd < 0)
+		return -EBADF;
+	if (copy_stopped(c))
+		return c->stop;
+	fl = c->o.flags;
+	rc = (fl & (SWEEP_COPY_DEREF_ALL | SWEEP_COPY_DEREF_ROOTS)) ? stat(src, &st) : lstat(src, &st);
+	if (rc < 0) {
+		int err = -errno;
+		/* -L on a dangling symlink: cp says it cannot stat it. */
+		return copy_report(c, SWEEP_COPY_OP_STAT, err, src, NULL, 0);
+	}
+	if (S_ISDIR(st.st_mode) && !(fl & SWEEP_COPY_RECURSIVE))
+		return copy_report(c, SWEEP_COPY_OP_OMIT_DIR, 0, src, NULL, 0);
+	if (S_ISDIR(st.st_mode) && inside(c, &st, dst))
+		return copy_report(c, SWEEP_COPY_OP_INTO_SELF, 0, src, dst_show(c, dst), 0);
+
+	struct tree t = { .c = c, .src = src, .dst = dst, .src_len = strlen(src), .dst_len = strlen(dst) };
+	struct sweep_walk_opts wo = {
+		.size = sizeof(wo),
+		.flags = (fl & SWEEP_COPY_DEREF_ALL ? SWEEP_WALK_FOLLOW : 0) |
+			 (fl & SWEEP_COPY_DEREF_ROOTS ? SWEEP_WALK_FOLLOW_ROOTS : 0) |
+			 (fl & SWEEP_COPY_ONE_FS ? SWEEP_WALK_XDEV : 0),
+		.order = c->o.order,
+		.backend = c->o.backend,
+		.on_entry = tree_entry,
+		.on_error = tree_error,
+		.ctx = &t,
+	};
+	const char *roots[1] = { src };
+	rc = sweep_walk(roots, 1, &wo);
+	free(t.buf);
+	if (copy_stopped(c))
+		return c->stop;
+	return rc < 0 ? copy_report(c, SWEEP_COPY_OP_OPENDIR, rc, src, NULL, 0) : 0;
+}
