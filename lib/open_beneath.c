@@ -55,6 +55,12 @@ int sweep__openat2_usable(void)
 	return have_openat2;
 }
 
+static bool is_symlink(int dirfd, const char *name)
+{
+	struct stat st;
+	return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+}
+
 /* The component walk. rel is relative; a trailing "/" or "." is allowed. */
 static int open_components(int dirfd, const char *rel, int flags, mode_t mode)
 {
@@ -86,6 +92,9 @@ static int open_components(int dirfd, const char *rel, int flags, mode_t mode)
 		if (last) {
 			int r = openat(fd, name, flags | O_NOFOLLOW | O_CLOEXEC, mode);
 			err = r < 0 ? -errno : r;
+			/* O_DIRECTORY|O_NOFOLLOW on a symlink says ENOTDIR: say what it is. */
+			if (err == -ENOTDIR && is_symlink(fd, name))
+				err = -ELOOP;
 			if (fd != dirfd)
 				close(fd);
 			return err;
@@ -96,10 +105,9 @@ static int open_components(int dirfd, const char *rel, int flags, mode_t mode)
 		}
 		int nfd = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (nfd < 0) {
-			struct stat st;
 			err = -errno;
 			/* A symlink where a directory was: say so the way openat2 does. */
-			if (err == -ENOTDIR && fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+			if (err == -ENOTDIR && is_symlink(fd, name))
 				err = -ELOOP;
 			goto fail;
 		}
@@ -133,6 +141,8 @@ int sweep__open_beneath(int dirfd, const char *rel, int flags, mode_t mode)
 		 * ENAMETOOLONG: longer than PATH_MAX, walk it. EAGAIN: a
 		 * concurrent rename made the kernel give up; the walk is as safe.
 		 */
+		if (errno == ENOTDIR && (flags & O_DIRECTORY))
+			return open_components(dirfd, rel, flags, mode); /* a trailing symlink: let it say ELOOP */
 		if (errno != ENAMETOOLONG && errno != EAGAIN)
 			return -errno;
 	}

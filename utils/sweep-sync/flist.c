@@ -674,7 +674,6 @@ static const struct sync_node *top_node(const struct sync_ctx *c, uint32_t root)
 
 int flist_open_roots(struct sync_ctx *c)
 {
-	c->dest_fd = -1;
 	c->src_fd = malloc((c->nroots ? c->nroots : 1) * sizeof(*c->src_fd));
 	if (!c->src_fd)
 		return -ENOMEM;
@@ -702,6 +701,26 @@ int flist_open_roots(struct sync_ctx *c)
 		}
 	}
 	return 0;
+}
+
+bool flist_dest_is_scanned(const struct sync_ctx *c)
+{
+	for (size_t i = 0; i < c->list.n; i++) {
+		const struct sync_node *n = &c->list.v[i];
+		struct stat st;
+		int r;
+
+		/* the top entries: DEST itself (".") or an operand's name right below it */
+		if (!(n->flags & N_DST) || strcmp(n->rel, c->roots[n->root].rel0))
+			continue;
+		if (!strcmp(n->rel, "."))
+			r = fstat(c->dest_fd, &st);
+		else
+			r = fstatat(c->dest_fd, node_dst_rel(c, n), &st, AT_SYMLINK_NOFOLLOW);
+		if (r < 0 || (uint64_t)st.st_dev != n->d.st.st_dev || (uint64_t)st.st_ino != n->d.st.st_ino)
+			return false;
+	}
+	return true;
 }
 
 void flist_close_roots(struct sync_ctx *c)

@@ -431,6 +431,9 @@ int main(int argc, char **argv)
 	if (!c.nroots)
 		goto report;
 	c.prog = progress_new(c.o.progress);
+	/* DEST is held from before the scan: what the scan lists is then checked to lie below it. */
+	if (dst_is_dir)
+		c.dest_fd = open(dst, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	r = flist_scan(&c);
 	if (r < 0) {
 		cli_error(r, "scanning the file lists");
@@ -441,11 +444,15 @@ int main(int argc, char **argv)
 	/* rsync makes DEST only when there is something to put in it, or DEST/ says it is a directory */
 	if (container && !dst_is_dir && (c.list.n || ends_with_slash(dest_arg))) {
 		/* rsync makes the last component of DEST, not its parents */
-		if (!c.o.dry_run && mkdir(dst, 0777) < 0 && errno != EEXIST) {
+		bool made = !c.o.dry_run && mkdir(dst, 0777) == 0;
+		if (!c.o.dry_run && !made && errno != EEXIST) {
 			cli_error(-errno, "mkdir %s failed", cli_quote(dst));
 			code = EXIT_FILEIO;
 			goto out;
 		}
+		/* Ours a moment ago: a symlink there now was swapped in. */
+		if (made)
+			c.dest_fd = open(dst, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (c.o.itemize || c.o.verbose)
 			printf("created directory %s\n", dst);
 	}
@@ -468,11 +475,17 @@ int main(int argc, char **argv)
 		else
 			c.dest_show[0] = 0;
 		c.dest_fd = open(c.dest_show[0] ? c.dest_show : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	} else if (!c.o.dry_run || dst_is_dir) {
+	} else if (c.dest_fd < 0 && (!c.o.dry_run || dst_is_dir)) {
 		c.dest_fd = open(dst, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	}
 	if (c.dest_fd < 0 && errno == ENOENT && !c.list.n)
 		goto report; /* nothing to transfer, so DEST was not made */
+	if (c.dest_fd >= 0 && !flist_dest_is_scanned(&c)) {
+		/* DEST, or an operand's top below it, is no longer what the scan listed: touch nothing. */
+		cli_msg("the destination %s changed during the scan; nothing done", cli_quote(dst));
+		code = EXIT_FILEIO;
+		goto out;
+	}
 	if (c.dest_fd < 0 && (!c.o.dry_run || dst_is_dir)) {
 		cli_error(-errno, "cannot open the destination %s", cli_quote(c.dest_show[0] ? c.dest_show : "."));
 		code = EXIT_FILEIO;

@@ -160,6 +160,8 @@ const char *node_dst_rel(const struct sync_ctx *c, const struct sync_node *n);
 /* Open the descriptors above (after the scan, once DEST exists). 0 or -errno (message printed). */
 int flist_open_roots(struct sync_ctx *c);
 void flist_close_roots(struct sync_ctx *c);
+/* The destination entries the scan listed at the top lie below dest_fd (same device and inode). */
+bool flist_dest_is_scanned(const struct sync_ctx *c);
 void flist_free(struct sync_list *l);
 
 /* itemize.c: rsync's %i strings. */
