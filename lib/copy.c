@@ -265,6 +265,11 @@ SWEEP_EXPORT int sweep_copy_new(const struct sweep_copy_opts *opts, struct sweep
 	c->umask = umask(0);
 	umask(c->umask);
 	c->show = strdup("");
+#if SWEEP_TEST_HOOKS
+	/* Test builds only: make named temporaries, as on a filesystem without O_TMPFILE. */
+	if (getenv("SWEEP_TEST_NO_TMPFILE"))
+		c->no_tmpfile = true;
+#endif
 
 	struct sweep_plan_opts po = {
 		.size = sizeof(po),

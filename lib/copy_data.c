@@ -472,9 +472,15 @@ static int rd_end(const struct sweep_file *f, int status, void *ctx)
 		item_fail(it, SWEEP_COPY_OP_WRITE, wrc);
 	if (status < 0)
 		item_fail(it, f->fd < 0 ? SWEEP_COPY_OP_OPEN_SRC : SWEEP_COPY_OP_READ, status);
+	/* Cloned or copied by the kernel, the data never passed the reader's own checks: look again. */
+	struct stat now;
+	if (status == 0 && (it->how == SWEEP_COPY_HOW_CLONE || it->how == SWEEP_COPY_HOW_RANGE) &&
+	    fstat(f->fd, &now) == 0 &&
+	    (now.st_size != f->st.st_size || now.st_ctim.tv_sec != f->st.st_ctim.tv_sec ||
+	     now.st_ctim.tv_nsec != f->st.st_ctim.tv_nsec))
+		status = SWEEP_READ_CHANGED;
 	if (!it->err && it->tmpfd >= 0 && !copy_stopped(c)) {
 		/* The source shrank while it was read: the copy holds what was there. */
-		struct stat now;
 		if (status == SWEEP_READ_SHRANK && it->how == SWEEP_COPY_HOW_DATA && fstat(f->fd, &now) == 0 &&
 		    (uint64_t)now.st_size < it->size)
 			it->size = (uint64_t)now.st_size;
@@ -534,4 +540,81 @@ SWEEP_EXPORT int sweep_copy_flush(struct sweep_copy *c)
 	c->nq = 0;
 	sweep_plan_clear(c->plan);
 	return copy_stopped(c);
+}
+
+/*
+ * cp without -r reads a FIFO or a device it is given and copies the data
+ * into a regular file (cp /dev/null f, cp <(cmd) f). No plan: a stream has
+ * no location and is read once, as it comes.
+ */
+int copy_stream(struct sweep_copy *c, const char *src, const struct sweep_stat *st, const char *dst)
+{
+	struct qitem it = { .src = (char *)src, .dst = (char *)dst, .tmpfd = -1, .st = *st };
+	struct stat dst_st, in_st;
+	struct sweep_stat rst;
+	char *buf = NULL;
+	int in, rc;
+
+	it.dirfd = dest_dir(c, dst, &it.name);
+	if (it.dirfd < 0)
+		return copy_report(c, SWEEP_COPY_OP_CREATE, it.dirfd, src, dst_show(c, dst), 0);
+	it.existed = fstatat(it.dirfd, it.name, &dst_st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (it.existed && S_ISDIR(dst_st.st_mode)) {
+		close(it.dirfd);
+		return copy_report(c, SWEEP_COPY_OP_OVERWRITE_DIR, 0, src, dst_show(c, dst), 0);
+	}
+	if (it.existed && (c->o.flags & SWEEP_COPY_NO_CLOBBER)) {
+		close(it.dirfd);
+		copy_done(c, src, dst_show(c, dst), st, SWEEP_COPY_HOW_SKIPPED, 0, 0, true);
+		return 0;
+	}
+	it.keep_mode = it.existed && S_ISREG(dst_st.st_mode);
+	it.mode = it.keep_mode ? (uint32_t)(dst_st.st_mode & 07777) : (uint32_t)(st->mode & 0777 & ~c->umask);
+	in = open(src, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+	if (in < 0) {
+		rc = -errno;
+		close(it.dirfd);
+		return copy_report(c, SWEEP_COPY_OP_OPEN_SRC, rc, src, dst_show(c, dst), 0);
+	}
+	rc = fstat(in, &in_st) < 0 ? -errno : fstat(it.dirfd, &it.dir_st) < 0 ? -errno : make_copy(c, &it);
+	if (rc < 0) {
+		item_fail(&it, SWEEP_COPY_OP_CREATE, rc);
+	} else if (!(buf = malloc(1 << 20))) {
+		item_fail(&it, SWEEP_COPY_OP_READ, -ENOMEM);
+	} else {
+		for (;;) {
+			ssize_t n = read(in, buf, 1 << 20);
+			if (n < 0 && errno == EINTR && !copy_stopped(c))
+				continue;
+			if (n < 0) {
+				item_fail(&it, SWEEP_COPY_OP_READ, copy_stopped(c) ? c->stop : -errno);
+				break;
+			}
+			if (n == 0)
+				break;
+			rc = sweep__writer_pwrite_full(it.tmpfd, buf, (size_t)n, it.size);
+			if (rc < 0) {
+				item_fail(&it, SWEEP_COPY_OP_WRITE, rc);
+				break;
+			}
+			it.size += (uint64_t)n;
+			if (c->o.on_bytes)
+				c->o.on_bytes((uint64_t)n, c->o.ctx);
+		}
+	}
+	free(buf);
+	if (!it.err) {
+		struct sweep_file f = { .fd = in, .st = in_st };
+		it.how = SWEEP_COPY_HOW_DATA;
+		it.bytes = it.size;
+		finish_file(c, &it, &f);
+	}
+	item_drop_temp(&it);
+	close(in);
+	if (it.err)
+		return copy_report(c, it.err_op, it.err, src, dst_show(c, dst), 0);
+	c->stats.bytes += it.bytes;
+	sweep_stat_from_stat(&rst, &in_st);
+	copy_done(c, src, dst_show(c, dst), &rst, SWEEP_COPY_HOW_DATA, it.bytes, 0, it.existed);
+	return 0;
 }

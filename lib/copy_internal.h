@@ -150,6 +150,8 @@ int link_replace(struct sweep_copy *c, const char *target, const char *dst);
 int copy_enqueue(struct sweep_copy *c, const struct src_ref *s, const char *dst, const char *place,
 		 const struct stat *dst_st, struct lnode *ln, uint64_t cookie);
 void copy_queue_free(struct sweep_copy *c);
+/* cp without -r: the data of a FIFO or device named src, copied into a regular file at dst. */
+int copy_stream(struct sweep_copy *c, const char *src, const struct sweep_stat *st, const char *dst);
 /* A fresh temporary name next to nothing: ".sweep-tmp.XXXXXX" into buf (at least 32 bytes). */
 void copy_tmp_name(char *buf);
 /* Put the entry at tmp (in dirfd) onto name: rename, or without replacing with no-clobber. */

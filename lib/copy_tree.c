@@ -149,6 +149,11 @@ SWEEP_EXPORT int sweep_copy_tree(struct sweep_copy *c, const char *src, const ch
 	}
 	if (S_ISDIR(st.st_mode) && !(fl & SWEEP_COPY_RECURSIVE))
 		return copy_report(c, SWEEP_COPY_OP_OMIT_DIR, 0, src, NULL, 0);
+	if (!(fl & SWEEP_COPY_RECURSIVE) && !S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+		struct sweep_stat sst;
+		sweep_stat_from_stat(&sst, &st);
+		return copy_stream(c, src, &sst, dst); /* cp /dev/null f, cp <(cmd) f */
+	}
 	if (S_ISDIR(st.st_mode) && inside(c, &st, dst))
 		return copy_report(c, SWEEP_COPY_OP_INTO_SELF, 0, src, dst_show(c, dst), 0);
 

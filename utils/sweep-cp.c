@@ -194,7 +194,10 @@ static int on_step(enum sweep_copy_step step, const char *src, const char *dst, 
 
 static void on_bytes(uint64_t n, void *ctx)
 {
+	static uint64_t total;
+
 	progress_add(((struct cp *)ctx)->progress, 0, n);
+	test_pause("bytes", total += n);
 }
 
 static void on_plan(uint64_t files, uint64_t bytes, void *ctx)

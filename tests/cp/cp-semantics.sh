@@ -23,6 +23,7 @@ fixture() {
 	ln -s src "$d/link-src"
 	ln -s b "$d/link-b"
 	ln -s nowhere "$d/dangling"
+	ln -s nowhere "$d/src/sub/dangling-in" # -rL: "cannot stat" inside the tree
 	ln "$d/a" "$d/a-hard"
 }
 
@@ -155,5 +156,30 @@ same_as_cp --remove-destination a dir2/
 same_as_cp -a a a-hard dir2
 same_as_cp -r a a-hard dir2
 same_as_cp --preserve=links a a-hard dir2
+# without -r, a FIFO or a device is read and its data copied (-r recreates it); -L on a dangling link
+same_as_cp /dev/null copy
+same_as_cp -p /dev/null copy
+same_as_cp /dev/null existing
+same_as_cp -r /dev/null copy
+same_as_cp -rL dangling copy
+same_as_cp -L dangling copy
+same_as_cp -rL src copy # no dangling link inside: as cp
+mkfifo "$CP_TMP/fifo"
+(
+	cd "$CP_TMP" || exit 1
+	for tool in cp "$SWEEP_CP"; do
+		rm -f "from-stdin.$(basename "$tool")" "from-pipe.$(basename "$tool")"
+		printf 'piped\n' | "$tool" /dev/stdin "from-stdin.$(basename "$tool")"
+		"$tool" <(seq 1 1000) "from-pipe.$(basename "$tool")"
+	done
+)
+check "/dev/stdin without -r: its data copied, as cp" cmp -s "$CP_TMP/from-stdin.cp" "$CP_TMP/from-stdin.sweep-cp"
+check "<(cmd) without -r: the pipe's data copied, as cp" cmp -s "$CP_TMP/from-pipe.cp" "$CP_TMP/from-pipe.sweep-cp"
+check "<(cmd): a regular file" test -f "$CP_TMP/from-pipe.sweep-cp" -a -s "$CP_TMP/from-pipe.sweep-cp"
+(printf 'through the fifo\n' >"$CP_TMP/fifo") &
+writer=$!
+check "a FIFO without -r: exits 0" "$SWEEP_CP" "$CP_TMP/fifo" "$CP_TMP/fifo-copy"
+wait $writer
+check "a FIFO without -r: its data copied" [ "$(cat "$CP_TMP/fifo-copy")" = "through the fifo" ]
 
 cp_summary

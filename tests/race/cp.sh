@@ -5,8 +5,10 @@
 . "$TESTS_DIR/race/lib.sh"
 CP=$BUILD_ROOT/utils/sweep-cp
 
+for backend in uring syscall; do
+export SWEEP_BACKEND=$backend # both reader backends
 for ((iter = 0; iter < ITERATIONS; iter++)); do
-	CASE="cp: source file -> symlink to a root-only secret"
+	CASE="cp ($backend): source file -> symlink to a root-only secret"
 	world
 	run_paused plan 'rm src/d/g && ln -s ../../secret/shadow src/d/g' "$CP" -a src pub/dst/
 	expect "exit 1" [ "$RC" = 1 ]
@@ -15,7 +17,7 @@ for ((iter = 0; iter < ITERATIONS; iter++)); do
 	expect "the rest is copied" same_file "$W/src/d/big" "$W/pub/dst/src/d/big"
 	check_outside
 
-	CASE="cp: source directory -> symlink to the secret's directory"
+	CASE="cp ($backend): source directory -> symlink to the secret's directory"
 	world
 	run_paused plan 'mv src/d src/d.gone && ln -s ../secret src/d' "$CP" -a src pub/dst/
 	expect "exit 1" [ "$RC" = 1 ]
@@ -23,7 +25,7 @@ for ((iter = 0; iter < ITERATIONS; iter++)); do
 	expect "the other directory is copied" same_file "$W/src/e/f6" "$W/pub/dst/src/e/f6"
 	check_outside
 
-	CASE="cp: source file -> another file (the attacker's)"
+	CASE="cp ($backend): source file -> another file (the attacker's)"
 	world
 	run_paused plan 'printf evil >src/d/g.new && mv -f src/d/g.new src/d/g' "$CP" -a src pub/dst/
 	expect "exit 1" [ "$RC" = 1 ]
@@ -31,14 +33,14 @@ for ((iter = 0; iter < ITERATIONS; iter++)); do
 	expect "no copy of it" [ ! -e "$W/pub/dst/src/d/g" ]
 	check_outside
 
-	CASE="cp: source file -> directory"
+	CASE="cp ($backend): source file -> directory"
 	world
 	run_paused plan 'rm src/d/g && mkdir src/d/g' "$CP" -a src pub/dst/
 	expect "exit 1" [ "$RC" = 1 ]
 	expect "says the file was replaced" said "'src/d/g' was replaced during the copy"
 	check_outside
 
-	CASE="cp: destination directory -> symlink outside (before the reads)"
+	CASE="cp ($backend): destination directory -> symlink outside (before the reads)"
 	world
 	"$CP" -a "$W/src" "$W/pub/dst/" # a previous copy: dst/src/d belongs to the attacker, like src/d
 	run_paused plan 'mv pub/dst/src/d pub/dst/src/d.old && ln -s ../../../victim pub/dst/src/d' "$CP" -a src pub/dst/
@@ -47,7 +49,7 @@ for ((iter = 0; iter < ITERATIONS; iter++)); do
 	expect "the other directory is copied" same_file "$W/src/e/f1" "$W/pub/dst/src/e/f1"
 	check_outside
 
-	CASE="cp: destination directories -> symlinks outside (a copy complete, not yet in place)"
+	CASE="cp ($backend): destination directories -> symlinks outside (a copy complete, not yet in place)"
 	world
 	"$CP" -a "$W/src" "$W/pub/dst/"
 	chown 65534:65534 "$W/pub/dst/src/e"
@@ -58,14 +60,14 @@ for ((iter = 0; iter < ITERATIONS; iter++)); do
 		said "(was replaced during the copy|Too many levels of symbolic links)"
 	check_outside
 
-	CASE="cp: destination root -> symlink outside"
+	CASE="cp ($backend): destination root -> symlink outside"
 	world
 	run_paused plan 'mv pub/dst pub/dst.old && ln -s ../victim pub/dst' "$CP" -a src pub/dst/
 	expect "exit 0" [ "$RC" = 0 ]
 	expect "the copy went where the run began" same_file "$W/src/d/big" "$W/pub/dst.old/src/d/big"
 	check_outside
 
-	CASE="cp: a symlink planted in the destination tree (GNU cp writes through it)"
+	CASE="cp ($backend): a symlink planted in the destination tree (GNU cp writes through it)"
 	world
 	mkdir -p "$W/pub/dst/src/d"
 	ln -s ../../../../victim/g "$W/pub/dst/src/d/g"
@@ -75,5 +77,6 @@ for ((iter = 0; iter < ITERATIONS; iter++)); do
 	expect "the symlink was replaced by the copy" same_file "$W/src/d/g" "$W/pub/dst/src/d/g"
 	expect "it is a file now" [ ! -L "$W/pub/dst/src/d/g" ]
 	check_outside
+done
 done
 race_done

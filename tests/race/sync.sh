@@ -16,9 +16,11 @@ synced_world() {
 	chown 65534:65534 "$W/src/d/g"
 }
 
+for backend in uring syscall; do
+export SWEEP_BACKEND=$backend # both reader backends
 for ((iter = 0; iter < ITERATIONS; iter++)); do
 	for del in "" --delete; do
-		CASE="sync $del: destination directory -> symlink outside, after the scan"
+		CASE="sync ($backend) $del: destination directory -> symlink outside, after the scan"
 		synced_world
 		run_paused walk 'mv pub/dst/d pub/dst/d.old && ln -s ../../victim pub/dst/d' "$SYNC" -ai $del src/ pub/dst/
 		expect "exit 23" [ "$RC" = 23 ]
@@ -27,14 +29,14 @@ for ((iter = 0; iter < ITERATIONS; iter++)); do
 		[ -n "$del" ] && expect "deletions were skipped after the errors" grep -q 'skipping file deletion' <<<"$OUT"
 		check_outside
 
-		CASE="sync $del: destination directory -> symlink outside, while a file is written"
+		CASE="sync ($backend) $del: destination directory -> symlink outside, while a file is written"
 		synced_world
 		run_paused write:1 'mv pub/dst/d pub/dst/d.old && ln -s ../../victim pub/dst/d' "$SYNC" -ai $del src/ pub/dst/
 		expect "exit 23" [ "$RC" = 23 ]
 		expect "says the directory changed under it" said "(replaced|Too many levels of symbolic links)"
 		check_outside
 
-		CASE="sync $del: source file -> symlink to a root-only secret"
+		CASE="sync ($backend) $del: source file -> symlink to a root-only secret"
 		synced_world
 		run_paused walk 'rm src/d/g && ln -s ../../secret/shadow src/d/g' "$SYNC" -ai $del src/ pub/dst/
 		expect "exit 23" [ "$RC" = 23 ]
@@ -42,21 +44,21 @@ for ((iter = 0; iter < ITERATIONS; iter++)); do
 		expect "the old copy stays" [ "$(cat "$W/pub/dst/d/g")" = g-data ]
 		check_outside
 
-		CASE="sync $del: source directory -> symlink to the secret's directory"
+		CASE="sync ($backend) $del: source directory -> symlink to the secret's directory"
 		synced_world
 		run_paused walk 'mv src/d src/d.gone && ln -s ../secret src/d' "$SYNC" -ai $del src/ pub/dst/
 		expect "exit 23" [ "$RC" = 23 ]
 		expect "nothing under d was deleted" [ -e "$W/pub/dst/d/h" ]
 		check_outside
 
-		CASE="sync $del: source file -> another file"
+		CASE="sync ($backend) $del: source file -> another file"
 		synced_world
 		run_paused walk 'printf evil >src/d/g.new && mv -f src/d/g.new src/d/g' "$SYNC" -ai $del src/ pub/dst/
 		expect "exit 23" [ "$RC" = 23 ]
 		expect "the old copy stays" [ "$(cat "$W/pub/dst/d/g")" = g-data ]
 		check_outside
 
-		CASE="sync $del: destination root -> symlink outside"
+		CASE="sync ($backend) $del: destination root -> symlink outside"
 		synced_world
 		run_paused walk 'mv pub/dst pub/dst.old && ln -s ../victim pub/dst' "$SYNC" -ai $del src/ pub/dst/
 		expect "exit 0" [ "$RC" = 0 ]
@@ -65,7 +67,7 @@ for ((iter = 0; iter < ITERATIONS; iter++)); do
 		check_outside
 	done
 
-	CASE="sync --delete: destination directory -> symlink outside, just before the deletions"
+	CASE="sync ($backend) --delete: destination directory -> symlink outside, just before the deletions"
 	synced_world
 	printf 'changed g\n' >"$W/pub/dst/d/g" # nothing to transfer: the run goes straight to --delete
 	touch -r "$W/src/d/g" "$W/pub/dst/d/g"
@@ -74,6 +76,7 @@ for ((iter = 0; iter < ITERATIONS; iter++)); do
 	expect "no deletion in the symlink's target" [ -e "$W/victim/important.db" ]
 	expect "says the way is a symlink" said "important.db.*Too many levels of symbolic links"
 	check_outside
+done
 done
 
 # Not races, but from the same review.

@@ -65,6 +65,23 @@ grep -q 'vanished.*d2/v2' "$W/vanish.err" || fail "no 'vanished' message: $(cat 
 cmp "$S/d2/v1" "$D/d2/v1" && cmp "$S/d2/v3" "$D/d2/v3" || fail "the other files were not synced"
 note "vanished source file: exit 24"
 
+# --- a source file that changes while it is read: the source named, exit 24, the next run fixes it
+printf 'before\n' >"$S/d2/changes"
+touch -d '2003-01-01' "$S/d2/changes"
+SWEEP_TEST_PAUSE=read:1 "$SYNC" -a "$S/" "$D/" 2>"$W/changed.err" &
+pid=$!
+wait_stopped $pid || { kill -9 $pid; fail "sweep-sync did not stop at the first read"; }
+printf 'appended while read\n' >>"$S/d2/changes"
+kill -CONT $pid
+rc=0
+wait $pid || rc=$?
+[ $rc = 24 ] || { cat "$W/changed.err" >&2; fail "changed file: exit $rc, want 24"; }
+grep -q "file has changed during the transfer: '$S/d2/changes'" "$W/changed.err" ||
+	fail "the message does not name the source: $(cat "$W/changed.err")"
+"$SYNC" -a "$S/" "$D/" || fail "re-run after the change failed"
+cmp "$S/d2/changes" "$D/d2/changes" || fail "the re-run did not pick up the change"
+note "source changed while read: exit 24, source named"
+
 # --- an unreadable file: exit 23 like rsync, the rest is synced, no deletion
 run_unprivileged() {
 	if [ "$(id -u)" = 0 ]; then
