@@ -113,16 +113,20 @@ SWEEP_EXPORT int sweep_plan_new(const struct sweep_plan_opts *opts, struct sweep
 {
 	struct sweep_plan *p;
 
-	if (!ret || (opts && opts->size < offsetof(struct sweep_plan_opts, flags) + sizeof(unsigned)))
+	struct sweep_plan_opts o;
+	int rc;
+
+	if (!ret)
 		return -EINVAL;
-	if (opts && (unsigned)opts->order > SWEEP_ORDER_NONE)
+	rc = sweep__opts_copy(&o, sizeof(o), opts, offsetof(struct sweep_plan_opts, order) + sizeof(o.order));
+	if (rc < 0)
+		return rc;
+	if ((unsigned)o.order > SWEEP_ORDER_NONE || sweep__flags_check(o.flags, SWEEP_PLAN_EXTENTS) < 0)
 		return -EINVAL;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	if (opts)
-		memcpy(&p->opts, opts, opts->size < sizeof(p->opts) ? opts->size : sizeof(p->opts));
-	p->opts.size = sizeof(p->opts);
+	p->opts = o;
 	p->order = p->opts.order;
 	*ret = p;
 	return 0;

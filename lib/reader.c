@@ -28,20 +28,25 @@
 #define MAX_WINDOW 256u
 #define REAP_BATCH 64u
 
+#define READ_FLAGS (SWEEP_READ_SPARSE | SWEEP_READ_NOATIME | SWEEP_READ_REGISTERED)
+
 SWEEP_EXPORT int sweep_reader_new(const struct sweep_reader_opts *opts, struct sweep_reader **ret)
 {
+	struct sweep_reader_opts o;
 	struct sweep_reader *r;
+	int rc;
 
-	if (!ret || (opts && opts->size < sizeof(struct sweep_reader_opts)))
+	if (!ret)
 		return -EINVAL;
-	if (opts && (unsigned)opts->backend > SWEEP_BACKEND_SYSCALL)
+	rc = sweep__opts_copy(&o, sizeof(o), opts, offsetof(struct sweep_reader_opts, backend) + sizeof(o.backend));
+	if (rc < 0)
+		return rc;
+	if ((unsigned)o.backend > SWEEP_BACKEND_SYSCALL || sweep__flags_check(o.flags, READ_FLAGS) < 0)
 		return -EINVAL;
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	if (opts)
-		r->opts = *opts;
-	r->opts.size = sizeof(r->opts);
+	r->opts = o;
 	r->backend = sweep_backend_resolve(r->opts.backend);
 #if HAVE_LIBURING
 	r->be = r->backend == SWEEP_BACKEND_URING ? &sweep__rd_uring : &sweep__rd_sync;
@@ -64,10 +69,18 @@ SWEEP_EXPORT enum sweep_backend sweep_reader_backend(const struct sweep_reader *
 	return r ? r->backend : SWEEP_BACKEND_AUTO;
 }
 
-SWEEP_EXPORT void sweep_reader_stats(const struct sweep_reader *r, struct sweep_read_stats *ret)
+SWEEP_EXPORT int sweep_reader_stats(const struct sweep_reader *r, struct sweep_read_stats *ret)
 {
-	if (r && ret)
-		*ret = r->stats;
+	struct sweep_read_stats s;
+	size_t n;
+
+	if (!r || !ret || ret->size < sizeof(size_t))
+		return -EINVAL;
+	s = r->stats;
+	n = ret->size < sizeof(s) ? ret->size : sizeof(s);
+	s.size = n;
+	memcpy(ret, &s, n);
+	return 0;
 }
 
 void sweep__reader_set_shuffle(struct sweep_reader *r, unsigned seed)
@@ -673,13 +686,16 @@ SWEEP_EXPORT int sweep_reader_run(struct sweep_reader *r, const struct sweep_pla
 	struct run u;
 	int rc;
 
-	if (!r || !p || !ops || ops->size < sizeof(struct sweep_read_ops) || !ops->data)
+	struct sweep_read_ops o;
+
+	if (!r || !p || sweep__opts_copy(&o, sizeof(o), ops, offsetof(struct sweep_read_ops, data) + sizeof(o.data)) < 0 ||
+	    !ops || !o.data)
 		return -EINVAL;
 	memset(&u, 0, sizeof(u));
 	u.r = r;
 	u.p = p;
 	r->plan = p;
-	u.ops = ops;
+	u.ops = &o;
 	u.ctx = ctx;
 	u.n = sweep_plan_count(p);
 	if (u.n == 0)

@@ -607,9 +607,21 @@ static enum sweep_order resolve_order(const struct sweep_walk_opts *o, const cha
 	return nroots ? SWEEP_ORDER_NONE : SWEEP_ORDER_INODE;
 }
 
-SWEEP_EXPORT int sweep_walk(const char *const *roots, size_t nroots, const struct sweep_walk_opts *opts)
+#define WALK_FLAGS (SWEEP_WALK_FOLLOW | SWEEP_WALK_FOLLOW_ROOTS | SWEEP_WALK_XDEV | SWEEP_WALK_NO_STAT)
+
+SWEEP_EXPORT int sweep_walk(const char *const *roots, size_t nroots, const struct sweep_walk_opts *in)
 {
-	if ((!roots && nroots) || !opts || opts->size < offsetof(struct sweep_walk_opts, ctx) + sizeof(void *))
+	struct sweep_walk_opts o;
+	const struct sweep_walk_opts *opts = &o;
+	int rc;
+
+	if ((!roots && nroots) || !in)
+		return -EINVAL;
+	rc = sweep__opts_copy(&o, sizeof(o), in, offsetof(struct sweep_walk_opts, ctx) + sizeof(void *));
+	if (rc < 0)
+		return rc;
+	if (sweep__flags_check(o.flags, WALK_FLAGS) < 0 || (unsigned)o.order > SWEEP_ORDER_NONE ||
+	    (unsigned)o.backend > SWEEP_BACKEND_SYSCALL)
 		return -EINVAL;
 	struct walk w = { .o = opts, .flags = opts->flags };
 	w.order = resolve_order(opts, roots, nroots);

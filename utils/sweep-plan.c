@@ -452,7 +452,7 @@ int main(int argc, char **argv)
 	fflush(stdout);
 
 	if (c.read) {
-		struct sweep_read_stats st;
+		struct sweep_read_stats st = { .size = sizeof(st) };
 		sweep_reader_stats(c.reader, &st);
 		fprintf(stderr, "%s: read %" PRIu64 " files, %" PRIu64 " bytes in %.3f s (backend %s, %" PRIu64
 			" requests, %" PRIu64 " failed, %" PRIu64 " changed)\n",

@@ -73,6 +73,7 @@ struct sweep_read_ops {
 };
 
 struct sweep_read_stats {
+	size_t size;       /* sizeof(struct sweep_read_stats), set by the caller */
 	uint64_t files;    /* entries ended */
 	uint64_t bytes;    /* data bytes delivered */
 	uint64_t failed;   /* ended with -errno */
@@ -94,8 +95,8 @@ SWEEP_EXPORT enum sweep_backend sweep_reader_backend(const struct sweep_reader *
  */
 SWEEP_EXPORT int sweep_reader_run(struct sweep_reader *r, const struct sweep_plan *p,
 				  const struct sweep_read_ops *ops, void *ctx);
-/* Totals since the reader was created. */
-SWEEP_EXPORT void sweep_reader_stats(const struct sweep_reader *r, struct sweep_read_stats *ret);
+/* Totals since the reader was created, into ret (ret->size set by the caller; a shorter struct gets its fields). 0 or -EINVAL. */
+SWEEP_EXPORT int sweep_reader_stats(const struct sweep_reader *r, struct sweep_read_stats *ret);
 
 #ifdef __cplusplus
 }

@@ -230,7 +230,7 @@ static void ordered_delivery(enum sweep_backend b, unsigned depth, size_t bufsz,
 	static uint64_t seeds[NFILES], sizes[NFILES];
 	static const uint64_t size_menu[] = { 0, 1, 100, 4095, 4096, 4097, 20000, 65536, 300001, 1500000 };
 	static bool made;
-	struct sweep_read_stats st;
+	struct sweep_read_stats st = { .size = sizeof(st) };
 	struct seen *s = calloc(1, sizeof(*s));
 	uint64_t total = 0;
 
