@@ -11,6 +11,7 @@
 #include <sweep/reader.h>
 #include <sweep/trace.h>
 #include <sweep/copy.h>
+#include <sweep/order.h>
 #include <sweep/sim.h>
 
 #endif
