@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "internal.h"
+#include "../common/backend.h"
 
 static uint64_t pop_key(struct sweep__cscan *q)
 {
@@ -143,6 +144,7 @@ static void test_free_null(void **state)
 
 int main(void)
 {
+	skip_unless_backend_usable();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ascending_first_sweep),
 		cmocka_unit_test(test_wrap),

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "internal.h"
+#include "../common/backend.h"
 
 /* ---- the fake ---- */
 
@@ -375,6 +376,7 @@ static void test_data_map(void **state)
 
 int main(void)
 {
+	skip_unless_backend_usable();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_paged, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flags, setup, teardown),

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "internal.h"
+#include "../common/backend.h"
 
 static void test_policy_table(void **state)
 {
@@ -259,6 +260,7 @@ static void test_device_chain(void **state)
 
 int main(void)
 {
+	skip_unless_backend_usable();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_policy_table), cmocka_unit_test(test_real), cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_cache), cmocka_unit_test(test_names), cmocka_unit_test(test_device_chain),

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "internal.h"
+#include "../common/backend.h"
 
 /* A caller built against a newer header: the struct, then fields this library does not know. */
 #define NEWER(type) struct { type o; uint64_t extra[2]; }
@@ -97,6 +98,7 @@ static void test_copy(void **state)
 
 int main(void)
 {
+	skip_unless_backend_usable();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_reader),

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "internal.h"
+#include "../common/backend.h"
 
 static char dir[64];
 static int dfd = -1;
@@ -107,6 +108,7 @@ static void test_backends(void **state)
 
 int main(void)
 {
+	skip_unless_backend_usable();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_backends, setup, teardown),
 	};

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "internal.h"
+#include "../common/backend.h"
 
 static char root[64];
 
@@ -220,6 +221,7 @@ static void test_no_stat(void **state)
 
 int main(void)
 {
+	skip_unless_backend_usable();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_args, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cscan_order, setup, teardown),

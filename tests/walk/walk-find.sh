@@ -34,9 +34,14 @@ for i in range(40):
     os.symlink(random.choice([b"..", b"f1", b"/nonexistent", random.choice(dirs)]), os.path.join(parent, b"l%d" % i))
 for i in range(10):
     os.mkfifo(os.path.join(random.choice(dirs), b"fifo%d" % i))
-os.link(os.path.join(root, b"f0") if os.path.exists(os.path.join(root, b"f0")) else __file__, os.path.join(root, b"hardlink"))
+# a second name of a file somewhere in the tree, at the top
+for dirpath, _, files in os.walk(root):
+    if files:
+        os.link(os.path.join(dirpath, files[0]), os.path.join(root, b"hardlink"))
+        break
 PY
-[ -e "$r/hardlink" ] || touch "$r/hardlink"
+[ $? = 0 ] || walk_fail "the tree generator failed"
+[ "$(stat -c %h "$r/hardlink")" = 2 ] || walk_fail "the tree has no hard link"
 
 find "$r" -print0 >"$T/find"
 [ "$(tr -cd '\0' <"$T/find" | wc -c)" -gt 900 ] || walk_fail "tree too small"
