@@ -9,6 +9,7 @@
 #include <sweep/walk.h>
 #include <sweep/plan.h>
 #include <sweep/reader.h>
+#include <sweep/batch.h>
 #include <sweep/trace.h>
 #include <sweep/copy.h>
 #include <sweep/order.h>

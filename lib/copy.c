@@ -271,17 +271,18 @@ SWEEP_EXPORT int sweep_copy_new(const struct sweep_copy_opts *opts, struct sweep
 		c->no_tmpfile = true;
 #endif
 
-	struct sweep_plan_opts po = {
-		.size = sizeof(po),
+	struct sweep_batch_opts bo = {
+		.size = sizeof(bo),
 		.order = c->o.order,
-		.max_entries = c->o.batch_files ? c->o.batch_files : COPY_DEFAULT_BATCH,
+		.max_files = c->o.batch_files ? c->o.batch_files : COPY_DEFAULT_BATCH,
 		.max_bytes = c->o.batch_bytes,
-	};
-	struct sweep_reader_opts ro = {
-		.size = sizeof(ro),
 		.backend = c->o.backend,
 		.queue_depth = c->o.queue_depth,
-		.flags = (c->o.sparse == SWEEP_COPY_SPARSE_NEVER ? 0 : SWEEP_READ_SPARSE) | SWEEP_READ_NOATIME,
+		.read_flags = (c->o.sparse == SWEEP_COPY_SPARSE_NEVER ? 0 : SWEEP_READ_SPARSE) | SWEEP_READ_NOATIME,
+		.ops = &copy_read_ops,
+		.on_batch = copy_on_batch,
+		.on_batch_end = copy_on_batch_end,
+		.ctx = c,
 	};
 	/* AUTO: pwrite, the measured better choice (see SWEEP_COPY_WRITES_AUTO). */
 	struct writer_opts wo = {
@@ -292,9 +293,7 @@ SWEEP_EXPORT int sweep_copy_new(const struct sweep_copy_opts *opts, struct sweep
 	};
 	rc = c->show ? 0 : -ENOMEM;
 	if (rc == 0)
-		rc = sweep_plan_new(&po, &c->plan);
-	if (rc == 0)
-		rc = sweep_reader_new(&ro, &c->reader);
+		rc = sweep_batch_new(&bo, &c->batch);
 	if (rc == 0)
 		rc = sweep__writer_new(&wo, &c->writer);
 	if (rc < 0) {
@@ -318,8 +317,7 @@ SWEEP_EXPORT struct sweep_copy *sweep_copy_free(struct sweep_copy *c)
 	free(c->dirs);
 	copy_links_free(c);
 	sweep__writer_free(c->writer);
-	sweep_reader_free(c->reader);
-	sweep_plan_free(c->plan);
+	sweep_batch_free(c->batch);
 	if (c->dest_fd >= 0)
 		close(c->dest_fd);
 	free(c->show);
@@ -341,6 +339,9 @@ SWEEP_EXPORT int sweep_copy_stats(const struct sweep_copy *c, struct sweep_copy_
 	s.write_requests = ws.requests;
 	s.writes_uring = sweep__writer_backend(c->writer) == SWEEP_BACKEND_URING;
 	s.tmpfile = !c->no_tmpfile;
+	struct sweep_batch_stats bs = { .size = sizeof(bs) };
+	if (sweep_batch_stats(c->batch, &bs) == 0)
+		s.batches = bs.batches;
 	n = ret->size < sizeof(s) ? ret->size : sizeof(s);
 	s.size = n;
 	memcpy(ret, &s, n);

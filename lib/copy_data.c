@@ -104,7 +104,6 @@ int copy_enqueue(struct sweep_copy *c, const struct src_ref *s, const char *dst,
 {
 	size_t ls = strlen(s->path) + 1, ld = strlen(dst) + 1;
 	struct qitem *it;
-	struct stat st;
 	int rc;
 
 	if (sweep__grow(&c->q, &c->capq, c->nq + 1, sizeof(*c->q), 64) < 0)
@@ -127,22 +126,26 @@ int copy_enqueue(struct sweep_copy *c, const struct src_ref *s, const char *dst,
 	it->keep_mode = dst_st && S_ISREG(dst_st->st_mode);
 	it->mode = it->keep_mode ? (uint32_t)(dst_st->st_mode & 07777) : (uint32_t)(s->st->mode & 0777 & ~c->umask);
 
-	sweep_stat_to_stat(&st, s->st);
+	/* Counted first: a full batch is read inside the add, and its callbacks find the item by index. */
+	size_t idx = c->nq++;
+	if (c->o.on_plan)
+		c->o.on_plan(1, s->st->size, c->o.ctx);
 	if (s->walked)
-		rc = sweep_plan_add_entry(c->plan, s->walked, c->nq);
+		rc = sweep_batch_add_entry(c->batch, s->walked, idx);
 	else if (s->root_fd == AT_FDCWD)
-		rc = sweep__plan_add_path(c->plan, s->rel, &st, (s->flags & SWEEP_COPY_SRC_FOLLOWED) != 0, c->nq);
+		rc = sweep_batch_add_path(c->batch, s->rel, s->st, (s->flags & SWEEP_COPY_SRC_FOLLOWED) != 0, idx);
 	else
-		rc = sweep_plan_add_beneath(c->plan, s->root_fd, s->rel, s->path, &st, c->nq);
-	if (rc < 0) {
+		rc = sweep_batch_add_beneath(c->batch, s->root_fd, s->rel, s->path, s->st, idx);
+	if (rc < 0 && c->nq == idx + 1 && !c->stop) {
+		/* not added (the batch did not run): the item goes */
+		c->nq--;
 		free(it->src);
 		free(it->place);
 		return copy_report(c, SWEEP_COPY_OP_OPEN_SRC, rc, s->path, dst_show(c, dst), cookie);
 	}
-	c->nq++;
-	if (c->o.on_plan)
-		c->o.on_plan(1, s->st->size, c->o.ctx);
-	return rc == 1 ? sweep_copy_flush(c) : 0;
+	if (rc < 0 && !c->stop)
+		c->stop = rc;
+	return copy_stopped(c);
 }
 
 /* ---- where a copy goes ---- */
@@ -506,29 +509,16 @@ static int rd_end(const struct sweep_file *f, int status, void *ctx)
 	return copy_stopped(c) ? c->stop : 0;
 }
 
-static const struct sweep_read_ops read_ops = {
+const struct sweep_read_ops copy_read_ops = {
 	.size = sizeof(struct sweep_read_ops),
 	.begin = rd_begin,
 	.data = rd_data,
 	.end = rd_end,
 };
 
-SWEEP_EXPORT int sweep_copy_flush(struct sweep_copy *c)
+/* Files a batch could not reach (the run stopped), and every item once its batch is read: nothing of theirs stays. */
+static void queue_drop(struct sweep_copy *c)
 {
-	int rc = 0;
-
-	if (!c)
-		return -EINVAL;
-	if (c->nq > 0 && !copy_stopped(c)) {
-		c->stats.batches++;
-		sweep_plan_sort(c->plan);
-		if (copy_step(c, SWEEP_COPY_STEP_FLUSH, NULL, NULL, 0) == 0) {
-			rc = sweep_reader_run(c->reader, c->plan, &read_ops, c);
-			if (rc < 0 && !c->stop)
-				c->stop = rc; /* the reader could not go on at all */
-		}
-	}
-	/* Files the run never reached (it stopped): nothing of theirs stays. */
 	for (size_t i = 0; i < c->nq; i++) {
 		struct qitem *it = &c->q[i];
 		item_drop_temp(it);
@@ -538,7 +528,37 @@ SWEEP_EXPORT int sweep_copy_flush(struct sweep_copy *c)
 		free(it->place);
 	}
 	c->nq = 0;
-	sweep_plan_clear(c->plan);
+}
+
+int copy_on_batch(const struct sweep_plan *p, void *ctx)
+{
+	struct sweep_copy *c = ctx;
+
+	(void)p;
+	return copy_step(c, SWEEP_COPY_STEP_FLUSH, NULL, NULL, 0);
+}
+
+int copy_on_batch_end(const struct sweep_plan *p, int status, void *ctx)
+{
+	struct sweep_copy *c = ctx;
+
+	(void)p;
+	if (status < 0 && !c->stop)
+		c->stop = status; /* the reader could not go on at all */
+	queue_drop(c);
+	return 0;
+}
+
+SWEEP_EXPORT int sweep_copy_flush(struct sweep_copy *c)
+{
+	if (!c)
+		return -EINVAL;
+	if (c->nq > 0 && !copy_stopped(c)) {
+		int rc = sweep_batch_flush(c->batch);
+		if (rc < 0 && !c->stop)
+			c->stop = rc;
+	}
+	queue_drop(c); /* whatever a stopped run left */
 	return copy_stopped(c);
 }
 

@@ -84,8 +84,7 @@ struct sweep_copy {
 	char *show;    /* prefix of destination names in messages */
 	char *showbuf; /* dst_show() result */
 	size_t showcap;
-	struct sweep_plan *plan;
-	struct sweep_reader *reader;
+	struct sweep_batch *batch; /* queued regular files: sorted and read a batch at a time */
 	struct writer *writer;
 	struct qitem *q;
 	size_t nq, capq;
@@ -147,6 +146,9 @@ void link_settle(struct sweep_copy *c, struct lnode *n, bool ok, enum sweep_copy
 int link_replace(struct sweep_copy *c, const char *target, const char *dst);
 
 /* copy_data.c */
+extern const struct sweep_read_ops copy_read_ops;
+int copy_on_batch(const struct sweep_plan *p, void *ctx);
+int copy_on_batch_end(const struct sweep_plan *p, int status, void *ctx);
 int copy_enqueue(struct sweep_copy *c, const struct src_ref *s, const char *dst, const char *place,
 		 const struct stat *dst_st, struct lnode *ln, uint64_t cookie);
 void copy_queue_free(struct sweep_copy *c);

@@ -16,18 +16,15 @@
 #include "progress.h"
 #include "sync.h"
 
-#define BATCH_FILES 4096
-
-struct devplan {
+struct devbatch {
 	uint64_t dev;
-	struct sweep_plan *plan;
+	struct sweep_batch *batch;
 };
 
 struct ck {
 	struct sync_ctx *c;
-	struct sweep_reader *reader;
-	struct devplan *plans;
-	size_t nplans;
+	struct devbatch *batches;
+	size_t nbatches;
 	struct digest cur;
 };
 
@@ -88,61 +85,46 @@ static const struct sweep_read_ops ck_ops = {
 	.end = ck_end,
 };
 
-static int run_plan(struct ck *k, struct sweep_plan *p)
+/* One batch per filesystem: each is read in a sweep of its own device. */
+static struct sweep_batch *batch_for(struct ck *k, uint64_t dev)
 {
-	int r;
-
-	if (!sweep_plan_count(p))
-		return 0;
-	r = sweep_plan_sort(p);
-	if (r >= 0)
-		r = sweep_reader_run(k->reader, p, &ck_ops, k);
-	sweep_plan_clear(p);
-	return r;
-}
-
-static struct sweep_plan *plan_for(struct ck *k, uint64_t dev)
-{
-	struct sweep_plan_opts po = {
-		.size = sizeof(po),
+	struct sweep_batch_opts bo = {
+		.size = sizeof(bo),
 		.order = SWEEP_ORDER_AUTO,
-		.max_entries = BATCH_FILES,
+		.read_flags = SWEEP_READ_NOATIME,
+		.ops = &ck_ops,
+		.ctx = k,
 	};
-	struct devplan *v;
+	struct devbatch *v;
 
-	for (size_t i = 0; i < k->nplans; i++)
-		if (k->plans[i].dev == dev)
-			return k->plans[i].plan;
-	v = realloc(k->plans, (k->nplans + 1) * sizeof(*v));
+	for (size_t i = 0; i < k->nbatches; i++)
+		if (k->batches[i].dev == dev)
+			return k->batches[i].batch;
+	v = realloc(k->batches, (k->nbatches + 1) * sizeof(*v));
 	if (!v)
 		return NULL;
-	k->plans = v;
-	v[k->nplans].dev = dev;
-	if (sweep_plan_new(&po, &v[k->nplans].plan) < 0)
+	k->batches = v;
+	v[k->nbatches].dev = dev;
+	if (sweep_batch_new(&bo, &v[k->nbatches].batch) < 0)
 		return NULL;
-	return v[k->nplans++].plan;
+	return v[k->nbatches++].batch;
 }
 
 /* Plan the file rel below root (never through a symlink; the reader checks it is the file scanned). */
 static int add(struct ck *k, int root, const char *rel, const char *path, const struct fst *fs, uint64_t cookie)
 {
-	struct sweep_plan *p = plan_for(k, fs->st_dev);
-	struct stat st;
-	int r;
+	struct sweep_batch *b = batch_for(k, fs->st_dev);
+	struct sweep_stat st;
 
-	if (!p)
+	if (!b)
 		return -ENOMEM;
 	if (root < 0)
 		return -EBADF;
-	r = sweep_plan_add_beneath(p, root, rel, path, fst_stat(fs, &st), cookie);
-	if (r == 1)
-		r = run_plan(k, p);
-	return r;
+	return sweep_batch_add_beneath(b, root, rel, path, fst_sweep(fs, &st), cookie);
 }
 
 int checksum_run(struct sync_ctx *c)
 {
-	struct sweep_reader_opts ro = { .size = sizeof(ro), .flags = SWEEP_READ_NOATIME };
 	struct ck k = { .c = c };
 	char *sb = NULL, *db = NULL;
 	int r;
@@ -150,9 +132,7 @@ int checksum_run(struct sync_ctx *c)
 	c->digests = calloc(c->list.n ? c->list.n : 1, sizeof(*c->digests));
 	if (!c->digests)
 		return -ENOMEM;
-	r = sweep_reader_new(&ro, &k.reader);
-	if (r < 0)
-		return r;
+	r = 0;
 	for (size_t i = 0; i < c->list.n && r >= 0; i++) {
 		struct sync_node *n = &c->list.v[i];
 		const char *sp, *dp;
@@ -179,14 +159,13 @@ int checksum_run(struct sync_ctx *c)
 		if (r == -ENOENT || r == -EACCES || r == -EPERM || r == -EBADF)
 			r = 0; /* the reader reports the file itself (or its operand was reported) */
 	}
-	for (size_t i = 0; i < k.nplans; i++) {
+	for (size_t i = 0; i < k.nbatches; i++) {
 		if (r >= 0)
-			r = run_plan(&k, k.plans[i].plan);
-		sweep_plan_free(k.plans[i].plan);
+			r = sweep_batch_flush(k.batches[i].batch);
+		sweep_batch_free(k.batches[i].batch);
 	}
-	free(k.plans);
+	free(k.batches);
 	free(sb);
 	free(db);
-	sweep_reader_free(k.reader);
 	return r;
 }
