@@ -6,9 +6,10 @@
  * disks report 1 for fast host storage, some RAID controllers report 0 for
  * arrays of disks, network block devices report whatever. So where we may
  * read the block device we time it: a 1 MiB sequential read, then up to 32
- * random 4 KiB reads, O_DIRECT, one at a time, bounded to about 0.4 s. A
- * random read that costs a disk's positioning time (2 ms or more) and at
- * least 4 times what the same bytes cost in a stream means HDD.
+ * random 4 KiB reads, O_DIRECT, one at a time, bounded to about 0.4 s (a
+ * second round when the first is in doubt). A random read that costs a
+ * disk's positioning time (2 ms or more) and at least 4 times what the
+ * same bytes cost in a stream means HDD.
  *
  * A probe is done once per device: results are kept for the process, and,
  * when we run as root, across runs in /run/sweep (root-owned; trusted only
@@ -158,7 +159,7 @@ static void key_add(char *key, size_t size, const char *tag, const char *dir, co
 			*p = '_';
 	size_t n = strlen(key);
 	if (n < size)
-		snprintf(key + n, size - n, " %s=%s", tag, buf);
+		snprintf(key + n, size - n, "%s%s=%s", n ? " " : "", tag, buf);
 }
 
 /*
@@ -258,6 +259,45 @@ static int read_at(int fd, void *buf, size_t len, uint64_t off)
 	return (size_t)n == len ? 0 : -EIO;
 }
 
+struct random_run {
+	unsigned n;
+	uint64_t mean, median;
+};
+
+/*
+ * Random reads, far apart, one at a time, until enough are in or the
+ * budget is spent. The mean, not the median, is their cost: an
+ * IOPS-limited device (cloud volumes, blk-throttle) lets a burst through
+ * fast and then holds one read for the rest of its time slice. The slowest
+ * read is left out, so that one stall of an SSD does not make it a disk.
+ */
+static int random_reads(int fd, void *buf, size_t blk, uint64_t nblocks, uint64_t *seed, struct random_run *rr)
+{
+	uint64_t times[PROBE_MAX_READS], spent = 0, sum = 0;
+	unsigned n = 0;
+	while (n < PROBE_MAX_READS && (n < PROBE_MIN_READS || spent < PROBE_BUDGET_NS)) {
+		uint64_t at = splitmix(seed) % nblocks * blk;
+		uint64_t t = now_ns();
+		int r = read_at(fd, buf, blk, at);
+		if (r < 0)
+			return r;
+		times[n] = now_ns() - t;
+		spent += times[n++];
+	}
+	qsort(times, n, sizeof(times[0]), cmp_u64);
+	for (unsigned i = 0; i + 1 < n; i++)
+		sum += times[i];
+	rr->n = n;
+	rr->mean = sum / (n - 1);
+	rr->median = (times[(n - 1) / 2] + times[n / 2]) / 2;
+	return 0;
+}
+
+static enum sweep_device_class classify(uint64_t random_ns, uint64_t seq_ns)
+{
+	return random_ns >= HDD_RANDOM_NS && random_ns >= HDD_RATIO * seq_ns ? SWEEP_DEVICE_HDD : SWEEP_DEVICE_SSD;
+}
+
 static int probe(int fd, uint64_t bdev, struct measured *m)
 {
 	uint64_t size = 0;
@@ -273,49 +313,36 @@ static int probe(int fd, uint64_t bdev, struct measured *m)
 	if (posix_memalign(&buf, blk, PROBE_SEQ_CHUNK) != 0)
 		return -ENOMEM;
 	uint64_t seed = now_ns() ^ (bdev * 0x9E3779B97F4A7C15ull);
-	uint64_t nblocks = size / blk, times[PROBE_MAX_READS];
-	int r = 0;
 
 	/* Sequential: a first read to get there (not timed), then 1 MiB in 256 KiB reads. */
 	uint64_t span = PROBE_SEQ_CHUNK + PROBE_SEQ_BYTES;
 	uint64_t off = splitmix(&seed) % ((size - span) / blk) * blk;
-	r = read_at(fd, buf, PROBE_SEQ_CHUNK, off);
+	int r = read_at(fd, buf, PROBE_SEQ_CHUNK, off);
 	uint64_t t0 = now_ns();
 	for (uint64_t done = 0; r == 0 && done < PROBE_SEQ_BYTES; done += PROBE_SEQ_CHUNK)
 		r = read_at(fd, buf, PROBE_SEQ_CHUNK, off + PROBE_SEQ_CHUNK + done);
-	uint64_t seq = now_ns() - t0;
+	uint64_t seq_ns = (now_ns() - t0) / (PROBE_SEQ_BYTES / PROBE_BLOCK);
+	if (seq_ns == 0)
+		seq_ns = 1;
 
-	/* Random: far apart, one at a time, until enough are in or the budget is spent. */
-	unsigned n = 0;
-	uint64_t spent = 0;
-	while (r == 0 && n < PROBE_MAX_READS && (n < PROBE_MIN_READS || spent < PROBE_BUDGET_NS)) {
-		uint64_t at = splitmix(&seed) % nblocks * blk;
-		uint64_t t = now_ns();
-		r = read_at(fd, buf, blk, at);
-		times[n] = now_ns() - t;
-		spent += times[n++];
-	}
+	struct random_run rr = { 0 }, again;
+	if (r == 0)
+		r = random_reads(fd, buf, blk, size / blk, &seed, &rr);
+	/*
+	 * A disk's reads are all slow; when only some were (the mean says
+	 * disk, the median does not), it may have been someone else's I/O or a
+	 * busy CPU rather than the device: look once more, keep the cheaper.
+	 */
+	if (r == 0 && classify(rr.mean, seq_ns) == SWEEP_DEVICE_HDD && rr.median < HDD_RANDOM_NS &&
+	    random_reads(fd, buf, blk, size / blk, &seed, &again) == 0 && again.mean < rr.mean)
+		rr = again;
 	free(buf);
 	if (r < 0)
 		return r;
-	/*
-	 * The mean, not the median: what matters is what random reads cost in
-	 * all, and an IOPS-limited device (cloud volumes, blk-throttle) lets a
-	 * burst through fast and then holds one read for the rest of its time
-	 * slice. The slowest read is left out, so that one stall of an SSD
-	 * does not make it a disk.
-	 */
-	qsort(times, n, sizeof(times[0]), cmp_u64);
-	uint64_t sum = 0;
-	for (unsigned i = 0; i + 1 < n; i++)
-		sum += times[i];
-	m->reads = n;
-	m->random_ns = sum / (n - 1);
-	m->seq_ns = seq / (PROBE_SEQ_BYTES / PROBE_BLOCK);
-	if (m->seq_ns == 0)
-		m->seq_ns = 1;
-	m->cls = m->random_ns >= HDD_RANDOM_NS && m->random_ns >= HDD_RATIO * m->seq_ns ? SWEEP_DEVICE_HDD
-											: SWEEP_DEVICE_SSD;
+	m->reads = rr.n;
+	m->random_ns = rr.mean;
+	m->seq_ns = seq_ns;
+	m->cls = classify(rr.mean, seq_ns);
 	m->reason = SWEEP_DEVICE_BY_PROBE;
 	m->flags = 0;
 	m->error = 0;
