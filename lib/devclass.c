@@ -362,8 +362,9 @@ static int cache_dir_open(bool create)
 {
 	if (!cache_dir[0])
 		return -ENOENT;
-	if (create)
-		mkdir(cache_dir, 0755); /* EEXIST is the usual case; the checks below decide */
+	/* EEXIST is the usual case, and the checks below decide; a new one is made readable whatever the umask */
+	if (create && mkdir(cache_dir, 0755) == 0)
+		chmod(cache_dir, 0755);
 	int dfd = open(cache_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dfd < 0)
 		return -errno;
