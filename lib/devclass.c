@@ -6,16 +6,16 @@
  * disks report 1 for fast host storage, some RAID controllers report 0 for
  * arrays of disks, network block devices report whatever. So where we may
  * read the block device we time it: a 1 MiB sequential read, then up to 32
- * random 4 KiB reads, O_DIRECT, one at a time, bounded to about 0.4 s (a
- * second round when the first is in doubt). A random read that costs a
- * disk's positioning time (2 ms or more) and at least 4 times what the
- * same bytes cost in a stream means HDD.
+ * random 4 KiB reads, O_DIRECT, one at a time, bounded to about 0.4 s.
+ * When three random reads in four cost a disk's positioning time (1 ms or
+ * more), and 4 times what the same bytes cost in a stream, it is an HDD.
  *
  * A probe is done once per device: results are kept for the process, and,
- * when we run as root, across runs in /run/sweep (root-owned; trusted only
- * when root-owned and writable by nobody else), keyed by MAJ:MIN and by
- * what identifies the medium (boot, diskseq, size, serial, loop backing
- * file, dm uuid), so a new device under an old number is probed anew.
+ * when we run as root and nobody else used the device meanwhile, across
+ * runs in /run/sweep (root-owned; trusted only when root-owned and
+ * writable by nobody else), keyed by MAJ:MIN and by what identifies the
+ * medium (boot, diskseq, size, serial, loop backing file, dm uuid), so a
+ * new device under an old number is probed anew.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,7 +42,7 @@
 #define PROBE_MIN_READS 8u
 #define PROBE_BUDGET_NS 400000000ull       /* random phase: stop after this much, once MIN_READS are in */
 #define PROBE_MIN_DEVICE (64ull << 20)     /* smaller: a drive's cache would hold it all */
-#define HDD_RANDOM_NS 2000000ull           /* 2 ms: below any disk's seek plus half a turn */
+#define HDD_RANDOM_NS 1000000ull           /* 1 ms: 3 in 4 of a disk's random reads take longer */
 #define HDD_RATIO 4                        /* random 4 KiB vs 4 KiB of a stream */
 
 #define DEFAULT_CACHE_DIR "/run/sweep"
@@ -210,6 +210,29 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * How long this thread has waited for a CPU while runnable, ns (schedstat:
+ * 0 when the kernel does not say). On a loaded machine a read that
+ * completed may wait milliseconds before its thread runs again: that is
+ * the CPU's time, not the device's, and is taken out of every timing.
+ */
+static uint64_t run_delay(void)
+{
+	char buf[128];
+	unsigned long long on_cpu, waited;
+	if (sweep__read_small("/proc/thread-self/schedstat", buf, sizeof(buf)) == 0 &&
+	    sscanf(buf, "%llu %llu", &on_cpu, &waited) == 2)
+		return waited;
+	return 0;
+}
+
+/* ns since start, less the time this thread waited for a CPU since waited0 */
+static uint64_t device_time(uint64_t start, uint64_t waited0)
+{
+	uint64_t all = now_ns() - start, cpu = run_delay() - waited0;
+	return all > cpu ? all - cpu : 0;
+}
+
 static uint64_t splitmix(uint64_t *s)
 {
 	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
@@ -259,37 +282,53 @@ static int read_at(int fd, void *buf, size_t len, uint64_t off)
 	return (size_t)n == len ? 0 : -EIO;
 }
 
+/* Requests in flight on a block device now (its sysfs inflight file), 0 when unknown. */
+static unsigned inflight(const char *path)
+{
+	char buf[64];
+	unsigned rd = 0, wr = 0;
+	if (path[0] && sweep__read_small(path, buf, sizeof(buf)) == 0 && sscanf(buf, "%u %u", &rd, &wr) == 2)
+		return rd + wr;
+	return 0;
+}
+
 struct random_run {
-	unsigned n;
-	uint64_t mean, median;
+	unsigned n, contended; /* reads timed; of them, started while others' requests were in flight */
+	uint64_t q25;          /* the time three reads in four took or more */
 };
 
 /*
  * Random reads, far apart, one at a time, until enough are in or the
- * budget is spent. The mean, not the median, is their cost: an
- * IOPS-limited device (cloud volumes, blk-throttle) lets a burst through
- * fast and then holds one read for the rest of its time slice. The slowest
- * read is left out, so that one stall of an SSD does not make it a disk.
+ * budget is spent. Their cost is the lower quartile: on a disk every
+ * random read pays a seek and part of a turn (a 7200 rpm disk: 3 in 4 take
+ * 4 ms or more, a short-stroked one 2 ms), while a fast device that others
+ * are using makes some reads wait behind their requests, and a loaded CPU
+ * delays the completions. This VM's disk with the load average at 14 on 2
+ * cores, 64 reads: lower quartile 0.1-0.5 ms, median 0.1-1.7 ms, mean
+ * 1-2.5 ms, slowest 8-15 ms; the time the thread waited for a CPU taken
+ * out, median 0.1-0.4 ms. Only the quartile of that still tells.
  */
-static int random_reads(int fd, void *buf, size_t blk, uint64_t nblocks, uint64_t *seed, struct random_run *rr)
+static int random_reads(int fd, void *buf, size_t blk, uint64_t nblocks, uint64_t *seed, const char *const busy[2],
+			struct random_run *rr)
 {
-	uint64_t times[PROBE_MAX_READS], spent = 0, sum = 0;
+	uint64_t times[PROBE_MAX_READS], spent = 0;
 	unsigned n = 0;
+	rr->contended = 0;
 	while (n < PROBE_MAX_READS && (n < PROBE_MIN_READS || spent < PROBE_BUDGET_NS)) {
 		uint64_t at = splitmix(seed) % nblocks * blk;
-		uint64_t t = now_ns();
+		/* Our reads go one at a time: anything in flight now is someone else's. */
+		if (inflight(busy[0]) + inflight(busy[1]) > 0)
+			rr->contended++;
+		uint64_t w = run_delay(), t = now_ns();
 		int r = read_at(fd, buf, blk, at);
 		if (r < 0)
 			return r;
-		times[n] = now_ns() - t;
+		times[n] = device_time(t, w);
 		spent += times[n++];
 	}
 	qsort(times, n, sizeof(times[0]), cmp_u64);
-	for (unsigned i = 0; i + 1 < n; i++)
-		sum += times[i];
 	rr->n = n;
-	rr->mean = sum / (n - 1);
-	rr->median = (times[(n - 1) / 2] + times[n / 2]) / 2;
+	rr->q25 = times[(n - 1) / 4];
 	return 0;
 }
 
@@ -298,7 +337,7 @@ static enum sweep_device_class classify(uint64_t random_ns, uint64_t seq_ns)
 	return random_ns >= HDD_RANDOM_NS && random_ns >= HDD_RATIO * seq_ns ? SWEEP_DEVICE_HDD : SWEEP_DEVICE_SSD;
 }
 
-static int probe(int fd, uint64_t bdev, struct measured *m)
+static int probe(int fd, uint64_t bdev, const char *const busy[2], struct measured *m)
 {
 	uint64_t size = 0;
 	int lbs = 512;
@@ -318,33 +357,26 @@ static int probe(int fd, uint64_t bdev, struct measured *m)
 	uint64_t span = PROBE_SEQ_CHUNK + PROBE_SEQ_BYTES;
 	uint64_t off = splitmix(&seed) % ((size - span) / blk) * blk;
 	int r = read_at(fd, buf, PROBE_SEQ_CHUNK, off);
-	uint64_t t0 = now_ns();
+	uint64_t w0 = run_delay(), t0 = now_ns();
 	for (uint64_t done = 0; r == 0 && done < PROBE_SEQ_BYTES; done += PROBE_SEQ_CHUNK)
 		r = read_at(fd, buf, PROBE_SEQ_CHUNK, off + PROBE_SEQ_CHUNK + done);
-	uint64_t seq_ns = (now_ns() - t0) / (PROBE_SEQ_BYTES / PROBE_BLOCK);
+	uint64_t seq_ns = device_time(t0, w0) / (PROBE_SEQ_BYTES / PROBE_BLOCK);
 	if (seq_ns == 0)
 		seq_ns = 1;
 
-	struct random_run rr = { 0 }, again;
+	struct random_run rr = { 0 };
 	if (r == 0)
-		r = random_reads(fd, buf, blk, size / blk, &seed, &rr);
-	/*
-	 * A disk's reads are all slow; when only some were (the mean says
-	 * disk, the median does not), it may have been someone else's I/O or a
-	 * busy CPU rather than the device: look once more, keep the cheaper.
-	 */
-	if (r == 0 && classify(rr.mean, seq_ns) == SWEEP_DEVICE_HDD && rr.median < HDD_RANDOM_NS &&
-	    random_reads(fd, buf, blk, size / blk, &seed, &again) == 0 && again.mean < rr.mean)
-		rr = again;
+		r = random_reads(fd, buf, blk, size / blk, &seed, busy, &rr);
 	free(buf);
 	if (r < 0)
 		return r;
 	m->reads = rr.n;
-	m->random_ns = rr.mean;
+	m->random_ns = rr.q25;
 	m->seq_ns = seq_ns;
-	m->cls = classify(rr.mean, seq_ns);
+	m->cls = classify(rr.q25, seq_ns);
 	m->reason = SWEEP_DEVICE_BY_PROBE;
-	m->flags = 0;
+	/* Others' requests queued ahead of a quarter of ours: their numbers as much as the device's. */
+	m->flags = rr.contended * 4 > rr.n ? SWEEP_PROBE_BUSY : 0;
 	m->error = 0;
 	return 0;
 }
@@ -480,8 +512,33 @@ static void unprobed(struct measured *m, int rotational, int err)
 	m->cls = rotational == 0 ? SWEEP_DEVICE_SSD : SWEEP_DEVICE_HDD;
 }
 
+/*
+ * Time the device, watching whether others' requests are in flight on it,
+ * or on the disk under it, as each random read starts: if so for many of
+ * them, the numbers may be theirs as much as the device's, and are not
+ * kept across runs. -errno when it could not be probed.
+ */
+static int probe_node(uint64_t bdev, const char *sysdir, const char *disk, struct measured *m)
+{
+	char top[PATH_MAX], below[PATH_MAX] = "";
+	if (snprintf(top, sizeof(top), "%s/inflight", sysdir) >= (int)sizeof(top))
+		top[0] = '\0';
+	const char *base = strrchr(sysdir, '/');
+	if (disk[0] && strcmp(disk, base ? base + 1 : sysdir) != 0 &&
+	    snprintf(below, sizeof(below), "%s/block/%s/inflight", sweep__sysroot(), disk) >= (int)sizeof(below))
+		below[0] = '\0';
+	const char *const busy[2] = { top, below };
+	int fd = open_node(sysdir, bdev);
+	if (fd < 0)
+		return fd;
+	int r = probe(fd, bdev, busy, m);
+	close(fd);
+	__atomic_add_fetch(&probes_done, 1, __ATOMIC_RELAXED);
+	return r;
+}
+
 /* What the device itself says, probing it at most once per medium. Called with known_lock held. */
-static void measure(uint64_t bdev, const char *sysdir, int rotational, struct measured *m)
+static void measure(uint64_t bdev, const char *sysdir, const char *disk, int rotational, struct measured *m)
 {
 	char key[512];
 	identity(sysdir, key, sizeof(key));
@@ -493,13 +550,8 @@ static void measure(uint64_t bdev, const char *sysdir, int rotational, struct me
 	}
 	int err = cache_load(bdev, key, m);
 	if (err < 0) {
-		int fd = open_node(sysdir, bdev);
-		err = fd < 0 ? fd : probe(fd, bdev, m);
-		if (fd >= 0) {
-			close(fd);
-			__atomic_add_fetch(&probes_done, 1, __ATOMIC_RELAXED);
-		}
-		if (err == 0)
+		err = probe_node(bdev, sysdir, disk, m);
+		if (err == 0 && !(m->flags & SWEEP_PROBE_BUSY))
 			cache_store(bdev, key, m);
 	}
 	if (err < 0)
@@ -540,7 +592,7 @@ void sweep__device_decide(uint64_t bdev, int rotational, struct sweep_fsinfo *fi
 	struct measured m = { .cls = SWEEP_DEVICE_HDD };
 	if (have_dir) {
 		pthread_mutex_lock(&known_lock);
-		measure(bdev, sysdir, rotational, &m);
+		measure(bdev, sysdir, fi->disk, rotational, &m);
 		pthread_mutex_unlock(&known_lock);
 	} else {
 		unprobed(&m, rotational, -ENODEV);
@@ -573,10 +625,11 @@ SWEEP_EXPORT int sweep_device_explain(const struct sweep_fsinfo *fi, char *buf, 
 	case SWEEP_DEVICE_BY_NODEV:
 		return snprintf(buf, size, "%s (no block device under %s)", cls, fi->fs_name);
 	case SWEEP_DEVICE_BY_PROBE:
-		return snprintf(buf, size, "%s (probe of %s: random 4 KiB read %.3f ms, sequential %.3f ms per 4 KiB, %" PRIu32
-				" reads%s)",
+		return snprintf(buf, size, "%s (probe of %s: 3 in 4 random 4 KiB reads took %.3f ms or more, sequential %.3f ms"
+				" per 4 KiB, %" PRIu32 " reads%s)",
 				cls, dev, (double)fi->probe_random_ns / 1e6, (double)fi->probe_seq_ns / 1e6,
-				fi->probe_reads, (fi->probe_flags & SWEEP_PROBE_CACHED) ? ", cached" : "");
+				fi->probe_reads, (fi->probe_flags & SWEEP_PROBE_CACHED) ? ", cached"
+						 : (fi->probe_flags & SWEEP_PROBE_BUSY) ? ", device busy" : "");
 	case SWEEP_DEVICE_BY_SYSFS:
 		return snprintf(buf, size, "%s (sysfs: %s rotational=%d%s)", cls, fi->disk[0] ? fi->disk : dev,
 				fi->rotational, err);

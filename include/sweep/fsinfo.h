@@ -32,6 +32,7 @@ enum sweep_device_reason {
 
 /* probe_flags */
 #define SWEEP_PROBE_CACHED 0x1u /* the numbers come from an earlier run (the cache under /run) */
+#define SWEEP_PROBE_BUSY 0x2u   /* others used the device during the probe: numbers perhaps high, not cached */
 
 /*
  * Size-versioned: the caller sets .size = sizeof(struct sweep_fsinfo)
@@ -50,9 +51,9 @@ struct sweep_fsinfo {
 	enum sweep_device_reason device_reason; /* why */
 	char device_name[32];    /* the block device the filesystem is on ("vda1", "dm-3"), "" if none */
 	int probe_error;         /* 0, or -errno: why the device was not probed (-EACCES: no permission) */
-	uint32_t probe_flags;    /* SWEEP_PROBE_CACHED */
+	uint32_t probe_flags;    /* SWEEP_PROBE_CACHED, SWEEP_PROBE_BUSY */
 	uint32_t probe_reads;    /* random reads timed; 0 when there was no probe */
-	uint64_t probe_random_ns; /* mean time of a random 4 KiB read (O_DIRECT, one at a time, slowest left out) */
+	uint64_t probe_random_ns; /* 3 in 4 random 4 KiB reads took this or more (O_DIRECT, one at a time) */
 	uint64_t probe_seq_ns;    /* time per 4 KiB of a sequential 1 MiB read */
 };
 
@@ -75,7 +76,8 @@ SWEEP_EXPORT int sweep_device_class_parse(const char *name, enum sweep_device_cl
 SWEEP_EXPORT const char *sweep_device_reason_name(enum sweep_device_reason r);
 /*
  * One line for a person: the class and why, e.g. "hdd (probe of sda:
- * random 4 KiB read 8.31 ms, sequential 0.027 ms per 4 KiB)". Like
+ * 3 in 4 random 4 KiB reads took 8.31 ms or more, sequential 0.027 ms per
+ * 4 KiB, 32 reads)". Like
  * snprintf: the length it needed, or -EINVAL.
  */
 SWEEP_EXPORT int sweep_device_explain(const struct sweep_fsinfo *fi, char *buf, size_t size);

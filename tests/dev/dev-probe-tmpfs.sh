@@ -21,7 +21,7 @@ mnt=$(dev_mount_ext4 "$L") || dev_fail "cannot make ext4 on $L"
 line=$("$P" --cache= "$mnt") || dev_fail "devclass-probe $mnt"
 echo "$line"
 dev_expect "$line" class=ssd reason=probe probes=1 device="$name"
-"$P" --cache= --explain "$mnt" | grep -q "^ssd (probe of $name: random 4 KiB read [0-9.]* ms, sequential [0-9.]* ms per 4 KiB, [0-9]* reads)$" ||
+"$P" --cache= --explain "$mnt" | grep -Eq "^ssd \(probe of $name: 3 in 4 random 4 KiB reads took [0-9.]+ ms or more, sequential [0-9.]+ ms per 4 KiB, [0-9]+ reads(, device busy)?\)$" ||
 	dev_fail "explain: $("$P" --cache= --explain "$mnt")"
 
 # The tools say which class and why, on stderr, only when asked.

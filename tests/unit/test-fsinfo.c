@@ -310,12 +310,16 @@ static void test_device_explain(void **state)
 	fi.probe_random_ns = 8200000;
 	fi.probe_seq_ns = 30000;
 	int n = sweep_device_explain(&fi, buf, sizeof(buf));
-	assert_string_equal(buf, "hdd (probe of dm-3: random 4 KiB read 8.200 ms, sequential 0.030 ms per 4 KiB, 32 reads)");
+	assert_string_equal(buf, "hdd (probe of dm-3: 3 in 4 random 4 KiB reads took 8.200 ms or more, sequential 0.030 ms "
+				 "per 4 KiB, 32 reads)");
 	assert_int_equal(n, (int)strlen(buf));
 	assert_int_equal(sweep_device_explain(&fi, NULL, 0), n); /* the length it needs */
 	fi.probe_flags = SWEEP_PROBE_CACHED;
 	sweep_device_explain(&fi, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "32 reads, cached)"));
+	fi.probe_flags = SWEEP_PROBE_BUSY;
+	sweep_device_explain(&fi, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "32 reads, device busy)"));
 	memset(&fi.probe_flags, 0, sizeof(fi) - offsetof(struct sweep_fsinfo, probe_flags));
 	fi.device_class = SWEEP_DEVICE_SSD;
 	fi.device_reason = SWEEP_DEVICE_BY_SYSFS;
