@@ -385,8 +385,9 @@ def main():
         L.append("Run as " + " and ".join(f"`{c}`" for c in cmds) + ", at the same time, merged with "
                  f"`bench/lib/report.py {' '.join(['OUT'] + ['DIR'] * (len(cmds) - 1))}`; wall times of each "
                  "include the other's load, counts and modeled times do not.\n")
+    recipe = f" --recipe fragment --fill {params.get('fill', 90)}" if params.get("recipe") == "fragment" else ""
     L.append(f"Command: `{cmds[0]}` (images: `bench/mkaged --source {params['source']} "
-             f"--size {params['size']} --steps {params['age_steps']} --seed {params['seed']}`), "
+             f"--size {params['size']} --steps {params['age_steps']} --seed {params['seed']}{recipe}`), "
              f"{params.get('date')}.\n")
     L.append(f"Machine: {params.get('cpu')}, {params.get('cores')} cores, {params.get('mem_gib')} GiB RAM, "
              f"kernel {params.get('kernel')}; images are files on `{params.get('backing')}` "
