@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,7 +90,7 @@ SWEEP_EXPORT enum sweep_order sweep_fsinfo_policy(uint64_t fs_magic)
 	return t ? t->policy : SWEEP_ORDER_INODE;
 }
 
-static void copy_name(char *dst, size_t size, const char *src)
+void sweep__copy_name(char *dst, size_t size, const char *src)
 {
 	size_t n = strlen(src);
 	if (n >= size)
@@ -136,8 +137,8 @@ static int mountinfo_find(int fd, uint64_t dev, char *fstype, size_t fstype_size
 		char *s = t ? strtok_r(NULL, " \n", &save) : NULL;
 		if (!t || !s)
 			continue;
-		copy_name(fstype, fstype_size, t);
-		copy_name(source, source_size, s);
+		sweep__copy_name(fstype, fstype_size, t);
+		sweep__copy_name(source, source_size, s);
 		ret = 0;
 		break;
 	}
@@ -146,7 +147,7 @@ static int mountinfo_find(int fd, uint64_t dev, char *fstype, size_t fstype_size
 	return ret;
 }
 
-static int read_small(const char *path, char *buf, size_t size)
+int sweep__read_small(const char *path, char *buf, size_t size)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -178,6 +179,11 @@ void sweep__fsinfo_set_sysroot(const char *root)
 	sys_root = root ? root : "/sys";
 }
 
+const char *sweep__sysroot(void)
+{
+	return sys_root;
+}
+
 int sweep__fsinfo_disk(uint64_t dev, char *disk, size_t disk_size)
 {
 	disk[0] = '\0';
@@ -197,7 +203,7 @@ static int disk_of_sysdir(const char *sysdir, int hops, char *disk, size_t disk_
 	snprintf(path, sizeof(path), "%s/partition", sysdir);
 	if (access(path, F_OK) == 0) {
 		char parent[PATH_MAX];
-		copy_name(parent, sizeof(parent), sysdir);
+		sweep__copy_name(parent, sizeof(parent), sysdir);
 		char *slash = strrchr(parent, '/');
 		if (!slash)
 			return -1;
@@ -206,7 +212,7 @@ static int disk_of_sysdir(const char *sysdir, int hops, char *disk, size_t disk_
 	}
 	/* Loop: rotational-ness of wherever the backing file is stored. */
 	snprintf(path, sizeof(path), "%s/loop/backing_file", sysdir);
-	if (read_small(path, buf, sizeof(buf)) == 0) {
+	if (sweep__read_small(path, buf, sizeof(buf)) == 0) {
 		struct stat st;
 		int bfd = open(buf, O_PATH | O_CLOEXEC);
 		if (bfd < 0)
@@ -232,7 +238,7 @@ static int disk_of_sysdir(const char *sysdir, int hops, char *disk, size_t disk_
 					continue;
 				int r = disk_of_sysdir(real, hops + 1, one, sizeof(one));
 				if (!disk[0] && one[0])
-					copy_name(disk, disk_size, one);
+					sweep__copy_name(disk, disk_size, one);
 				if (r > rot)
 					rot = r;
 			}
@@ -243,9 +249,9 @@ static int disk_of_sysdir(const char *sysdir, int hops, char *disk, size_t disk_
 			return rot;
 	}
 	snprintf(path, sizeof(path), "%s/queue/rotational", sysdir);
-	if (read_small(path, buf, sizeof(buf)) < 0)
+	if (sweep__read_small(path, buf, sizeof(buf)) < 0)
 		return -1;
-	copy_name(disk, disk_size, base);
+	sweep__copy_name(disk, disk_size, base);
 	return buf[0] == '1' ? 1 : 0;
 }
 
@@ -261,77 +267,142 @@ static int disk_of(uint64_t dev, int hops, char *disk, size_t disk_size)
 	return disk_of_sysdir(real, hops, disk, disk_size);
 }
 
-/* The disk under the open file fd, whatever its st_dev looks like. */
-static int disk_of_fd(int fd, const struct stat *st, int hops, char *disk, size_t disk_size)
+/*
+ * The block device the filesystem of fd is on, 0 when none: st_dev itself,
+ * or for an anonymous device number (btrfs, overlay, tmpfs) the block
+ * device the mount source names, if it names one.
+ */
+static uint64_t fs_bdev(int fd, const struct stat *st)
 {
 	if (major(st->st_dev) != 0)
-		return disk_of(st->st_dev, hops, disk, disk_size);
-	/* Anonymous device (btrfs, overlay, tmpfs): the mount source may name a block device. */
+		return st->st_dev;
 	char type[32], source[PATH_MAX];
 	struct stat bst;
 	if (mountinfo_find(fd, st->st_dev, type, sizeof(type), source, sizeof(source)) < 0 || source[0] != '/' ||
 	    stat(source, &bst) < 0 || !S_ISBLK(bst.st_mode))
-		return -1;
-	return disk_of(bst.st_rdev, hops, disk, disk_size);
+		return 0;
+	return bst.st_rdev;
 }
 
-static int fsinfo_fill(int fd, const struct stat *st, struct sweep_fsinfo *ret)
+/* The disk under the open file fd, whatever its st_dev looks like. */
+static int disk_of_fd(int fd, const struct stat *st, int hops, char *disk, size_t disk_size)
+{
+	uint64_t bdev = fs_bdev(fd, st);
+	return bdev ? disk_of(bdev, hops, disk, disk_size) : -1;
+}
+
+static int fsinfo_fill(int fd, const struct stat *st, struct sweep_fsinfo *ret, uint64_t *ret_bdev)
 {
 	struct statfs sfs;
 	if (fstatfs(fd, &sfs) < 0)
 		return -errno;
 	struct sweep_fsinfo fi;
 	memset(&fi, 0, sizeof(fi));
+	fi.size = sizeof(fi);
 	fi.dev = st->st_dev;
 	fi.fs_magic = (uint64_t)(unsigned long)sfs.f_type;
 	fi.block_size = (uint32_t)sfs.f_bsize;
 	const struct fstype *t = fstype_find(fi.fs_magic);
-	copy_name(fi.fs_name, sizeof(fi.fs_name), t ? t->name : "unknown");
+	sweep__copy_name(fi.fs_name, sizeof(fi.fs_name), t ? t->name : "unknown");
 	if (fi.fs_magic == 0xEF53) {
 		char type[32], source[16];
 		if (mountinfo_find(fd, fi.dev, type, sizeof(type), source, sizeof(source)) == 0 &&
 		    strncmp(type, "ext", 3) == 0)
-			copy_name(fi.fs_name, sizeof(fi.fs_name), type);
+			sweep__copy_name(fi.fs_name, sizeof(fi.fs_name), type);
 	}
 	fi.policy = sweep_fsinfo_policy(fi.fs_magic);
-	fi.rotational = disk_of_fd(fd, st, 0, fi.disk, sizeof(fi.disk));
+	uint64_t bdev = fs_bdev(fd, st);
+	fi.rotational = bdev ? disk_of(bdev, 0, fi.disk, sizeof(fi.disk)) : -1;
 	if (fi.rotational < 0) {
 		fi.rotational = -1;
 		fi.disk[0] = '\0';
 	}
+	sweep__device_decide(bdev, fi.rotational, &fi);
 	*ret = fi;
+	if (ret_bdev)
+		*ret_bdev = bdev;
 	return 0;
+}
+
+/*
+ * The caller's struct: .size set as it was compiled (the one rule of
+ * sweep__opts_copy: at least the first sized layout; past what we know,
+ * only zeros). More than a page is taken for an uninitialised size.
+ */
+#define FSINFO_SIZE_MIN (offsetof(struct sweep_fsinfo, probe_seq_ns) + sizeof(uint64_t))
+
+static int fsinfo_check(const struct sweep_fsinfo *ret)
+{
+	struct sweep_fsinfo scratch;
+	size_t n;
+	if (!ret)
+		return -EINVAL;
+	memcpy(&n, ret, sizeof(n));
+	if (n > 4096)
+		return -E2BIG;
+	return sweep__opts_copy(&scratch, sizeof(scratch), ret, FSINFO_SIZE_MIN);
+}
+
+/* Hand fi over: the fields the caller's struct has room for; its size and tail stay as they were. */
+static void fsinfo_put(struct sweep_fsinfo *ret, const struct sweep_fsinfo *fi)
+{
+	size_t n;
+	memcpy(&n, ret, sizeof(n));
+	if (n > sizeof(*fi))
+		n = sizeof(*fi);
+	memcpy((char *)ret + sizeof(size_t), (const char *)fi + sizeof(size_t), n - sizeof(size_t));
 }
 
 SWEEP_EXPORT int sweep_fsinfo_fd(int fd, struct sweep_fsinfo *ret)
 {
 	struct stat st;
-	if (!ret)
-		return -EINVAL;
+	struct sweep_fsinfo fi;
+	int r = fsinfo_check(ret);
+	if (r < 0)
+		return r;
 	if (fstat(fd, &st) < 0)
 		return -errno;
-	return fsinfo_fill(fd, &st, ret);
+	r = fsinfo_fill(fd, &st, &fi, NULL);
+	if (r == 0)
+		fsinfo_put(ret, &fi);
+	return r;
 }
 
 SWEEP_EXPORT int sweep_fsinfo_path(const char *path, struct sweep_fsinfo *ret)
 {
-	if (!path || !ret)
+	if (!path)
 		return -EINVAL;
+	int r = fsinfo_check(ret);
+	if (r < 0)
+		return r;
 	/* O_PATH|O_NOFOLLOW: a final symlink is described where it lives, not where it points. */
 	int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	struct stat st;
-	int r = fstat(fd, &st) < 0 ? -errno : 0;
+	struct sweep_fsinfo fi;
+	r = fstat(fd, &st) < 0 ? -errno : 0;
 	if (r == 0)
-		r = fsinfo_fill(fd, &st, ret);
+		r = fsinfo_fill(fd, &st, &fi, NULL);
 	close(fd);
+	if (r == 0)
+		fsinfo_put(ret, &fi);
 	return r;
 }
 
-/* Few filesystems per walk: a small array of separately allocated entries keeps pointers stable. */
+/*
+ * Few filesystems per walk: a small array of separately allocated entries
+ * keeps pointers stable. Each remembers its block device, so that a class
+ * forced or released after it was filled (sweep_device_force, SWEEP_DEVICE)
+ * is seen on the next lookup.
+ */
+struct fscache_entry {
+	struct sweep_fsinfo fi; /* first: the pointer handed out */
+	uint64_t bdev;
+};
+
 struct sweep_fscache {
-	struct sweep_fsinfo **v;
+	struct fscache_entry **v;
 	size_t n, cap;
 };
 
@@ -351,14 +422,26 @@ SWEEP_EXPORT struct sweep_fscache *sweep_fscache_free(struct sweep_fscache *c)
 	return NULL;
 }
 
+/* Decide the class again when what is asked for differs from what the entry holds. */
+static void fscache_refresh(struct fscache_entry *e)
+{
+	enum sweep_device_class c;
+	enum sweep_device_reason why;
+	bool asked = sweep__device_requested(&c, &why);
+	bool had = e->fi.device_reason == SWEEP_DEVICE_BY_CALLER || e->fi.device_reason == SWEEP_DEVICE_BY_ENV;
+	if (asked != had || (asked && (c != e->fi.device_class || why != e->fi.device_reason)))
+		sweep__device_decide(e->bdev, e->fi.rotational, &e->fi);
+}
+
 SWEEP_EXPORT int sweep_fscache_get(struct sweep_fscache *c, uint64_t dev, int fd,
 				   const struct sweep_fsinfo **ret)
 {
 	if (!c || !ret)
 		return -EINVAL;
 	for (size_t i = 0; i < c->n; i++) {
-		if (c->v[i]->dev == dev) {
-			*ret = c->v[i];
+		if (c->v[i]->fi.dev == dev) {
+			fscache_refresh(c->v[i]);
+			*ret = &c->v[i]->fi;
 			return 0;
 		}
 	}
@@ -369,15 +452,15 @@ SWEEP_EXPORT int sweep_fscache_get(struct sweep_fscache *c, uint64_t dev, int fd
 		return -EXDEV; /* fd is not on the device asked about */
 	if (sweep__grow(&c->v, &c->cap, c->n + 1, sizeof(*c->v), 4) < 0)
 		return -ENOMEM;
-	struct sweep_fsinfo *fi = malloc(sizeof(*fi));
-	if (!fi)
+	struct fscache_entry *e = malloc(sizeof(*e));
+	if (!e)
 		return -ENOMEM;
-	int r = fsinfo_fill(fd, &st, fi);
+	int r = fsinfo_fill(fd, &st, &e->fi, &e->bdev);
 	if (r < 0) {
-		free(fi);
+		free(e);
 		return r;
 	}
-	c->v[c->n++] = fi;
-	*ret = fi;
+	c->v[c->n++] = e;
+	*ret = &e->fi;
 	return 0;
 }

@@ -91,6 +91,27 @@ sweep__ioctl_fn sweep__extent_set_ioctl(sweep__ioctl_fn fn);
 void sweep__fsinfo_set_sysroot(const char *root);
 /* The disk under block device dev and whether it is rotational: 1, 0, or -1 (unknown, disk ""). */
 int sweep__fsinfo_disk(uint64_t dev, char *disk, size_t disk_size);
+/* Where sysfs is ("/sys" unless a test moved it). */
+const char *sweep__sysroot(void);
+/* A small text file, trailing newlines and blanks cut: 0 or -errno. */
+int sweep__read_small(const char *path, char *buf, size_t size);
+/* strlcpy: src cut to fit size (size > 0). */
+void sweep__copy_name(char *dst, size_t size, const char *src);
+
+/* --- device class (devclass.c) --- */
+/*
+ * Fill fi's device_* and probe_* fields for a filesystem on block device
+ * bdev (0: none) whose disk has the given rotational flag (1, 0, -1).
+ */
+void sweep__device_decide(uint64_t bdev, int rotational, struct sweep_fsinfo *fi);
+/* 1 and the class when the caller (sweep_device_force) or SWEEP_DEVICE asks for one, else 0. */
+int sweep__device_requested(enum sweep_device_class *ret_class, enum sweep_device_reason *ret_reason);
+/* Tests: keep the cache across runs in dir instead of /run/sweep ("" none; NULL restores). */
+void sweep__device_set_cache_dir(const char *dir);
+/* Tests: how many times this process opened a device to time it. */
+unsigned sweep__device_probes(void);
+/* Tests: forget what this process measured. */
+void sweep__device_forget(void);
 
 /* --- batched stat (statx_batch.c) --- */
 struct sweep__stat_req {

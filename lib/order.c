@@ -77,7 +77,7 @@ static struct group *group_of(struct sweep_orderer *o, uint64_t dev, const char 
 	if (sweep__grow(&o->groups, &o->capgroups, o->ngroups + 1, sizeof(*o->groups), 8) < 0)
 		return NULL;
 	struct group *g = &o->groups[o->ngroups];
-	struct sweep_fsinfo fi;
+	struct sweep_fsinfo fi = { .size = sizeof(fi) };
 	g->dev = dev;
 	g->id = o->ngroups;
 	g->nophys = false;

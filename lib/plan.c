@@ -262,7 +262,7 @@ static int plan_push(struct sweep_plan *p, const char *path, const struct stat *
 /* AUTO becomes the policy of the filesystem holding the first file added. */
 static void resolve_order(struct sweep_plan *p, int fd, const char *path)
 {
-	struct sweep_fsinfo fi;
+	struct sweep_fsinfo fi = { .size = sizeof(fi) };
 	int r;
 
 	if (p->order != SWEEP_ORDER_AUTO)

@@ -551,7 +551,7 @@ static void drain(struct run *u)
  */
 static unsigned default_depth(const struct sweep_reader *r, const struct sweep_plan *p, size_t *ring_max)
 {
-	struct sweep_fsinfo fi;
+	struct sweep_fsinfo fi = { .size = sizeof(fi) };
 
 	*ring_max = MAX_DEFAULT_RING;
 	if (r->backend == SWEEP_BACKEND_SYSCALL)

@@ -600,7 +600,7 @@ static enum sweep_order resolve_order(const struct sweep_walk_opts *o, const cha
 	if (o->order != SWEEP_ORDER_AUTO)
 		return o->order;
 	for (size_t i = 0; i < nroots; i++) {
-		struct sweep_fsinfo fi;
+		struct sweep_fsinfo fi = { .size = sizeof(fi) };
 		if (sweep_fsinfo_path(roots[i], &fi) == 0 && fi.policy != SWEEP_ORDER_NONE)
 			return fi.policy;
 	}

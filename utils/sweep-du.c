@@ -290,6 +290,8 @@ int main(int argc, char **argv)
 		.on_error = on_error,
 		.ctx = &du,
 	};
+	if (du.o.verbose)
+		cli_device_report(du.roots, du.nroots);
 	du.progress = progress_new(true);
 	ret = du.nroots ? sweep_walk(du.roots, du.nroots, &wo) : 0;
 	du.progress = progress_free(du.progress);

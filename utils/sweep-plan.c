@@ -302,6 +302,9 @@ static void usage(FILE *out)
 		"  -q, --queue-depth=N      reads in flight (default: from the device)\n"
 		"      --buffer-size=SIZE   bytes per read request (default 1M)\n"
 		"      --no-compare         skip the readdir-order pass of the summary\n"
+		"      --device=CLASS       hdd, ssd or auto (default: probe the device)\n"
+		"  -v, --verbose            say on stderr which device class each filesystem\n"
+		"                           got, and why\n"
 		"      --help               display this help and exit\n"
 		"      --version            output version information and exit\n",
 		cli_prog());
@@ -334,7 +337,7 @@ static void summary(const struct ctx *c, bool compared)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_HELP = 256, OPT_VERSION, OPT_DUMP, OPT_BUFSZ, OPT_MAXFILES, OPT_NOCOMPARE };
+	enum { OPT_HELP = 256, OPT_VERSION, OPT_DUMP, OPT_BUFSZ, OPT_MAXFILES, OPT_NOCOMPARE, OPT_DEVICE };
 	static const struct option longopts[] = {
 		{ "order", required_argument, NULL, 'o' },
 		{ "read", no_argument, NULL, 'r' },
@@ -345,6 +348,8 @@ int main(int argc, char **argv)
 		{ "queue-depth", required_argument, NULL, 'q' },
 		{ "buffer-size", required_argument, NULL, OPT_BUFSZ },
 		{ "no-compare", no_argument, NULL, OPT_NOCOMPARE },
+		{ "device", required_argument, NULL, OPT_DEVICE },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "dump", required_argument, NULL, OPT_DUMP }, /* hidden: file data in plan order, for tests */
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -354,12 +359,12 @@ int main(int argc, char **argv)
 	struct sweep_reader_opts ropts = { .size = sizeof(ropts) };
 	struct sweep_walk_opts wopts = { .size = sizeof(wopts) };
 	struct ctx c = { .trace_fd = -1, .dump_fd = -1, .block_size = 4096, .trace_header = true };
-	bool compare = true;
+	bool compare = true, verbose = false;
 	int opt, rc;
 
 	cli_init(argv[0]);
 	cli_close_stdout_atexit();
-	while ((opt = getopt_long(argc, argv, "o:rt:m:b:q:", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "o:rt:m:b:q:v", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			if (sweep_order_parse(optarg, &popts.order) < 0)
@@ -398,6 +403,15 @@ int main(int argc, char **argv)
 		case OPT_NOCOMPARE:
 			compare = false;
 			break;
+		case OPT_DEVICE:
+			if (cli_device_option(optarg) < 0) {
+				cli_try_help();
+				return 2;
+			}
+			break;
+		case 'v':
+			verbose = true;
+			break;
 		case OPT_DUMP:
 			c.dump_fd = open(optarg, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 			if (c.dump_fd < 0)
@@ -419,6 +433,8 @@ int main(int argc, char **argv)
 		cli_try_help();
 		return 2;
 	}
+	if (verbose)
+		cli_device_report((const char *const *)argv + optind, (size_t)(argc - optind));
 	if (c.dump_fd >= 0)
 		c.read = true;
 	if (c.read) {

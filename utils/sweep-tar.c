@@ -271,7 +271,7 @@ static void set_locale(void)
  */
 static unsigned queue_depth(const struct tar_opts *o)
 {
-	struct sweep_fsinfo fi;
+	struct sweep_fsinfo fi = { .size = sizeof(fi) };
 
 	if (sweep_backend_resolve(SWEEP_BACKEND_AUTO) != SWEEP_BACKEND_URING)
 		return 0;

@@ -4,7 +4,8 @@
    report.py OUT [MORE...]  -> OUT/report.md, OUT/summary.json, OUT/*.png
 With more directories (e.g. one bench/run per filesystem, run at the same time),
 their results, summaries and traces are merged into OUT first.
-Medians over the repeats; the headline table checks the issues' claims."""
+Medians over the repeats; the headline table checks the issues' claims, the
+targets table issue 11's, per device mode (hdd: HDD model; ssd: wall time)."""
 import collections
 import glob
 import json
@@ -20,11 +21,30 @@ import matplotlib.ticker  # noqa: E402
 MIB = 1 << 20
 # presentation order, and the peers each sweep tool is compared with
 ORDER = ["sweep-plan-read", "sweep-tar", "gnu-tar", "gnu-tar-inode", "bsdtar",
-         "sweep-du", "du", "sweep-cp", "cp-a", "sweep-sync", "rsync"]
+         "sweep-du", "du", "diskus", "sweep-cp", "cp-a", "xcp", "fcp", "sweep-sync", "rsync"]
 LABEL = {"sweep-plan-read": "sweep-plan --read", "gnu-tar": "GNU tar",
          "gnu-tar-inode": "GNU tar --sort=inode", "bsdtar": "bsdtar", "cp-a": "cp -a",
          "du": "GNU du", "rsync": "rsync -a", "sweep-tar": "sweep-tar",
-         "sweep-du": "sweep-du", "sweep-cp": "sweep-cp", "sweep-sync": "sweep-sync"}
+         "sweep-du": "sweep-du", "sweep-cp": "sweep-cp", "sweep-sync": "sweep-sync",
+         "diskus": "diskus", "xcp": "xcp", "fcp": "fcp"}
+GROUPS = ["tar", "du", "cp", "sync"]
+# The device modes of a run: "hdd" (SWEEP_DEVICE=hdd, judged by the HDD model),
+# "ssd" (SWEEP_DEVICE=ssd, judged by wall time on this machine's disk). Peers have
+# no mode ("any") and serve both.
+MODE = "hdd"
+
+
+def label(tool, device="any"):
+    """The tool's name, with its device mode when the run had more than one or it is not hdd."""
+    name = LABEL.get(tool, tool)
+    if device != "any" and (MODE == "both" or device != "hdd"):
+        name += f" [{device}]"
+    return name
+
+
+def serves(device, mode):
+    """Does a row of this device serve the comparisons of this mode?"""
+    return device in (mode, "any")
 PHASE = {"full": "", "first": " (first copy)", "nochange": " (no-change re-run)",
          "1pct": " (after changing 1%)"}
 HDD_LIMIT = {"ext4": 1.5, "xfs": 2.5}
@@ -37,6 +57,8 @@ def med(xs):
 
 def load(out):
     rows = [json.loads(l) for l in open(os.path.join(out, "results.jsonl")) if l.strip()]
+    for r in rows:  # results from before device modes: sweep tools ran as on a disk
+        r.setdefault("device", "hdd" if r["tool"].startswith("sweep") else "any")
     params = json.load(open(os.path.join(out, "params.json")))
     frag = {}
     for p in glob.glob(os.path.join(out, "frag-*.json")):
@@ -49,7 +71,7 @@ def load(out):
 def summarize(rows, seqbw):
     g = collections.defaultdict(list)
     for r in rows:
-        g[(r["fs"], r["step"], r["group"], r["tool"], r["phase"])].append(r)
+        g[(r["fs"], r["step"], r["group"], r["tool"], r["phase"], r["device"])].append(r)
     s = {}
     for k, rs in g.items():
         t = [r["trace"] for r in rs]
@@ -91,15 +113,61 @@ def verdict(ok):
     return "–" if ok is None else ("**yes**" if ok else "no")
 
 
+def pick(s, fs, step, tool, phase, mode):
+    """The summary of one tool at one step, in the given device mode (or a peer's)."""
+    for (f, st, g, t, p, d), m in s.items():
+        if f == fs and st == step and t == tool and p == phase and serves(d, mode):
+            return m
+    return None
+
+
+def targets(s, fses, last):
+    """Issue 11's targets at the last step: rows of (class, target, fs, measured, peers, met)."""
+    out = []
+    for fs in fses:
+        def get(tool, phase="full", mode="hdd"):
+            return pick(s, fs, last[fs], tool, phase, mode)
+
+        for tool in ("sweep-tar", "sweep-plan-read"):
+            m = get(tool)
+            hb = ratio(m["hdd"], m["hdd_bound"]) if m else None
+            if hb is not None:
+                out.append(("HDD model", f"{label(tool)} ≤ 1.25x the sequential bound", fs,
+                            f"{fmt(hb)}x ({fmt(m['hdd'])} s, bound {fmt(m['hdd_bound'])} s)", "–",
+                            verdict(hb <= 1.25)))
+        for tool, peer, phase, lim in (("sweep-du", "du", "full", 0.2), ("sweep-cp", "cp-a", "full", 0.1),
+                                       ("sweep-sync", "rsync", "first", 0.1),
+                                       ("sweep-sync", "rsync", "nochange", 0.3)):
+            a, b = get(tool, phase), get(peer, phase)
+            r = ratio(a["hdd"], b["hdd"]) if a and b else None
+            if r is not None:
+                out.append(("HDD model", f"{label(tool)}{PHASE[phase]} ≤ {lim}x {LABEL[peer]}", fs,
+                            f"{fmt(r)}x ({fmt(a['hdd'])} s)", f"{LABEL[peer]} {fmt(b['hdd'])} s",
+                            verdict(r <= lim)))
+        for tool, peers, phase, lim in (("sweep-du", ("du", "diskus"), "full", 1.0),
+                                        ("sweep-cp", ("cp-a", "xcp", "fcp"), "full", 1.0),
+                                        ("sweep-sync", ("rsync",), "first", 0.6),
+                                        ("sweep-tar", ("gnu-tar",), "full", 0.7)):
+            a = get(tool, phase, "ssd")
+            ps = [(p, get(p, phase, "ssd")) for p in peers]
+            ps = [(p, m) for p, m in ps if m]
+            if not a or a["wall"] is None or not ps:
+                continue
+            best = min(m["wall"] for _, m in ps)
+            what = "the fastest of " + ", ".join(LABEL[p] for p, _ in ps) if lim == 1.0 else f"{lim}x {LABEL[ps[0][0]]}"
+            out.append(("fast device, wall", f"{label(tool, 'ssd')}{PHASE[phase]} ≤ {what}", fs,
+                        f"{fmt(a['wall'])} s ({fmt(a['wall_min'])}–{fmt(a['wall_max'])})",
+                        "; ".join(f"{LABEL[p]} {fmt(m['wall'])} s" for p, m in ps),
+                        verdict(a["wall"] <= lim * best)))
+    return out
+
+
 def headline(s, fses, last):
     """Rows: claim, fs, sweep, peer(s), result."""
     out = []
 
     def get(fs, tool, phase="full"):
-        for (f, st, g, t, p), m in s.items():
-            if f == fs and st == last[fs] and t == tool and p == phase:
-                return m
-        return None
+        return pick(s, fs, last[fs], tool, phase, "hdd")
 
     for fs in fses:
         tar = get(fs, "gnu-tar")
@@ -139,10 +207,10 @@ def headline(s, fses, last):
 
 
 def tool_key(k):
-    fs, step, group, tool, phase = k
+    fs, step, group, tool, phase, device = k
     po = list(PHASE).index(phase)
-    return (fs, step, ["tar", "du", "cp", "sync"].index(group) if group in ("tar", "du", "cp", "sync") else 9,
-            po, ORDER.index(tool) if tool in ORDER else 99)
+    return (fs, step, GROUPS.index(group) if group in GROUPS else 9,
+            po, ORDER.index(tool) if tool in ORDER else 99, device)
 
 
 def save(fig, out, name):
@@ -164,13 +232,13 @@ def plot_runtime(s, fses, out):
         fig, axes = plt.subplots(2, len(groups), figsize=(4.2 * len(groups), 6.6), squeeze=False)
         for row, (metric, ylabel) in enumerate((("wall", "wall time, s (median)"), ("seeks", "seeks (median)"))):
             for ax, (grp, phase) in zip(axes[row], groups):
-                tools = sorted({k[3] for k in s if k[0] == fs and k[2] == grp and k[4] == phase},
-                               key=lambda t: ORDER.index(t) if t in ORDER else 99)
-                for t in tools:
+                series = sorted({(k[3], k[5]) for k in s if k[0] == fs and k[2] == grp and k[4] == phase},
+                                key=lambda td: (ORDER.index(td[0]) if td[0] in ORDER else 99, td[1]))
+                for t, d in series:
                     pts = sorted((k[1], m[metric]) for k, m in s.items()
-                                 if k[0] == fs and k[2] == grp and k[3] == t and k[4] == phase)
+                                 if k[0] == fs and k[2] == grp and k[3] == t and k[4] == phase and k[5] == d)
                     ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o",
-                            linestyle="-" if t.startswith("sweep") else "--", label=LABEL.get(t, t))
+                            linestyle="-" if t.startswith("sweep") else "--", label=label(t, d))
                 ax.set_title(f"{fs}: {grp}{PHASE[phase]}", fontsize=9)
                 ax.set_xlabel("aging step")
                 ax.set_xlim(steps[0] - 0.5, steps[-1] + 0.5)
@@ -182,34 +250,79 @@ def plot_runtime(s, fses, out):
     return files
 
 
-def plot_head(out, fses, last):
+def head_traces(out, fs, step):
+    """{(group, tool, device, phase): csv path} of the head traces kept for one step."""
+    found = {}
+    for p in glob.glob(os.path.join(out, "traces", f"{fs}-step{step}-*.csv")):
+        tag = os.path.basename(p)[len(f"{fs}-step{step}-"):-4]
+        phase = "full"
+        for ph in PHASE:
+            if tag.endswith("-" + ph):
+                tag, phase = tag[:-len(ph) - 1], ph
+        tool, _, device = tag.partition("@")
+        if not device:  # traces from before device modes
+            device = "hdd" if tool.startswith("sweep") else "any"
+        group = next((g for g, ts in (("tar", ("sweep-plan-read", "sweep-tar", "gnu-tar", "gnu-tar-inode", "bsdtar")),
+                                      ("du", ("sweep-du", "du", "diskus")), ("cp", ("sweep-cp", "cp-a", "xcp", "fcp")),
+                                      ("sync", ("sweep-sync", "rsync"))) if tool in ts), "other")
+        found[(group, tool, device, phase)] = p
+    return found
+
+
+def read_head(path):
+    rows = [l.split(",") for l in open(path).read().split("\n")[1:] if l]
+    return [float(r[0]) for r in rows], [int(r[1]) * 512 / 2**30 for r in rows]
+
+
+def plot_head(out, fses, last, modes):
+    """Where each tool sends the head: request offset over time, one panel per tool,
+    one row per group, one figure per filesystem and device mode (every tool's first
+    cold run of the last step; sync: its first copy)."""
     files = []
     for fs in fses:
-        curves = []
-        for tool in ("gnu-tar", "sweep-tar"):
-            p = os.path.join(out, "traces", f"{fs}-step{last[fs]}-{tool}.csv")
-            if os.path.exists(p):
-                rows = [l.split(",") for l in open(p).read().split("\n")[1:] if l]
-                curves.append((tool, [float(r[0]) for r in rows], [int(r[1]) * 512 / 2**30 for r in rows]))
-        if not curves:
-            continue
-        fig, axes = plt.subplots(1, len(curves), figsize=(5.5 * len(curves), 3.8), squeeze=False, sharey=True)
-        for ax, (tool, t, pos) in zip(axes[0], curves):
-            ax.plot(t, pos, ",", markersize=1)
-            ax.set_title(f"{fs} step {last[fs]}: {LABEL[tool]}", fontsize=9)
-            ax.set_xlabel("time since first request, s")
-            ax.set_ylabel("request offset on the device, GiB")
-        files.append(save(fig, out, f"head-{fs}.png"))
+        traces = head_traces(out, fs, last[fs])
+        for mode in modes:
+            rows = []
+            for g in GROUPS + ["other"]:
+                phase = "first" if g == "sync" else "full"
+                ts = sorted(((t, d, p) for (gg, t, d, ph), p in traces.items()
+                             if gg == g and ph == phase and serves(d, mode)),
+                            key=lambda x: ORDER.index(x[0]) if x[0] in ORDER else 99)
+                if ts:
+                    rows.append((g, ts))
+            if not rows:
+                continue
+            ncol = max(len(ts) for _, ts in rows)
+            fig, axes = plt.subplots(len(rows), ncol, figsize=(3.6 * ncol, 2.8 * len(rows)),
+                                     squeeze=False, sharey=True)
+            for r, (g, ts) in enumerate(rows):
+                for c in range(ncol):
+                    ax = axes[r][c]
+                    if c >= len(ts):
+                        ax.axis("off")
+                        continue
+                    t, d, p = ts[c]
+                    x, y = read_head(p)
+                    ax.plot(x, y, ",", markersize=1)
+                    ax.set_title(f"{label(t, d)}{PHASE['first'] if g == 'sync' else ''}: {len(x)} requests",
+                                 fontsize=8)
+                    ax.set_xlabel("time since first request, s", fontsize=7)
+                    if c == 0:
+                        ax.set_ylabel(f"{g}: offset, GiB", fontsize=8)
+                    ax.tick_params(labelsize=7)
+            fig.suptitle(f"{fs}, step {last[fs]}, sweep tools as on {'an HDD' if mode == 'hdd' else 'an SSD'}",
+                         fontsize=10)
+            files.append(save(fig, out, f"head-{fs}{'' if mode == 'hdd' else '-' + mode}.png"))
     return files
 
 
 def plot_bound(s, fses, last, out):
     items = []
     for k, m in sorted(s.items(), key=lambda kv: tool_key(kv[0])):
-        fs, step, group, tool, phase = k
+        fs, step, group, tool, phase, device = k
         if step != last.get(fs) or phase == "nochange":
             continue
-        items.append((f"{fs} {LABEL.get(tool, tool)}{PHASE[phase]}", ratio(m["hdd"], m["hdd_bound"]),
+        items.append((f"{fs} {label(tool, device)}{PHASE[phase]}", ratio(m["hdd"], m["hdd_bound"]),
                       ratio(m["ssd"], m["ssd_bound"]), ratio(m["wall"], m["wall_bound"])))
     if not items:
         return []
@@ -239,7 +352,8 @@ def merge(out, more):
             params["fs"] += [f for f in p2["fs"] if f not in params["fs"]]
             params["commands"].append(p2.get("command"))
             res.write(open(os.path.join(d, "results.jsonl")).read())
-            for f in glob.glob(os.path.join(d, "frag-*.json")) + glob.glob(os.path.join(d, "traces", "*.csv")):
+            for f in (glob.glob(os.path.join(d, "frag-*.json")) + glob.glob(os.path.join(d, "traces", "*.csv")) +
+                      glob.glob(os.path.join(d, "device-auto-*.txt"))):
                 rel = os.path.relpath(f, d)
                 os.makedirs(os.path.dirname(os.path.join(out, rel)), exist_ok=True)
                 with open(f) as src, open(os.path.join(out, rel), "w") as dst:
@@ -256,7 +370,10 @@ def main():
     out = sys.argv[1]
     if len(sys.argv) > 2:
         merge(out, sys.argv[2:])
+    global MODE
     rows, params, frag = load(out)
+    MODE = params.get("device_mode", "hdd")
+    modes = ["hdd", "ssd"] if MODE == "both" else [MODE]
     seqbw = params.get("seq_bandwidth")
     s = summarize(rows, seqbw)
     fses = [f for f in params["fs"] if any(k[0] == f for k in s)]
@@ -268,8 +385,9 @@ def main():
         L.append("Run as " + " and ".join(f"`{c}`" for c in cmds) + ", at the same time, merged with "
                  f"`bench/lib/report.py {' '.join(['OUT'] + ['DIR'] * (len(cmds) - 1))}`; wall times of each "
                  "include the other's load, counts and modeled times do not.\n")
+    recipe = f" --recipe fragment --fill {params.get('fill', 90)}" if params.get("recipe") == "fragment" else ""
     L.append(f"Command: `{cmds[0]}` (images: `bench/mkaged --source {params['source']} "
-             f"--size {params['size']} --steps {params['age_steps']} --seed {params['seed']}`), "
+             f"--size {params['size']} --steps {params['age_steps']} --seed {params['seed']}{recipe}`), "
              f"{params.get('date')}.\n")
     L.append(f"Machine: {params.get('cpu')}, {params.get('cores')} cores, {params.get('mem_gib')} GiB RAM, "
              f"kernel {params.get('kernel')}; images are files on `{params.get('backing')}` "
@@ -293,6 +411,25 @@ def main():
         L.append(f"Not measured (past the run's --stop-by time): {open(sk).read().strip()}.\n")
     if params.get("missing"):
         L.append(f"Not built when this ran, so not measured: {params['missing']}.\n")
+    peers = params.get("peers") or {}
+    if peers:
+        L.append("Parallel peers (`bench/setup-peers`, cargo): " +
+                 ", ".join(f"{p} {v}" for p, v in sorted(peers.items())) + ".\n")
+    if params.get("peers_missing"):
+        L.append(f"Peers not installed, so not measured: {params['peers_missing']}.\n")
+    L.append({"hdd": "Device mode **hdd**: the sweep tools ran with `SWEEP_DEVICE=hdd` (physical order); "
+                     "judge them by the HDD model.\n",
+              "ssd": "Device mode **ssd**: the sweep tools ran with `SWEEP_DEVICE=ssd` (a full queue); judge "
+                     "them by wall time on this machine's own disk.\n",
+              "both": "Device modes **hdd and ssd**: every sweep tool ran twice in the same alternating runs, "
+                      "with `SWEEP_DEVICE=hdd` ([hdd]: judge by the HDD model) and `SWEEP_DEVICE=ssd` "
+                      "([ssd]: judge by wall time on this machine's own disk); the peers ran once.\n"}[MODE])
+    auto = sorted(glob.glob(os.path.join(out, "device-auto-*.txt")))
+    if auto:
+        seen = sorted({open(p).read().strip() for p in auto if open(p).read().strip()})
+        if seen:
+            L.append("Left to itself (`SWEEP_DEVICE` unset), the library chose for these images: " +
+                     "; ".join(f"`{x}`" for x in seen) + ".\n")
     failed = [(k, m["failed"]) for k, m in s.items() if m["failed"]]
     if failed:
         L.append("**Runs that exited non-zero:** " + ", ".join(f"{k[0]} step {k[1]} {k[3]} {k[4]} ({n})"
@@ -302,6 +439,13 @@ def main():
     for row in headline(s, fses, last):
         L.append("| " + " | ".join(row) + " |")
     L.append("")
+    tg = targets(s, fses, last)
+    if tg:
+        L.append("## Issue 11 targets (last aging step)\n")
+        L.append("| class | target | fs | sweep | peers | met |\n|---|---|---|---|---|---|")
+        for row in tg:
+            L.append("| " + " | ".join(row) + " |")
+        L.append("")
     L.append("## Aging\n")
     L.append("| fs | step | files | GiB | extents/file | files with >1 extent | extents/file ≥ 1 MiB "
              "| readdir-vs-physical disorder | jumps in readdir order |\n|---|---|---|---|---|---|---|---|---|")
@@ -316,8 +460,8 @@ def main():
              "SSD model s | HDD / bound | SSD / bound | wall / bound |")
     L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for k, m in sorted(s.items(), key=lambda kv: tool_key(kv[0])):
-        fs, step, group, tool, phase = k
-        L.append(f"| {fs} | {step} | {LABEL.get(tool, tool)}{PHASE[phase]} | {fmt(m['wall'])} "
+        fs, step, group, tool, phase, device = k
+        L.append(f"| {fs} | {step} | {label(tool, device)}{PHASE[phase]} | {fmt(m['wall'])} "
                  f"({fmt(m['wall_min'])}–{fmt(m['wall_max'])}) | {fmt(m['cpu'])} | {fmt(m['rss_mib'], 1)} | "
                  f"{fmt(m['requests'])} | {fmt(m['bytes'] / MIB, 1)} | {fmt(m['seeks'])} | {fmt(m['hdd'])} | "
                  f"{fmt(m['ssd'])} | {fmt(ratio(m['hdd'], m['hdd_bound']))} | "
@@ -328,14 +472,14 @@ def main():
     L.append("\n## Plots\n")
     for f in plot_runtime(s, fses, out):
         L.append(f"![runtime against aging step]({f})\n")
-    for f in plot_head(out, fses, last):
+    for f in plot_head(out, fses, last, modes):
         L.append(f"![head position over time]({f})\n")
     for f in plot_bound(s, fses, last, out):
         L.append(f"![modeled and measured time over the bound]({f})\n")
     with open(os.path.join(out, "report.md"), "w") as f:
         f.write("\n".join(L) + "\n")
     with open(os.path.join(out, "summary.json"), "w") as f:
-        json.dump([{"fs": k[0], "step": k[1], "group": k[2], "tool": k[3], "phase": k[4], **m}
+        json.dump([{"fs": k[0], "step": k[1], "group": k[2], "tool": k[3], "phase": k[4], "device": k[5], **m}
                    for k, m in sorted(s.items(), key=lambda kv: tool_key(kv[0]))], f, indent=1)
 
 

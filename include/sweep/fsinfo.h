@@ -9,7 +9,37 @@
 extern "C" {
 #endif
 
+/*
+ * The two kinds of device the I/O policy knows (sweep(7), "Device classes").
+ * HDD: positioning costs, so read in physical order. SSD: it does not, so
+ * keep many requests in flight and do not bother sorting.
+ */
+enum sweep_device_class {
+	SWEEP_DEVICE_AUTO = 0, /* only as a request: decide from the environment, a probe or sysfs */
+	SWEEP_DEVICE_HDD = 1,
+	SWEEP_DEVICE_SSD = 2,
+};
+
+/* Why a filesystem got its device class, most binding first. */
+enum sweep_device_reason {
+	SWEEP_DEVICE_BY_DEFAULT = 0, /* a block device nothing is known about: HDD, the safe guess */
+	SWEEP_DEVICE_BY_CALLER = 1,  /* sweep_device_force() (a tool's --device) */
+	SWEEP_DEVICE_BY_ENV = 2,     /* SWEEP_DEVICE=hdd|ssd in the environment */
+	SWEEP_DEVICE_BY_PROBE = 3,   /* timed reads of the device: the probe_* fields */
+	SWEEP_DEVICE_BY_SYSFS = 4,   /* the rotational flag; probe_error says why there was no probe */
+	SWEEP_DEVICE_BY_NODEV = 5,   /* no block device below (memory, network, FUSE): SSD */
+};
+
+/* probe_flags */
+#define SWEEP_PROBE_CACHED 0x1u /* the numbers come from an earlier run (the cache under /run) */
+#define SWEEP_PROBE_BUSY 0x2u   /* others used the device during the probe: numbers perhaps high, not cached */
+
+/*
+ * Size-versioned: the caller sets .size = sizeof(struct sweep_fsinfo)
+ * before the call, the library fills the fields that fit (sweep_fsinfo_fd(3)).
+ */
 struct sweep_fsinfo {
+	size_t size;             /* set by the caller */
 	uint64_t dev;            /* st_dev of the filesystem */
 	uint64_t fs_magic;       /* f_type from fstatfs */
 	char fs_name[16];        /* "ext4", "xfs", "btrfs", "tmpfs", ... or "unknown" */
@@ -17,6 +47,14 @@ struct sweep_fsinfo {
 	int rotational;          /* 1 rotational, 0 not, -1 unknown (after following loop/dm/partitions) */
 	char disk[32];           /* name of the underlying disk in /sys/block, "" if none */
 	enum sweep_order policy; /* the order to use: PHYSICAL, INODE or NONE */
+	enum sweep_device_class device_class;   /* HDD or SSD, never AUTO */
+	enum sweep_device_reason device_reason; /* why */
+	char device_name[32];    /* the block device the filesystem is on ("vda1", "dm-3"), "" if none */
+	int probe_error;         /* 0, or -errno: why the device was not probed (-EACCES: no permission) */
+	uint32_t probe_flags;    /* SWEEP_PROBE_CACHED, SWEEP_PROBE_BUSY */
+	uint32_t probe_reads;    /* random reads timed; 0 when there was no probe */
+	uint64_t probe_random_ns; /* 3 in 4 random 4 KiB reads took this or more (O_DIRECT, one at a time) */
+	uint64_t probe_seq_ns;    /* time per 4 KiB of a sequential 1 MiB read */
 };
 
 /* Fill *ret for the filesystem holding the open file descriptor fd. */
@@ -25,6 +63,24 @@ SWEEP_EXPORT int sweep_fsinfo_fd(int fd, struct sweep_fsinfo *ret);
 SWEEP_EXPORT int sweep_fsinfo_path(const char *path, struct sweep_fsinfo *ret);
 /* The policy for a filesystem type (f_type magic). */
 SWEEP_EXPORT enum sweep_order sweep_fsinfo_policy(uint64_t fs_magic);
+
+/*
+ * Force the device class of every filesystem this process looks at from
+ * now on (HDD or SSD), or go back to deciding (AUTO). Beats SWEEP_DEVICE.
+ */
+SWEEP_EXPORT int sweep_device_force(enum sweep_device_class c);
+/* "auto", "hdd", "ssd"; and back. Parse: 0 or -EINVAL. */
+SWEEP_EXPORT const char *sweep_device_class_name(enum sweep_device_class c);
+SWEEP_EXPORT int sweep_device_class_parse(const char *name, enum sweep_device_class *ret);
+/* "default", "caller", "environment", "probe", "sysfs", "no-device". */
+SWEEP_EXPORT const char *sweep_device_reason_name(enum sweep_device_reason r);
+/*
+ * One line for a person: the class and why, e.g. "hdd (probe of sda:
+ * 3 in 4 random 4 KiB reads took 8.31 ms or more, sequential 0.027 ms per
+ * 4 KiB, 32 reads)". Like
+ * snprintf: the length it needed, or -EINVAL.
+ */
+SWEEP_EXPORT int sweep_device_explain(const struct sweep_fsinfo *fi, char *buf, size_t size);
 
 /* A per-st_dev cache, so a walk asks once per filesystem. */
 struct sweep_fscache;

@@ -214,7 +214,7 @@ static void both_backends(void (*fn)(enum sweep_backend))
 /* The reader's default max_buffered for files in the scratch directory. */
 static size_t default_ring(void)
 {
-	struct sweep_fsinfo fi;
+	struct sweep_fsinfo fi = { .size = sizeof(fi) };
 
 	if (sweep_fsinfo_path(dir, &fi) == 0 && fi.rotational == 1)
 		return 16u << 20;

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* fsinfo: the policy table, real filesystems under /, /proc and /tmp, the per-device cache. */
+/*
+ * fsinfo: the policy table, real filesystems under /, /proc and /tmp, the
+ * per-device cache, the size rule, and how the device class is decided.
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -37,7 +40,7 @@ static void test_policy_table(void **state)
 
 static void check_against_statfs(const char *path)
 {
-	struct sweep_fsinfo fi;
+	struct sweep_fsinfo fi = { .size = sizeof(fi) };
 	struct statfs sfs;
 	struct stat st;
 	assert_int_equal(sweep_fsinfo_path(path, &fi), 0);
@@ -64,7 +67,7 @@ static void check_against_statfs(const char *path)
 	/* The fd and path forms agree. */
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	assert_true(fd >= 0);
-	struct sweep_fsinfo fi2;
+	struct sweep_fsinfo fi2 = { .size = sizeof(fi2) };
 	assert_int_equal(sweep_fsinfo_fd(fd, &fi2), 0);
 	close(fd);
 	assert_memory_equal(&fi, &fi2, sizeof(fi));
@@ -76,7 +79,7 @@ static void test_real(void **state)
 	check_against_statfs("/");
 	check_against_statfs("/tmp");
 	check_against_statfs("/proc");
-	struct sweep_fsinfo fi;
+	struct sweep_fsinfo fi = { .size = sizeof(fi) };
 	assert_int_equal(sweep_fsinfo_path("/proc", &fi), 0);
 	assert_string_equal(fi.fs_name, "proc");
 	assert_int_equal(fi.policy, SWEEP_ORDER_NONE);
@@ -89,6 +92,7 @@ static void test_errors(void **state)
 	(void)state;
 	struct sweep_fsinfo fi;
 	memset(&fi, 0x5a, sizeof(fi));
+	fi.size = sizeof(fi);
 	struct sweep_fsinfo copy = fi;
 	assert_int_equal(sweep_fsinfo_path("/nonexistent/sweep/path", &fi), -ENOENT);
 	assert_int_equal(sweep_fsinfo_fd(-1, &fi), -EBADF);
@@ -157,6 +161,183 @@ static void test_names(void **state)
 	else
 		assert_int_equal(b, sweep__uring_usable() ? SWEEP_BACKEND_URING : SWEEP_BACKEND_SYSCALL);
 	assert_string_equal(sweep_version(), SWEEP_VERSION);
+}
+
+
+/* ---- the one rule for sized structs, applied to what the library fills ---- */
+
+static void test_size_rule(void **state)
+{
+	(void)state;
+	struct sweep_fsinfo fi, copy;
+	memset(&fi, 0x5a, sizeof(fi));
+	fi.size = 0;
+	copy = fi;
+	assert_int_equal(sweep_fsinfo_path("/proc", &fi), -EINVAL); /* .size not set */
+	fi.size = offsetof(struct sweep_fsinfo, probe_seq_ns);    /* shorter than the first sized layout */
+	copy.size = fi.size;
+	assert_int_equal(sweep_fsinfo_path("/proc", &fi), -EINVAL);
+	fi.size = (size_t)1 << 20; /* garbage, most likely */
+	copy.size = fi.size;
+	assert_int_equal(sweep_fsinfo_path("/proc", &fi), -E2BIG);
+	assert_memory_equal(&fi, &copy, sizeof(fi));
+	assert_int_equal(sweep_fsinfo_path("/proc", NULL), -EINVAL);
+	assert_int_equal(sweep_fsinfo_fd(0, NULL), -EINVAL);
+
+	/* A newer caller: a longer struct is fine while its tail is zero, which stays as it was. */
+	struct {
+		struct sweep_fsinfo fi;
+		unsigned char tail[24];
+	} big;
+	memset(&big, 0, sizeof(big));
+	big.fi.size = sizeof(big);
+	assert_int_equal(sweep_fsinfo_path("/proc", &big.fi), 0);
+	assert_string_equal(big.fi.fs_name, "proc");
+	assert_int_equal(big.fi.size, sizeof(big));
+	for (size_t i = 0; i < sizeof(big.tail); i++)
+		assert_int_equal(big.tail[i], 0);
+	big.tail[5] = 1;
+	memset(&big.fi.fs_name, 'x', sizeof(big.fi.fs_name));
+	int fd = open("/proc", O_RDONLY | O_CLOEXEC);
+	assert_int_equal(sweep_fsinfo_fd(fd, &big.fi), -E2BIG);
+	close(fd);
+	assert_int_equal(big.fi.fs_name[0], 'x'); /* untouched */
+}
+
+/* ---- device class ---- */
+
+static void test_device_names(void **state)
+{
+	(void)state;
+	enum sweep_device_class c;
+	static const char *names[] = { "auto", "hdd", "ssd" };
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(sweep_device_class_parse(names[i], &c), 0);
+		assert_int_equal(c, (enum sweep_device_class)i);
+		assert_string_equal(sweep_device_class_name(c), names[i]);
+	}
+	c = SWEEP_DEVICE_HDD;
+	assert_int_equal(sweep_device_class_parse("SSD", &c), -EINVAL);
+	assert_int_equal(sweep_device_class_parse(NULL, &c), -EINVAL);
+	assert_int_equal(c, SWEEP_DEVICE_HDD);
+	assert_string_equal(sweep_device_class_name((enum sweep_device_class)7), "unknown");
+	assert_string_equal(sweep_device_reason_name(SWEEP_DEVICE_BY_PROBE), "probe");
+	assert_string_equal(sweep_device_reason_name(SWEEP_DEVICE_BY_SYSFS), "sysfs");
+	assert_string_equal(sweep_device_reason_name(SWEEP_DEVICE_BY_ENV), "environment");
+	assert_string_equal(sweep_device_reason_name(SWEEP_DEVICE_BY_CALLER), "caller");
+	assert_string_equal(sweep_device_reason_name(SWEEP_DEVICE_BY_NODEV), "no-device");
+	assert_string_equal(sweep_device_reason_name(SWEEP_DEVICE_BY_DEFAULT), "default");
+	assert_int_equal(sweep_device_force((enum sweep_device_class)3), -EINVAL);
+}
+
+static void class_of(const char *path, enum sweep_device_class want, enum sweep_device_reason why)
+{
+	struct sweep_fsinfo fi = { .size = sizeof(fi) };
+	assert_int_equal(sweep_fsinfo_path(path, &fi), 0);
+	assert_string_equal(sweep_device_reason_name(fi.device_reason), sweep_device_reason_name(why));
+	assert_string_equal(sweep_device_class_name(fi.device_class), sweep_device_class_name(want));
+}
+
+static void test_device_override(void **state)
+{
+	(void)state;
+	unsetenv("SWEEP_DEVICE");
+	assert_int_equal(sweep_device_force(SWEEP_DEVICE_AUTO), 0);
+	class_of("/proc", SWEEP_DEVICE_SSD, SWEEP_DEVICE_BY_NODEV);
+	struct sweep_fsinfo root = { .size = sizeof(root) };
+	assert_int_equal(sweep_fsinfo_path("/", &root), 0);
+	assert_true(root.device_class == SWEEP_DEVICE_HDD || root.device_class == SWEEP_DEVICE_SSD);
+	assert_true(root.device_reason == SWEEP_DEVICE_BY_PROBE || root.device_reason == SWEEP_DEVICE_BY_SYSFS ||
+		    root.device_reason == SWEEP_DEVICE_BY_DEFAULT || root.device_reason == SWEEP_DEVICE_BY_NODEV);
+	/* Without a probe the numbers are zero and the error says why; with one they are not. */
+	if (root.device_reason == SWEEP_DEVICE_BY_PROBE)
+		assert_true(root.probe_reads >= 8 && root.probe_random_ns > 0 && root.probe_seq_ns > 0 &&
+			    root.probe_error == 0);
+	else
+		assert_true(root.probe_reads == 0 && root.probe_random_ns == 0);
+	if (root.device_reason == SWEEP_DEVICE_BY_SYSFS || root.device_reason == SWEEP_DEVICE_BY_DEFAULT)
+		assert_true(root.probe_error < 0);
+
+	/* The environment beats the device, the caller beats the environment. */
+	setenv("SWEEP_DEVICE", "hdd", 1);
+	class_of("/proc", SWEEP_DEVICE_HDD, SWEEP_DEVICE_BY_ENV);
+	class_of("/", SWEEP_DEVICE_HDD, SWEEP_DEVICE_BY_ENV);
+	assert_int_equal(sweep_device_force(SWEEP_DEVICE_SSD), 0);
+	class_of("/", SWEEP_DEVICE_SSD, SWEEP_DEVICE_BY_CALLER);
+	assert_int_equal(sweep_device_force(SWEEP_DEVICE_AUTO), 0);
+	setenv("SWEEP_DEVICE", "ssd", 1);
+	class_of("/", SWEEP_DEVICE_SSD, SWEEP_DEVICE_BY_ENV);
+	/* auto and words the library does not know leave the decision to the device */
+	setenv("SWEEP_DEVICE", "auto", 1);
+	class_of("/", root.device_class, root.device_reason);
+	setenv("SWEEP_DEVICE", "fast", 1);
+	class_of("/", root.device_class, root.device_reason);
+	class_of("/proc", SWEEP_DEVICE_SSD, SWEEP_DEVICE_BY_NODEV);
+	unsetenv("SWEEP_DEVICE");
+
+	/* A cache entry follows a class forced or released after it was filled. */
+	struct sweep_fscache *c = sweep_fscache_new();
+	int fd = open("/", O_PATH | O_CLOEXEC);
+	struct stat st;
+	assert_int_equal(fstat(fd, &st), 0);
+	const struct sweep_fsinfo *a, *b;
+	assert_int_equal(sweep_fscache_get(c, st.st_dev, fd, &a), 0);
+	assert_int_equal(a->device_reason, root.device_reason);
+	assert_int_equal(sweep_device_force(SWEEP_DEVICE_HDD), 0);
+	assert_int_equal(sweep_fscache_get(c, st.st_dev, -1, &b), 0);
+	assert_ptr_equal(a, b);
+	assert_int_equal(b->device_class, SWEEP_DEVICE_HDD);
+	assert_int_equal(b->device_reason, SWEEP_DEVICE_BY_CALLER);
+	assert_int_equal(sweep_device_force(SWEEP_DEVICE_AUTO), 0);
+	assert_int_equal(sweep_fscache_get(c, st.st_dev, -1, &b), 0);
+	assert_int_equal(b->device_class, root.device_class);
+	assert_int_equal(b->device_reason, root.device_reason);
+	close(fd);
+	sweep_fscache_free(c);
+}
+
+static void test_device_explain(void **state)
+{
+	(void)state;
+	struct sweep_fsinfo fi = { .size = sizeof(fi) };
+	char buf[256];
+	strcpy(fi.fs_name, "xfs");
+	strcpy(fi.device_name, "dm-3");
+	strcpy(fi.disk, "sdb");
+	fi.rotational = 0;
+	fi.device_class = SWEEP_DEVICE_HDD;
+	fi.device_reason = SWEEP_DEVICE_BY_PROBE;
+	fi.probe_reads = 32;
+	fi.probe_random_ns = 8200000;
+	fi.probe_seq_ns = 30000;
+	int n = sweep_device_explain(&fi, buf, sizeof(buf));
+	assert_string_equal(buf, "hdd (probe of dm-3: 3 in 4 random 4 KiB reads took 8.200 ms or more, sequential 0.030 ms "
+				 "per 4 KiB, 32 reads)");
+	assert_int_equal(n, (int)strlen(buf));
+	assert_int_equal(sweep_device_explain(&fi, NULL, 0), n); /* the length it needs */
+	fi.probe_flags = SWEEP_PROBE_CACHED;
+	sweep_device_explain(&fi, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "32 reads, cached)"));
+	fi.probe_flags = SWEEP_PROBE_BUSY;
+	sweep_device_explain(&fi, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "32 reads, device busy)"));
+	memset(&fi.probe_flags, 0, sizeof(fi) - offsetof(struct sweep_fsinfo, probe_flags));
+	fi.device_class = SWEEP_DEVICE_SSD;
+	fi.device_reason = SWEEP_DEVICE_BY_SYSFS;
+	fi.probe_error = -EACCES;
+	sweep_device_explain(&fi, buf, sizeof(buf));
+	assert_string_equal(buf, "ssd (sysfs: sdb rotational=0; not probed: Permission denied)");
+	fi.device_reason = SWEEP_DEVICE_BY_ENV;
+	sweep_device_explain(&fi, buf, sizeof(buf));
+	assert_string_equal(buf, "ssd (forced by SWEEP_DEVICE)");
+	fi.device_reason = SWEEP_DEVICE_BY_CALLER;
+	sweep_device_explain(&fi, buf, sizeof(buf));
+	assert_string_equal(buf, "ssd (forced by the caller)");
+	fi.device_reason = SWEEP_DEVICE_BY_NODEV;
+	sweep_device_explain(&fi, buf, sizeof(buf));
+	assert_string_equal(buf, "ssd (no block device under xfs)");
+	assert_int_equal(sweep_device_explain(NULL, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(sweep_device_explain(&fi, NULL, 5), -EINVAL);
 }
 
 /* ---- following devices through a made-up sysfs ---- */
@@ -252,6 +433,31 @@ static void test_device_chain(void **state)
 		link_to("dev/block/7:1", "devices/virtual/block/loop1");
 		expect(7, 1, -1, NULL, NULL);
 	}
+	/*
+	 * No device node to time (no uevent here): the flag decides, or with no
+	 * flag the safe guess, and the reason says so.
+	 */
+	struct sweep_fsinfo fi = { .size = sizeof(fi) };
+	unsetenv("SWEEP_DEVICE");
+	unsigned probes = sweep__device_probes();
+	sweep__device_decide(makedev(8, 1), 1, &fi);
+	assert_int_equal(fi.device_class, SWEEP_DEVICE_HDD);
+	assert_int_equal(fi.device_reason, SWEEP_DEVICE_BY_SYSFS);
+	assert_int_equal(fi.probe_error, -ENODEV);
+	assert_string_equal(fi.device_name, "sda1");
+	sweep__device_decide(makedev(8, 16), 0, &fi);
+	assert_int_equal(fi.device_class, SWEEP_DEVICE_SSD);
+	assert_int_equal(fi.device_reason, SWEEP_DEVICE_BY_SYSFS);
+	sweep__device_decide(makedev(7, 99), -1, &fi);
+	assert_int_equal(fi.device_class, SWEEP_DEVICE_HDD);
+	assert_int_equal(fi.device_reason, SWEEP_DEVICE_BY_DEFAULT);
+	assert_string_equal(fi.device_name, "odd");
+	sweep__device_decide(0, -1, &fi);
+	assert_int_equal(fi.device_class, SWEEP_DEVICE_SSD);
+	assert_int_equal(fi.device_reason, SWEEP_DEVICE_BY_NODEV);
+	assert_string_equal(fi.device_name, "");
+	assert_int_equal(sweep__device_probes(), probes);
+
 	sweep__fsinfo_set_sysroot(NULL);
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", sysroot);
@@ -264,6 +470,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_policy_table), cmocka_unit_test(test_real), cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_cache), cmocka_unit_test(test_names), cmocka_unit_test(test_device_chain),
+		cmocka_unit_test(test_size_rule), cmocka_unit_test(test_device_names),
+		cmocka_unit_test(test_device_override), cmocka_unit_test(test_device_explain),
 	};
+	/* Probes of this machine's disks stay in this process, not in /run. */
+	sweep__device_set_cache_dir("");
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

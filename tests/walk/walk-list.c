@@ -244,7 +244,7 @@ int main(int argc, char **argv)
 		/* --fsinfo PATH...: what sweep_fsinfo_path says, one line each. */
 		int rc = 0;
 		for (; i < argc; i++) {
-			struct sweep_fsinfo fi;
+			struct sweep_fsinfo fi = { .size = sizeof(fi) };
 			int r = sweep_fsinfo_path(argv[i], &fi);
 			if (r < 0) {
 				fprintf(stderr, "walk-list: %s: %s\n", argv[i], strerror(-r));

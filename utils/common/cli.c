@@ -348,6 +348,45 @@ void cli_close_stdout_atexit(void)
 	atexit(close_stdout);
 }
 
+int cli_device_option(const char *arg)
+{
+	enum sweep_device_class c;
+
+	if (sweep_device_class_parse(arg, &c) < 0) {
+		cli_msg("invalid --device argument %s (hdd, ssd or auto)", cli_quote(arg));
+		return -EINVAL;
+	}
+	return sweep_device_force(c);
+}
+
+void cli_device_report(const char *const *paths, size_t n)
+{
+	uint64_t seen[16];
+	size_t nseen = 0;
+	const char *env = getenv("SWEEP_DEVICE");
+	enum sweep_device_class c;
+
+	if (env && sweep_device_class_parse(env, &c) < 0)
+		cli_msg("ignoring SWEEP_DEVICE=%s (hdd, ssd or auto)", cli_quote(env));
+	for (size_t i = 0; i < n; i++) {
+		struct sweep_fsinfo fi = { .size = sizeof(fi) };
+		char why[256];
+		bool dup = false;
+
+		if (sweep_fsinfo_path(paths[i], &fi) < 0)
+			continue; /* the walk reports it */
+		for (size_t k = 0; k < nseen && !dup; k++)
+			dup = seen[k] == fi.dev;
+		if (dup)
+			continue;
+		if (nseen < sizeof(seen) / sizeof(seen[0]))
+			seen[nseen++] = fi.dev;
+		sweep_device_explain(&fi, why, sizeof(why));
+		cli_msg("%s: %s%s%s: device class %s", cli_quotef(paths[i]), fi.fs_name,
+			fi.device_name[0] ? " on " : "", fi.device_name, why);
+	}
+}
+
 void cli_version(const char *name)
 {
 	printf("%s (sweep) %s\nlibsweep %s\n", name, SWEEP_VERSION, sweep_version());

@@ -4,6 +4,7 @@
 #define SWEEP_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -43,6 +44,21 @@ int cli_parse_size(const char *s, uint64_t *ret);
  * (with the reason when the close itself failed) and exit status 1.
  */
 void cli_close_stdout_atexit(void);
+
+/*
+ * --device=hdd|ssd|auto, the same in every tool: force the device class of
+ * every filesystem for this run (sweep_device_force; auto: decide). On
+ * another word, "prog: invalid --device argument 'x' (hdd, ssd or auto)"
+ * and -EINVAL: the tool then exits as it does on a usage error.
+ */
+int cli_device_option(const char *arg);
+
+/*
+ * For -v and the like: one line on stderr per filesystem under paths,
+ * "prog: PATH: ext4 on loop3: device class ssd (probe of loop3: ...)",
+ * which class it got and why (sweep_device_explain).
+ */
+void cli_device_report(const char *const *paths, size_t n);
 
 /* Print the standard --version text. */
 void cli_version(const char *prog);

@@ -132,6 +132,7 @@ struct opts {
 	const char *time_style; /* --time-style as given (NULL: TIME_STYLE or long-iso) */
 	const char *time_format;
 	const char *files0;     /* --files0-from */
+	bool verbose;           /* --verbose: the device class of each filesystem on stderr (not in GNU du) */
 	struct du_units units;
 	struct exclude *exclude;
 };

@@ -12,7 +12,7 @@
 #include "du.h"
 
 enum { OPT_APPARENT = 256, OPT_SI, OPT_EXCLUDE, OPT_INODES, OPT_ORDER, OPT_TIME, OPT_TIME_STYLE, OPT_FILES0,
-       OPT_HELP, OPT_VERSION };
+       OPT_DEVICE, OPT_VERBOSE, OPT_HELP, OPT_VERSION };
 
 void du_usage(int status)
 {
@@ -58,6 +58,9 @@ void du_usage(int status)
 	       "      --exclude=PATTERN exclude files that match PATTERN\n"
 	       "  -x, --one-file-system skip directories on different file systems\n"
 	       "      --order=ORDER     walk order: auto (default), physical, inode, none, name\n"
+	       "      --device=CLASS    hdd, ssd or auto (default: probe the device)\n"
+	       "      --verbose         say on stderr which device class each filesystem got,\n"
+	       "                        and why\n"
 	       "      --help            display this help and exit\n"
 	       "      --version         output version information and exit\n",
 	       cli_prog());
@@ -164,6 +167,8 @@ void du_parse_args(int argc, char **argv, struct opts *o)
 		{ "total", no_argument, NULL, 'c' },
 		{ "threshold", required_argument, NULL, 't' },
 		{ "order", required_argument, NULL, OPT_ORDER },
+		{ "device", required_argument, NULL, OPT_DEVICE },
+		{ "verbose", no_argument, NULL, OPT_VERBOSE },
 		{ "time", optional_argument, NULL, OPT_TIME },
 		{ "time-style", required_argument, NULL, OPT_TIME_STYLE },
 		{ "files0-from", required_argument, NULL, OPT_FILES0 },
@@ -255,6 +260,11 @@ void du_parse_args(int argc, char **argv, struct opts *o)
 			if (sweep_order_parse(optarg, &o->order) < 0)
 				bad_arg("--order argument", optarg);
 			break;
+		case OPT_DEVICE:
+			if (cli_device_option(optarg) < 0)
+				du_usage(1);
+			break;
+		case OPT_VERBOSE: o->verbose = true; break;
 		case OPT_TIME: {
 			static const char *const words[] = { "atime", "access", "use", "ctime", "status", NULL };
 			static const int kinds[] = { TIME_ATIME, TIME_ATIME, TIME_ATIME, TIME_CTIME, TIME_CTIME };
