@@ -10,6 +10,5 @@
 #include <sweep/plan.h>
 #include <sweep/reader.h>
 #include <sweep/trace.h>
-#include <sweep/sim.h>
 
 #endif

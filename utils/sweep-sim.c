@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sweep.h>
+#include <sweep/sim.h>
 
 #include "cli.h"
 #include "progress.h"

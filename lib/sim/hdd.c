@@ -520,16 +520,19 @@ static const struct sim_dev_ops hdd_ops = {
 
 SWEEP_EXPORT int sweep_sim_preset_hdd(const char *name, struct sweep_sim_hdd_params *ret)
 {
+	struct sweep_sim_hdd_params p;
 	int i = preset_find(presets, NPRESETS, sizeof(presets[0]), name);
-	if (i < 0 || !ret || ret->size < sizeof(*ret))
-		return -EINVAL;
-	*ret = presets[i].p;
+	int err = i < 0 ? -EINVAL : sim_out_begin(&p, sizeof(p), ret);
+	if (err)
+		return err;
+	p = presets[i].p;
+	sim_out_end(ret, &p, sizeof(p));
 	return 0;
 }
 
 static bool hdd_params_ok(const struct sweep_sim_hdd_params *p)
 {
-	return p->size >= sizeof(*p) && p->cylinders && p->heads && p->spt_inner && p->spt_inner <= p->spt_outer &&
+	return p->cylinders && p->heads && p->spt_inner && p->spt_inner <= p->spt_outer &&
 	       p->zones && p->zones <= p->cylinders && p->rpm > 0 && p->seek_a_ms >= 0 && p->seek_b_ms >= 0 &&
 	       p->seek_c_ms >= 0 && p->seek_e_ms >= 0 && p->head_switch_ms >= 0 && p->overhead_ms >= 0 &&
 	       p->bus_mb_s > 0;
@@ -538,12 +541,18 @@ static bool hdd_params_ok(const struct sweep_sim_hdd_params *p)
 /* The device named `preset`, or built from o->hdd when given. */
 int hdd_new(const char *preset, const struct sweep_sim_options *o, struct sim_dev **ret)
 {
+	struct sweep_sim_hdd_params given;
 	const struct sweep_sim_hdd_params *p = o->hdd;
 	const char *name = preset;
 	int i = p ? -1 : preset_find(presets, NPRESETS, sizeof(presets[0]), preset);
 	if (i >= 0) {
 		p = &presets[i].p;
 		name = presets[i].name;
+	} else if (p) {
+		int err = sweep__opts_copy(&given, sizeof(given), p, SIM_MIN);
+		if (err)
+			return err;
+		p = &given;
 	}
 	if (!p || !hdd_params_ok(p))
 		return -EINVAL;

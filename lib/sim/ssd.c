@@ -503,17 +503,20 @@ static int pagemap_init(struct ssd *s)
 
 SWEEP_EXPORT int sweep_sim_preset_ssd(const char *name, struct sweep_sim_ssd_params *ret)
 {
+	struct sweep_sim_ssd_params p;
 	int i = preset_find(presets, NPRESETS, sizeof(presets[0]), name);
-	if (i < 0 || !ret || ret->size < sizeof(*ret))
-		return -EINVAL;
-	*ret = presets[i].p;
+	int err = i < 0 ? -EINVAL : sim_out_begin(&p, sizeof(p), ret);
+	if (err)
+		return err;
+	p = presets[i].p;
+	sim_out_end(ret, &p, sizeof(p));
 	return 0;
 }
 
 static bool ssd_params_ok(const struct sweep_sim_ssd_params *p)
 {
 	uint64_t planes = (uint64_t)p->channels * p->dies * p->planes;
-	return p->size >= sizeof(*p) && planes && planes <= 4096 && p->page >= 512 && p->page % 512 == 0 &&
+	return planes && planes <= 4096 && p->page >= 512 && p->page % 512 == 0 &&
 	       p->pages_per_block && p->capacity >= planes * p->pages_per_block * p->page && p->op >= 0 &&
 	       p->read_us > 0 && p->prog_us > 0 && p->erase_us > 0 && p->chan_mb_s > 0 && p->link_mb_s > 0 &&
 	       (!p->blockmap || p->log_blocks);
@@ -522,12 +525,18 @@ static bool ssd_params_ok(const struct sweep_sim_ssd_params *p)
 /* The device named `preset`, or built from o->ssd when given. */
 int ssd_new(const char *preset, const struct sweep_sim_options *o, struct sim_dev **ret)
 {
+	struct sweep_sim_ssd_params given;
 	const struct sweep_sim_ssd_params *p = o->ssd;
 	const char *name = preset;
 	int i = p ? -1 : preset_find(presets, NPRESETS, sizeof(presets[0]), preset);
 	if (i >= 0) {
 		p = &presets[i].p;
 		name = presets[i].name;
+	} else if (p) {
+		int err = sweep__opts_copy(&given, sizeof(given), p, SIM_MIN);
+		if (err)
+			return err;
+		p = &given;
 	}
 	if (!p || !ssd_params_ok(p))
 		return -EINVAL;

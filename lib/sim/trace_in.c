@@ -410,15 +410,17 @@ SWEEP_EXPORT int sweep_sim_trace_next(struct sweep_sim_trace *t, struct sweep_si
 
 SWEEP_EXPORT int sweep_sim_trace_get_info(const struct sweep_sim_trace *t, struct sweep_sim_trace_info *ret)
 {
-	if (!t || !ret || ret->size < sizeof(*ret))
-		return -EINVAL;
-	*ret = (struct sweep_sim_trace_info){
-		.size = ret->size,
+	struct sweep_sim_trace_info i;
+	int err = t ? sim_out_begin(&i, sizeof(i), ret) : -EINVAL;
+	if (err)
+		return err;
+	i = (struct sweep_sim_trace_info){
 		.format = t->format,
 		.requests = t->n,
 		.timed = t->timed,
 		.depth = t->depth,
 		.skipped = t->skipped,
 	};
+	sim_out_end(ret, &i, sizeof(i));
 	return 0;
 }

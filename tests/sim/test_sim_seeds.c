@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include <sweep.h>
+#include <sweep/sim.h>
 
 struct res {
 	double util, max_s, mibs;

@@ -1027,6 +1027,108 @@ static void test_api(void **state)
 	assert_ptr_equal(g, (struct sweep_sim_synth *)0x1);
 }
 
+/* ---- the size-versioned struct rule (lib/internal.h), on every sim struct ---- */
+
+/* A caller built against a newer header: the struct followed by 16 more bytes. */
+#define LONGER(type) struct { type s; unsigned char tail[16]; }
+
+static void test_struct_rule(void **state)
+{
+	(void)state;
+	struct sweep_sim *sim;
+	/* options: a prefix (an older caller) reads the rest as zero */
+	struct sweep_sim_options o = { .size = offsetof(struct sweep_sim_options, sched), .device = "eagle",
+				       .sched = "stf" };
+	assert_int_equal(sweep_sim_new(&o, &sim), 0);
+	struct sweep_sim_info info = { .size = sizeof(info) };
+	assert_int_equal(sweep_sim_get_info(sim, &info), 0);
+	assert_string_equal(info.device, "eagle");
+	assert_string_equal(info.sched, "fcfs"); /* past the prefix: the default */
+	sweep_sim_free(sim);
+	o.size = sizeof(size_t) - 1;
+	assert_int_equal(sweep_sim_new(&o, &sim), -EINVAL);
+	/* longer: zero tail accepted, non-zero tail refused */
+	LONGER(struct sweep_sim_options) lo;
+	memset(&lo, 0, sizeof(lo));
+	lo.s = (struct sweep_sim_options){ .size = sizeof(lo), .device = "eagle" };
+	assert_int_equal(sweep_sim_new(&lo.s, &sim), 0);
+	sweep_sim_free(sim);
+	lo.tail[15] = 1;
+	sim = (struct sweep_sim *)0x1;
+	assert_int_equal(sweep_sim_new(&lo.s, &sim), -E2BIG);
+	assert_ptr_equal(sim, (struct sweep_sim *)0x1);
+
+	/* device parameters inside the options follow it too */
+	LONGER(struct sweep_sim_hdd_params) hp;
+	memset(&hp, 0, sizeof(hp));
+	hp.s.size = sizeof(hp.s);
+	assert_int_equal(sweep_sim_preset_hdd("eagle", &hp.s), 0);
+	hp.s.size = sizeof(hp);
+	struct sweep_sim_options oh = { .size = sizeof(oh), .hdd = &hp.s };
+	assert_int_equal(sweep_sim_new(&oh, &sim), 0);
+	sweep_sim_free(sim);
+	hp.tail[0] = 7;
+	assert_int_equal(sweep_sim_new(&oh, &sim), -E2BIG);
+	LONGER(struct sweep_sim_ssd_params) sp;
+	memset(&sp, 0xee, sizeof(sp));
+	sp.s.size = sizeof(sp);
+	assert_int_equal(sweep_sim_preset_ssd("ssd-pagemap", &sp.s), -E2BIG); /* output: the same check */
+	memset(sp.tail, 0, sizeof(sp.tail));
+	assert_int_equal(sweep_sim_preset_ssd("ssd-pagemap", &sp.s), 0);
+	assert_int_equal(sp.s.size, sizeof(sp)); /* the caller's size stays */
+	assert_int_equal(sp.s.page, 4096);
+
+	/* outputs: a prefix gets only what it holds, the bytes after it are not written */
+	assert_int_equal(sweep_sim_new(NULL, &sim), 0);
+	struct sweep_sim_request r = { .length = 4096 };
+	assert_int_equal(sweep_sim_submit(sim, &r), 0);
+	uint64_t t;
+	while (sweep_sim_next_event(sim, &t) == 1)
+		assert_true(sweep_sim_advance(sim, t) >= 0);
+	struct sweep_sim_stats st;
+	memset(&st, 0xab, sizeof(st));
+	st.size = offsetof(struct sweep_sim_stats, reads);
+	assert_int_equal(sweep_sim_get_stats(sim, &st), 0);
+	assert_int_equal(st.requests, 1);
+	assert_int_equal(st.reads, 0xababababababababull);
+	LONGER(struct sweep_sim_stats) ls;
+	memset(&ls, 0, sizeof(ls));
+	ls.s.size = sizeof(ls);
+	assert_int_equal(sweep_sim_get_stats(sim, &ls.s), 0);
+	assert_int_equal(ls.s.reads, 1);
+	ls.tail[3] = 1;
+	assert_int_equal(sweep_sim_get_stats(sim, &ls.s), -E2BIG);
+	LONGER(struct sweep_sim_info) li;
+	memset(&li, 0, sizeof(li));
+	li.s.size = sizeof(li);
+	assert_int_equal(sweep_sim_get_info(sim, &li.s), 0);
+	li.tail[0] = 1;
+	assert_int_equal(sweep_sim_get_info(sim, &li.s), -E2BIG);
+	sweep_sim_free(sim);
+
+	/* synth and run options */
+	struct sweep_sim_synth *g;
+	LONGER(struct sweep_sim_synth_options) so;
+	memset(&so, 0, sizeof(so));
+	so.s = (struct sweep_sim_synth_options){ .size = sizeof(so), .capacity = 1 << 30, .requests = 10 };
+	assert_int_equal(sweep_sim_synth_new(&so.s, &g), 0);
+	so.tail[1] = 1;
+	struct sweep_sim_synth *g2 = (struct sweep_sim_synth *)0x1;
+	assert_int_equal(sweep_sim_synth_new(&so.s, &g2), -E2BIG);
+	assert_ptr_equal(g2, (struct sweep_sim_synth *)0x1);
+	assert_int_equal(sweep_sim_new(NULL, &sim), 0);
+	LONGER(struct sweep_sim_run_options) ro;
+	memset(&ro, 0, sizeof(ro));
+	ro.s = (struct sweep_sim_run_options){ .size = sizeof(ro), .mode = SWEEP_SIM_CLOSED };
+	ro.tail[9] = 1;
+	assert_int_equal(sweep_sim_run(sim, src_gen, g, &ro.s), -E2BIG);
+	ro.tail[9] = 0;
+	ro.s.size = offsetof(struct sweep_sim_run_options, depth); /* no depth: 1 */
+	assert_int_equal(sweep_sim_run(sim, src_gen, g, &ro.s), 10);
+	sweep_sim_free(sim);
+	sweep_sim_synth_free(g);
+}
+
 int main(void)
 {
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/sweep-sim-unit-XXXXXX");
@@ -1060,6 +1162,7 @@ int main(void)
 		cmocka_unit_test(test_open_replay),
 		cmocka_unit_test(test_params),
 		cmocka_unit_test(test_api),
+		cmocka_unit_test(test_struct_rule),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	char cmd[128];
