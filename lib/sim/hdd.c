@@ -532,10 +532,15 @@ SWEEP_EXPORT int sweep_sim_preset_hdd(const char *name, struct sweep_sim_hdd_par
 
 static bool hdd_params_ok(const struct sweep_sim_hdd_params *p)
 {
-	return p->cylinders && p->heads && p->spt_inner && p->spt_inner <= p->spt_outer &&
-	       p->zones && p->zones <= p->cylinders && p->rpm > 0 && p->seek_a_ms >= 0 && p->seek_b_ms >= 0 &&
-	       p->seek_c_ms >= 0 && p->seek_e_ms >= 0 && p->head_switch_ms >= 0 && p->overhead_ms >= 0 &&
-	       p->bus_mb_s > 0;
+	/* bounded so that the position index and the zone table stay small (memory) */
+	const double ms[] = { p->seek_a_ms, p->seek_b_ms, p->seek_c_ms, p->seek_e_ms, p->head_switch_ms, p->overhead_ms };
+	for (size_t i = 0; i < sizeof(ms) / sizeof(ms[0]); i++)
+		if (!isfinite(ms[i]) || ms[i] < 0 || ms[i] > 1e6)
+			return false;
+	return p->cylinders && p->cylinders <= (1u << 24) && p->heads && p->heads <= 1024 && p->spt_inner &&
+	       p->spt_inner <= p->spt_outer && p->spt_outer <= (1u << 20) && p->zones && p->zones <= p->cylinders &&
+	       isfinite(p->rpm) && p->rpm >= 1 && p->rpm <= 1e6 && isfinite(p->bus_mb_s) && p->bus_mb_s > 0 &&
+	       p->readahead_kib <= (1u << 20) && p->cache_kib <= (1u << 24) && p->depth <= SWEEP_SIM_MAX_QUEUE_DEPTH;
 }
 
 /* The device named `preset`, or built from o->hdd when given. */

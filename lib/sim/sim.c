@@ -96,7 +96,7 @@ SWEEP_EXPORT int sweep_sim_new(const struct sweep_sim_options *opts, struct swee
 		return err;
 	const char *dev = o.device ? o.device : "hdd7200";
 	const char *sch = o.sched ? o.sched : "fcfs";
-	if (o.nstreams && !o.streams)
+	if ((o.nstreams && !o.streams) || o.queue_depth > SWEEP_SIM_MAX_QUEUE_DEPTH)
 		return -EINVAL;
 	struct sweep_sim *s = calloc(1, sizeof(*s));
 	if (!s)
@@ -436,6 +436,10 @@ SWEEP_EXPORT int64_t sweep_sim_run(struct sweep_sim *s, sweep_sim_source_fn sour
 	if (err)
 		return err;
 	opts = &ro;
+	if (opts->mode != SWEEP_SIM_OPEN && opts->mode != SWEEP_SIM_CLOSED)
+		return -EINVAL;
+	if (opts->depth > SWEEP_SIM_MAX_DEPTH) /* every outstanding request is memory */
+		return -EINVAL;
 	struct sweep_sim_request req;
 	int64_t done = 0, outstanding = 0;
 	int rc;

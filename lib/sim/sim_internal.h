@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <sweep/sim.h>
@@ -217,6 +218,28 @@ void sched_free(struct sched *s);
 void sched_add(struct sched *s, struct sim_req *r);
 struct sim_req *sched_pick(struct sched *s, uint64_t now);
 extern const char *const sched_names[];
+
+/* ---- traces ---------------------------------------------------------- */
+
+struct sim_trace_rec {
+	struct sweep_sim_request r;
+	uint64_t after; /* index of the request whose completion released this one, or NONE64 */
+	uint64_t think; /* ns from that completion to this issue */
+};
+
+struct sweep_sim_trace {
+	struct sim_trace_rec *v;
+	size_t n, cap, pos;
+	const char *format;
+	int timed, dependent;
+	unsigned depth;
+	uint64_t skipped;
+	/* the requests each one releases (built at the first dependent replay) */
+	uint64_t *kids, *kid_at;
+};
+/* sweep_sim_trace_open on an open stream (the fuzz targets read from memory). */
+int sim_trace_read(FILE *fp, const struct sweep_sim_trace_options *opts, struct sweep_sim_trace **ret,
+		   struct sweep_sim_trace_error *ret_error);
 
 /* ---- statistics -------------------------------------------------------- */
 

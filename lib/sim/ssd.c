@@ -516,10 +516,16 @@ SWEEP_EXPORT int sweep_sim_preset_ssd(const char *name, struct sweep_sim_ssd_par
 static bool ssd_params_ok(const struct sweep_sim_ssd_params *p)
 {
 	uint64_t planes = (uint64_t)p->channels * p->dies * p->planes;
-	return planes && planes <= 4096 && p->page >= 512 && p->page % 512 == 0 &&
-	       p->pages_per_block && p->capacity >= planes * p->pages_per_block * p->page && p->op >= 0 &&
-	       p->read_us > 0 && p->prog_us > 0 && p->erase_us > 0 && p->chan_mb_s > 0 && p->link_mb_s > 0 &&
-	       (!p->blockmap || p->log_blocks);
+	const double v[] = { p->read_us, p->prog_us, p->erase_us, p->chan_mb_s, p->link_mb_s };
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		if (!isfinite(v[i]) || v[i] <= 0 || v[i] > 1e9)
+			return false;
+	/* the page count stays under 2^32 (pagemap_init checks it with the spare), the log pool small */
+	return p->channels && p->dies && p->planes && planes <= 4096 && p->page >= 512 && p->page % 512 == 0 &&
+	       p->page <= (1u << 20) && p->pages_per_block && p->pages_per_block <= 4096 &&
+	       p->capacity / p->page < (1ull << 32) && p->capacity >= planes * p->pages_per_block * p->page &&
+	       isfinite(p->op) && p->op >= 0 && p->op <= 4 && (!p->blockmap || p->log_blocks) &&
+	       p->log_blocks <= 65536 && p->depth <= SWEEP_SIM_MAX_QUEUE_DEPTH;
 }
 
 /* The device named `preset`, or built from o->ssd when given. */
