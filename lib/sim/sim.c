@@ -4,9 +4,10 @@
  * device events, host dispatch into the device queue, completions.
  *
  * Dispatch at an instant waits until the caller moves the clock past it
- * (or asks for the next event), so whatever the caller submits at the
- * instant of a completion competes with the requests already queued: the
- * seed's closed queue keeps exactly Q requests to choose from.
+ * (or asks for the next event), and first moves every arrival due by then
+ * into the host queue, so whatever the caller submits at the instant of a
+ * completion competes with the requests already queued: the seed's closed
+ * queue keeps exactly Q requests to choose from.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -280,10 +281,19 @@ static int collect(struct sweep_sim *s)
 	return err;
 }
 
+/* Arrivals due by now join the host queue. */
+static void admit(struct sweep_sim *s)
+{
+	while (s->nheap && s->heap[0]->r.time_ns <= s->now)
+		sched_add(s->sched, heap_pop(s));
+}
+
 static void dispatch(struct sweep_sim *s)
 {
 	s->dispatch_pending = false;
 	struct sim_dev *d = s->dev;
+	/* what the caller submitted at this instant competes with what was queued (sim.h) */
+	admit(s);
 	while (d->ops->can_accept(d)) {
 		struct sim_req *r = sched_pick(s->sched, s->now);
 		if (!r)
@@ -329,8 +339,7 @@ SWEEP_EXPORT int sweep_sim_advance(struct sweep_sim *s, uint64_t until)
 		if (s->dev->ops->busy(s->dev))
 			s->busy_ns += t - s->now;
 		s->now = t;
-		while (s->nheap && s->heap[0]->r.time_ns <= t)
-			sched_add(s->sched, heap_pop(s));
+		admit(s);
 		s->dev->ops->process(s->dev, t);
 		int err = collect(s);
 		if (err)

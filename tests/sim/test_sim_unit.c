@@ -1027,6 +1027,58 @@ static void test_api(void **state)
 	assert_ptr_equal(g, (struct sweep_sim_synth *)0x1);
 }
 
+/* ---- issue 13 defect 1: the closed queue keeps Q requests to choose from ---- */
+
+/*
+ * sim.h's contract: a request submitted at the instant of a completion
+ * competes with the ones already queued. SSF with one tag: R1 (cylinder 10)
+ * and R2 (cylinder 800) at time 0; R1 goes first; at its completion R3
+ * (cylinder 12) arrives and must win over R2. Before the fix the model
+ * dispatched R2 before R3 reached the queue, so every Q behaved as Q - 1.
+ */
+static void test_closed_queue_instant(void **state)
+{
+	(void)state;
+	struct sweep_sim_options o = { .size = sizeof(o), .device = "eagle", .sched = "ssf" };
+	struct sweep_sim *sim;
+	assert_int_equal(sweep_sim_new(&o, &sim), 0);
+	struct sweep_sim_request r1 = { .offset = eagle_off(10, 0, 0), .length = 4096, .id = 1 };
+	struct sweep_sim_request r2 = { .offset = eagle_off(800, 0, 0), .length = 4096, .id = 2 };
+	assert_int_equal(sweep_sim_submit(sim, &r1), 0);
+	assert_int_equal(sweep_sim_submit(sim, &r2), 0);
+	uint64_t order[3], n = 0, t;
+	struct sweep_sim_completion c;
+	while (n < 3 && sweep_sim_next_event(sim, &t) == 1) {
+		assert_true(sweep_sim_advance(sim, t) >= 0);
+		while (sweep_sim_poll(sim, &c, 1) == 1) {
+			order[n++] = c.id;
+			if (c.id == 1) {
+				struct sweep_sim_request r3 = { .time_ns = c.finish_ns, .offset = eagle_off(12, 0, 0),
+								.length = 4096, .id = 3 };
+				assert_int_equal(sweep_sim_submit(sim, &r3), 0);
+			}
+		}
+	}
+	assert_int_equal(n, 3);
+	assert_int_equal(order[0], 1);
+	assert_int_equal(order[1], 3);
+	assert_int_equal(order[2], 2);
+	sweep_sim_free(sim);
+	/* and so at Q = 2 the policies differ (FCFS < SSF < STF), where they used to be identical */
+	double u[3];
+	const char *sch[] = { "fcfs", "ssf", "stf" };
+	for (int i = 0; i < 3; i++) {
+		struct sweep_sim_options oq = { .size = sizeof(oq), .device = "eagle", .sched = sch[i] };
+		assert_int_equal(sweep_sim_new(&oq, &sim), 0);
+		struct sweep_sim_stats st;
+		synth_run(sim, NULL, 4096, 20000, 2, 1, &st);
+		u[i] = st.utilization;
+		sweep_sim_free(sim);
+	}
+	print_message("eagle Q=2: fcfs %.2f%% ssf %.2f%% stf %.2f%%\n", u[0] * 100, u[1] * 100, u[2] * 100);
+	assert_true(u[1] > 1.05 * u[0] && u[2] > 1.03 * u[1]);
+}
+
 /* ---- the size-versioned struct rule (lib/internal.h), on every sim struct ---- */
 
 /* A caller built against a newer header: the struct followed by 16 more bytes. */
@@ -1163,6 +1215,7 @@ int main(void)
 		cmocka_unit_test(test_params),
 		cmocka_unit_test(test_api),
 		cmocka_unit_test(test_struct_rule),
+		cmocka_unit_test(test_closed_queue_instant),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	char cmd[128];
