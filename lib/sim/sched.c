@@ -178,6 +178,31 @@ static struct sim_req *pick_cscan(struct sched *s, uint64_t now)
 /* ---- time-ordered policies ---- */
 
 /*
+ * WSTF past M: the paper's weight (M - E) / M would turn negative. Serving
+ * the overdue oldest-first is FCFS, which at long queues never recovers
+ * (every request ends up overdue: issue 13). So the overdue requests (the
+ * heads of the arrival lists) are chosen among themselves by positioning
+ * time, still aged: weighted by M / E, the longer overdue the cheaper.
+ */
+static struct sim_req *overdue_pick(struct sched *s, uint64_t now)
+{
+	struct sim_dev *d = s->dev;
+	double M = (double)s->max_resp, bt = 0;
+	struct sim_req *best = NULL;
+	for (int op = 0; op < 2; op++)
+		for (struct sim_req *r = s->q.fhead[op]; r && now - r->r.time_ns >= s->max_resp; r = r->fnext) {
+			uint64_t xfer;
+			double t = (double)d->ops->estimate(d, now, r, &xfer) - (double)xfer;
+			t *= M / (double)(now - r->r.time_ns);
+			if (!best || t < bt || (t == bt && r->seq < best->seq)) {
+				best = r;
+				bt = t;
+			}
+		}
+	return best;
+}
+
+/*
  * The request with the smallest (weighted) service time among buckets
  * [kmin, kmax], searched outward from the head. A bucket d away cannot
  * beat min_time(d) * wmin, so the search stops there: at long queues it
@@ -190,12 +215,11 @@ static struct sim_req *stf_search(struct sched *s, uint64_t now, uint64_t kmin, 
 	uint64_t h = d->ops->head_key(d);
 	double wmin = 1.0, M = (double)s->max_resp;
 	if (weighted) {
-		/* past M the weight would turn negative and favour the dearest request;
-		 * the seed enforces M instead, so overdue requests go oldest first */
+		/* past M the weight would turn negative and favour the dearest request */
 		struct sim_req *o = oldest(s);
 		double e = o ? (double)(now - o->r.time_ns) : 0;
 		if (e >= M)
-			return o;
+			return overdue_pick(s, now);
 		wmin = (M - e) / M;
 	}
 	uint64_t start = h < kmin ? kmin : h > kmax ? kmax : h;

@@ -253,6 +253,17 @@ static void test_wstf(void **state)
 	fx_add(&f, eagle_off(100, 0, 20), 4096, SWEEP_SIM_READ, now, 0);
 	assert_int_equal(picked_cyl(&f, now), 839);
 	fx_close(&f);
+	/* two overdue requests: chosen between by (aged) positioning time, not oldest first
+	 * (issue 13 defect 2: oldest-first is FCFS, and at long queues it never recovers) */
+	fx_open(&f, "eagle", "wstf", &o);
+	hdd_set_head(f.dev, 100, 0);
+	fx_add(&f, eagle_off(839, 0, 30), 4096, SWEEP_SIM_READ, 0, 0);           /* overdue by 1 s, far */
+	fx_add(&f, eagle_off(101, 0, 30), 4096, SWEEP_SIM_READ, NS_PER_S / 2, 0); /* overdue by 0.5 s, near */
+	fx_add(&f, eagle_off(100, 0, 20), 4096, SWEEP_SIM_READ, now, 0);         /* not overdue */
+	assert_int_equal(picked_cyl(&f, now), 101);
+	assert_int_equal(picked_cyl(&f, now), 839);
+	assert_int_equal(picked_cyl(&f, now), 100);
+	fx_close(&f);
 }
 
 static void test_deadline(void **state)
