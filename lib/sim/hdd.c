@@ -306,6 +306,87 @@ static uint64_t hdd_estimate(struct sim_dev *d, uint64_t now, const struct sim_r
 	return s.finish - now;
 }
 
+/* Requests of bucket b starting in sectors [a, e): stf_consider each. */
+static void consider_range(struct sim_dev *d, const struct sbucket *b, uint64_t a, uint64_t e, struct stf_ctx *c)
+{
+	for (uint32_t i = sbucket_first(b, a * SECTOR); i < b->n && b->v[i]->off < e * SECTOR; i++)
+		stf_consider(d, c, b->v[i]);
+}
+
+/*
+ * STF inside one cylinder, by rotational position. On arrival (after the
+ * seek, at the earliest) the head is over sector theta of every track of the
+ * cylinder; on each track the candidates are taken in the order their first
+ * sector comes under the head, and a track is left once that wait alone
+ * cannot beat the best so far (the transfer only adds). Cached data can
+ * beat any position, so the requests inside the read-ahead window and the
+ * cache segments are looked at first. (Reads of dirty write-back data are
+ * hits too, but are looked at only when few destages are queued: with many,
+ * such a read may wait for its turn by position.)
+ */
+static void hdd_bucket_search(struct sim_dev *d, uint64_t key, const struct sbucket *b, struct stf_ctx *c)
+{
+	struct hdd *h = H(d);
+	if (!b->n)
+		return;
+	if (b->n <= 8) {
+		for (uint32_t i = 0; i < b->n; i++)
+			stf_consider(d, c, b->v[i]);
+		return;
+	}
+	/* the cylinder's zone and sector range */
+	const struct zone *z = &h->zones[h->nzones - 1];
+	for (uint64_t i = 0; i < h->nzones; i++)
+		if (key < h->zones[i].first_cyl + h->zones[i].cyls) {
+			z = &h->zones[i];
+			break;
+		}
+	uint64_t spt = z->spt, cyl_a = z->first_lba + (key - z->first_cyl) * h->p.heads * spt;
+	uint64_t cyl_e = cyl_a + h->p.heads * spt;
+	/* cached data first */
+	if (h->ra_on && h->ra_start < cyl_e && h->ra_limit > cyl_a)
+		consider_range(d, b, h->ra_start > cyl_a ? h->ra_start : cyl_a, h->ra_limit, c);
+	for (unsigned i = 0; i < NSEG; i++)
+		if (h->segs[i].end > h->segs[i].start && h->segs[i].start < cyl_e && h->segs[i].end > cyl_a)
+			consider_range(d, b, h->segs[i].start > cyl_a ? h->segs[i].start : cyl_a, h->segs[i].end, c);
+	if (d->write_back) {
+		unsigned nq = 0;
+		for (const struct sim_req *r = h->q_head; r && nq <= 32; r = r->link)
+			nq++;
+		for (const struct sim_req *r = h->q_head; nq <= 32 && r; r = r->link)
+			if (r->internal && r->off / SECTOR < cyl_e && (r->off + r->len) / SECTOR > cyl_a)
+				consider_range(d, b, r->off / SECTOR > cyl_a ? r->off / SECTOR : cyl_a,
+					       (r->off + r->len) / SECTOR, c);
+	}
+	/* then by rotational position: the earliest arrival is after the command and the seek */
+	uint64_t t0 = h->cur && h->free_at > c->now ? h->free_at : c->now;
+	uint64_t dist = key > h->cyl ? key - h->cyl : h->cyl - key;
+	double pos = h->overhead_ns + (dist ? seek_ns(h, h->cyl, key) : 0.0);
+	double sns = h->rev_ns / (double)spt;
+	double theta = fmod((double)t0 + pos, h->rev_ns) / h->rev_ns * (double)spt; /* sector under the head */
+	double wlb = c->weighted ? c->wmin : 1.0;
+	uint64_t s0 = (uint64_t)ceil(theta - 1e-3); /* the first sector not yet passed */
+	if (s0 > spt)
+		s0 = spt;
+	for (uint64_t hd = 0; hd < h->p.heads; hd++) {
+		uint64_t ta = cyl_a + hd * spt, te = ta + spt;
+		/* sectors s0.. first, then the wrap 0..s0: waits in increasing order */
+		for (int pass = 0; pass < 2; pass++) {
+			uint64_t a = pass ? ta : ta + s0, e = pass ? ta + s0 : te;
+			for (uint32_t i = sbucket_first(b, a * SECTOR); i < b->n && b->v[i]->off < e * SECTOR; i++) {
+				double w = (double)(b->v[i]->off / SECTOR - ta) - theta;
+				if (w < -1e-3)
+					w += (double)spt;
+				else if (w < 0)
+					w = 0;
+				if (c->best && (pos + w * sns) * wlb > c->bt)
+					break;
+				stf_consider(d, c, b->v[i]);
+			}
+		}
+	}
+}
+
 static bool hdd_can_accept(const struct sim_dev *d)
 {
 	return H(d)->tags < d->depth;
@@ -516,6 +597,7 @@ static const struct sim_dev_ops hdd_ops = {
 	.process = hdd_process,
 	.busy = hdd_busy,
 	.destroy = hdd_destroy,
+	.bucket_search = hdd_bucket_search,
 };
 
 SWEEP_EXPORT int sweep_sim_preset_hdd(const char *name, struct sweep_sim_hdd_params *ret)

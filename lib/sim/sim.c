@@ -406,6 +406,12 @@ SWEEP_EXPORT int sweep_sim_get_info(const struct sweep_sim *s, struct sweep_sim_
 	return 0;
 }
 
+void sim_stf_cost(const struct sweep_sim *s, uint64_t *decisions, uint64_t *evals)
+{
+	*decisions = s->sched->decisions;
+	*evals = s->sched->evals;
+}
+
 /* ---- replay ---- */
 
 static int64_t drain_completions(struct sweep_sim *s, const struct sweep_sim_run_options *o)

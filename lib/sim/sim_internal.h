@@ -55,7 +55,27 @@ struct sim_req {
 	struct sim_req *link;       /* device queues, completion lists, free list */
 	bool internal;              /* a drive-internal destage, not host visible */
 	bool hit;
+	uint32_t hidx;              /* STF index: place in its heap (flat devices) */
+	uint64_t hkey;              /* STF index: its estimate there */
 };
+
+/*
+ * One STF decision in progress: the best request so far and its (weighted)
+ * time. Devices that can search a bucket faster than one estimate per
+ * request (the disk: by rotational position) do so through bucket_search.
+ */
+struct stf_ctx {
+	uint64_t now;
+	struct sim_req *best;
+	double bt;
+	bool weighted;
+	double M, wmin;  /* WSTF: max response, smallest weight in the queue */
+	uint64_t evals;  /* estimates made (the cost of the decision) */
+	uint64_t max_seq; /* only requests submitted up to here (GSTF freeze); NONE64 = all */
+};
+struct sim_dev;
+struct sbucket;
+void stf_consider(struct sim_dev *d, struct stf_ctx *c, struct sim_req *r);
 
 /* ---- position-bucketed queue (cylinder-indexed lists + 2-level bitmap) ---- */
 
@@ -107,6 +127,10 @@ struct sim_dev_ops {
 	void (*process)(struct sim_dev *d, uint64_t now);
 	bool (*busy)(const struct sim_dev *d);
 	void (*destroy)(struct sim_dev *d);
+	/* Optional: STF over the requests v[0..n) of bucket key, sorted by offset (stf_consider each candidate). */
+	void (*bucket_search)(struct sim_dev *d, uint64_t key, const struct sbucket *b, struct stf_ctx *c);
+	/* Service time does not depend on position (SSD): STF ranks by estimate alone. */
+	bool flat;
 };
 
 struct sim_counters {
@@ -211,7 +235,26 @@ struct sched {
 	int elevator_ssf;        /* bandwidth class */
 	struct bw_stream *streams;
 	size_t nstreams;
+	/* STF index (stf, sptf, gstf, wstf): per bucket the requests sorted by offset; on a flat
+	 * device a heap per direction by (length, submission) */
+	struct sbucket *sorted;
+	struct sim_req **heap[2];
+	size_t nheap[2], capheap[2];
+	uint64_t decisions, evals; /* what the STF decisions cost, in estimates */
+	bool flat_index;
+	uint64_t max_seq;        /* latest submission queued (NONE64 before the first) */
+	uint64_t frozen_seq;     /* GSTF freeze: requests up to this submission belong to the frozen group */
+	uint64_t frozen_group, frozen_left;
+	bool frozen;
 };
+struct sbucket {
+	struct sim_req **v;
+	size_t n, cap;
+};
+/* First index in b with an offset >= off. */
+uint32_t sbucket_first(const struct sbucket *b, uint64_t off);
+/* STF decisions taken and the estimates they made (the index's cost; tests). */
+void sim_stf_cost(const struct sweep_sim *s, uint64_t *decisions, uint64_t *evals);
 int sched_new(const char *name, const struct sweep_sim_options *o, struct sim_dev *dev,
 	      struct sched **ret);
 void sched_free(struct sched *s);

@@ -441,6 +441,7 @@ static const struct sim_dev_ops ssd_ops = {
 	.process = ssd_process,
 	.busy = ssd_busy,
 	.destroy = ssd_destroy,
+	.flat = true,
 };
 
 static int blockmap_init(struct ssd *s)

@@ -1031,7 +1031,7 @@ static void test_api(void **state)
 	unsigned n = 0;
 	while (sweep_sim_sched_name(n))
 		n++;
-	assert_int_equal(n, 14);
+	assert_int_equal(n, 15);
 	struct sweep_sim_synth *g = (struct sweep_sim_synth *)0x1;
 	struct sweep_sim_synth_options so = { .size = sizeof(so), .pattern = "zigzag", .capacity = 1 << 30 };
 	assert_int_equal(sweep_sim_synth_new(&so, &g), -EINVAL);
@@ -1088,6 +1088,42 @@ static void test_closed_queue_instant(void **state)
 	}
 	print_message("eagle Q=2: fcfs %.2f%% ssf %.2f%% stf %.2f%%\n", u[0] * 100, u[1] * 100, u[2] * 100);
 	assert_true(u[1] > 1.05 * u[0] && u[2] > 1.03 * u[1]);
+}
+
+/* ---- issue 13 defect 4: STF decisions stay cheap on clustered queues and SSDs ---- */
+
+static double evals_per_decision(const char *dev, const char *sched, const char *pattern, unsigned q, uint64_t n)
+{
+	struct sweep_sim_options o = { .size = sizeof(o), .device = dev, .sched = sched };
+	struct sweep_sim *sim;
+	assert_int_equal(sweep_sim_new(&o, &sim), 0);
+	struct sweep_sim_stats st;
+	synth_run(sim, pattern, 4096, n, q, 1, &st);
+	uint64_t dec, ev;
+	sim_stf_cost(sim, &dec, &ev);
+	sweep_sim_free(sim);
+	assert_true(dec > 0);
+	print_message("%s %s %s Q=%u: %.1f estimates per decision\n", dev, sched, pattern, q, (double)ev / (double)dec);
+	return (double)ev / (double)dec;
+}
+
+/*
+ * The cost of a decision in estimates (a machine-independent count): a
+ * Postmark mix keeps every request inside a 64 MiB file set, a few
+ * cylinders, where the seek bound prunes nothing; before the rotational
+ * index a decision at Q = 20000 estimated the whole queue. On an SSD
+ * nothing depends on position, so STF must not scan at all.
+ */
+static void test_stf_index(void **state)
+{
+	(void)state;
+	double small = evals_per_decision("hdd7200", "stf", "postmark", 100, 20000);
+	double big = evals_per_decision("hdd7200", "stf", "postmark", 20000, 60000);
+	assert_true(big < 0.05 * 20000 && big < 20 * small); /* the whole queue was 20000 */
+	assert_true(evals_per_decision("eagle", "stf", "random4k", 5000, 20000) < 300);
+	assert_true(evals_per_decision("eagle", "gstf", "random4k", 5000, 20000) < 300);
+	assert_true(evals_per_decision("ssd-blockmap", "stf", "postmark", 5000, 20000) <= 2.0);
+	assert_true(evals_per_decision("ssd-pagemap", "wstf", "randread", 5000, 20000) <= 2.0);
 }
 
 /* ---- the size-versioned struct rule (lib/internal.h), on every sim struct ---- */
@@ -1227,6 +1263,7 @@ int main(void)
 		cmocka_unit_test(test_api),
 		cmocka_unit_test(test_struct_rule),
 		cmocka_unit_test(test_closed_queue_instant),
+		cmocka_unit_test(test_stf_index),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	char cmd[128];
