@@ -783,11 +783,11 @@ void sched_free(struct sched *s)
 {
 	if (!s)
 		return;
-	posq_fini(&s->q.pos);
-	if (s->sorted)
-		for (uint64_t k = 0; k < s->dev->nkeys; k++)
+	if (s->sorted) /* the device may be gone already: its size is in the posq */
+		for (uint64_t k = 0; k < s->q.pos.nkeys; k++)
 			free(s->sorted[k].v);
 	free(s->sorted);
+	posq_fini(&s->q.pos);
 	free(s->heap[0]);
 	free(s->heap[1]);
 	free(s->streams);

@@ -188,6 +188,21 @@ const struct hdd_seek *hdd_seek_of(const struct sim_dev *d);
 uint64_t hdd_cylinders(const struct sim_dev *d);
 void hdd_set_head(struct sim_dev *d, uint64_t cyl, uint64_t head); /* tests: place the arm */
 
+/* ---- bookings of a shared resource (timeline.c) ---- */
+
+struct interval {
+	double s, e;
+};
+struct timeline {
+	struct interval *iv; /* [head, n) in use */
+	size_t head, n, cap;
+};
+/* Book d ns at the earliest gap at or after t; returns the start. */
+double tl_book(struct timeline *tl, double t, double d);
+/* Forget the bookings that end by t (nothing can be booked before now). */
+void tl_trim(struct timeline *tl, double t);
+void tl_fini(struct timeline *tl);
+
 /* ---- host queue and schedulers ---------------------------------------- */
 
 struct hq {
