@@ -80,12 +80,17 @@ struct fields {
 	unsigned n;
 };
 
-/* Split at runs of blanks, or at `sep` (blanks around a field trimmed). */
-static void split(const char *line, char sep, struct fields *f)
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* Split at runs of blanks, or at `sep` (blanks around a field trimmed); at most max fields. */
+static void split_n(const char *line, char sep, struct fields *f, unsigned max)
 {
 	f->n = 0;
 	const char *p = line;
-	while (*p && f->n < MAX_FIELDS) {
+	while (*p && f->n < max) {
 		while (*p == ' ' || *p == '\t')
 			p++;
 		if (!*p || *p == '\n' || *p == '\r')
@@ -95,7 +100,7 @@ static void split(const char *line, char sep, struct fields *f)
 			while (*p && *p != sep && *p != '\n' && *p != '\r')
 				p++;
 		else
-			while (*p && !isspace((unsigned char)*p))
+			while (*p && !blank(*p))
 				p++;
 		const char *b = p;
 		while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
@@ -105,6 +110,11 @@ static void split(const char *line, char sep, struct fields *f)
 		if (sep && *p == sep)
 			p++;
 	}
+}
+
+static void split(const char *line, char sep, struct fields *f)
+{
+	split_n(line, sep, f, MAX_FIELDS);
 }
 
 /* An unsigned decimal (or hex, base 16) field of exactly [s, s+len): 0 or -EBADMSG. */
@@ -168,6 +178,27 @@ static int parse_time(struct loader *L, const char *what, const char *s, size_t 
 		if (!isdigit((unsigned char)buf[i]) && buf[i] != '.' && buf[i] != 'e' && buf[i] != 'E' &&
 		    !((buf[i] == '-' || buf[i] == '+') && i > 0 && (buf[i - 1] == 'e' || buf[i - 1] == 'E')))
 			return bad(L, "%s: %s '%s'", what, buf[i] == '-' && i == 0 ? "negative time" : "not a time", buf);
+	/* plain decimals (what every capture prints): exact, in integers */
+	size_t dot = strcspn(buf, ".eE");
+	if (dot <= 10 && !strpbrk(buf, "eE") && (unit_ns == 1e9 || unit_ns == 1e6)) {
+		unsigned digits = unit_ns == 1e9 ? 9 : 6;
+		uint64_t whole = 0, frac = 0;
+		for (size_t i = 0; i < dot; i++)
+			whole = whole * 10 + (uint64_t)(buf[i] - '0');
+		const char *f = buf[dot] == '.' ? buf + dot + 1 : buf + dot;
+		if (!strchr(f, '.')) {
+			size_t nf = strlen(f);
+			for (unsigned i = 0; i < digits; i++)
+				frac = frac * 10 + (i < nf ? (uint64_t)(f[i] - '0') : 0);
+			if (nf > digits && f[digits] >= '5')
+				frac++; /* round half up, as the floating path does */
+			uint64_t scale = unit_ns == 1e9 ? 1000000000ull : 1000000ull;
+			if (whole < (1ull << 63) / scale) {
+				*ret = whole * scale + frac;
+				return 0;
+			}
+		}
+	}
 	char *end;
 	errno = 0;
 	double v = strtod(buf, &end);
@@ -380,22 +411,22 @@ static int parse_tracefs(struct loader *L, const char *line)
 			pid = (uint32_t)strtoul(d, NULL, 10);
 	}
 	const char *rest = strchr(ev + 2, ':') + 1;
-	struct fields f;
-	split(rest, 0, &f);
+	struct fields h, f;
+	split_n(rest, 0, &h, 2);
 	unsigned maj, min;
-	if (f.n < 2 || !parse_dev(f.s[0], f.len[0], &maj, &min))
+	if (h.n < 2 || !parse_dev(h.s[0], h.len[0], &maj, &min))
 		return bad(L, "no MAJ,MIN device after the event name");
+	if (!dev_ok(L, maj, min))
+		return 0;
 	const char *paren = strchr(rest, ')');
 	if (!paren) {
 		L->t->skipped++; /* some kernels print flushes without sectors */
 		return 0;
 	}
-	split(paren + 1, 0, &f);
+	split_n(paren + 1, 0, &f, 3);
 	uint64_t sector = 0, nsect = 0;
 	if (f.n < 3 || !field_is(&f, 1, "+"))
 		return bad(L, "no 'SECTOR + COUNT' after the command");
-	if (!dev_ok(L, maj, min))
-		return 0;
 	if ((err = parse_u64(L, "sector count", f.s[2], f.len[2], 10, &nsect)))
 		return err;
 	/* flushes carry sector 2^64-1 and no data */
@@ -410,8 +441,6 @@ static int parse_tracefs(struct loader *L, const char *line)
 		completed(L, sector, ts);
 		return 0;
 	}
-	struct fields h;
-	split(rest, 0, &h);
 	int op = rwbs_op(h.s[1], h.len[1]);
 	if (op < 0) {
 		L->t->skipped++;
@@ -637,30 +666,51 @@ static int parse_line(struct loader *L, const char *p)
 /* Lines of at most SWEEP_SIM_TRACE_MAX_LINE bytes, no NUL bytes; each handed to the format's parser. */
 static int load_lines(FILE *fp, struct loader *L)
 {
-	char buf[SWEEP_SIM_TRACE_MAX_LINE + 2];
+	enum { CHUNK = 1 << 16 };
+	char *buf = malloc(CHUNK + SWEEP_SIM_TRACE_MAX_LINE + 2);
+	if (!buf)
+		return -ENOMEM;
+	size_t have = 0; /* bytes of an unfinished line at the start of buf */
 	int err = 0;
-	for (;;) {
-		size_t n = 0;
-		int c = 0;
-		while (n < sizeof(buf) - 1 && (c = getc_unlocked(fp)) != EOF) {
-			buf[n++] = (char)c;
-			if (c == '\n')
+	bool eof = false;
+	while (!err && !eof) {
+		size_t n = fread(buf + have, 1, CHUNK, fp);
+		eof = n < CHUNK;
+		size_t end = have + n, at = 0;
+		while (!err) {
+			char *nl = memchr(buf + at, '\n', end - at);
+			if (!nl && !(eof && at < end)) {
+				if (end - at > SWEEP_SIM_TRACE_MAX_LINE) {
+					L->lineno++;
+					err = bad(L, "line longer than %d bytes", SWEEP_SIM_TRACE_MAX_LINE);
+				}
+				break;
+			}
+			size_t len = nl ? (size_t)(nl - (buf + at)) : end - at;
+			L->lineno++;
+			if (len > SWEEP_SIM_TRACE_MAX_LINE) {
+				err = bad(L, "line longer than %d bytes", SWEEP_SIM_TRACE_MAX_LINE);
+				break;
+			}
+			if (memchr(buf + at, 0, len)) {
+				err = bad(L, "NUL byte in the line");
+				break;
+			}
+			char keep = buf[at + len];
+			buf[at + len] = 0;
+			err = parse_line(L, buf + at);
+			buf[at + len] = keep;
+			at += len + (nl != NULL);
+			if (at >= end)
 				break;
 		}
-		if (!n)
-			break;
-		L->lineno++;
-		if (buf[n - 1] != '\n' && c != EOF)
-			return bad(L, "line longer than %d bytes", SWEEP_SIM_TRACE_MAX_LINE);
-		if (memchr(buf, 0, n))
-			return bad(L, "NUL byte in the line");
-		buf[n] = 0;
-		if ((err = parse_line(L, buf)))
-			return err;
-		if (c == EOF)
-			break;
+		have = end - at;
+		memmove(buf, buf + at, have);
 	}
-	return ferror(fp) ? -EIO : 0;
+	free(buf);
+	if (!err && ferror(fp))
+		err = -EIO;
+	return err;
 }
 
 static void fill_error(const struct loader *L, int err, struct sweep_sim_trace_error *ret)
@@ -707,7 +757,11 @@ static int finish(struct loader *L)
 			t->dependent = 1;
 	}
 	if (t->timed) {
-		qsort(t->v, t->n, sizeof(*t->v), cmp_time);
+		bool sorted = true;
+		for (size_t i = 1; i < t->n && sorted; i++)
+			sorted = t->v[i - 1].r.time_ns <= t->v[i].r.time_ns;
+		if (!sorted) /* ids are the input order, so ties keep it */
+			qsort(t->v, t->n, sizeof(*t->v), cmp_time);
 		uint64_t *where = NULL;
 		if (t->dependent) {
 			where = malloc(t->n * sizeof(*where));
