@@ -1256,13 +1256,13 @@ static double evals_per_decision(const char *dev, const char *sched, const char 
 static void test_stf_index(void **state)
 {
 	(void)state;
-	double small = evals_per_decision("hdd7200", "stf", "postmark", 100, 20000);
-	double big = evals_per_decision("hdd7200", "stf", "postmark", 20000, 60000);
-	assert_true(big < 0.05 * 20000 && big < 20 * small); /* the whole queue was 20000 */
-	assert_true(evals_per_decision("eagle", "stf", "random4k", 5000, 20000) < 300);
-	assert_true(evals_per_decision("eagle", "gstf", "random4k", 5000, 20000) < 300);
-	assert_true(evals_per_decision("ssd-blockmap", "stf", "postmark", 5000, 20000) <= 2.0);
-	assert_true(evals_per_decision("ssd-pagemap", "wstf", "randread", 5000, 20000) <= 2.0);
+	double small = evals_per_decision("hdd7200", "stf", "postmark", 100, 10000);
+	double big = evals_per_decision("hdd7200", "stf", "postmark", 8000, 16000);
+	assert_true(big < 0.05 * 8000 && big < 20 * small); /* the whole queue was 8000 */
+	assert_true(evals_per_decision("eagle", "stf", "random4k", 2000, 6000) < 300);
+	assert_true(evals_per_decision("eagle", "gstf", "random4k", 2000, 6000) < 300);
+	assert_true(evals_per_decision("ssd-blockmap", "stf", "postmark", 2000, 6000) <= 2.0);
+	assert_true(evals_per_decision("ssd-pagemap", "wstf", "randread", 2000, 6000) <= 2.0);
 }
 
 /* ---- the size-versioned struct rule (lib/internal.h), on every sim struct ---- */
