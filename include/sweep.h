@@ -13,6 +13,5 @@
 #include <sweep/trace.h>
 #include <sweep/copy.h>
 #include <sweep/order.h>
-#include <sweep/sim.h>
 
 #endif

@@ -12,12 +12,13 @@
 #include <getopt.h>
 #include <stddef.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <sweep.h>
+#include <sweep/sim.h>
 
 #include "cli.h"
 #include "progress.h"
@@ -34,7 +35,7 @@ struct args {
 	int mode; /* -1: from the source */
 	unsigned queue;
 	uint64_t requests, size, seed;
-	bool json, have_queue;
+	bool json, have_queue, no_wrap;
 	struct sweep_sim_options o;
 	struct sweep_sim_stream streams[MAX_STREAMS];
 	const char *sets[MAX_SETS]; /* KEY=VALUE device parameter overrides */
@@ -97,7 +98,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: %1$s synth --device PRESET --sched NAME [--queue Q] [--requests N]\n"
 		"                 [--pattern P] [--size BYTES] [--seed S] [OPTION]...\n"
-		"  or:  %1$s replay --device PRESET --sched NAME [--format F] [--mode open|closed] TRACE\n"
+		"  or:  %1$s replay --device PRESET --sched NAME [--format F] [--mode M] TRACE\n"
 		"  or:  %1$s compare --device LIST --sched LIST [synth options | --trace FILE]\n"
 		"  or:  %1$s --list\n"
 		"Model a disk or SSD under a host scheduler and report utilization, throughput,\n"
@@ -113,7 +114,11 @@ static void usage(FILE *f)
 		"  --seed S             random seed (default 1)\n"
 		"  --format F           trace format: auto, tracefs, blkparse, disksim, spc, msr,\n"
 		"                       plan; FORMAT@MAJ,MIN keeps one device\n"
-		"  --mode open|closed   replay at trace times, or keep the observed depth\n"
+		"  --mode depend|open|closed  replay each request when the one it waited for\n"
+		"                       completes (default for tracefs/blkparse captures), at\n"
+		"                       trace times, or keep the observed depth\n"
+		"  --no-wrap            a trace request past the end of the device is an error\n"
+		"                       (default: offsets wrap around)\n"
 		"  --trace FILE         compare: replay FILE instead of a synthetic workload\n"
 		"  --depth D            device queue depth (NCQ/TCQ tags; default: preset)\n"
 		"  --write-cache back|through   HDD cache policy (default: preset)\n"
@@ -161,11 +166,24 @@ static uint64_t num_arg(const char *opt, const char *s)
 	return v;
 }
 
+/* A number no larger than max (the model refuses more: memory). */
+static uint64_t bounded_arg(const char *opt, const char *s, uint64_t max)
+{
+	uint64_t v = num_arg(opt, s);
+	if (v > max) {
+		cli_msg("%s must be at most %" PRIu64, opt, max);
+		cli_try_help();
+		exit(2);
+	}
+	return v;
+}
+
+/* Milliseconds: finite, not negative, at most 10^12 (30 years). */
 static uint64_t ms_arg(const char *opt, const char *s)
 {
 	char *end;
 	double v = strtod(s, &end);
-	if (end == s || *end || v < 0)
+	if (end == s || *end || !isfinite(v) || v < 0 || v > 1e12)
 		bad_usage("invalid time for %s", opt);
 	return (uint64_t)(v * 1e6);
 }
@@ -216,7 +234,7 @@ static void list(void)
 enum {
 	O_DEVICE = 256, O_SCHED, O_QUEUE, O_REQUESTS, O_PATTERN, O_SIZE, O_SEED, O_FORMAT, O_MODE, O_TRACE,
 	O_DEPTH, O_WCACHE, O_RA, O_GROUP, O_MAXRESP, O_BUNDLE, O_LBLOCK, O_REXP, O_WEXP, O_STREAM, O_ELEV,
-	O_JSON, O_CSV, O_PHEAD, O_PCDF, O_LIST, O_HELP, O_VERSION, O_SET,
+	O_JSON, O_CSV, O_PHEAD, O_PCDF, O_LIST, O_HELP, O_VERSION, O_SET, O_NOWRAP,
 };
 
 static const struct option longopts[] = {
@@ -230,6 +248,7 @@ static const struct option longopts[] = {
 	{ "format", required_argument, NULL, O_FORMAT },
 	{ "mode", required_argument, NULL, O_MODE },
 	{ "trace", required_argument, NULL, O_TRACE },
+	{ "no-wrap", no_argument, NULL, O_NOWRAP },
 	{ "depth", required_argument, NULL, O_DEPTH },
 	{ "write-cache", required_argument, NULL, O_WCACHE },
 	{ "readahead", required_argument, NULL, O_RA },
@@ -264,7 +283,7 @@ static void parse(struct args *a, int argc, char **argv)
 		case O_DEVICE: a->devices = optarg; break;
 		case O_SCHED: a->scheds = optarg; break;
 		case O_QUEUE:
-			a->queue = (unsigned)num_arg("--queue", optarg);
+			a->queue = (unsigned)bounded_arg("--queue", optarg, SWEEP_SIM_MAX_DEPTH);
 			a->have_queue = true;
 			if (!a->queue)
 				bad_usage("--queue must be at least 1%s", "");
@@ -275,16 +294,20 @@ static void parse(struct args *a, int argc, char **argv)
 		case O_SEED: a->seed = num_arg("--seed", optarg); break;
 		case O_FORMAT: a->format = optarg; break;
 		case O_MODE:
-			a->mode = choice("--mode", optarg, "closed", "open") ? SWEEP_SIM_CLOSED : SWEEP_SIM_OPEN;
+			if (strcmp(optarg, "depend") == 0)
+				a->mode = SWEEP_SIM_DEPEND;
+			else
+				a->mode = choice("--mode", optarg, "closed", "open") ? SWEEP_SIM_CLOSED : SWEEP_SIM_OPEN;
 			break;
+		case O_NOWRAP: a->no_wrap = true; break;
 		case O_TRACE: a->trace = optarg; break;
-		case O_DEPTH: a->o.queue_depth = (unsigned)num_arg("--depth", optarg); break;
+		case O_DEPTH: a->o.queue_depth = (unsigned)bounded_arg("--depth", optarg, SWEEP_SIM_MAX_QUEUE_DEPTH); break;
 		case O_WCACHE:
 			a->o.write_cache = choice("--write-cache", optarg, "back", "through") ? SWEEP_SIM_WRITE_BACK
 											: SWEEP_SIM_WRITE_THROUGH;
 			break;
 		case O_RA: a->o.readahead = choice("--readahead", optarg, "on", "off") ? SWEEP_SIM_ON : SWEEP_SIM_OFF; break;
-		case O_GROUP: a->o.group_cylinders = (unsigned)num_arg("--group", optarg); break;
+		case O_GROUP: a->o.group_cylinders = (unsigned)bounded_arg("--group", optarg, UINT32_MAX); break;
 		case O_MAXRESP: a->o.max_response_ns = ms_arg("--max-response", optarg); break;
 		case O_BUNDLE: a->o.bundle_bytes = size_arg("--bundle", optarg); break;
 		case O_LBLOCK: a->o.logical_block_bytes = size_arg("--logical-block", optarg); break;
@@ -402,14 +425,29 @@ static int run_one(const struct args *a, const char *device, const char *sched, 
 	void *sctx;
 	uint64_t total;
 	if (a->trace) {
-		err = sweep_sim_trace_load(a->trace, a->format, &tr);
+		struct sweep_sim_trace_options to = { .size = sizeof(to), .format = a->format,
+						      .capacity = res->info.capacity,
+						      .flags = a->no_wrap ? SWEEP_SIM_TRACE_NO_WRAP : 0 };
+		struct sweep_sim_trace_error te = { .size = sizeof(te) };
+		err = sweep_sim_trace_open(a->trace, &to, &tr, &te);
 		if (err < 0) {
-			cli_path_error(a->trace, err);
+			if (te.line)
+				cli_msg("%s:%" PRIu64 ": %s", a->trace, te.line, te.message);
+			else
+				cli_path_error(a->trace, err);
 			goto out;
 		}
 		struct sweep_sim_trace_info ti = { .size = sizeof(ti) };
 		sweep_sim_trace_get_info(tr, &ti);
-		ro.mode = a->mode >= 0 ? a->mode : ti.timed ? SWEEP_SIM_OPEN : SWEEP_SIM_CLOSED;
+		ro.mode = a->mode >= 0 ? a->mode
+			  : ti.dependent ? SWEEP_SIM_DEPEND
+			  : ti.timed   ? SWEEP_SIM_OPEN
+				       : SWEEP_SIM_CLOSED;
+		if (ro.mode == SWEEP_SIM_DEPEND && !ti.dependent) {
+			cli_msg("%s: no issue/complete pairs in this trace for --mode depend", a->trace);
+			err = -EINVAL;
+			goto out;
+		}
 		ro.depth = a->have_queue ? a->queue : ti.depth;
 		src = src_trace;
 		sctx = tr;
@@ -431,13 +469,13 @@ static int run_one(const struct args *a, const char *device, const char *sched, 
 		res->workload = a->pattern ? a->pattern : "random4k";
 		total = n;
 	}
-	res->mode = ro.mode == SWEEP_SIM_OPEN ? "open" : "closed";
+	res->mode = ro.mode == SWEEP_SIM_OPEN ? "open" : ro.mode == SWEEP_SIM_DEPEND ? "depend" : "closed";
 	res->host_queue = ro.mode == SWEEP_SIM_CLOSED ? ro.depth : 0;
 	struct run_ctx rc = { .res = res, .csv = csv, .keep = a->plot_head || a->plot_cdf,
 			      .prog = progress_new(true) };
 	progress_plan(rc.prog, total, 0);
 	ro.ctx = &rc;
-	int64_t n = sweep_sim_run(sim, src, sctx, &ro);
+	int64_t n = tr ? sweep_sim_trace_replay(sim, tr, &ro) : sweep_sim_run(sim, src, sctx, &ro);
 	progress_free(rc.prog);
 	if (n < 0) {
 		err = (int)n;

@@ -4,6 +4,8 @@
 #
 #   bench/model/run.sh [BUILD_DIR] > /tmp/model.md
 #   PLOTS=/tmp/plots bench/model/run.sh build   # also writes the SVG figures there
+#   GNUTAR=FILE bench/model/run.sh build        # the GNU tar capture (bench/model/gnutar-trace.sh)
+#                                               # for the replay and speed sections
 #
 # The model's numbers are deterministic (the same on any machine); the
 # requests-per-second figures are per CPU second and depend on the machine.
@@ -16,21 +18,31 @@ trap 'rm -rf "$work"' EXIT
 
 echo "## Eagle, closed queue of Q random 4 KiB reads, 100 x Q requests"
 echo
-echo "| Q | FCFS | SSF | C-SCAN | STF | GSTF210 | WSTF (M=30 s) | max resp. SSF / C-SCAN / STF / GSTF / WSTF (s) |"
-echo "|---|---|---|---|---|---|---|---|"
-for q in 1 10 100 1000; do
-	"$SIM" compare --device eagle --sched fcfs,ssf,cscan,stf,gstf,wstf --queue $q --json >"$work/q$q.json"
+echo "| Q | FCFS | SSF | C-SCAN | STF | GSTF210 | GSTF210 freeze | WSTF (M=30 s) | max resp. SSF / C-SCAN / STF / GSTF / freeze / WSTF (s) |"
+echo "|---|---|---|---|---|---|---|---|---|"
+for q in 1 2 10 100 1000 2500 5000; do
+	"$SIM" compare --device eagle --sched fcfs,ssf,cscan,stf,gstf,gstf-freeze,wstf --queue $q --json >"$work/q$q.json"
 	python3 - "$work/q$q.json" $q <<'PY'
 import json, sys
 r = {x["sched"]: x for x in json.load(open(sys.argv[1]))["runs"]}
 u = lambda s: "%.1f%%" % (100 * r[s]["utilization"])
 m = lambda s: "%.1f" % (r[s]["response_ms"]["max"] / 1000)
-print("| %s | %s | %s | %s | %s | %s | %s | %s / %s / %s / %s / %s |" % (sys.argv[2], u("fcfs"), u("ssf"), u("cscan"),
-      u("stf"), u("gstf"), u("wstf"), m("ssf"), m("cscan"), m("stf"), m("gstf"), m("wstf")))
+print("| %s | %s | %s | %s | %s | %s | %s | %s | %s / %s / %s / %s / %s / %s |" % (sys.argv[2], u("fcfs"), u("ssf"),
+      u("cscan"), u("stf"), u("gstf"), u("gstf-freeze"), u("wstf"), m("ssf"), m("cscan"), m("stf"), m("gstf"),
+      m("gstf-freeze"), m("wstf")))
 PY
 done
-"$SIM" synth --device eagle --sched stf --queue 5000 --json >"$work/stf5000.json"
-python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print("\nSTF at Q=5000: %.1f%%" % (100*j["utilization"]))' "$work/stf5000.json"
+echo
+echo "WSTF with a tighter M at Q = 1000, and M = 3 s at Q = 500 (below STF's mean response):"
+echo
+"$SIM" synth --device eagle --sched wstf --queue 1000 --max-response 15000 --json >"$work/w15.json"
+"$SIM" synth --device eagle --sched wstf --queue 500 --requests 50000 --max-response 3000 --json >"$work/w3.json"
+python3 - "$work/w15.json" "$work/w3.json" <<'PY'
+import json, sys
+for p, label in zip(sys.argv[1:], ("M = 15 s, Q = 1000", "M = 3 s, Q = 500")):
+    j = json.load(open(p))
+    print("- %s: %.1f%%, maximum response %.1f s" % (label, 100 * j["utilization"], j["response_ms"]["max"] / 1000))
+PY
 
 if [ -n "${PLOTS:-}" ]; then
 	# head position over time (C-SCAN's sawtooth, SSF's zig-zag, STF's scatter) and response CDFs
@@ -86,6 +98,31 @@ PY
 done
 
 echo
+echo "## ssd-pagemap, 1.2M 4 KiB requests at 200 IOPS, half random writes (bench/model/gc-trace.py)"
+echo
+python3 "$(dirname "$0")/gc-trace.py" "$work/gc.disksim"
+"$SIM" replay --device ssd-pagemap --sched noop --csv "$work/gc.csv" --json "$work/gc.disksim" >"$work/gc.json"
+python3 "$(dirname "$0")/read-pct.py" "$work/gc.csv"
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print("GC runs %d, pages copied %d, write amplification %.2f" % (j["gc"]["runs"], j["gc"]["pages_copied"], j["write_amplification"]))' "$work/gc.json" 2>/dev/null || true
+rm -f "$work/gc.csv" "$work/gc.disksim"
+
+if [ -n "${GNUTAR:-}" ]; then
+	echo
+	echo "## The GNU tar capture ($(grep -c ': block_rq_issue: ' "$GNUTAR") requests): replay modes"
+	echo
+	echo "| mode | hdd7200 fcfs MiB/s | hdd7200 deadline MiB/s | deadline / fcfs |"
+	echo "|---|---|---|---|"
+	for mode in depend open; do
+		"$SIM" compare --device hdd7200 --sched fcfs,deadline --mode $mode --trace "$GNUTAR" --json >"$work/gt.json"
+		python3 - "$work/gt.json" $mode <<'PY'
+import json, sys
+r = {x["sched"]: x["throughput_mib_s"] for x in json.load(open(sys.argv[1]))["runs"]}
+print("| %s | %.2f | %.2f | %.2f |" % (sys.argv[2], r["fcfs"], r["deadline"], r["deadline"] / r["fcfs"]))
+PY
+	done
+fi
+
+echo
 echo "## Replay speed (this machine, -O2 debugoptimized build)"
 echo
 # a 1M-request DiskSim trace: Poisson arrivals at 150/s, 4 KiB to 64 KiB, 30% writes, over 400 GB
@@ -118,3 +155,13 @@ speed "synth ssd-pagemap noop, random 4 KiB reads, Q=32" synth --device ssd-page
 speed "synth ssd-pagemap noop, random 4 KiB writes, Q=32" synth --device ssd-pagemap --sched noop --queue 32 --pattern randwrite --requests 1000000
 speed "replay 1M DiskSim trace on hdd7200 deadline (open)" replay --device hdd7200 --sched deadline "$work/1m.disksim"
 speed "replay 1M DiskSim trace on ssd-pagemap noop (open)" replay --device ssd-pagemap --sched noop "$work/1m.disksim"
+speed "synth hdd7200 stf, Postmark mix, Q=100" synth --device hdd7200 --sched stf --pattern postmark --queue 100 --requests 60000
+speed "synth hdd7200 stf, Postmark mix, Q=20000" synth --device hdd7200 --sched stf --pattern postmark --queue 20000 --requests 60000
+if [ -n "${GNUTAR:-}" ]; then
+	# the speed target of issue 13: >= 500k requests per CPU second under STF on every preset
+	for d in eagle hdd7200 cheetah15k ssd-blockmap ssd-pagemap; do
+		speed "GNU tar capture on $d stf (depend, incl. parsing)" replay --device $d --sched stf "$GNUTAR"
+	done
+	speed "GNU tar capture on ssd-blockmap stf (open)" replay --device ssd-blockmap --sched stf --mode open "$GNUTAR"
+	speed "GNU tar capture on hdd7200 stf (open)" replay --device hdd7200 --sched stf --mode open "$GNUTAR"
+fi

@@ -111,11 +111,12 @@ enum {
 	SWEEP_SIM_OFF = 2,
 };
 
+#define SWEEP_SIM_MAX_QUEUE_DEPTH 65536u
 struct sweep_sim_options {
 	size_t size;          /* sizeof(struct sweep_sim_options) */
 	const char *device;   /* preset, see sweep_sim_device_name(); NULL = "hdd7200" */
 	const char *sched;    /* host scheduler, see sweep_sim_sched_name(); NULL = "fcfs" */
-	unsigned queue_depth; /* device queue depth (NCQ/TCQ tags); 0 = preset default */
+	unsigned queue_depth; /* device queue depth (NCQ/TCQ tags); 0 = preset default; at most SWEEP_SIM_MAX_QUEUE_DEPTH */
 	uint64_t seed;        /* reserved for randomised devices; recorded in the output */
 	int write_cache;      /* HDD: 0 preset default, SWEEP_SIM_WRITE_BACK or SWEEP_SIM_WRITE_THROUGH */
 	int readahead;        /* HDD: 0 preset default, SWEEP_SIM_ON or SWEEP_SIM_OFF */
@@ -208,8 +209,32 @@ SWEEP_EXPORT int sweep_sim_get_info(const struct sweep_sim *sim, struct sweep_si
  * /sys/kernel/tracing/trace), "blkparse" (its default text output),
  * "disksim" (DiskSim ascii), "spc" (SPC/UMass CSV), "msr" (MSR Cambridge
  * CSV), "plan" (libsweep's sweep-trace, see sweep/trace.h), or "auto"/NULL to
- * guess from the content.
+ * guess from the content; "FORMAT@MAJ,MIN" keeps one device's requests.
+ *
+ * Readers are bounded: lines of at most SWEEP_SIM_TRACE_MAX_LINE bytes, at
+ * most max_requests requests (64 bytes each in memory). Every field is
+ * checked: a sign, a value past 2^64, nan or inf, a time past 2^63 ns or an
+ * extent past 2^64 bytes is -EBADMSG with the line and what is wrong.
  */
+#define SWEEP_SIM_TRACE_MAX_LINE 4096
+#define SWEEP_SIM_TRACE_MAX_REQUESTS (1ull << 24)
+enum {
+	/* with capacity: a request past the end of the device is an error, not wrapped around */
+	SWEEP_SIM_TRACE_NO_WRAP = 1u << 0,
+};
+struct sweep_sim_trace_options {
+	size_t size;           /* sizeof(struct sweep_sim_trace_options) */
+	const char *format;    /* see above; NULL = "auto" */
+	uint64_t capacity;     /* the device's bytes: a longer request is an error; 0 = no check */
+	uint64_t max_requests; /* more is -EFBIG; 0 = SWEEP_SIM_TRACE_MAX_REQUESTS */
+	unsigned flags;        /* SWEEP_SIM_TRACE_* */
+};
+/* Where and why a trace was refused (filled on failure only). */
+struct sweep_sim_trace_error {
+	size_t size;        /* set by the caller */
+	uint64_t line;      /* 1-based line of the problem; 0 when it is not one line's */
+	char message[128];  /* what is wrong, e.g. "sector: negative value '-8'" */
+};
 struct sweep_sim_trace_info {
 	size_t size;          /* set by the caller */
 	const char *format;   /* the format read */
@@ -217,7 +242,11 @@ struct sweep_sim_trace_info {
 	int timed;            /* 1 when the format carries arrival times */
 	unsigned depth;       /* observed mean outstanding depth (1 when unknown) */
 	uint64_t skipped;     /* lines ignored (other events, zero-length requests) */
+	int dependent;        /* 1 when issue/complete pairs give each request's dependency (SWEEP_SIM_DEPEND) */
 };
+SWEEP_EXPORT int sweep_sim_trace_open(const char *path, const struct sweep_sim_trace_options *opts,
+				      struct sweep_sim_trace **ret_trace, struct sweep_sim_trace_error *ret_error);
+/* sweep_sim_trace_open with only a format. */
 SWEEP_EXPORT int sweep_sim_trace_load(const char *path, const char *format,
 				      struct sweep_sim_trace **ret_trace);
 SWEEP_EXPORT struct sweep_sim_trace *sweep_sim_trace_free(struct sweep_sim_trace *t);
@@ -250,24 +279,33 @@ SWEEP_EXPORT int sweep_sim_synth_next(struct sweep_sim_synth *g, struct sweep_si
  * Replay. A source returns 1 and a request, 0 at the end, or -errno.
  * OPEN: each request arrives at its time_ns. CLOSED: depth requests are
  * outstanding at all times; each completion is replaced by the source's
- * next request, arriving at the completion time (time_ns is ignored).
+ * next request, arriving at the completion time (time_ns is ignored), at
+ * most SWEEP_SIM_MAX_DEPTH of them. DEPEND (sweep_sim_trace_replay only):
+ * each request of a capture arrives when the request it waited for
+ * completes in the model, plus the time the capture shows between the two;
+ * requests that waited for none arrive at their time_ns.
  */
+#define SWEEP_SIM_MAX_DEPTH (1u << 20)
 typedef int (*sweep_sim_source_fn)(void *ctx, struct sweep_sim_request *ret_req);
 typedef void (*sweep_sim_completion_fn)(void *ctx, const struct sweep_sim_completion *c);
 enum sweep_sim_mode {
 	SWEEP_SIM_OPEN = 0,
 	SWEEP_SIM_CLOSED = 1,
+	SWEEP_SIM_DEPEND = 2,
 };
 struct sweep_sim_run_options {
 	size_t size;      /* sizeof(struct sweep_sim_run_options) */
 	int mode;         /* enum sweep_sim_mode */
-	unsigned depth;   /* CLOSED: outstanding requests; 0 = 1 */
+	unsigned depth;   /* CLOSED: outstanding requests; 0 = 1; at most SWEEP_SIM_MAX_DEPTH */
 	sweep_sim_completion_fn on_complete; /* optional, called per completion in order */
 	void *ctx;
 };
 /* Returns the number of requests completed, or -errno from the source or the model. */
 SWEEP_EXPORT int64_t sweep_sim_run(struct sweep_sim *sim, sweep_sim_source_fn source, void *source_ctx,
 				   const struct sweep_sim_run_options *opts);
+/* Replay a whole trace (from its first request) in any mode; as sweep_sim_run. */
+SWEEP_EXPORT int64_t sweep_sim_trace_replay(struct sweep_sim *sim, struct sweep_sim_trace *t,
+					    const struct sweep_sim_run_options *opts);
 
 #ifdef __cplusplus
 }

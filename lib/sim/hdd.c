@@ -306,6 +306,87 @@ static uint64_t hdd_estimate(struct sim_dev *d, uint64_t now, const struct sim_r
 	return s.finish - now;
 }
 
+/* Requests of bucket b starting in sectors [a, e): stf_consider each. */
+static void consider_range(struct sim_dev *d, const struct sbucket *b, uint64_t a, uint64_t e, struct stf_ctx *c)
+{
+	for (uint32_t i = sbucket_first(b, a * SECTOR); i < b->n && b->v[i]->off < e * SECTOR; i++)
+		stf_consider(d, c, b->v[i]);
+}
+
+/*
+ * STF inside one cylinder, by rotational position. On arrival (after the
+ * seek, at the earliest) the head is over sector theta of every track of the
+ * cylinder; on each track the candidates are taken in the order their first
+ * sector comes under the head, and a track is left once that wait alone
+ * cannot beat the best so far (the transfer only adds). Cached data can
+ * beat any position, so the requests inside the read-ahead window and the
+ * cache segments are looked at first. (Reads of dirty write-back data are
+ * hits too, but are looked at only when few destages are queued: with many,
+ * such a read may wait for its turn by position.)
+ */
+static void hdd_bucket_search(struct sim_dev *d, uint64_t key, const struct sbucket *b, struct stf_ctx *c)
+{
+	struct hdd *h = H(d);
+	if (!b->n)
+		return;
+	if (b->n <= 8) {
+		for (uint32_t i = 0; i < b->n; i++)
+			stf_consider(d, c, b->v[i]);
+		return;
+	}
+	/* the cylinder's zone and sector range */
+	const struct zone *z = &h->zones[h->nzones - 1];
+	for (uint64_t i = 0; i < h->nzones; i++)
+		if (key < h->zones[i].first_cyl + h->zones[i].cyls) {
+			z = &h->zones[i];
+			break;
+		}
+	uint64_t spt = z->spt, cyl_a = z->first_lba + (key - z->first_cyl) * h->p.heads * spt;
+	uint64_t cyl_e = cyl_a + h->p.heads * spt;
+	/* cached data first */
+	if (h->ra_on && h->ra_start < cyl_e && h->ra_limit > cyl_a)
+		consider_range(d, b, h->ra_start > cyl_a ? h->ra_start : cyl_a, h->ra_limit, c);
+	for (unsigned i = 0; i < NSEG; i++)
+		if (h->segs[i].end > h->segs[i].start && h->segs[i].start < cyl_e && h->segs[i].end > cyl_a)
+			consider_range(d, b, h->segs[i].start > cyl_a ? h->segs[i].start : cyl_a, h->segs[i].end, c);
+	if (d->write_back) {
+		unsigned nq = 0;
+		for (const struct sim_req *r = h->q_head; r && nq <= 32; r = r->link)
+			nq++;
+		for (const struct sim_req *r = h->q_head; nq <= 32 && r; r = r->link)
+			if (r->internal && r->off / SECTOR < cyl_e && (r->off + r->len) / SECTOR > cyl_a)
+				consider_range(d, b, r->off / SECTOR > cyl_a ? r->off / SECTOR : cyl_a,
+					       (r->off + r->len) / SECTOR, c);
+	}
+	/* then by rotational position: the earliest arrival is after the command and the seek */
+	uint64_t t0 = h->cur && h->free_at > c->now ? h->free_at : c->now;
+	uint64_t dist = key > h->cyl ? key - h->cyl : h->cyl - key;
+	double pos = h->overhead_ns + (dist ? seek_ns(h, h->cyl, key) : 0.0);
+	double sns = h->rev_ns / (double)spt;
+	double theta = fmod((double)t0 + pos, h->rev_ns) / h->rev_ns * (double)spt; /* sector under the head */
+	double wlb = c->weighted ? c->wmin : 1.0;
+	uint64_t s0 = (uint64_t)ceil(theta - 1e-3); /* the first sector not yet passed */
+	if (s0 > spt)
+		s0 = spt;
+	for (uint64_t hd = 0; hd < h->p.heads; hd++) {
+		uint64_t ta = cyl_a + hd * spt, te = ta + spt;
+		/* sectors s0.. first, then the wrap 0..s0: waits in increasing order */
+		for (int pass = 0; pass < 2; pass++) {
+			uint64_t a = pass ? ta : ta + s0, e = pass ? ta + s0 : te;
+			for (uint32_t i = sbucket_first(b, a * SECTOR); i < b->n && b->v[i]->off < e * SECTOR; i++) {
+				double w = (double)(b->v[i]->off / SECTOR - ta) - theta;
+				if (w < -1e-3)
+					w += (double)spt;
+				else if (w < 0)
+					w = 0;
+				if (c->best && (pos + w * sns) * wlb > c->bt)
+					break;
+				stf_consider(d, c, b->v[i]);
+			}
+		}
+	}
+}
+
 static bool hdd_can_accept(const struct sim_dev *d)
 {
 	return H(d)->tags < d->depth;
@@ -516,34 +597,49 @@ static const struct sim_dev_ops hdd_ops = {
 	.process = hdd_process,
 	.busy = hdd_busy,
 	.destroy = hdd_destroy,
+	.bucket_search = hdd_bucket_search,
 };
 
 SWEEP_EXPORT int sweep_sim_preset_hdd(const char *name, struct sweep_sim_hdd_params *ret)
 {
+	struct sweep_sim_hdd_params p;
 	int i = preset_find(presets, NPRESETS, sizeof(presets[0]), name);
-	if (i < 0 || !ret || ret->size < sizeof(*ret))
-		return -EINVAL;
-	*ret = presets[i].p;
+	int err = i < 0 ? -EINVAL : sim_out_begin(&p, sizeof(p), ret);
+	if (err)
+		return err;
+	p = presets[i].p;
+	sim_out_end(ret, &p, sizeof(p));
 	return 0;
 }
 
 static bool hdd_params_ok(const struct sweep_sim_hdd_params *p)
 {
-	return p->size >= sizeof(*p) && p->cylinders && p->heads && p->spt_inner && p->spt_inner <= p->spt_outer &&
-	       p->zones && p->zones <= p->cylinders && p->rpm > 0 && p->seek_a_ms >= 0 && p->seek_b_ms >= 0 &&
-	       p->seek_c_ms >= 0 && p->seek_e_ms >= 0 && p->head_switch_ms >= 0 && p->overhead_ms >= 0 &&
-	       p->bus_mb_s > 0;
+	/* bounded so that the position index and the zone table stay small (memory) */
+	const double ms[] = { p->seek_a_ms, p->seek_b_ms, p->seek_c_ms, p->seek_e_ms, p->head_switch_ms, p->overhead_ms };
+	for (size_t i = 0; i < sizeof(ms) / sizeof(ms[0]); i++)
+		if (!isfinite(ms[i]) || ms[i] < 0 || ms[i] > 1e6)
+			return false;
+	return p->cylinders && p->cylinders <= (1u << 24) && p->heads && p->heads <= 1024 && p->spt_inner &&
+	       p->spt_inner <= p->spt_outer && p->spt_outer <= (1u << 20) && p->zones && p->zones <= p->cylinders &&
+	       isfinite(p->rpm) && p->rpm >= 1 && p->rpm <= 1e6 && isfinite(p->bus_mb_s) && p->bus_mb_s > 0 &&
+	       p->readahead_kib <= (1u << 20) && p->cache_kib <= (1u << 24) && p->depth <= SWEEP_SIM_MAX_QUEUE_DEPTH;
 }
 
 /* The device named `preset`, or built from o->hdd when given. */
 int hdd_new(const char *preset, const struct sweep_sim_options *o, struct sim_dev **ret)
 {
+	struct sweep_sim_hdd_params given;
 	const struct sweep_sim_hdd_params *p = o->hdd;
 	const char *name = preset;
 	int i = p ? -1 : preset_find(presets, NPRESETS, sizeof(presets[0]), preset);
 	if (i >= 0) {
 		p = &presets[i].p;
 		name = presets[i].name;
+	} else if (p) {
+		int err = sweep__opts_copy(&given, sizeof(given), p, SIM_MIN);
+		if (err)
+			return err;
+		p = &given;
 	}
 	if (!p || !hdd_params_ok(p))
 		return -EINVAL;

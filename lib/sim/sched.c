@@ -11,6 +11,8 @@
  *  cscan       one-way elevator, one long seek back per sweep
  *  stf, sptf   shortest (positioning + transfer) time first
  *  gstf        STF inside a cylinder group, groups served in C-SCAN order
+ *  gstf-freeze the seed's variant: a group's queue is frozen when its service
+ *              starts; later arrivals in it wait for the next visit
  *  wstf        STF with the seed's aging: T * (M - E) / M
  *  deadline    Linux deadline: sorted batches, read/write expiry, reads preferred
  *  irbw-fifo   individual reads, writes bundled per logical block, FIFO
@@ -27,7 +29,105 @@
 
 const char *const sched_names[] = { "fcfs", "noop", "ssf", "scan", "cscan", "stf", "sptf", "gstf",
 				    "wstf", "deadline", "irbw-fifo", "irbw-fifo-rp", "bw", "bw-ssf",
-				    NULL };
+				    "gstf-freeze", NULL };
+
+/* ---- the STF index ---- */
+
+/* Position of (off, seq) in a bucket sorted by offset, then submission. */
+static uint32_t sb_lower(const struct sbucket *b, uint64_t off, uint64_t seq)
+{
+	uint32_t lo = 0, hi = (uint32_t)b->n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		const struct sim_req *x = b->v[mid];
+		if (x->off < off || (x->off == off && x->seq < seq))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+uint32_t sbucket_first(const struct sbucket *b, uint64_t off)
+{
+	return sb_lower(b, off, 0);
+}
+
+static bool heap_less(const struct sim_req *a, const struct sim_req *b)
+{
+	return a->hkey < b->hkey || (a->hkey == b->hkey && a->seq < b->seq);
+}
+
+static void heap_set(struct sim_req **h, size_t i, struct sim_req *r)
+{
+	h[i] = r;
+	r->hidx = (uint32_t)i;
+}
+
+static void heap_sift(struct sim_req **h, size_t n, size_t i)
+{
+	struct sim_req *r = h[i];
+	while (i && heap_less(r, h[(i - 1) / 2])) {
+		heap_set(h, i, h[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && heap_less(h[c + 1], h[c]))
+			c++;
+		if (!heap_less(h[c], r))
+			break;
+		heap_set(h, i, h[c]);
+		i = c;
+	}
+	heap_set(h, i, r);
+}
+
+/* Keep the index in step with the queue. Allocation failures leave it off (s->sorted NULL): slower, still right. */
+static void index_add(struct sched *s, struct sim_req *r)
+{
+	if (s->sorted) {
+		struct sbucket *b = &s->sorted[r->key];
+		if (sweep__grow(&b->v, &b->cap, b->n + 1, sizeof(*b->v), 4) == 0) {
+			uint32_t i = sb_lower(b, r->off, r->seq);
+			memmove(b->v + i + 1, b->v + i, (b->n - i) * sizeof(*b->v));
+			b->v[i] = r;
+			b->n++;
+		}
+	}
+	if (s->flat_index) {
+		/* a flat device's estimate does not change with time or position: keyed once */
+		uint64_t xfer;
+		r->hkey = s->dev->ops->estimate(s->dev, 0, r, &xfer);
+		int op = r->r.op;
+		if (sweep__grow(&s->heap[op], &s->capheap[op], s->nheap[op] + 1, sizeof(*s->heap[op]), 64) == 0) {
+			heap_set(s->heap[op], s->nheap[op]++, r);
+			heap_sift(s->heap[op], s->nheap[op], s->nheap[op] - 1);
+		}
+	}
+}
+
+static void index_remove(struct sched *s, struct sim_req *r)
+{
+	if (s->sorted) {
+		struct sbucket *b = &s->sorted[r->key];
+		uint32_t i = sb_lower(b, r->off, r->seq);
+		if (i < b->n && b->v[i] == r) {
+			memmove(b->v + i, b->v + i + 1, (b->n - i - 1) * sizeof(*b->v));
+			b->n--;
+		}
+	}
+	int op = r->r.op;
+	if (s->nheap[op] && r->hidx < s->nheap[op] && s->heap[op][r->hidx] == r) {
+		struct sim_req *last = s->heap[op][--s->nheap[op]];
+		if (last != r) {
+			heap_set(s->heap[op], r->hidx, last);
+			heap_sift(s->heap[op], s->nheap[op], last->hidx);
+		}
+	}
+}
 
 /* ---- the host queue ---- */
 
@@ -47,6 +147,7 @@ static void fifo_unlink(struct hq *q, struct sim_req *r)
 
 static void hq_remove(struct sched *s, struct sim_req *r)
 {
+	index_remove(s, r);
 	fifo_unlink(&s->q, r);
 	posq_remove(&s->q.pos, r);
 	s->q.count--;
@@ -103,6 +204,9 @@ void sched_add(struct sched *s, struct sim_req *r)
 	posq_insert(&q->pos, r);
 	q->count++;
 	q->count_op[op]++;
+	if (r->seq > s->max_seq || s->max_seq == NONE64)
+		s->max_seq = r->seq;
+	index_add(s, r);
 }
 
 static struct sim_req *oldest(const struct sched *s)
@@ -178,54 +282,104 @@ static struct sim_req *pick_cscan(struct sched *s, uint64_t now)
 /* ---- time-ordered policies ---- */
 
 /*
+ * WSTF past M: the paper's weight (M - E) / M would turn negative. Serving
+ * the overdue oldest-first is FCFS, which at long queues never recovers
+ * (every request ends up overdue: issue 13). So the overdue requests (the
+ * heads of the arrival lists) are chosen among themselves by positioning
+ * time, still aged: weighted by M / E, the longer overdue the cheaper.
+ */
+static struct sim_req *overdue_pick(struct sched *s, uint64_t now)
+{
+	struct sim_dev *d = s->dev;
+	double M = (double)s->max_resp, bt = 0;
+	struct sim_req *best = NULL;
+	for (int op = 0; op < 2; op++)
+		for (struct sim_req *r = s->q.fhead[op]; r && now - r->r.time_ns >= s->max_resp; r = r->fnext) {
+			uint64_t xfer;
+			double t = (double)d->ops->estimate(d, now, r, &xfer) - (double)xfer;
+			t *= M / (double)(now - r->r.time_ns);
+			if (!best || t < bt || (t == bt && r->seq < best->seq)) {
+				best = r;
+				bt = t;
+			}
+		}
+	return best;
+}
+
+void stf_consider(struct sim_dev *d, struct stf_ctx *c, struct sim_req *r)
+{
+	if (r->seq > c->max_seq)
+		return; /* GSTF freeze: arrived after its group was frozen */
+	uint64_t xfer;
+	double t = (double)d->ops->estimate(d, c->now, r, &xfer);
+	c->evals++;
+	if (c->weighted) /* age the positioning time; the transfer is owed whatever the order */
+		t = (t - (double)xfer) * (c->M - (double)(c->now - r->r.time_ns)) / c->M;
+	if (!c->best || t < c->bt || (t == c->bt && r->seq < c->best->seq)) {
+		c->best = r;
+		c->bt = t;
+	}
+}
+
+/*
  * The request with the smallest (weighted) service time among buckets
  * [kmin, kmax], searched outward from the head. A bucket d away cannot
  * beat min_time(d) * wmin, so the search stops there: at long queues it
- * looks at a handful of cylinders, not the whole queue.
+ * looks at a handful of cylinders, not the whole queue. Inside a bucket the
+ * disk searches by rotational position (bucket_search), so that a queue
+ * clustered on a few cylinders costs a few estimates, not one per request.
+ * On a flat device (SSD) time does not depend on position: STF is the
+ * smallest request (a heap per direction) and WSTF the oldest of each
+ * direction, since the weighted part is the direction's own access time.
  */
-static struct sim_req *stf_search(struct sched *s, uint64_t now, uint64_t kmin, uint64_t kmax, bool weighted)
+static struct sim_req *stf_search(struct sched *s, uint64_t now, uint64_t kmin, uint64_t kmax, bool weighted,
+				  uint64_t max_seq)
 {
 	struct sim_dev *d = s->dev;
 	const struct posq *pq = &s->q.pos;
-	uint64_t h = d->ops->head_key(d);
-	double wmin = 1.0, M = (double)s->max_resp;
+	struct stf_ctx c = { .now = now, .weighted = weighted, .M = (double)s->max_resp, .wmin = 1.0,
+			     .max_seq = max_seq };
+	s->decisions++;
 	if (weighted) {
-		/* past M the weight would turn negative and favour the dearest request;
-		 * the seed enforces M instead, so overdue requests go oldest first */
+		/* past M the weight would turn negative and favour the dearest request */
 		struct sim_req *o = oldest(s);
 		double e = o ? (double)(now - o->r.time_ns) : 0;
-		if (e >= M)
-			return o;
-		wmin = (M - e) / M;
+		if (e >= c.M)
+			return overdue_pick(s, now);
+		c.wmin = (c.M - e) / c.M;
 	}
+	bool whole = kmin == 0 && kmax == d->nkeys - 1;
+	if (d->ops->flat && whole && max_seq == NONE64) {
+		for (int op = 0; op < 2; op++) {
+			struct sim_req *r = weighted ? s->q.fhead[op] : s->nheap[op] ? s->heap[op][0] : NULL;
+			if (r)
+				stf_consider(d, &c, r);
+		}
+		if (c.best || (!s->nheap[0] && !s->nheap[1]) || weighted) {
+			s->evals += c.evals;
+			return c.best;
+		}
+	}
+	uint64_t h = d->ops->head_key(d);
 	uint64_t start = h < kmin ? kmin : h > kmax ? kmax : h;
 	uint64_t hi = posq_next(pq, start), lo = start ? posq_prev(pq, start - 1) : NONE64;
 	if (hi != NONE64 && hi > kmax)
 		hi = NONE64;
 	if (lo != NONE64 && lo < kmin)
 		lo = NONE64;
-	struct sim_req *best = NULL;
-	double bt = 0;
 	while (hi != NONE64 || lo != NONE64) {
 		bool up = lo == NONE64 || (hi != NONE64 && dist(hi, h) <= dist(lo, h));
 		uint64_t k = up ? hi : lo;
 		double seek = (double)d->ops->min_time(d, dist(k, h));
-		if (best && seek * wmin > bt)
+		if (c.best && seek * c.wmin > c.bt)
 			break;
-		for (struct sim_req *r = pq->head[k]; r; r = r->pnext) {
-			double w = 1.0;
-			if (weighted) {
-				w = (M - (double)(now - r->r.time_ns)) / M;
-				if (best && seek * w > bt)
+		if (s->sorted && d->ops->bucket_search) {
+			d->ops->bucket_search(d, k, &s->sorted[k], &c);
+		} else {
+			for (struct sim_req *r = pq->head[k]; r; r = r->pnext) {
+				if (weighted && c.best && seek * (c.M - (double)(now - r->r.time_ns)) / c.M > c.bt)
 					continue; /* cannot win: skip the costly estimate */
-			}
-			uint64_t xfer;
-			double t = (double)d->ops->estimate(d, now, r, &xfer);
-			if (weighted) /* age the positioning time; the transfer is owed whatever the order */
-				t = (t - (double)xfer) * w;
-			if (!best || t < bt || (t == bt && r->seq < best->seq)) {
-				best = r;
-				bt = t;
+				stf_consider(d, &c, r);
 			}
 		}
 		if (up) {
@@ -238,17 +392,18 @@ static struct sim_req *stf_search(struct sched *s, uint64_t now, uint64_t kmin, 
 				lo = NONE64;
 		}
 	}
-	return best;
+	s->evals += c.evals;
+	return c.best;
 }
 
 static struct sim_req *pick_stf(struct sched *s, uint64_t now)
 {
-	return stf_search(s, now, 0, s->dev->nkeys - 1, false);
+	return stf_search(s, now, 0, s->dev->nkeys - 1, false, NONE64);
 }
 
 static struct sim_req *pick_wstf(struct sched *s, uint64_t now)
 {
-	return stf_search(s, now, 0, s->dev->nkeys - 1, true);
+	return stf_search(s, now, 0, s->dev->nkeys - 1, true, NONE64);
 }
 
 static struct sim_req *pick_gstf(struct sched *s, uint64_t now)
@@ -265,7 +420,48 @@ static struct sim_req *pick_gstf(struct sched *s, uint64_t now)
 		g = k / G;
 	}
 	uint64_t hi = (g + 1) * G - 1;
-	return stf_search(s, now, g * G, hi < n ? hi : n - 1, false);
+	return stf_search(s, now, g * G, hi < n ? hi : n - 1, false, NONE64);
+}
+
+/* Requests queued in buckets [lo, hi] up to submission max_seq. */
+static uint64_t count_group(const struct sched *s, uint64_t lo, uint64_t hi, uint64_t max_seq)
+{
+	uint64_t n = 0;
+	for (uint64_t k = posq_next(&s->q.pos, lo); k != NONE64 && k <= hi; k = posq_next(&s->q.pos, k + 1))
+		for (const struct sim_req *r = s->q.pos.head[k]; r; r = r->pnext)
+			n += r->seq <= max_seq;
+	return n;
+}
+
+/*
+ * GSTF with the seed's freeze: when the service of a group starts, the
+ * requests queued in it then are all served (STF among them) before the
+ * head moves on to the next group with work, in C-SCAN order; what arrives
+ * in the group meanwhile waits for the next visit.
+ */
+static struct sim_req *pick_gstf_freeze(struct sched *s, uint64_t now)
+{
+	uint64_t G = s->group, n = s->dev->nkeys;
+	if (!s->frozen_left) {
+		uint64_t from = s->frozen ? (s->frozen_group + 1) * G : s->dev->ops->head_key(s->dev) / G * G;
+		uint64_t k = from < n ? posq_next(&s->q.pos, from) : NONE64;
+		if (k == NONE64)
+			k = posq_next(&s->q.pos, 0);
+		if (k == NONE64)
+			return NULL;
+		s->frozen = true;
+		s->frozen_group = k / G;
+		s->frozen_seq = s->max_seq;
+		uint64_t hi = (s->frozen_group + 1) * G - 1;
+		s->frozen_left = count_group(s, s->frozen_group * G, hi < n ? hi : n - 1, s->frozen_seq);
+	}
+	uint64_t hi = (s->frozen_group + 1) * G - 1;
+	struct sim_req *r = stf_search(s, now, s->frozen_group * G, hi < n ? hi : n - 1, false, s->frozen_seq);
+	if (r)
+		s->frozen_left--;
+	else
+		s->frozen_left = 0;
+	return r;
 }
 
 /* ---- deadline ---- */
@@ -503,6 +699,7 @@ static const struct sched_ops ops_table[] = {
 	{ "irbw-fifo-rp", true, pick_irbw },
 	{ "bw", true, pick_bw },
 	{ "bw-ssf", true, pick_bw },
+	{ "gstf-freeze", false, pick_gstf_freeze },
 };
 
 struct sim_req *sched_pick(struct sched *s, uint64_t now)
@@ -548,7 +745,13 @@ int sched_new(const char *name, const struct sweep_sim_options *o, struct sim_de
 	s->bundle = o->bundle_bytes ? o->bundle_bytes : dev->logical_block ? dev->logical_block : 4 * MIB;
 	s->rp = strcmp(name, "irbw-fifo-rp") == 0;
 	s->elevator_ssf = strcmp(name, "bw-ssf") == 0 || o->elevator_ssf;
+	s->max_seq = NONE64;
 	int err = posq_init(&s->q.pos, dev->nkeys);
+	bool timed = ops->pick == pick_stf || ops->pick == pick_wstf || ops->pick == pick_gstf ||
+		     ops->pick == pick_gstf_freeze;
+	if (!err && timed && dev->ops->bucket_search)
+		s->sorted = calloc(dev->nkeys, sizeof(*s->sorted)); /* NULL: no index, the plain search */
+	s->flat_index = timed && dev->ops->flat;
 	if (!err && o->nstreams) {
 		s->streams = calloc(o->nstreams, sizeof(*s->streams));
 		if (!s->streams)
@@ -580,7 +783,13 @@ void sched_free(struct sched *s)
 {
 	if (!s)
 		return;
+	if (s->sorted) /* the device may be gone already: its size is in the posq */
+		for (uint64_t k = 0; k < s->q.pos.nkeys; k++)
+			free(s->sorted[k].v);
+	free(s->sorted);
 	posq_fini(&s->q.pos);
+	free(s->heap[0]);
+	free(s->heap[1]);
 	free(s->streams);
 	free(s);
 }

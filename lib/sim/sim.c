@@ -4,9 +4,10 @@
  * device events, host dispatch into the device queue, completions.
  *
  * Dispatch at an instant waits until the caller moves the clock past it
- * (or asks for the next event), so whatever the caller submits at the
- * instant of a completion competes with the requests already queued: the
- * seed's closed queue keeps exactly Q requests to choose from.
+ * (or asks for the next event), and first moves every arrival due by then
+ * into the host queue, so whatever the caller submits at the instant of a
+ * completion competes with the requests already queued: the seed's closed
+ * queue keeps exactly Q requests to choose from.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -88,20 +89,19 @@ void dev_done(struct sim_dev *d, struct sim_req *r)
 
 SWEEP_EXPORT int sweep_sim_new(const struct sweep_sim_options *opts, struct sweep_sim **ret_sim)
 {
-	if (!ret_sim || (opts && opts->size < offsetof(struct sweep_sim_options, streams)))
+	struct sweep_sim_options o;
+	if (!ret_sim)
 		return -EINVAL;
-	/* copy what the caller's (possibly older, smaller) struct holds */
-	struct sweep_sim_options o = { .size = sizeof(o) };
-	if (opts)
-		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
+	int err = sweep__opts_copy(&o, sizeof(o), opts, SIM_MIN);
+	if (err)
+		return err;
 	const char *dev = o.device ? o.device : "hdd7200";
 	const char *sch = o.sched ? o.sched : "fcfs";
-	if (o.nstreams && !o.streams)
+	if ((o.nstreams && !o.streams) || o.queue_depth > SWEEP_SIM_MAX_QUEUE_DEPTH)
 		return -EINVAL;
 	struct sweep_sim *s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	int err;
 	if (o.hdd && o.ssd)
 		err = -EINVAL;
 	else if (o.hdd)
@@ -281,10 +281,19 @@ static int collect(struct sweep_sim *s)
 	return err;
 }
 
+/* Arrivals due by now join the host queue. */
+static void admit(struct sweep_sim *s)
+{
+	while (s->nheap && s->heap[0]->r.time_ns <= s->now)
+		sched_add(s->sched, heap_pop(s));
+}
+
 static void dispatch(struct sweep_sim *s)
 {
 	s->dispatch_pending = false;
 	struct sim_dev *d = s->dev;
+	/* what the caller submitted at this instant competes with what was queued (sim.h) */
+	admit(s);
 	while (d->ops->can_accept(d)) {
 		struct sim_req *r = sched_pick(s->sched, s->now);
 		if (!r)
@@ -330,8 +339,7 @@ SWEEP_EXPORT int sweep_sim_advance(struct sweep_sim *s, uint64_t until)
 		if (s->dev->ops->busy(s->dev))
 			s->busy_ns += t - s->now;
 		s->now = t;
-		while (s->nheap && s->heap[0]->r.time_ns <= t)
-			sched_add(s->sched, heap_pop(s));
+		admit(s);
 		s->dev->ops->process(s->dev, t);
 		int err = collect(s);
 		if (err)
@@ -368,19 +376,23 @@ SWEEP_EXPORT uint64_t sweep_sim_now(const struct sweep_sim *s)
 
 SWEEP_EXPORT int sweep_sim_get_stats(const struct sweep_sim *s, struct sweep_sim_stats *ret)
 {
-	if (!s || !ret || ret->size < offsetof(struct sweep_sim_stats, host_pages_written))
-		return -EINVAL;
-	stats_fill(&s->st, &s->cnt, s->busy_ns, ret);
-	ret->host_merges = s->sched->merges;
+	struct sweep_sim_stats st;
+	int err = s ? sim_out_begin(&st, sizeof(st), ret) : -EINVAL;
+	if (err)
+		return err;
+	stats_fill(&s->st, &s->cnt, s->busy_ns, &st);
+	st.host_merges = s->sched->merges;
+	sim_out_end(ret, &st, sizeof(st));
 	return 0;
 }
 
 SWEEP_EXPORT int sweep_sim_get_info(const struct sweep_sim *s, struct sweep_sim_info *ret)
 {
-	if (!s || !ret || ret->size < offsetof(struct sweep_sim_info, logical_block_bytes))
-		return -EINVAL;
-	struct sweep_sim_info i = {
-		.size = ret->size,
+	struct sweep_sim_info i;
+	int err = s ? sim_out_begin(&i, sizeof(i), ret) : -EINVAL;
+	if (err)
+		return err;
+	i = (struct sweep_sim_info){
 		.device = s->dev->name,
 		.sched = s->sched_name,
 		.kind = s->dev->kind,
@@ -390,8 +402,14 @@ SWEEP_EXPORT int sweep_sim_get_info(const struct sweep_sim *s, struct sweep_sim_
 		.write_back = s->dev->write_back,
 		.logical_block_bytes = s->dev->logical_block,
 	};
-	memcpy(ret, &i, ret->size < sizeof(i) ? ret->size : sizeof(i));
+	sim_out_end(ret, &i, sizeof(i));
 	return 0;
+}
+
+void sim_stf_cost(const struct sweep_sim *s, uint64_t *decisions, uint64_t *evals)
+{
+	*decisions = s->sched->decisions;
+	*evals = s->sched->evals;
 }
 
 /* ---- replay ---- */
@@ -426,7 +444,16 @@ static int pull(sweep_sim_source_fn source, void *ctx, struct sweep_sim_request 
 SWEEP_EXPORT int64_t sweep_sim_run(struct sweep_sim *s, sweep_sim_source_fn source, void *ctx,
 				   const struct sweep_sim_run_options *opts)
 {
-	if (!s || !source || !opts || opts->size < sizeof(*opts))
+	struct sweep_sim_run_options ro;
+	if (!s || !source || !opts)
+		return -EINVAL;
+	int err = sweep__opts_copy(&ro, sizeof(ro), opts, SIM_MIN);
+	if (err)
+		return err;
+	opts = &ro;
+	if (opts->mode != SWEEP_SIM_OPEN && opts->mode != SWEEP_SIM_CLOSED)
+		return -EINVAL;
+	if (opts->depth > SWEEP_SIM_MAX_DEPTH) /* every outstanding request is memory */
 		return -EINVAL;
 	struct sweep_sim_request req;
 	int64_t done = 0, outstanding = 0;

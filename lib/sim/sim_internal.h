@@ -5,9 +5,36 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
+#include <sweep/sim.h>
+
 #include "internal.h"
+
+/*
+ * Size-versioned structs follow libsweep's one rule (sweep__opts_copy in
+ * lib/internal.h): any prefix holding the size is accepted (the fields it
+ * lacks read as zero), a longer struct only when its extra bytes are zero.
+ * Inputs are copied with sweep__opts_copy(dst, sizeof(dst), src, SIM_MIN).
+ * Outputs are checked the same way, then filled with what the caller's
+ * struct holds: sim_out_begin() and sim_out_end().
+ */
+#define SIM_MIN sizeof(size_t)
+/* 0, -EINVAL or -E2BIG; *scratch (the full struct) is zeroed for the caller to fill. */
+static inline int sim_out_begin(void *scratch, size_t full_size, const void *ret)
+{
+	return ret ? sweep__opts_copy(scratch, full_size, ret, SIM_MIN) : -EINVAL;
+}
+/* Copy the filled struct into the caller's, no more than it holds; its size field stays. */
+static inline void sim_out_end(void *ret, const void *full, size_t full_size)
+{
+	size_t n;
+	memcpy(&n, ret, sizeof(n));
+	if (n > full_size)
+		n = full_size;
+	memcpy((char *)ret + sizeof(size_t), (const char *)full + sizeof(size_t), n - sizeof(size_t));
+}
 
 #define NS_PER_MS 1000000ull
 #define NS_PER_S 1000000000ull
@@ -28,7 +55,27 @@ struct sim_req {
 	struct sim_req *link;       /* device queues, completion lists, free list */
 	bool internal;              /* a drive-internal destage, not host visible */
 	bool hit;
+	uint32_t hidx;              /* STF index: place in its heap (flat devices) */
+	uint64_t hkey;              /* STF index: its estimate there */
 };
+
+/*
+ * One STF decision in progress: the best request so far and its (weighted)
+ * time. Devices that can search a bucket faster than one estimate per
+ * request (the disk: by rotational position) do so through bucket_search.
+ */
+struct stf_ctx {
+	uint64_t now;
+	struct sim_req *best;
+	double bt;
+	bool weighted;
+	double M, wmin;  /* WSTF: max response, smallest weight in the queue */
+	uint64_t evals;  /* estimates made (the cost of the decision) */
+	uint64_t max_seq; /* only requests submitted up to here (GSTF freeze); NONE64 = all */
+};
+struct sim_dev;
+struct sbucket;
+void stf_consider(struct sim_dev *d, struct stf_ctx *c, struct sim_req *r);
 
 /* ---- position-bucketed queue (cylinder-indexed lists + 2-level bitmap) ---- */
 
@@ -80,6 +127,10 @@ struct sim_dev_ops {
 	void (*process)(struct sim_dev *d, uint64_t now);
 	bool (*busy)(const struct sim_dev *d);
 	void (*destroy)(struct sim_dev *d);
+	/* Optional: STF over the requests v[0..n) of bucket key, sorted by offset (stf_consider each candidate). */
+	void (*bucket_search)(struct sim_dev *d, uint64_t key, const struct sbucket *b, struct stf_ctx *c);
+	/* Service time does not depend on position (SSD): STF ranks by estimate alone. */
+	bool flat;
 };
 
 struct sim_counters {
@@ -137,6 +188,21 @@ const struct hdd_seek *hdd_seek_of(const struct sim_dev *d);
 uint64_t hdd_cylinders(const struct sim_dev *d);
 void hdd_set_head(struct sim_dev *d, uint64_t cyl, uint64_t head); /* tests: place the arm */
 
+/* ---- bookings of a shared resource (timeline.c) ---- */
+
+struct interval {
+	double s, e;
+};
+struct timeline {
+	struct interval *iv; /* [head, n) in use */
+	size_t head, n, cap;
+};
+/* Book d ns at the earliest gap at or after t; returns the start. */
+double tl_book(struct timeline *tl, double t, double d);
+/* Forget the bookings that end by t (nothing can be booked before now). */
+void tl_trim(struct timeline *tl, double t);
+void tl_fini(struct timeline *tl);
+
 /* ---- host queue and schedulers ---------------------------------------- */
 
 struct hq {
@@ -184,13 +250,54 @@ struct sched {
 	int elevator_ssf;        /* bandwidth class */
 	struct bw_stream *streams;
 	size_t nstreams;
+	/* STF index (stf, sptf, gstf, wstf): per bucket the requests sorted by offset; on a flat
+	 * device a heap per direction by (length, submission) */
+	struct sbucket *sorted;
+	struct sim_req **heap[2];
+	size_t nheap[2], capheap[2];
+	uint64_t decisions, evals; /* what the STF decisions cost, in estimates */
+	bool flat_index;
+	uint64_t max_seq;        /* latest submission queued (NONE64 before the first) */
+	uint64_t frozen_seq;     /* GSTF freeze: requests up to this submission belong to the frozen group */
+	uint64_t frozen_group, frozen_left;
+	bool frozen;
 };
+struct sbucket {
+	struct sim_req **v;
+	size_t n, cap;
+};
+/* First index in b with an offset >= off. */
+uint32_t sbucket_first(const struct sbucket *b, uint64_t off);
+/* STF decisions taken and the estimates they made (the index's cost; tests). */
+void sim_stf_cost(const struct sweep_sim *s, uint64_t *decisions, uint64_t *evals);
 int sched_new(const char *name, const struct sweep_sim_options *o, struct sim_dev *dev,
 	      struct sched **ret);
 void sched_free(struct sched *s);
 void sched_add(struct sched *s, struct sim_req *r);
 struct sim_req *sched_pick(struct sched *s, uint64_t now);
 extern const char *const sched_names[];
+
+/* ---- traces ---------------------------------------------------------- */
+
+struct sim_trace_rec {
+	struct sweep_sim_request r;
+	uint64_t after; /* index of the request whose completion released this one, or NONE64 */
+	uint64_t think; /* ns from that completion to this issue */
+};
+
+struct sweep_sim_trace {
+	struct sim_trace_rec *v;
+	size_t n, cap, pos;
+	const char *format;
+	int timed, dependent;
+	unsigned depth;
+	uint64_t skipped;
+	/* the requests each one releases (built at the first dependent replay) */
+	uint64_t *kids, *kid_at;
+};
+/* sweep_sim_trace_open on an open stream (the fuzz targets read from memory). */
+int sim_trace_read(FILE *fp, const struct sweep_sim_trace_options *opts, struct sweep_sim_trace **ret,
+		   struct sweep_sim_trace_error *ret_error);
 
 /* ---- statistics -------------------------------------------------------- */
 

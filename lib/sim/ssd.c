@@ -10,10 +10,17 @@
  *    block per logical block, merged by a switch merge (log written whole
  *    and in order), a partial merge (in order but short: the rest is copied
  *    in) or a full merge (out of order: everything copied to a new block);
- *  - page-mapped with greedy garbage collection per plane.
+ *  - page-mapped with greedy garbage collection per plane, in the
+ *    background: a plane whose free blocks fall to GC_BG picks a victim and
+ *    copies its valid pages (copy-back) and erases it one unit at a time,
+ *    in the plane's idle time before host operations, which wait for at most
+ *    the unit under way (reads and writes pre-empt GC); only a write that
+ *    would take the last reserved block waits for GC to free one.
  *
  * A request is laid onto the timelines when the device accepts it, so its
- * completion time is known at once; up to `depth` requests overlap.
+ * completion time is known at once; up to `depth` requests overlap. Planes
+ * serve their operations in order; channels and the host link are booked
+ * (timeline.c), so a transfer uses the first gap it fits in.
  */
 #include <errno.h>
 #include <math.h>
@@ -23,7 +30,10 @@
 #include "sim_internal.h"
 
 #define INV32 UINT32_MAX
-#define GC_LOW 2
+/* Page map GC: starts in the background at GC_BG free blocks on a plane; a write that would
+ * take the plane's last GC_RESERVE blocks waits for it (MQSim's two thresholds). */
+#define GC_BG 4
+#define GC_RESERVE 1
 
 struct ssd_preset {
 	const char *name;
@@ -55,6 +65,9 @@ struct logblk {
 struct pplane {
 	uint32_t *free;
 	uint32_t nfree, active, wp;
+	/* background GC: the victim being collected, copies left, erase to come */
+	uint32_t gc_victim, gc_copies;
+	bool gc_active;
 };
 
 struct ssd {
@@ -63,7 +76,8 @@ struct ssd {
 	unsigned P, C;
 	uint64_t page, ppb;
 	double t_read, t_prog, t_erase, t_chan, t_link; /* ns per op / per page on a bus */
-	double *plane_free, *chan_free, link_free;
+	double *plane_free;
+	struct timeline *chan, link;
 	struct sim_req **out;
 	unsigned nout;
 	uint64_t busy_from;
@@ -91,34 +105,43 @@ static double dmax(double a, double b)
 
 /* ---- timelines ---- */
 
+static void gc_run(struct ssd *s, unsigned p, double until);
+
+/* A page programmed on plane p once its data has crossed the channel; the program's end. */
 static double page_program(struct ssd *s, unsigned p, double ready)
 {
-	unsigned ch = p % s->C;
-	double bus = dmax(ready, s->chan_free[ch]);
-	s->chan_free[ch] = bus + s->t_chan;
-	double start = dmax(s->chan_free[ch], s->plane_free[p]);
+	double bus = tl_book(&s->chan[p % s->C], ready, s->t_chan);
+	gc_run(s, p, bus + s->t_chan);
+	double start = dmax(bus + s->t_chan, s->plane_free[p]);
 	s->plane_free[p] = start + s->t_prog;
 	s->dev.cnt->flash_pages_written++;
 	return s->plane_free[p];
 }
 
+/* A page read on plane p from t; when its data has crossed the channel. */
 static double page_read(struct ssd *s, unsigned p, double t)
 {
-	unsigned ch = p % s->C;
+	gc_run(s, p, t);
 	double start = dmax(t, s->plane_free[p]);
 	s->plane_free[p] = start + s->t_read;
-	double bus = dmax(s->plane_free[p], s->chan_free[ch]);
-	s->chan_free[ch] = bus + s->t_chan;
+	double bus = tl_book(&s->chan[p % s->C], s->plane_free[p], s->t_chan);
 	s->dev.cnt->flash_pages_read++;
-	return s->chan_free[ch];
+	return bus + s->t_chan;
 }
 
-/* n page copies inside plane p (copy-back: no channel transfer). */
+/*
+ * n page copies for a block-map merge on plane p: without copy-back (the
+ * controllers of that FTL's time), each page crosses the channel twice,
+ * out to the controller and back.
+ */
 static void plane_copies(struct ssd *s, unsigned p, double t, uint64_t n)
 {
-	if (!n)
-		return;
-	s->plane_free[p] = dmax(t, s->plane_free[p]) + (double)n * (s->t_read + s->t_prog);
+	for (uint64_t i = 0; i < n; i++) {
+		double r = dmax(t, s->plane_free[p]) + s->t_read;
+		double out = tl_book(&s->chan[p % s->C], r, s->t_chan);
+		double back = tl_book(&s->chan[p % s->C], out + s->t_chan, s->t_chan);
+		s->plane_free[p] = back + s->t_chan + s->t_prog;
+	}
 	s->dev.cnt->flash_pages_read += n;
 	s->dev.cnt->flash_pages_written += n;
 }
@@ -234,46 +257,93 @@ static uint32_t pm_place(struct ssd *s, unsigned p, uint32_t lpn)
 	return ppn;
 }
 
-static void pm_gc(struct ssd *s, unsigned p, double t)
+/*
+ * Pick plane p's victim (greedy: the fewest valid pages) and move its valid
+ * pages in the mapping now; the copies and the erase take plane time later,
+ * unit by unit (gc_run). false when nothing can be reclaimed.
+ */
+static bool gc_pick(struct ssd *s, unsigned p)
 {
 	struct pplane *pl = &s->pl[p];
 	struct sim_counters *c = s->dev.cnt;
-	while (pl->nfree <= GC_LOW) {
-		/* greedy: the block with the fewest valid pages */
-		uint64_t base = (uint64_t)p * s->Bp, victim = NONE64;
-		uint32_t best = UINT32_MAX;
-		for (uint64_t b = 0; b < s->Bp; b++) {
-			if (b == pl->active || s->valid[base + b] >= best)
-				continue;
-			bool isfree = false;
-			for (uint32_t i = 0; i < pl->nfree; i++)
-				if (pl->free[i] == b)
-					isfree = true;
-			if (isfree)
-				continue;
-			best = s->valid[base + b];
-			victim = b;
-		}
-		if (victim == NONE64 || best == s->ppb)
-			return; /* nothing to reclaim */
-		uint64_t moved = 0;
-		for (uint64_t i = 0; i < s->ppb; i++) {
-			uint64_t ppn = (base + victim) * s->ppb + i;
-			uint32_t lpn = s->rmap[ppn];
-			if (lpn == INV32)
-				continue;
-			s->rmap[ppn] = INV32;
-			s->valid[base + victim]--;
-			if (pl->wp == s->ppb)
-				pm_take_free(s, p);
-			pm_place(s, p, lpn);
-			moved++;
-		}
-		plane_copies(s, p, t, moved);
-		plane_erase(s, p, t);
-		pl->free[pl->nfree++] = (uint32_t)victim;
-		c->gc_runs++;
-		c->gc_pages_copied += moved;
+	uint64_t base = (uint64_t)p * s->Bp, victim = NONE64;
+	uint32_t best = UINT32_MAX;
+	for (uint64_t b = 0; b < s->Bp; b++) {
+		if (b == pl->active || s->valid[base + b] >= best)
+			continue;
+		bool isfree = false;
+		for (uint32_t i = 0; i < pl->nfree && !isfree; i++)
+			isfree = pl->free[i] == b;
+		if (isfree)
+			continue;
+		best = s->valid[base + b];
+		victim = b;
+	}
+	if (victim == NONE64 || best == s->ppb || (best > s->ppb - pl->wp && !pl->nfree))
+		return false; /* nothing to reclaim, or nowhere to put it */
+	uint32_t moved = 0;
+	for (uint64_t i = 0; i < s->ppb; i++) {
+		uint64_t ppn = (base + victim) * s->ppb + i;
+		uint32_t lpn = s->rmap[ppn];
+		if (lpn == INV32)
+			continue;
+		s->rmap[ppn] = INV32;
+		s->valid[base + victim]--;
+		if (pl->wp == s->ppb)
+			pm_take_free(s, p);
+		pm_place(s, p, lpn);
+		moved++;
+	}
+	pl->gc_victim = (uint32_t)victim;
+	pl->gc_copies = moved;
+	pl->gc_active = true;
+	/* the work is committed: counted now */
+	c->gc_runs++;
+	c->gc_pages_copied += moved;
+	c->flash_pages_read += moved;
+	c->flash_pages_written += moved;
+	c->erases++;
+	return true;
+}
+
+/* One unit of plane p's GC from its free time: a page copy, or the erase that frees the victim. */
+static void gc_unit(struct ssd *s, unsigned p)
+{
+	struct pplane *pl = &s->pl[p];
+	if (pl->gc_copies) {
+		s->plane_free[p] += s->t_read + s->t_prog;
+		pl->gc_copies--;
+		return;
+	}
+	s->plane_free[p] += s->t_erase;
+	pl->free[pl->nfree++] = pl->gc_victim;
+	pl->gc_active = false;
+}
+
+/* Background GC on plane p: every unit that can start before `until` in the plane's idle time. */
+static void gc_run(struct ssd *s, unsigned p, double until)
+{
+	struct pplane *pl;
+	if (s->p.blockmap)
+		return;
+	pl = &s->pl[p];
+	while (s->plane_free[p] < until) {
+		if (!pl->gc_active && (pl->nfree > GC_BG || !gc_pick(s, p)))
+			return;
+		gc_unit(s, p);
+	}
+}
+
+/* Foreground GC: the writer waits until plane p has a block beyond the reserve (or nothing is reclaimable). */
+static void gc_reserve(struct ssd *s, unsigned p, double t)
+{
+	struct pplane *pl = &s->pl[p];
+	if (s->plane_free[p] < t)
+		s->plane_free[p] = t;
+	while (pl->nfree <= GC_RESERVE) {
+		if (!pl->gc_active && !gc_pick(s, p))
+			return;
+		gc_unit(s, p);
 	}
 }
 
@@ -288,9 +358,10 @@ static double pm_write(struct ssd *s, uint64_t lpn, double ready)
 	unsigned p = (unsigned)(s->rr++ % s->P);
 	struct pplane *pl = &s->pl[p];
 	if (pl->wp == s->ppb) {
-		if (pl->nfree <= GC_LOW)
-			pm_gc(s, p, ready);
-		if (pl->wp == s->ppb) /* GC may have left room in the active block */
+		gc_run(s, p, ready);
+		if (pl->nfree <= GC_RESERVE)
+			gc_reserve(s, p, ready);
+		if (pl->wp == s->ppb && pl->nfree) /* GC may have left room in the active block */
 			pm_take_free(s, p);
 	}
 	pm_place(s, p, (uint32_t)lpn);
@@ -342,22 +413,25 @@ static void ssd_accept(struct sim_dev *d, uint64_t now, struct sim_req *r)
 {
 	struct ssd *s = S(d);
 	uint64_t first = r->off / s->page, last = (r->off + r->len - 1) / s->page;
-	double t = (double)now, fin = t, link = dmax(t, s->link_free);
+	double t = (double)now, fin = t, link = t;
+	tl_trim(&s->link, t);
+	for (unsigned c = 0; c < s->C; c++)
+		tl_trim(&s->chan[c], t);
 	for (uint64_t lpn = first; lpn <= last; lpn++) {
 		if (r->r.op == SWEEP_SIM_WRITE) {
-			link += s->t_link; /* pages stream in over the host link */
+			/* pages stream in over the host link, in order */
+			link = tl_book(&s->link, link, s->t_link) + s->t_link;
 			d->cnt->host_pages_written++;
 			double e = s->p.blockmap ? bm_write(s, lpn, link) : pm_write(s, lpn, link);
 			fin = dmax(fin, e);
 		} else {
 			unsigned p = s->p.blockmap ? bm_plane(s, lpn) : pm_plane(s, lpn);
 			double ready = page_read(s, p, t);
-			link = dmax(link, ready) + s->t_link;
+			link = tl_book(&s->link, dmax(link, ready), s->t_link) + s->t_link;
 			fin = dmax(fin, link);
 		}
 		d->cnt->transfer_ns += (uint64_t)s->t_link;
 	}
-	s->link_free = r->r.op == SWEEP_SIM_WRITE ? link : dmax(s->link_free, link);
 	r->start = now;
 	r->finish = (uint64_t)llround(fin);
 	if (r->finish <= now)
@@ -424,7 +498,11 @@ static void ssd_destroy(struct sim_dev *d)
 	free(s->rmap);
 	free(s->valid);
 	free(s->plane_free);
-	free(s->chan_free);
+	if (s->chan)
+		for (unsigned c = 0; c < s->C; c++)
+			tl_fini(&s->chan[c]);
+	free(s->chan);
+	tl_fini(&s->link);
 	free(s->out);
 	free(s);
 }
@@ -441,6 +519,7 @@ static const struct sim_dev_ops ssd_ops = {
 	.process = ssd_process,
 	.busy = ssd_busy,
 	.destroy = ssd_destroy,
+	.flat = true,
 };
 
 static int blockmap_init(struct ssd *s)
@@ -468,7 +547,7 @@ static int pagemap_init(struct ssd *s)
 {
 	s->L = s->dev.capacity / s->page;
 	uint64_t phys = (uint64_t)ceil((double)s->L * (1.0 + s->p.op));
-	s->Bp = (phys + (uint64_t)s->P * s->ppb - 1) / ((uint64_t)s->P * s->ppb) + GC_LOW + 2;
+	s->Bp = (phys + (uint64_t)s->P * s->ppb - 1) / ((uint64_t)s->P * s->ppb) + GC_BG + 2;
 	uint64_t nppn = (uint64_t)s->P * s->Bp * s->ppb;
 	if (nppn >= INV32)
 		return -EINVAL;
@@ -503,31 +582,46 @@ static int pagemap_init(struct ssd *s)
 
 SWEEP_EXPORT int sweep_sim_preset_ssd(const char *name, struct sweep_sim_ssd_params *ret)
 {
+	struct sweep_sim_ssd_params p;
 	int i = preset_find(presets, NPRESETS, sizeof(presets[0]), name);
-	if (i < 0 || !ret || ret->size < sizeof(*ret))
-		return -EINVAL;
-	*ret = presets[i].p;
+	int err = i < 0 ? -EINVAL : sim_out_begin(&p, sizeof(p), ret);
+	if (err)
+		return err;
+	p = presets[i].p;
+	sim_out_end(ret, &p, sizeof(p));
 	return 0;
 }
 
 static bool ssd_params_ok(const struct sweep_sim_ssd_params *p)
 {
 	uint64_t planes = (uint64_t)p->channels * p->dies * p->planes;
-	return p->size >= sizeof(*p) && planes && planes <= 4096 && p->page >= 512 && p->page % 512 == 0 &&
-	       p->pages_per_block && p->capacity >= planes * p->pages_per_block * p->page && p->op >= 0 &&
-	       p->read_us > 0 && p->prog_us > 0 && p->erase_us > 0 && p->chan_mb_s > 0 && p->link_mb_s > 0 &&
-	       (!p->blockmap || p->log_blocks);
+	const double v[] = { p->read_us, p->prog_us, p->erase_us, p->chan_mb_s, p->link_mb_s };
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		if (!isfinite(v[i]) || v[i] <= 0 || v[i] > 1e9)
+			return false;
+	/* the page count stays under 2^32 (pagemap_init checks it with the spare), the log pool small */
+	return p->channels && p->dies && p->planes && planes <= 4096 && p->page >= 512 && p->page % 512 == 0 &&
+	       p->page <= (1u << 20) && p->pages_per_block && p->pages_per_block <= 4096 &&
+	       p->capacity / p->page < (1ull << 32) && p->capacity >= planes * p->pages_per_block * p->page &&
+	       isfinite(p->op) && p->op >= 0 && p->op <= 4 && (!p->blockmap || p->log_blocks) &&
+	       p->log_blocks <= 65536 && p->depth <= SWEEP_SIM_MAX_QUEUE_DEPTH;
 }
 
 /* The device named `preset`, or built from o->ssd when given. */
 int ssd_new(const char *preset, const struct sweep_sim_options *o, struct sim_dev **ret)
 {
+	struct sweep_sim_ssd_params given;
 	const struct sweep_sim_ssd_params *p = o->ssd;
 	const char *name = preset;
 	int i = p ? -1 : preset_find(presets, NPRESETS, sizeof(presets[0]), preset);
 	if (i >= 0) {
 		p = &presets[i].p;
 		name = presets[i].name;
+	} else if (p) {
+		int err = sweep__opts_copy(&given, sizeof(given), p, SIM_MIN);
+		if (err)
+			return err;
+		p = &given;
 	}
 	if (!p || !ssd_params_ok(p))
 		return -EINVAL;
@@ -561,10 +655,10 @@ int ssd_new(const char *preset, const struct sweep_sim_options *o, struct sim_de
 	d->capacity = p->capacity;
 	d->depth = o->queue_depth ? o->queue_depth : p->depth ? p->depth : 1;
 	s->plane_free = calloc(s->P, sizeof(double));
-	s->chan_free = calloc(s->C, sizeof(double));
+	s->chan = calloc(s->C, sizeof(*s->chan));
 	s->out = calloc(d->depth, sizeof(*s->out));
 	int err = -ENOMEM;
-	if (s->plane_free && s->chan_free && s->out)
+	if (s->plane_free && s->chan && s->out)
 		err = p->blockmap ? blockmap_init(s) : pagemap_init(s);
 	if (err < 0) {
 		ssd_destroy(d);

@@ -69,7 +69,7 @@ static double pct_ms(const uint64_t *v, uint64_t n, double p)
 void stats_fill(const struct sim_stats *st, const struct sim_counters *c, uint64_t busy_ns,
 		struct sweep_sim_stats *out)
 {
-	struct sweep_sim_stats s = { .size = out->size };
+	struct sweep_sim_stats s = { .size = sizeof(s) };
 	s.requests = st->requests;
 	s.reads = st->reads;
 	s.writes = st->writes;
@@ -112,9 +112,7 @@ void stats_fill(const struct sim_stats *st, const struct sim_counters *c, uint64
 		       offsetof(struct sim_counters, host_pages_written));
 	if (c->host_pages_written)
 		s.write_amplification = (double)c->flash_pages_written / (double)c->host_pages_written;
-	/* copy no more than the caller's struct holds */
-	size_t n = out->size < sizeof(s) ? out->size : sizeof(s);
-	memcpy(out, &s, n);
+	*out = s;
 }
 
 void stats_fini(struct sim_stats *st)

@@ -38,9 +38,16 @@ static void pm_place(struct sweep_sim_synth *g, struct pm_file *f)
 	f->off = g->set_base + sim_rand_below(&g->rng, (g->set_len - f->len) / 4096 + 1) * 4096;
 }
 
-SWEEP_EXPORT int sweep_sim_synth_new(const struct sweep_sim_synth_options *o, struct sweep_sim_synth **ret)
+SWEEP_EXPORT int sweep_sim_synth_new(const struct sweep_sim_synth_options *opts, struct sweep_sim_synth **ret)
 {
-	if (!o || !ret || o->size < sizeof(*o) || !o->capacity)
+	struct sweep_sim_synth_options so;
+	const struct sweep_sim_synth_options *o = &so;
+	if (!opts || !ret)
+		return -EINVAL;
+	int err = sweep__opts_copy(&so, sizeof(so), opts, SIM_MIN);
+	if (err)
+		return err;
+	if (!o->capacity)
 		return -EINVAL;
 	int pat = -1;
 	const char *name = o->pattern ? o->pattern : "random4k";

@@ -1,8 +1,8 @@
 #!/bin/bash
 # Every trace format sweep-sim reads, on the same 128 requests captured from a
 # loop device (tests/sim/data/README): the request count and bytes agree with an
-# independent count of the capture, and replaying the timed formats gives the
-# very same model output.
+# independent count of the capture, and replaying the timed formats at their
+# times gives the very same model output.
 set -euo pipefail
 SIM=$BUILD_ROOT/utils/sweep-sim
 D=$SOURCE_ROOT/tests/sim/data
@@ -23,13 +23,29 @@ json() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(*[j[
 for f in "tracefs@7,2:tracefs-loop.txt" "auto:blkparse-loop.txt" "auto:disksim-loop.txt" "auto:spc-loop.txt" \
 	"auto:msr-loop.txt"; do
 	fmt=${f%%:*} file=${f#*:}
-	"$SIM" replay --device hdd7200 --sched deadline --format "$fmt" --json "$D/$file" >"$work/$file.json"
+	"$SIM" replay --device hdd7200 --sched deadline --mode open --format "$fmt" --json "$D/$file" >"$work/$file.json"
 	read -r n bytes mode < <(json "$work/$file.json" requests bytes mode)
 	[ "$n" -eq "$want_n" ] && [ "$bytes" -eq "$want_bytes" ] || fail "$file: $n requests, $bytes bytes"
 	[ "$mode" = open ] || fail "$file: timed trace replayed $mode"
 	grep -v '"workload"' "$work/$file.json" >"$work/$file.cmp"
 	cmp -s "$work/tracefs-loop.txt.cmp" "$work/$file.cmp" || fail "$file replays differently from the tracefs capture"
 done
+
+# by default the captures with issue/complete pairs (tracefs, blkparse) replay their dependencies,
+# the same for both; the formats without completions at their times
+for f in "tracefs@7,2:tracefs-loop.txt:depend" "auto:blkparse-loop.txt:depend" "auto:disksim-loop.txt:open"; do
+	IFS=: read -r fmt file want <<<"$f"
+	"$SIM" replay --device hdd7200 --sched deadline --format "$fmt" --json "$D/$file" >"$work/$file.def.json"
+	read -r n mode < <(json "$work/$file.def.json" requests mode)
+	[ "$n" -eq "$want_n" ] && [ "$mode" = "$want" ] || fail "$file: default replay $mode of $n requests, want $want"
+done
+grep -v '"workload"' "$work/tracefs-loop.txt.def.json" >"$work/t.cmp"
+grep -v '"workload"' "$work/blkparse-loop.txt.def.json" | cmp -s - "$work/t.cmp" || fail "tracefs and blkparse depend differ"
+set +e
+"$SIM" replay --device hdd7200 --mode depend --json "$D/spc-loop.txt" >/dev/null 2>"$work/err"
+rc=$?
+set -e
+[ $rc -eq 1 ] && grep -q "no issue/complete pairs" "$work/err" || fail "depend on spc: rc $rc"
 
 # without the device filter the other devices' requests come along (data-moving ones only)
 "$SIM" replay --device hdd7200 --format tracefs --json "$D/tracefs-loop.txt" >"$work/all.json"
@@ -64,7 +80,7 @@ assert runs[2]["response_ms"]["mean"] < runs[0]["response_ms"]["mean"]
 PY
 
 # standard input
-"$SIM" replay --device hdd7200 --sched deadline --json - <"$D/spc-loop.txt" >"$work/stdin.json"
+"$SIM" replay --device hdd7200 --sched deadline --mode open --json - <"$D/spc-loop.txt" >"$work/stdin.json"
 grep -v '"workload"' "$work/stdin.json" | cmp -s - "$work/tracefs-loop.txt.cmp" || fail "replay - differs"
 
 # a file in the wrong format is an error with the file's name, exit 1
@@ -72,5 +88,5 @@ set +e
 "$SIM" replay --device eagle --format spc "$D/msr-loop.txt" >/dev/null 2>"$work/err"
 rc=$?
 set -e
-[ $rc -eq 1 ] && grep -q "^sweep-sim: $D/msr-loop.txt: " "$work/err" || fail "wrong format: rc $rc $(cat "$work/err")"
+[ $rc -eq 1 ] && grep -q "^sweep-sim: $D/msr-loop.txt:1: ASU: " "$work/err" || fail "wrong format: rc $rc $(cat "$work/err")"
 echo ok

@@ -253,6 +253,17 @@ static void test_wstf(void **state)
 	fx_add(&f, eagle_off(100, 0, 20), 4096, SWEEP_SIM_READ, now, 0);
 	assert_int_equal(picked_cyl(&f, now), 839);
 	fx_close(&f);
+	/* two overdue requests: chosen between by (aged) positioning time, not oldest first
+	 * (issue 13 defect 2: oldest-first is FCFS, and at long queues it never recovers) */
+	fx_open(&f, "eagle", "wstf", &o);
+	hdd_set_head(f.dev, 100, 0);
+	fx_add(&f, eagle_off(839, 0, 30), 4096, SWEEP_SIM_READ, 0, 0);           /* overdue by 1 s, far */
+	fx_add(&f, eagle_off(101, 0, 30), 4096, SWEEP_SIM_READ, NS_PER_S / 2, 0); /* overdue by 0.5 s, near */
+	fx_add(&f, eagle_off(100, 0, 20), 4096, SWEEP_SIM_READ, now, 0);         /* not overdue */
+	assert_int_equal(picked_cyl(&f, now), 101);
+	assert_int_equal(picked_cyl(&f, now), 839);
+	assert_int_equal(picked_cyl(&f, now), 100);
+	fx_close(&f);
 }
 
 static void test_deadline(void **state)
@@ -722,6 +733,68 @@ static void test_pagemap_gc(void **state)
 	sweep_sim_free(sim);
 }
 
+/*
+ * Issue 13 defect 3: page-map GC ran synchronously until a plane had three
+ * free blocks (seconds of plane time at once), and channels and the host
+ * link were single "free at" times, so one collecting plane held up every
+ * later request. A 256 MiB page-mapped SSD, 4 KiB requests at 200 IOPS, half
+ * random writes: once GC runs, no read may wait for more than the GC unit
+ * under way on its plane (an erase, 3 ms, plus its own read), where it
+ * waited for seconds.
+ */
+static const char *write_tmp(const char *name, const char *text);
+
+struct reads_max {
+	uint64_t n, max_ns;
+};
+
+static void on_read(void *ctx, const struct sweep_sim_completion *c)
+{
+	struct reads_max *m = ctx;
+	if (c->op == SWEEP_SIM_READ) {
+		m->n++;
+		if (c->finish_ns - c->arrival_ns > m->max_ns)
+			m->max_ns = c->finish_ns - c->arrival_ns;
+	}
+}
+
+static void test_background_gc(void **state)
+{
+	(void)state;
+	static char text[40000 * 40];
+	size_t len = 0;
+	uint64_t rng = 13, t_us = 0;
+	for (unsigned i = 0; i < 40000; i++) {
+		t_us += 1 + sim_rand_below(&rng, 10000); /* 5 ms apart on average */
+		uint64_t page = sim_rand_below(&rng, (256ull << 20) / 4096);
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "%.3f 0 %llu 8 %d\n", (double)t_us / 1000.0,
+					(unsigned long long)page * 8, (int)(sim_rand(&rng) & 1));
+	}
+	struct sweep_sim_trace *tr;
+	assert_int_equal(sweep_sim_trace_load(write_tmp("gc.disksim", text), "disksim", &tr), 0);
+	struct sweep_sim_ssd_params sp = { .size = sizeof(sp) };
+	assert_int_equal(sweep_sim_preset_ssd("ssd-pagemap", &sp), 0);
+	sp.capacity = 256ull << 20;
+	sp.pages_per_block = 32; /* 128 KiB blocks: the 7% spare is a few blocks a plane, as on a big drive */
+	struct sweep_sim_options o = { .size = sizeof(o), .ssd = &sp, .sched = "noop" };
+	struct sweep_sim *sim;
+	assert_int_equal(sweep_sim_new(&o, &sim), 0);
+	struct reads_max m = { 0, 0 };
+	struct sweep_sim_run_options ro = { .size = sizeof(ro), .mode = SWEEP_SIM_OPEN, .on_complete = on_read,
+					    .ctx = &m };
+	assert_int_equal(sweep_sim_trace_replay(sim, tr, &ro), 40000);
+	struct sweep_sim_stats st = { .size = sizeof(st) };
+	sweep_sim_get_stats(sim, &st);
+	print_message("256 MiB pagemap, 200 IOPS half writes: %llu GC runs, %llu pages copied, read max %.3f ms\n",
+		      (unsigned long long)st.gc_runs, (unsigned long long)st.gc_pages_copied, (double)m.max_ns / 1e6);
+	assert_true(st.gc_runs > 100 && st.gc_pages_copied > 1000);
+	assert_true(m.n > 19000);
+	assert_true(m.max_ns < 5 * NS_PER_MS); /* erase 3 ms + read 50 us + transfers */
+	assert_int_equal(st.flash_pages_written, st.host_pages_written + st.gc_pages_copied);
+	sweep_sim_free(sim);
+	sweep_sim_trace_free(tr);
+}
+
 /* ---- determinism ---- */
 
 struct collect {
@@ -912,6 +985,83 @@ static void test_open_replay(void **state)
 	sweep_sim_trace_free(t);
 }
 
+/*
+ * Issue 13 defect 5: a reader at depth 1 captured on a fast device (50 us a
+ * request, 10 us between a completion and the next issue). Replayed at the
+ * capture's times on the Eagle the requests pile up in the host queue and
+ * the schedulers differ; replayed by dependency each request is issued when
+ * the one before completes in the model, plus the 10 us: never queued, so
+ * every scheduler gives the same result.
+ */
+struct dep_check {
+	uint64_t n, queued, last_finish, gap_bad;
+};
+
+static void on_dep(void *ctx, const struct sweep_sim_completion *c)
+{
+	struct dep_check *k = ctx;
+	if (c->dispatch_ns != c->arrival_ns)
+		k->queued++;
+	if (k->n && c->arrival_ns != k->last_finish + 10000)
+		k->gap_bad++;
+	k->last_finish = c->finish_ns;
+	k->n++;
+}
+
+static void test_depend_replay(void **state)
+{
+	(void)state;
+	static char text[400 * 2 * 120];
+	size_t len = 0;
+	uint64_t t = 1000000000, rng = 5;
+	for (unsigned i = 0; i < 400; i++) {
+		uint64_t sec = sim_rand_below(&rng, 1000000) * 8;
+		len += (size_t)snprintf(text + len, sizeof(text) - len,
+					"  tar-9 [000] ..... %llu.%06llu: block_rq_issue: 7,1 R 4096 () %llu + 8 [tar]\n",
+					(unsigned long long)(t / 1000000000), (unsigned long long)(t % 1000000000 / 1000),
+					(unsigned long long)sec);
+		t += 50000;
+		len += (size_t)snprintf(text + len, sizeof(text) - len,
+					"  <idle>-0 [000] ..s.. %llu.%06llu: block_rq_complete: 7,1 R () %llu + 8 [0]\n",
+					(unsigned long long)(t / 1000000000), (unsigned long long)(t % 1000000000 / 1000),
+					(unsigned long long)sec);
+		t += 10000;
+	}
+	struct sweep_sim_trace *tr;
+	assert_int_equal(sweep_sim_trace_load(write_tmp("dep.tracefs", text), NULL, &tr), 0);
+	struct sweep_sim_trace_info ti = { .size = sizeof(ti) };
+	assert_int_equal(sweep_sim_trace_get_info(tr, &ti), 0);
+	assert_int_equal(ti.dependent, 1);
+	assert_int_equal(ti.depth, 1);
+	double mean[2][2];
+	const char *sch[] = { "fcfs", "deadline" };
+	for (int mode = 0; mode < 2; mode++)
+		for (int i = 0; i < 2; i++) {
+			struct sweep_sim_options o = { .size = sizeof(o), .device = "eagle", .sched = sch[i] };
+			struct sweep_sim *sim;
+			assert_int_equal(sweep_sim_new(&o, &sim), 0);
+			struct dep_check k = { 0, 0, 0, 0 };
+			struct sweep_sim_run_options ro = { .size = sizeof(ro), .mode = mode ? SWEEP_SIM_DEPEND : SWEEP_SIM_OPEN,
+							    .on_complete = on_dep, .ctx = &k };
+			assert_int_equal(sweep_sim_trace_replay(sim, tr, &ro), 400);
+			struct sweep_sim_stats st = { .size = sizeof(st) };
+			sweep_sim_get_stats(sim, &st);
+			mean[mode][i] = st.resp_mean_ms;
+			if (mode) {
+				assert_int_equal(k.queued, 0);  /* depth 1: nothing ever waits in the host queue */
+				assert_int_equal(k.gap_bad, 0); /* each issued 10 us after the one before completed */
+			} else {
+				assert_true(k.queued > 300);
+			}
+			sweep_sim_free(sim);
+		}
+	print_message("depth-1 capture on the Eagle: open fcfs %.1f ms deadline %.1f ms; depend fcfs %.1f deadline %.1f\n",
+		      mean[0][0], mean[0][1], mean[1][0], mean[1][1]);
+	assert_true(mean[0][1] < 0.8 * mean[0][0]); /* open: the pile-up lets deadline sort */
+	assert_true(mean[1][0] == mean[1][1]);
+	sweep_sim_trace_free(tr);
+}
+
 /* ---- devices from parameters ---- */
 
 static void test_params(void **state)
@@ -1020,11 +1170,201 @@ static void test_api(void **state)
 	unsigned n = 0;
 	while (sweep_sim_sched_name(n))
 		n++;
-	assert_int_equal(n, 14);
+	assert_int_equal(n, 15);
 	struct sweep_sim_synth *g = (struct sweep_sim_synth *)0x1;
 	struct sweep_sim_synth_options so = { .size = sizeof(so), .pattern = "zigzag", .capacity = 1 << 30 };
 	assert_int_equal(sweep_sim_synth_new(&so, &g), -EINVAL);
 	assert_ptr_equal(g, (struct sweep_sim_synth *)0x1);
+}
+
+/* ---- issue 13 defect 1: the closed queue keeps Q requests to choose from ---- */
+
+/*
+ * sim.h's contract: a request submitted at the instant of a completion
+ * competes with the ones already queued. SSF with one tag: R1 (cylinder 10)
+ * and R2 (cylinder 800) at time 0; R1 goes first; at its completion R3
+ * (cylinder 12) arrives and must win over R2. Before the fix the model
+ * dispatched R2 before R3 reached the queue, so every Q behaved as Q - 1.
+ */
+static void test_closed_queue_instant(void **state)
+{
+	(void)state;
+	struct sweep_sim_options o = { .size = sizeof(o), .device = "eagle", .sched = "ssf" };
+	struct sweep_sim *sim;
+	assert_int_equal(sweep_sim_new(&o, &sim), 0);
+	struct sweep_sim_request r1 = { .offset = eagle_off(10, 0, 0), .length = 4096, .id = 1 };
+	struct sweep_sim_request r2 = { .offset = eagle_off(800, 0, 0), .length = 4096, .id = 2 };
+	assert_int_equal(sweep_sim_submit(sim, &r1), 0);
+	assert_int_equal(sweep_sim_submit(sim, &r2), 0);
+	uint64_t order[3], n = 0, t;
+	struct sweep_sim_completion c;
+	while (n < 3 && sweep_sim_next_event(sim, &t) == 1) {
+		assert_true(sweep_sim_advance(sim, t) >= 0);
+		while (sweep_sim_poll(sim, &c, 1) == 1) {
+			order[n++] = c.id;
+			if (c.id == 1) {
+				struct sweep_sim_request r3 = { .time_ns = c.finish_ns, .offset = eagle_off(12, 0, 0),
+								.length = 4096, .id = 3 };
+				assert_int_equal(sweep_sim_submit(sim, &r3), 0);
+			}
+		}
+	}
+	assert_int_equal(n, 3);
+	assert_int_equal(order[0], 1);
+	assert_int_equal(order[1], 3);
+	assert_int_equal(order[2], 2);
+	sweep_sim_free(sim);
+	/* and so at Q = 2 the policies differ (FCFS < SSF < STF), where they used to be identical */
+	double u[3];
+	const char *sch[] = { "fcfs", "ssf", "stf" };
+	for (int i = 0; i < 3; i++) {
+		struct sweep_sim_options oq = { .size = sizeof(oq), .device = "eagle", .sched = sch[i] };
+		assert_int_equal(sweep_sim_new(&oq, &sim), 0);
+		struct sweep_sim_stats st;
+		synth_run(sim, NULL, 4096, 20000, 2, 1, &st);
+		u[i] = st.utilization;
+		sweep_sim_free(sim);
+	}
+	print_message("eagle Q=2: fcfs %.2f%% ssf %.2f%% stf %.2f%%\n", u[0] * 100, u[1] * 100, u[2] * 100);
+	assert_true(u[1] > 1.05 * u[0] && u[2] > 1.03 * u[1]);
+}
+
+/* ---- issue 13 defect 4: STF decisions stay cheap on clustered queues and SSDs ---- */
+
+static double evals_per_decision(const char *dev, const char *sched, const char *pattern, unsigned q, uint64_t n)
+{
+	struct sweep_sim_options o = { .size = sizeof(o), .device = dev, .sched = sched };
+	struct sweep_sim *sim;
+	assert_int_equal(sweep_sim_new(&o, &sim), 0);
+	struct sweep_sim_stats st;
+	synth_run(sim, pattern, 4096, n, q, 1, &st);
+	uint64_t dec, ev;
+	sim_stf_cost(sim, &dec, &ev);
+	sweep_sim_free(sim);
+	assert_true(dec > 0);
+	print_message("%s %s %s Q=%u: %.1f estimates per decision\n", dev, sched, pattern, q, (double)ev / (double)dec);
+	return (double)ev / (double)dec;
+}
+
+/*
+ * The cost of a decision in estimates (a machine-independent count): a
+ * Postmark mix keeps every request inside a 64 MiB file set, a few
+ * cylinders, where the seek bound prunes nothing; before the rotational
+ * index a decision at Q = 20000 estimated the whole queue. On an SSD
+ * nothing depends on position, so STF must not scan at all.
+ */
+static void test_stf_index(void **state)
+{
+	(void)state;
+	double small = evals_per_decision("hdd7200", "stf", "postmark", 100, 10000);
+	double big = evals_per_decision("hdd7200", "stf", "postmark", 8000, 16000);
+	assert_true(big < 0.05 * 8000 && big < 20 * small); /* the whole queue was 8000 */
+	assert_true(evals_per_decision("eagle", "stf", "random4k", 2000, 6000) < 300);
+	assert_true(evals_per_decision("eagle", "gstf", "random4k", 2000, 6000) < 300);
+	assert_true(evals_per_decision("ssd-blockmap", "stf", "postmark", 2000, 6000) <= 2.0);
+	assert_true(evals_per_decision("ssd-pagemap", "wstf", "randread", 2000, 6000) <= 2.0);
+}
+
+/* ---- the size-versioned struct rule (lib/internal.h), on every sim struct ---- */
+
+/* A caller built against a newer header: the struct followed by 16 more bytes. */
+#define LONGER(type) struct { type s; unsigned char tail[16]; }
+
+static void test_struct_rule(void **state)
+{
+	(void)state;
+	struct sweep_sim *sim;
+	/* options: a prefix (an older caller) reads the rest as zero */
+	struct sweep_sim_options o = { .size = offsetof(struct sweep_sim_options, sched), .device = "eagle",
+				       .sched = "stf" };
+	assert_int_equal(sweep_sim_new(&o, &sim), 0);
+	struct sweep_sim_info info = { .size = sizeof(info) };
+	assert_int_equal(sweep_sim_get_info(sim, &info), 0);
+	assert_string_equal(info.device, "eagle");
+	assert_string_equal(info.sched, "fcfs"); /* past the prefix: the default */
+	sweep_sim_free(sim);
+	o.size = sizeof(size_t) - 1;
+	assert_int_equal(sweep_sim_new(&o, &sim), -EINVAL);
+	/* longer: zero tail accepted, non-zero tail refused */
+	LONGER(struct sweep_sim_options) lo;
+	memset(&lo, 0, sizeof(lo));
+	lo.s = (struct sweep_sim_options){ .size = sizeof(lo), .device = "eagle" };
+	assert_int_equal(sweep_sim_new(&lo.s, &sim), 0);
+	sweep_sim_free(sim);
+	lo.tail[15] = 1;
+	sim = (struct sweep_sim *)0x1;
+	assert_int_equal(sweep_sim_new(&lo.s, &sim), -E2BIG);
+	assert_ptr_equal(sim, (struct sweep_sim *)0x1);
+
+	/* device parameters inside the options follow it too */
+	LONGER(struct sweep_sim_hdd_params) hp;
+	memset(&hp, 0, sizeof(hp));
+	hp.s.size = sizeof(hp.s);
+	assert_int_equal(sweep_sim_preset_hdd("eagle", &hp.s), 0);
+	hp.s.size = sizeof(hp);
+	struct sweep_sim_options oh = { .size = sizeof(oh), .hdd = &hp.s };
+	assert_int_equal(sweep_sim_new(&oh, &sim), 0);
+	sweep_sim_free(sim);
+	hp.tail[0] = 7;
+	assert_int_equal(sweep_sim_new(&oh, &sim), -E2BIG);
+	LONGER(struct sweep_sim_ssd_params) sp;
+	memset(&sp, 0xee, sizeof(sp));
+	sp.s.size = sizeof(sp);
+	assert_int_equal(sweep_sim_preset_ssd("ssd-pagemap", &sp.s), -E2BIG); /* output: the same check */
+	memset(sp.tail, 0, sizeof(sp.tail));
+	assert_int_equal(sweep_sim_preset_ssd("ssd-pagemap", &sp.s), 0);
+	assert_int_equal(sp.s.size, sizeof(sp)); /* the caller's size stays */
+	assert_int_equal(sp.s.page, 4096);
+
+	/* outputs: a prefix gets only what it holds, the bytes after it are not written */
+	assert_int_equal(sweep_sim_new(NULL, &sim), 0);
+	struct sweep_sim_request r = { .length = 4096 };
+	assert_int_equal(sweep_sim_submit(sim, &r), 0);
+	uint64_t t;
+	while (sweep_sim_next_event(sim, &t) == 1)
+		assert_true(sweep_sim_advance(sim, t) >= 0);
+	struct sweep_sim_stats st;
+	memset(&st, 0xab, sizeof(st));
+	st.size = offsetof(struct sweep_sim_stats, reads);
+	assert_int_equal(sweep_sim_get_stats(sim, &st), 0);
+	assert_int_equal(st.requests, 1);
+	assert_int_equal(st.reads, 0xababababababababull);
+	LONGER(struct sweep_sim_stats) ls;
+	memset(&ls, 0, sizeof(ls));
+	ls.s.size = sizeof(ls);
+	assert_int_equal(sweep_sim_get_stats(sim, &ls.s), 0);
+	assert_int_equal(ls.s.reads, 1);
+	ls.tail[3] = 1;
+	assert_int_equal(sweep_sim_get_stats(sim, &ls.s), -E2BIG);
+	LONGER(struct sweep_sim_info) li;
+	memset(&li, 0, sizeof(li));
+	li.s.size = sizeof(li);
+	assert_int_equal(sweep_sim_get_info(sim, &li.s), 0);
+	li.tail[0] = 1;
+	assert_int_equal(sweep_sim_get_info(sim, &li.s), -E2BIG);
+	sweep_sim_free(sim);
+
+	/* synth and run options */
+	struct sweep_sim_synth *g;
+	LONGER(struct sweep_sim_synth_options) so;
+	memset(&so, 0, sizeof(so));
+	so.s = (struct sweep_sim_synth_options){ .size = sizeof(so), .capacity = 1 << 30, .requests = 10 };
+	assert_int_equal(sweep_sim_synth_new(&so.s, &g), 0);
+	so.tail[1] = 1;
+	struct sweep_sim_synth *g2 = (struct sweep_sim_synth *)0x1;
+	assert_int_equal(sweep_sim_synth_new(&so.s, &g2), -E2BIG);
+	assert_ptr_equal(g2, (struct sweep_sim_synth *)0x1);
+	assert_int_equal(sweep_sim_new(NULL, &sim), 0);
+	LONGER(struct sweep_sim_run_options) ro;
+	memset(&ro, 0, sizeof(ro));
+	ro.s = (struct sweep_sim_run_options){ .size = sizeof(ro), .mode = SWEEP_SIM_CLOSED };
+	ro.tail[9] = 1;
+	assert_int_equal(sweep_sim_run(sim, src_gen, g, &ro.s), -E2BIG);
+	ro.tail[9] = 0;
+	ro.s.size = offsetof(struct sweep_sim_run_options, depth); /* no depth: 1 */
+	assert_int_equal(sweep_sim_run(sim, src_gen, g, &ro.s), 10);
+	sweep_sim_free(sim);
+	sweep_sim_synth_free(g);
 }
 
 int main(void)
@@ -1054,12 +1394,17 @@ int main(void)
 		cmocka_unit_test(test_readahead_gap),
 		cmocka_unit_test(test_blockmap_merges),
 		cmocka_unit_test(test_pagemap_gc),
+		cmocka_unit_test(test_background_gc),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_traces),
 		cmocka_unit_test(test_open_replay),
+		cmocka_unit_test(test_depend_replay),
 		cmocka_unit_test(test_params),
 		cmocka_unit_test(test_api),
+		cmocka_unit_test(test_struct_rule),
+		cmocka_unit_test(test_closed_queue_instant),
+		cmocka_unit_test(test_stf_index),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	char cmd[128];

@@ -4,7 +4,7 @@
 #define SWEEP_SIM_REPORT_H
 
 #include <stdio.h>
-#include <sweep.h>
+#include <sweep/sim.h>
 
 /* What happened to one request, kept for the plots. */
 struct sample {

@@ -1,0 +1,81 @@
+#!/bin/bash
+# sweep-sim's input is hostile too (issue 10): every trace reader bounds its
+# line length and memory, and every out-of-range field is refused with
+# "sweep-sim: FILE:LINE: what" and exit status 1, never accepted as nonsense.
+set -euo pipefail
+SIM=$BUILD_ROOT/utils/sweep-sim
+work=$(mktemp -d "${TMPDIR:-/tmp}/sim-hostile.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# expect_err FILE LINE PATTERN [sweep-sim args...]: exit 1 and one message naming FILE:LINE
+expect_err() {
+	local file=$1 line=$2 pat=$3 rc=0
+	shift 3
+	# bounded memory: 1 GiB of address space (not under ASan, which reserves terabytes of it)
+	( [ -n "${SWEEP_SANITIZE:-}" ] || ulimit -v 1048576; timeout 60 "$SIM" replay "$@" "$file" ) >"$work/out" 2>"$work/err" || rc=$?
+	[ $rc -eq 1 ] || fail "$file ($*): exit $rc, want 1: $(cat "$work/err")"
+	grep -q "^sweep-sim: $file:$line: .*$pat" "$work/err" || fail "$file ($*): message '$(cat "$work/err")', want $file:$line: $pat"
+	[ "$(wc -l <"$work/err")" -eq 1 ] || fail "$file: more than one message"
+	[ ! -s "$work/out" ] || fail "$file: printed results"
+}
+
+# endless input without a newline: refused at the line bound, in bounded memory (1 GiB of address space)
+expect_err /dev/zero 1 "line longer than 4096 bytes" --format plan
+expect_err /dev/zero 1 "line longer than 4096 bytes"
+head -c 100000 /dev/urandom | tr -d '\n' >"$work/noline"
+expect_err "$work/noline" 1 "line longer than 4096 bytes" --format disksim
+printf 'R 0 4096\nR 8\000 4096\n' >"$work/nul"
+expect_err "$work/nul" 2 "NUL byte" --format plan
+# a huge closed queue or device queue is refused before any memory is taken
+rc=0; "$SIM" synth --queue 100000000 >/dev/null 2>"$work/err" || rc=$?
+[ $rc -eq 2 ] && grep -q -- "--queue must be at most" "$work/err" || fail "synth --queue 100000000: rc $rc"
+rc=0; "$SIM" synth --depth 4000000000 >/dev/null 2>"$work/err" || rc=$?
+[ $rc -eq 2 ] && grep -q -- "--depth must be at most" "$work/err" || fail "synth --depth: rc $rc"
+rc=0; "$SIM" synth --device eagle --sched wstf --max-response nan >/dev/null 2>"$work/err" || rc=$?
+[ $rc -eq 2 ] || fail "--max-response nan: rc $rc"
+rc=0; "$SIM" synth --device eagle --set rpm=inf >/dev/null 2>"$work/err" || rc=$?
+[ $rc -eq 1 ] || fail "--set rpm=inf: rc $rc"
+
+# every format, every kind of bad field: a good line first, the bad one on line 2
+ok_tracefs='  dd-1 [000] ..... 1.000000: block_rq_issue: 7,0 R 4096 () 8 + 8 [dd]'
+while IFS='|' read -r fmt good bad pat; do
+	[ -n "$fmt" ] || continue
+	printf '%s\n%s\n' "$good" "$bad" >"$work/t.$fmt"
+	expect_err "$work/t.$fmt" 2 "$pat" --device eagle --format "$fmt"
+done <<EOT
+tracefs|$ok_tracefs|  dd-1 [000] ..... 2.000000: block_rq_issue: 7,0 R 4096 () -8 + 8 [dd]|sector: negative value
+tracefs|$ok_tracefs|  dd-1 [000] ..... 2.000000: block_rq_issue: 7,0 R 4096 () 8 + 99999999999999999999 [dd]|sector count: value over 2^64-1
+tracefs|$ok_tracefs|  dd-1 [000] ..... nan: block_rq_issue: 7,0 R 4096 () 8 + 8 [dd]|timestamp: not a time 'nan'
+tracefs|$ok_tracefs|  dd-1 [000] ..... -1.5: block_rq_issue: 7,0 R 4096 () 8 + 8 [dd]|timestamp: negative time
+tracefs|$ok_tracefs|  dd-1 [000] ..... 2.0: block_rq_issue: 7,0 R 4096 () 8 + 200000000 [dd]|longer than the device
+tracefs|$ok_tracefs|  dd-1 [000] ..... 2.0: block_rq_issue: 7,0 R 4096 () 36028797018963968 + 8 [dd]|beyond 2^64 bytes
+blkparse|  8,0 0 1 0.000000000 1 D R 8 + 8 [dd]|  8,0 0 2 inf 1 D R 8 + 8 [dd]|time: not a time 'inf'
+blkparse|  8,0 0 1 0.000000000 1 D R 8 + 8 [dd]|  8,0 0 2 0.1 1 D R -8 + 8 [dd]|sector: negative value
+blkparse|  8,0 0 1 0.000000000 1 D R 8 + 8 [dd]|  8,0 0 2 0.1 1 D R 8 + 18446744073709551616 [dd]|sector count: value over 2^64-1
+blkparse|  8,0 0 1 0.000000000 1 D R 8 + 8 [dd]|  8,0 0 2 0.1 -1 D R 8 + 8 [dd]|pid: negative value
+disksim|0.0 0 8 8 1|1.0 0 8 -8 1|size: negative value
+disksim|0.0 0 8 8 1|1e999 0 8 8 1|time: not a time
+disksim|0.0 0 8 8 1|1.0 0 8 8 xyz|flags: not a number
+disksim|0.0 0 8 8 1|1.0 0 18446744073709551615 8 1|beyond 2^64 bytes
+disksim|0.0 0 8 8 1|1.0 0 8 4000000000 1|longer than the device
+disksim|0.0 0 8 8 1|1.0 0 8|want 5 fields
+spc|0,8,4096,r,0.0|0,8,4096,r,-0.5|timestamp: negative time
+spc|0,8,4096,r,0.0|0,8,4096,x,0.5|opcode: want r or w
+spc|0,8,4096,r,0.0|0,8,-4096,r,0.5|size: negative value
+spc|0,8,4096,r,0.0|4294967296,8,4096,r,0.5|ASU: value over 2^32-1
+spc|0,8,4096,r,0.0|0,8,4096,r,nan|timestamp: not a time 'nan'
+msr|128166372000000000,h,0,Read,0,4096,0|128166372000000001,h,0,Read,-4096,4096,0|offset: negative value
+msr|128166372000000000,h,0,Read,0,4096,0|128166372000000001,h,0,Fetch,0,4096,0|type: want Read or Write
+msr|128166372000000000,h,0,Read,0,4096,0|999999999999999999999,h,0,Read,0,4096,0|timestamp: value over 2^64-1
+msr|128166372000000000,h,0,Read,0,4096,0|128166372000000001,h,0,Read,0,99999999999999,0|longer than the device
+plan|R 0 4096 1|R 18446744073709551615 4096 1|beyond 2^64 bytes
+plan|R 0 4096 1|X 0 4096 1|operation: want R or W
+plan|R 0 4096 1|R 0 1e3 1|length: not a number
+EOT
+
+# --no-wrap: an offset past the end of the device is an error instead of wrapping around
+printf 'R 0 4096\nR 1000000000000 4096\n' >"$work/wrap"
+"$SIM" replay --device eagle --json "$work/wrap" >/dev/null || fail "wrapping replay failed"
+expect_err "$work/wrap" 2 "past the end of the device" --device eagle --no-wrap
+echo ok
