@@ -126,27 +126,21 @@ SWEEP_EXPORT int sweep_batch_add_entry(struct sweep_batch *b, const struct sweep
 SWEEP_EXPORT int sweep_batch_add_beneath(struct sweep_batch *b, int root_fd, const char *rel, const char *path,
 					 const struct sweep_stat *st, uint64_t cookie)
 {
-	struct stat s;
-
 	if (!b || !st)
 		return -EINVAL;
 	if (b->stop)
 		return b->stop;
-	sweep_stat_to_stat(&s, st);
-	return added(b, sweep_plan_add_beneath(b->plan, root_fd, rel, path, &s, cookie));
+	return added(b, sweep_plan_add_beneath(b->plan, root_fd, rel, path, st, cookie));
 }
 
 SWEEP_EXPORT int sweep_batch_add_path(struct sweep_batch *b, const char *path, const struct sweep_stat *st,
 				      int follow, uint64_t cookie)
 {
-	struct stat s;
-
 	if (!b || !st)
 		return -EINVAL;
 	if (b->stop)
 		return b->stop;
-	sweep_stat_to_stat(&s, st);
-	return added(b, sweep__plan_add_path(b->plan, path, &s, follow != 0, cookie));
+	return added(b, sweep__plan_add_path(b->plan, path, st, follow != 0, cookie));
 }
 
 SWEEP_EXPORT int sweep_batch_stats(const struct sweep_batch *b, struct sweep_batch_stats *ret)

@@ -343,7 +343,7 @@ static int rd_begin(const struct sweep_file *f, void *ctx)
 
 	if (copy_step(c, SWEEP_COPY_STEP_OPENED, it->src, dst_show(c, it->dst), it->cookie) < 0)
 		return c->stop;
-	it->size = (uint64_t)f->st.st_size;
+	it->size = f->st.size;
 	it->dirfd = item_dir(c, it, &it->name);
 	rc = it->dirfd < 0 ? it->dirfd : fstat(it->dirfd, &it->dir_st) < 0 ? -errno : make_copy(c, it);
 	if (rc < 0) {
@@ -362,7 +362,7 @@ static int rd_begin(const struct sweep_file *f, void *ctx)
 	if (c->o.sparse == SWEEP_COPY_SPARSE_ALWAYS || (c->o.sparse == SWEEP_COPY_SPARSE_AUTO && !dense))
 		it->punch = have_tst && tst.st_blksize > 0 ? (size_t)tst.st_blksize : 4096;
 	if (c->o.reflink != SWEEP_COPY_REFLINK_NEVER) {
-		bool known_no = c->noclone && have_tst && c->noclone_src == f->st.st_dev && c->noclone_dst == tst.st_dev;
+		bool known_no = c->noclone && have_tst && c->noclone_src == f->st.dev && c->noclone_dst == tst.st_dev;
 		if (!known_no && ioctl(it->tmpfd, FICLONE, f->fd) == 0) {
 			it->how = SWEEP_COPY_HOW_CLONE;
 			it->bytes = it->size;
@@ -378,11 +378,11 @@ static int rd_begin(const struct sweep_file *f, void *ctx)
 		if (!known_no && have_tst && (err == EXDEV || err == EOPNOTSUPP || err == ENOTTY)) {
 			c->noclone = true;
 			c->noclone_err = err;
-			c->noclone_src = f->st.st_dev;
+			c->noclone_src = f->st.dev;
 			c->noclone_dst = tst.st_dev;
 		}
 		/* Same filesystem and nothing to punch: let the kernel copy. */
-		if (!it->punch && have_tst && tst.st_dev == f->st.st_dev) {
+		if (!it->punch && have_tst && (uint64_t)tst.st_dev == f->st.dev) {
 			rc = range_copy(c, it, f);
 			if (rc <= 0) {
 				it->how = SWEEP_COPY_HOW_RANGE;
@@ -426,8 +426,6 @@ static int rd_data(const struct sweep_file *f, uint64_t off, const void *buf, si
 /* Everything after the data: size, metadata (of what was read), durability, then the name. */
 static void finish_file(struct sweep_copy *c, struct qitem *it, const struct sweep_file *f)
 {
-	struct sweep_stat st;
-
 	if (it->how != SWEEP_COPY_HOW_CLONE && ftruncate(it->tmpfd, (off_t)it->size) < 0) {
 		item_fail(it, SWEEP_COPY_OP_WRITE, -errno);
 		return;
@@ -435,9 +433,8 @@ static void finish_file(struct sweep_copy *c, struct qitem *it, const struct swe
 	if (!(c->o.preserve & SWEEP_PRESERVE_MODE) && fchmod(it->tmpfd, (mode_t)it->mode) < 0)
 		copy_report(c, SWEEP_COPY_OP_META, -errno, it->src, dst_show(c, it->dst), it->cookie);
 	/* The owner, mode and times of the file that was read, not of what the walk saw. */
-	sweep_stat_from_stat(&st, &f->st);
 	struct meta_ref ms = { .fd = f->fd }, md = { .fd = it->tmpfd };
-	copy_apply_meta(c, &ms, &md, &st, c->o.preserve, it->src, dst_show(c, it->dst), it->cookie);
+	copy_apply_meta(c, &ms, &md, &f->st, c->o.preserve, it->src, dst_show(c, it->dst), it->cookie);
 	if ((c->o.flags & SWEEP_COPY_FSYNC) && fsync(it->tmpfd) < 0) {
 		item_fail(it, SWEEP_COPY_OP_WRITE, -errno);
 		return;
@@ -479,8 +476,8 @@ static int rd_end(const struct sweep_file *f, int status, void *ctx)
 	struct stat now;
 	if (status == 0 && (it->how == SWEEP_COPY_HOW_CLONE || it->how == SWEEP_COPY_HOW_RANGE) &&
 	    fstat(f->fd, &now) == 0 &&
-	    (now.st_size != f->st.st_size || now.st_ctim.tv_sec != f->st.st_ctim.tv_sec ||
-	     now.st_ctim.tv_nsec != f->st.st_ctim.tv_nsec))
+	    ((uint64_t)now.st_size != f->st.size || now.st_ctim.tv_sec != f->st.ctime_sec ||
+	     (uint32_t)now.st_ctim.tv_nsec != f->st.ctime_nsec))
 		status = SWEEP_READ_CHANGED;
 	if (!it->err && it->tmpfd >= 0 && !copy_stopped(c)) {
 		/* The source shrank while it was read: the copy holds what was there. */
@@ -491,10 +488,7 @@ static int rd_end(const struct sweep_file *f, int status, void *ctx)
 	}
 	c->stats.bytes += it->bytes;
 	item_drop_temp(it);
-	if (f->fd >= 0)
-		sweep_stat_from_stat(&st, &f->st);
-	else
-		st = it->st;
+	st = f->fd >= 0 ? f->st : it->st;
 	if (it->err) {
 		copy_report(c, it->err_op, it->err, it->src, dst_show(c, it->dst), it->cookie);
 		if (it->ln)
@@ -624,7 +618,8 @@ int copy_stream(struct sweep_copy *c, const char *src, const struct sweep_stat *
 	}
 	free(buf);
 	if (!it.err) {
-		struct sweep_file f = { .fd = in, .st = in_st };
+		struct sweep_file f = { .fd = in };
+		sweep_stat_from_stat(&f.st, &in_st);
 		it.how = SWEEP_COPY_HOW_DATA;
 		it.bytes = it.size;
 		finish_file(c, &it, &f);

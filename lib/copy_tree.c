@@ -45,14 +45,13 @@ static int tree_entry(const struct sweep_entry *en, void *ctx)
 {
 	struct tree *t = ctx;
 	struct sweep_copy *c = t->c;
-	struct sweep_stat st;
 
 	if (copy_stopped(c))
 		return c->stop;
 	if (en->stat_err)
 		return 0; /* on_error has told */
 	/* Following every symlink, one left is dangling: cp cannot stat what it names. */
-	if ((c->o.flags & SWEEP_COPY_DEREF_ALL) && S_ISLNK(en->st.st_mode)) {
+	if ((c->o.flags & SWEEP_COPY_DEREF_ALL) && S_ISLNK(en->st.mode)) {
 		copy_report(c, SWEEP_COPY_OP_STAT, -ENOENT, en->path, NULL, 0);
 		return 0;
 	}
@@ -61,21 +60,20 @@ static int tree_entry(const struct sweep_entry *en, void *ctx)
 		copy_report(c, SWEEP_COPY_OP_CREATE, -ENOMEM, en->path, NULL, 0);
 		return SWEEP_WALK_SKIP;
 	}
-	sweep_stat_from_stat(&st, &en->st);
 	struct src_ref s = {
 		.dirfd = en->depth ? en->dirfd : -1,
 		.name = en->at_name,
 		.root_fd = en->root_fd >= 0 ? en->root_fd : AT_FDCWD,
 		.rel = en->root_fd >= 0 ? en->rel : en->path,
 		.path = en->path,
-		.st = &st,
+		.st = &en->st,
 		.flags = (en->flags & SWEEP_ENTRY_FOLLOWED) ? SWEEP_COPY_SRC_FOLLOWED : 0,
 		.walked = en,
 	};
 	int rc = copy_entry_ref(c, &s, dst, 0, en->depth == 0);
 	if (copy_stopped(c))
 		return c->stop;
-	return rc < 0 && S_ISDIR(en->st.st_mode) ? SWEEP_WALK_SKIP : 0;
+	return rc < 0 && S_ISDIR(en->st.mode) ? SWEEP_WALK_SKIP : 0;
 }
 
 static int tree_error(const struct sweep_walk_error *we, void *ctx)

@@ -77,7 +77,7 @@ void sweep__open_beneath_force_components(int on);
  */
 int sweep__plan_open_entry(const struct sweep_plan *p, const struct sweep_plan_entry *e, int flags);
 /* sweep_plan_add() by path (AT_FDCWD), following a final symlink when follow (SWEEP_PLAN_FOLLOW). */
-int sweep__plan_add_path(struct sweep_plan *p, const char *path, const struct stat *st, bool follow,
+int sweep__plan_add_path(struct sweep_plan *p, const char *path, const struct sweep_stat *st, bool follow,
 			 uint64_t cookie);
 
 /* --- extent (extent.c) --- */

@@ -217,7 +217,7 @@ struct reach {
 static const struct reach by_path = { .root = SWEEP_PLAN_NO_ROOT };
 
 /* Fill and count a new entry; extents (n of them) are copied into the arena. */
-static int plan_push(struct sweep_plan *p, const char *path, const struct stat *st, uint64_t phys,
+static int plan_push(struct sweep_plan *p, const char *path, const struct sweep_stat *st, uint64_t phys,
 		     const struct sweep_extent *ext, size_t n, uint64_t cookie, const struct reach *how)
 {
 	struct sweep_plan_entry *e;
@@ -236,12 +236,12 @@ static int plan_push(struct sweep_plan *p, const char *path, const struct stat *
 	memcpy(copy, path, len);
 	memset(e, 0, sizeof(*e));
 	e->path = copy;
-	e->dev = st->st_dev;
-	e->ino = st->st_ino;
-	e->size = st->st_size > 0 ? (uint64_t)st->st_size : 0;
+	e->dev = st->dev;
+	e->ino = st->ino;
+	e->size = st->size;
 	e->phys = phys;
-	e->ctime_sec = st->st_ctim.tv_sec;
-	e->ctime_nsec = (uint32_t)st->st_ctim.tv_nsec;
+	e->ctime_sec = st->ctime_sec;
+	e->ctime_nsec = st->ctime_nsec;
 	e->cookie = cookie;
 	e->root = how->root;
 	e->rel = how->rel;
@@ -303,7 +303,7 @@ static uint64_t first_located(const struct sweep_extent *ext, size_t n)
 
 /* The file's location from dirfd/name (opened as open_noatime says), then the entry. */
 static int add_located(struct sweep_plan *p, int dirfd, const char *name, bool follow, bool beneath,
-		       const char *path, const struct stat *st, uint64_t cookie, const struct reach *how)
+		       const char *path, const struct sweep_stat *st, uint64_t cookie, const struct reach *how)
 {
 	struct sweep_extent *ext = NULL;
 	size_t n = 0;
@@ -335,7 +335,7 @@ static int add_located(struct sweep_plan *p, int dirfd, const char *name, bool f
 }
 
 SWEEP_EXPORT int sweep_plan_add(struct sweep_plan *p, int dirfd, const char *name, const char *path,
-				const struct stat *st, uint64_t cookie)
+				const struct sweep_stat *st, uint64_t cookie)
 {
 	if (!p || !name || !path || !st)
 		return -EINVAL;
@@ -389,7 +389,7 @@ static int beneath_reach(struct sweep_plan *p, int root_fd, uint64_t dev, uint64
 }
 
 SWEEP_EXPORT int sweep_plan_add_beneath(struct sweep_plan *p, int root_fd, const char *rel, const char *path,
-					const struct stat *st, uint64_t cookie)
+					const struct sweep_stat *st, uint64_t cookie)
 {
 	struct reach how;
 	int r;
@@ -421,7 +421,7 @@ SWEEP_EXPORT int sweep_plan_add_entry(struct sweep_plan *p, const struct sweep_e
 	return add_located(p, e->dirfd, e->at_name, follow, false, e->path, &e->st, cookie, &how);
 }
 
-int sweep__plan_add_path(struct sweep_plan *p, const char *path, const struct stat *st, bool follow,
+int sweep__plan_add_path(struct sweep_plan *p, const char *path, const struct sweep_stat *st, bool follow,
 			 uint64_t cookie)
 {
 	struct reach how = { .root = SWEEP_PLAN_NO_ROOT, .flags = follow ? SWEEP_PLAN_FOLLOW : 0 };
@@ -436,7 +436,7 @@ SWEEP_EXPORT int sweep_plan_root_fd(const struct sweep_plan *p, uint32_t root)
 	return p && root < p->nroots ? p->roots[root].fd : -1;
 }
 
-SWEEP_EXPORT int sweep_plan_add_located(struct sweep_plan *p, const char *path, const struct stat *st,
+SWEEP_EXPORT int sweep_plan_add_located(struct sweep_plan *p, const char *path, const struct sweep_stat *st,
 					uint64_t phys, uint64_t cookie)
 {
 	if (!p || !path || !st)

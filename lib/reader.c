@@ -294,19 +294,21 @@ static void opened(struct run *u, struct rd_slot *s, int fd)
 	const struct sweep_plan_entry *e = s->f.entry;
 	int fl;
 
+	struct stat raw;
+
 	s->f.fd = fd;
-	if (fstat(fd, &s->f.st) < 0) {
+	if (fstat(fd, &raw) < 0) {
 		s->err = -errno;
 		goto fail;
 	}
+	sweep_stat_from_stat(&s->f.st, &raw);
 	/*
 	 * The identity check, before a single byte is read: what stands at the
 	 * path now must be the regular file that was planned (same device and
 	 * inode). Anything else -- a file swapped in since, a FIFO, a
 	 * directory -- is reported as -ESTALE and nothing of it is delivered.
 	 */
-	if (!S_ISREG(s->f.st.st_mode) ||
-	    (e->ino && ((uint64_t)s->f.st.st_ino != e->ino || (uint64_t)s->f.st.st_dev != e->dev))) {
+	if (!S_ISREG(s->f.st.mode) || (e->ino && (s->f.st.ino != e->ino || s->f.st.dev != e->dev))) {
 		s->err = -ESTALE;
 		goto fail;
 	}
@@ -314,17 +316,17 @@ static void opened(struct run *u, struct rd_slot *s, int fd)
 	if (fl >= 0 && (fl & O_NONBLOCK))
 		(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 	if (u->r->opts.flags & SWEEP_READ_SPARSE) {
-		int rc = sweep_data_map(fd, (uint64_t)s->f.st.st_size, &s->map, &s->nmap);
+		int rc = sweep_data_map(fd, s->f.st.size, &s->map, &s->nmap);
 		if (rc < 0) {
 			s->err = rc;
 			goto fail;
 		}
 		s->f.data_map = s->map;
 		s->f.data_map_len = s->nmap;
-	} else if (s->f.st.st_size > 0) {
+	} else if (s->f.st.size > 0) {
 		s->whole.logical = 0;
 		s->whole.physical = SWEEP_NO_PHYS;
-		s->whole.length = (uint64_t)s->f.st.st_size;
+		s->whole.length = s->f.st.size;
 		s->whole.flags = SWEEP_EXTENT_LAST;
 		s->map = &s->whole;
 		s->nmap = 1;
@@ -394,36 +396,38 @@ static void release(struct rd_slot *s)
 	s->state = SLOT_EMPTY;
 }
 
-static bool same_ctime(const struct stat *a, int64_t sec, uint32_t nsec)
+static bool same_ctime(const struct sweep_stat *a, int64_t sec, uint32_t nsec)
 {
-	return a->st_ctim.tv_sec == sec && (uint32_t)a->st_ctim.tv_nsec == nsec;
+	return a->ctime_sec == sec && a->ctime_nsec == nsec;
 }
 
 /* What end() hears about a file that was opened and read. */
 static int final_status(const struct rd_slot *s)
 {
 	const struct sweep_plan_entry *e = s->f.entry;
-	const struct stat *st = &s->f.st;
-	struct stat now;
+	const struct sweep_stat *st = &s->f.st;
+	struct stat raw;
+	struct sweep_stat now;
 
 	if (s->err)
 		return s->err;
 	if (!s->skip) {
 		if (s->eof)
 			return SWEEP_READ_SHRANK;
-		if (fstat(s->f.fd, &now) == 0) {
-			if (now.st_size > st->st_size)
+		if (fstat(s->f.fd, &raw) == 0) {
+			sweep_stat_from_stat(&now, &raw);
+			if (now.size > st->size)
 				return SWEEP_READ_GREW;
-			if (now.st_size < st->st_size)
+			if (now.size < st->size)
 				return SWEEP_READ_SHRANK;
-			if (!same_ctime(&now, st->st_ctim.tv_sec, (uint32_t)st->st_ctim.tv_nsec))
+			if (!same_ctime(&now, st->ctime_sec, st->ctime_nsec))
 				return SWEEP_READ_CHANGED;
 		}
 	}
 	/* Between planning and opening (another file never gets here: opened() refused it). */
-	if ((uint64_t)st->st_size < e->size)
+	if (st->size < e->size)
 		return SWEEP_READ_SHRANK;
-	if ((uint64_t)st->st_size > e->size)
+	if (st->size > e->size)
 		return SWEEP_READ_GREW;
 	if ((e->ctime_sec || e->ctime_nsec) && !same_ctime(st, e->ctime_sec, e->ctime_nsec))
 		return SWEEP_READ_CHANGED;

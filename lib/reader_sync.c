@@ -65,7 +65,7 @@ static int s_submit_read(struct sweep_reader *r, struct rd_req *q)
 
 static void s_opened(struct sweep_reader *r, struct rd_slot *s)
 {
-	uint64_t len = (uint64_t)s->f.st.st_size;
+	uint64_t len = s->f.st.size;
 
 	(void)r;
 	if (len > WILLNEED_MAX)

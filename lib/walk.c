@@ -341,11 +341,11 @@ static struct dnode *frame_emit(struct walk *w, struct frame *f)
 		bool descend = false;
 		if (derr) {
 			memset(&e.st, 0, sizeof(e.st));
-			e.st.st_ino = de->ino;
+			e.st.ino = de->ino;
 			if (report(w, w->path, SWEEP_WALK_OP_STAT, derr) < 0)
 				return NULL;
 		} else {
-			e.st = *dst;
+			sweep_stat_from_stat(&e.st, dst);
 			if (de->type == DT_LNK && !S_ISLNK(dst->st_mode))
 				e.flags |= SWEEP_ENTRY_FOLLOWED;
 			e.d_type = IFTODT(dst->st_mode);
@@ -554,10 +554,10 @@ static int do_root(struct walk *w, const char *root, uint32_t index)
 		.at_name = root,
 		.root_index = index,
 		.d_type = IFTODT(st.st_mode),
-		.st = st,
 		.fs = fs,
 		.root_fd = -1,
 	};
+	sweep_stat_from_stat(&e.st, &st);
 	struct stat lst;
 	if (follow && !S_ISLNK(st.st_mode) && fstatat(AT_FDCWD, root, &lst, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    S_ISLNK(lst.st_mode))

@@ -96,7 +96,7 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 	struct du *du = ctx;
 	struct opts *o = &du->o;
 	struct du_node n = { .parent = DU_NONE, .index = e->dirent_index };
-	bool dir = e->stat_err == 0 ? S_ISDIR(e->st.st_mode) : e->d_type == DT_DIR;
+	bool dir = e->stat_err == 0 ? S_ISDIR(e->st.mode) : e->d_type == DT_DIR;
 	uint32_t idx;
 
 	if (e->depth > 0) {
@@ -114,7 +114,7 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 	if (e->stat_err) {
 		n.flags = DU_NOSTAT;
 		n.size = (uint64_t)-e->stat_err;
-	} else if (S_ISLNK(e->st.st_mode) &&
+	} else if (S_ISLNK(e->st.mode) &&
 		   (o->follow == FOLLOW_ALL || (o->follow == FOLLOW_ARGS && e->depth == 0))) {
 		/* a dangling symlink that should have been followed (fts FTS_SLNONE):
 		 * du says "cannot access" and gives no reason */
@@ -122,19 +122,18 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 		n.size = 0;
 	} else {
 		if (e->depth == 0)
-			du->root_dev[e->root_index] = e->st.st_dev;
-		else if (o->xdev && (uint64_t)e->st.st_dev != du->root_dev[e->root_index])
+			du->root_dev[e->root_index] = e->st.dev;
+		else if (o->xdev && e->st.dev != du->root_dev[e->root_index])
 			return SWEEP_WALK_SKIP; /* -x: not counted, not entered */
-		n.size = o->apparent ? (e->st.st_size > 0 ? (uint64_t)e->st.st_size : 0)
-				     : (uint64_t)e->st.st_blocks * 512;
-		n.ino = e->st.st_ino;
-		n.dev = du_tree_dev(&du->tree, e->st.st_dev);
+		n.size = o->apparent ? e->st.size : e->st.blocks * 512;
+		n.ino = e->st.ino;
+		n.dev = du_tree_dev(&du->tree, e->st.dev);
 		if (dir) {
 			n.flags |= DU_DIR;
 			if (!e->fs || (e->fs->fs_magic != MAGIC_NFS && e->fs->fs_magic != MAGIC_CIFS &&
 				       e->fs->fs_magic != MAGIC_TMPFS))
 				n.flags |= DU_SORTFS;
-		} else if (e->st.st_nlink > 1) {
+		} else if (e->st.nlink > 1) {
 			n.flags |= DU_MULTI;
 		}
 	}
@@ -144,8 +143,9 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 	if (o->time) {
 		if (du_grow(&du->times, &du->times_cap, (size_t)idx + 1, sizeof(*du->times)) < 0)
 			return du->fatal = -ENOMEM;
-		du->times[idx] = o->time_kind == TIME_ATIME ? e->st.st_atim
-				 : o->time_kind == TIME_CTIME ? e->st.st_ctim : e->st.st_mtim;
+		du->times[idx] = o->time_kind == TIME_ATIME ? (struct timespec){ e->st.atime_sec, e->st.atime_nsec }
+				 : o->time_kind == TIME_CTIME ? (struct timespec){ e->st.ctime_sec, e->st.ctime_nsec }
+							      : (struct timespec){ e->st.mtime_sec, e->st.mtime_nsec };
 	}
 	if (e->depth == 0 && du->root_node[e->root_index] == DU_NONE)
 		du->root_node[e->root_index] = idx;

@@ -132,7 +132,7 @@ static int on_end(const struct sweep_file *f, int status, void *vctx)
 		cli_msg("%s: file shrank while it was read", path);
 		c->status = 1;
 	} else if (status == SWEEP_READ_GREW) {
-		cli_msg("%s: file grew while it was read; only %jd bytes read", path, (intmax_t)f->st.st_size);
+		cli_msg("%s: file grew while it was read; only %jd bytes read", path, (intmax_t)f->st.size);
 		c->status = 1;
 	} else if (status == SWEEP_READ_CHANGED) {
 		cli_msg("%s: file changed as we read it", path);
@@ -221,7 +221,7 @@ static int on_entry(const struct sweep_entry *e, void *vctx)
 		c->block_size = e->fs->block_size;
 		c->first_fs_seen = true;
 	}
-	if (e->stat_err || !S_ISREG(e->st.st_mode))
+	if (e->stat_err || !S_ISREG(e->st.mode))
 		return 0;
 	/*
 	 * The plan looks locations up only where it sorts by them; this tool
@@ -256,9 +256,9 @@ static int on_dir_entry(const struct sweep_entry *e, void *vctx)
 {
 	struct ctx *c = vctx;
 
-	if (e->stat_err || !S_ISREG(e->st.st_mode))
+	if (e->stat_err || !S_ISREG(e->st.mode))
 		return 0;
-	motion_add(&c->dir_motion, locate(e), (uint64_t)e->st.st_size, c->block_size);
+	motion_add(&c->dir_motion, locate(e), (uint64_t)e->st.size, c->block_size);
 	return 0;
 }
 

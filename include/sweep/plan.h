@@ -74,7 +74,7 @@ SWEEP_EXPORT struct sweep_plan *sweep_plan_free(struct sweep_plan *p);
  * failure (nothing added).
  */
 SWEEP_EXPORT int sweep_plan_add(struct sweep_plan *p, int dirfd, const char *name,
-				const char *path, const struct stat *st, uint64_t cookie);
+				const char *path, const struct sweep_stat *st, uint64_t cookie);
 /*
  * Add a regular file met by sweep_walk(): it is planned below the entry's
  * walk root (root_fd, rel), so the reader reopens it beneath that root and
@@ -92,12 +92,12 @@ SWEEP_EXPORT int sweep_plan_add_entry(struct sweep_plan *p, const struct sweep_e
  * sweep_plan_add_entry().
  */
 SWEEP_EXPORT int sweep_plan_add_beneath(struct sweep_plan *p, int root_fd, const char *rel, const char *path,
-					const struct stat *st, uint64_t cookie);
+					const struct sweep_stat *st, uint64_t cookie);
 /* The descriptor of a root of the current batch (O_PATH directory), -1 when out of range. */
 SWEEP_EXPORT int sweep_plan_root_fd(const struct sweep_plan *p, uint32_t root);
 
 /* Add a file whose location the caller already knows (phys may be SWEEP_NO_PHYS). Same returns. */
-SWEEP_EXPORT int sweep_plan_add_located(struct sweep_plan *p, const char *path, const struct stat *st,
+SWEEP_EXPORT int sweep_plan_add_located(struct sweep_plan *p, const char *path, const struct sweep_stat *st,
 					uint64_t phys, uint64_t cookie);
 
 /* Sort the batch into its read order (stable: ties broken by inode, then by order added). */

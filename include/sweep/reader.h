@@ -49,7 +49,7 @@ struct sweep_reader_opts {
 struct sweep_file {
 	const struct sweep_plan_entry *entry;
 	int fd;                           /* open read-only; the caller must not close it */
-	struct stat st;                   /* fstat right after open: the size that will be delivered */
+	struct sweep_stat st;             /* fstat right after open: the size that will be delivered */
 	const struct sweep_extent *data_map; /* SWEEP_READ_SPARSE: data regions (logical, length), else NULL */
 	size_t data_map_len;
 };

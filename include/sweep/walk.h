@@ -45,7 +45,7 @@ struct sweep_entry {
 	int depth;             /* 0 for a root */
 	unsigned char d_type;  /* DT_* from getdents64 (after stat: from st_mode) */
 	int stat_err;          /* 0, or -errno when stat failed */
-	struct stat st;        /* lstat (or stat when following) result */
+	struct sweep_stat st;  /* lstat (or stat when following) result */
 	const struct sweep_fsinfo *fs; /* filesystem the entry lives on */
 	/*
 	 * The walk root this entry lies below, open (O_PATH) while the callback

@@ -14,15 +14,15 @@
 
 #include "internal.h"
 
-static struct stat fake_st(uint64_t dev, uint64_t ino, uint64_t size)
+static struct sweep_stat fake_st(uint64_t dev, uint64_t ino, uint64_t size)
 {
-	struct stat st;
+	struct sweep_stat st;
 
 	memset(&st, 0, sizeof(st));
-	st.st_dev = (dev_t)dev;
-	st.st_ino = (ino_t)ino;
-	st.st_size = (off_t)size;
-	st.st_mode = S_IFREG | 0644;
+	st.dev = dev;
+	st.ino = ino;
+	st.size = size;
+	st.mode = S_IFREG | 0644;
 	return st;
 }
 
@@ -39,7 +39,7 @@ static struct sweep_plan *new_plan(enum sweep_order order, size_t max_entries, s
 
 static void add(struct sweep_plan *p, const char *path, uint64_t ino, uint64_t phys, uint64_t cookie)
 {
-	struct stat st = fake_st(1, ino, 100);
+	struct sweep_stat st = fake_st(1, ino, 100);
 	int rc = sweep_plan_add_located(p, path, &st, phys, cookie);
 
 	assert_true(rc == 0 || rc == 1);
@@ -82,7 +82,7 @@ static void test_physical_devices(void **state)
 {
 	(void)state;
 	struct sweep_plan *p = new_plan(SWEEP_ORDER_PHYSICAL, 0, 0);
-	struct stat a = fake_st(2, 1, 10), b = fake_st(1, 2, 10), c = fake_st(1, 3, 10);
+	struct sweep_stat a = fake_st(2, 1, 10), b = fake_st(1, 2, 10), c = fake_st(1, 3, 10);
 
 	/* Offsets on different devices do not compare: one device after the other. */
 	assert_int_equal(sweep_plan_add_located(p, "dev2", &a, 0, 0), 0);
@@ -175,7 +175,7 @@ static void test_entry_bound(void **state)
 {
 	(void)state;
 	struct sweep_plan *p = new_plan(SWEEP_ORDER_INODE, 3, 0);
-	struct stat st = fake_st(1, 7, 1);
+	struct sweep_stat st = fake_st(1, 7, 1);
 
 	assert_int_equal(sweep_plan_add_located(p, "1", &st, 0, 0), 0);
 	assert_int_equal(sweep_plan_add_located(p, "2", &st, 0, 1), 0);
@@ -202,7 +202,7 @@ static void test_byte_bound(void **state)
 	(void)state;
 	const size_t limit = 64 * 1024;
 	struct sweep_plan *p = new_plan(SWEEP_ORDER_PHYSICAL, 0, limit);
-	struct stat st = fake_st(1, 1, 1);
+	struct sweep_stat st = fake_st(1, 1, 1);
 	char path[128];
 	size_t added = 0, batches = 0, total = 0;
 
@@ -237,7 +237,7 @@ static void test_entry_pointers_stable(void **state)
 {
 	(void)state;
 	struct sweep_plan *p = new_plan(SWEEP_ORDER_NONE, 0, 0);
-	struct stat st = fake_st(1, 1, 1);
+	struct sweep_stat st = fake_st(1, 1, 1);
 	const struct sweep_plan_entry *first;
 
 	assert_int_equal(sweep_plan_add_located(p, "first", &st, 0, 0), 0);
@@ -254,7 +254,7 @@ static void test_bytes_per_entry(void **state)
 {
 	(void)state;
 	struct sweep_plan *p = new_plan(SWEEP_ORDER_PHYSICAL, 0, 0);
-	struct stat st = fake_st(1, 1, 1);
+	struct sweep_stat st = fake_st(1, 1, 1);
 	char path[128];
 	size_t pathbytes = 0;
 	const unsigned n = 20000;
@@ -279,7 +279,7 @@ static void test_args(void **state)
 	struct sweep_plan *p = NULL;
 	struct sweep_plan_opts bad = { .size = 4 };
 	struct sweep_plan_opts badorder = { .size = sizeof(badorder), .order = 99 };
-	struct stat st = fake_st(1, 1, 1);
+	struct sweep_stat st = fake_st(1, 1, 1);
 
 	assert_int_equal(sweep_plan_new(&bad, &p), -EINVAL);
 	assert_int_equal(sweep_plan_new(&badorder, &p), -EINVAL);
@@ -318,14 +318,16 @@ static void test_add_real_files(void **state)
 	assert_int_equal(sweep_plan_new(&o, &p), 0);
 	for (int i = 0; i < 4; i++) {
 		char name[8], path[64];
-		struct stat st;
+		struct stat raw;
+		struct sweep_stat st;
 		snprintf(name, sizeof(name), "f%d", i);
 		snprintf(path, sizeof(path), "%s/%s", dir, name);
-		assert_int_equal(fstatat(dfd, name, &st, 0), 0);
+		assert_int_equal(fstatat(dfd, name, &raw, 0), 0);
+		sweep_stat_from_stat(&st, &raw);
 		assert_int_equal(sweep_plan_add(p, dfd, name, path, &st, (uint64_t)i), 0);
 	}
 	/* the missing file is still planned (the reader will report it) */
-	struct stat gone = fake_st(1, 999999, 5);
+	struct sweep_stat gone = fake_st(1, 999999, 5);
 	assert_int_equal(sweep_plan_add(p, dfd, "missing", "missing", &gone, 9), 0);
 	assert_int_not_equal(sweep_plan_order(p), SWEEP_ORDER_AUTO);
 	assert_int_equal(sweep_plan_sort(p), 0);

@@ -36,15 +36,15 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 	struct rec *r = ctx;
 	assert_true(r->n < 256);
 	snprintf(r->paths[r->n], sizeof(r->paths[0]), "%s", e->path + (e->depth ? strlen(root) + 1 : 0));
-	r->ino[r->n] = e->st.st_ino;
-	r->mode[r->n] = e->st.st_mode;
+	r->ino[r->n] = e->st.ino;
+	r->mode[r->n] = e->st.mode;
 	r->dir_id[r->n] = e->dir_id;
 	r->id[r->n] = e->id;
 	r->depth[r->n] = e->depth;
 	r->n++;
 	if (r->stop_at && r->n == r->stop_at)
 		return -EINTR;
-	if (r->skip_dirs && e->depth > 0 && S_ISDIR(e->st.st_mode))
+	if (r->skip_dirs && e->depth > 0 && S_ISDIR(e->st.mode))
 		return SWEEP_WALK_SKIP;
 	return 0;
 }

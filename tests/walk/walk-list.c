@@ -94,7 +94,7 @@ static int on_entry(const struct sweep_entry *e, void *arg)
 		int fl = c->follow ? 0 : AT_SYMLINK_NOFOLLOW;
 		if (fstatat(e->dirfd, e->at_name, &st, fl) < 0 && fstatat(e->dirfd, e->at_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			fail(c, e->path, "dirfd/at_name do not reach it");
-		else if (st.st_ino != e->st.st_ino)
+		else if (st.st_ino != e->st.ino)
 			fail(c, e->path, "dirfd/at_name reach another inode");
 	}
 	if (e->id) {
@@ -115,14 +115,14 @@ static int on_entry(const struct sweep_entry *e, void *arg)
 		printf("%s ", e->fs ? e->fs->fs_name : "-");
 	if (c->longfmt)
 		printf("%d %llu %llu %u %llu %u ", e->depth, (unsigned long long)e->dir_id, (unsigned long long)e->id,
-		       e->dirent_index, (unsigned long long)e->st.st_ino, e->d_type);
+		       e->dirent_index, (unsigned long long)e->st.ino, e->d_type);
 	fwrite(e->path, 1, e->path_len, stdout);
 	putchar(c->nul ? '\0' : '\n');
 	if (c->stop_after && ++c->count >= c->stop_after)
 		return -ECANCELED;
 	if (c->skip && strcmp(e->name, c->skip) == 0)
 		return SWEEP_WALK_SKIP;
-	if (c->replace && e->depth > 0 && strcmp(e->name, c->replace) == 0 && S_ISDIR(e->st.st_mode)) {
+	if (c->replace && e->depth > 0 && strcmp(e->name, c->replace) == 0 && S_ISDIR(e->st.mode)) {
 		/* A directory swapped for a symlink to / after it was listed: the walk must not follow it. */
 		char moved[300];
 		snprintf(moved, sizeof(moved), "%s.moved", e->at_name);

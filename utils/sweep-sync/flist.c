@@ -55,19 +55,19 @@ struct scan {
 	int err; /* -ENOMEM */
 };
 
-void fst_pack(struct fst *d, const struct stat *s)
+void fst_pack(struct fst *d, const struct sweep_stat *s)
 {
-	d->st_dev = s->st_dev;
-	d->st_ino = s->st_ino;
-	d->st_rdev = s->st_rdev;
-	d->st_size = s->st_size;
-	d->st_mode = s->st_mode;
-	d->st_uid = s->st_uid;
-	d->st_gid = s->st_gid;
-	d->st_nlink = (uint32_t)s->st_nlink;
-	d->st_atim = s->st_atim;
-	d->st_mtim = s->st_mtim;
-	d->st_ctim = s->st_ctim;
+	d->st_dev = s->dev;
+	d->st_ino = s->ino;
+	d->st_rdev = s->rdev;
+	d->st_size = (int64_t)s->size;
+	d->st_mode = s->mode;
+	d->st_uid = s->uid;
+	d->st_gid = s->gid;
+	d->st_nlink = s->nlink;
+	d->st_atim = (struct timespec){ (time_t)s->atime_sec, (long)s->atime_nsec };
+	d->st_mtim = (struct timespec){ (time_t)s->mtime_sec, (long)s->mtime_nsec };
+	d->st_ctim = (struct timespec){ (time_t)s->ctime_sec, (long)s->ctime_nsec };
 }
 
 const struct stat *fst_stat(const struct fst *s, struct stat *b)
@@ -155,7 +155,7 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 	struct scan *s = ctx;
 	struct sync_ctx *c = s->c;
 	struct scan_ent *x;
-	bool is_dir = S_ISDIR(e->st.st_mode);
+	bool is_dir = S_ISDIR(e->st.mode);
 	uint32_t root = s->map[e->root_index];
 	size_t root_len = s->root_len[e->root_index];
 	char *rel;
@@ -181,7 +181,7 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 		free(rel);
 		return SWEEP_WALK_SKIP;
 	}
-	if (s->is_src && !type_wanted(&c->o, e->st.st_mode)) {
+	if (s->is_src && !type_wanted(&c->o, e->st.mode)) {
 		/* rsync's wording, on stdout as rsync prints it */
 		printf("skipping non-regular file \"%s\"\n", rel);
 		free(rel);
@@ -203,8 +203,8 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 	x->root = root;
 	fst_pack(&x->sd.st, &e->st);
 	x->sd.link = NULL;
-	if (S_ISLNK(e->st.st_mode)) {
-		x->sd.link = read_link(e->dirfd, e->at_name, (size_t)e->st.st_size);
+	if (S_ISLNK(e->st.mode)) {
+		x->sd.link = read_link(e->dirfd, e->at_name, (size_t)e->st.size);
 		if (!x->sd.link) {
 			int err = errno ? -errno : -EIO;
 

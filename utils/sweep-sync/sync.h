@@ -63,7 +63,7 @@ struct fst {
 	uint32_t st_mode, st_uid, st_gid, st_nlink;
 	struct timespec st_atim, st_mtim, st_ctim;
 };
-void fst_pack(struct fst *d, const struct stat *s);
+void fst_pack(struct fst *d, const struct sweep_stat *s);
 /* A struct stat for the APIs that take one (fields not kept are zero). */
 const struct stat *fst_stat(const struct fst *s, struct stat *buf);
 /* The same as libsweep's struct sweep_stat. */

@@ -47,9 +47,12 @@ static void set_sparse(struct archive_entry *e, const struct stat *st, const str
 }
 
 int tar_entry_fill(struct tar *t, const char *name, const char *path, const char *accpath, int fd,
-		   const struct stat *st, const struct tar_data_map *dm)
+		   const struct sweep_stat *sst, const struct tar_data_map *dm)
 {
 	int flags = 0, r, err;
+	struct stat stbuf, *st = &stbuf; /* libarchive takes a struct stat */
+
+	sweep_stat_to_stat(st, sst);
 
 	archive_entry_clear(t->entry);
 	archive_entry_copy_pathname(t->entry, name);
@@ -83,12 +86,14 @@ int tar_entry_fill(struct tar *t, const char *name, const char *path, const char
 	return err > 0 ? -err : -EIO;
 }
 
-int tar_write_link(struct tar *t, const char *name, const char *target, const struct stat *st)
+int tar_write_link(struct tar *t, const char *name, const char *target, const struct sweep_stat *sst)
 {
 	struct archive_entry *e = t->entry;
+	struct stat stbuf, *st = &stbuf;
 	const char *owner;
 	int r;
 
+	sweep_stat_to_stat(st, sst);
 	archive_entry_clear(e);
 	archive_entry_copy_pathname(e, name);
 	archive_entry_copy_stat(e, st);

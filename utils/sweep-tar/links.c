@@ -144,7 +144,7 @@ void links_maybe_forget(struct links *l, struct link_rec *r)
 		}
 }
 
-int links_written(struct tar *t, struct link_rec *r, const char *target, const struct stat *st)
+int links_written(struct tar *t, struct link_rec *r, const char *target, const struct sweep_stat *st)
 {
 	r->state = LINK_WRITTEN;
 	free(r->target);

@@ -26,7 +26,7 @@ static int rd_begin(const struct sweep_file *f, void *ctx)
 	t->cur_begun = false;
 	if (t->failed)
 		return -EIO;
-	if (!S_ISREG(f->st.st_mode)) {
+	if (!S_ISREG(f->st.mode)) {
 		/* Replaced by something else between the walk and now. */
 		tar_warn(t, path, "file changed as we read it");
 		return SWEEP_READ_SKIP;
@@ -40,7 +40,7 @@ static int rd_begin(const struct sweep_file *f, void *ctx)
 		return r < 0 ? r : SWEEP_READ_SKIP;
 	t->cur_begun = true;
 	t->cur_pos = 0;
-	t->cur_size = (uint64_t)f->st.st_size;
+	t->cur_size = (uint64_t)f->st.size;
 	return 0;
 }
 
@@ -124,10 +124,10 @@ const struct sweep_read_ops tar_read_ops = {
 	.end = rd_end,
 };
 
-int tar_link_done(struct tar *t, struct link_rec *rec, bool ok, const char *name, const struct stat *st)
+int tar_link_done(struct tar *t, struct link_rec *rec, bool ok, const char *name, const struct sweep_stat *st)
 {
 	struct link_name *n;
-	struct stat key;
+	struct sweep_stat key;
 	int r;
 
 	if (ok) {
@@ -151,8 +151,8 @@ int tar_link_done(struct tar *t, struct link_rec *rec, bool ok, const char *name
 		rec->pending_tail = &rec->pending;
 	rec->state = LINK_PENDING;
 	memset(&key, 0, sizeof(key));
-	key.st_dev = (dev_t)rec->dev;
-	key.st_ino = (ino_t)rec->ino;
+	key.dev = rec->dev;
+	key.ino = rec->ino;
 	r = tar_file_now(t, AT_FDCWD, n->path, n->path, n->strip, &key);
 	free(n);
 	return r;
@@ -170,13 +170,13 @@ static int open_noatime(int dirfd, const char *name)
 }
 
 int tar_file_now(struct tar *t, int dirfd, const char *at_name, const char *path, size_t strip,
-		 const struct stat *planned)
+		 const struct sweep_stat *planned)
 {
 	struct sweep_plan_entry pe = {
 		.path = path,
-		.dev = (uint64_t)planned->st_dev,
-		.ino = (uint64_t)planned->st_ino,
-		.size = (uint64_t)planned->st_size,
+		.dev = planned->dev,
+		.ino = planned->ino,
+		.size = planned->size,
 		.phys = SWEEP_NO_PHYS,
 		.cookie = strip,
 	};
@@ -184,18 +184,20 @@ int tar_file_now(struct tar *t, int dirfd, const char *at_name, const char *path
 	size_t bufsize = 1 << 20;
 	struct sweep_extent *map = NULL;
 	char *buf = NULL;
+	struct stat raw;
 	int status = 0, r;
 
 	f.fd = open_noatime(dirfd, at_name);
 	if (f.fd < 0)
 		return rd_end(&f, errno == ELOOP || errno == ENOTDIR ? -ESTALE : -errno, t);
 	/* The data regions too, as the reader finds them: rd_begin() makes the sparse map from them. */
-	status = fstat(f.fd, &f.st) != 0 ? -errno : 0;
+	status = fstat(f.fd, &raw) != 0 ? -errno : 0;
+	sweep_stat_from_stat(&f.st, &raw);
 	/* Another name of the same inode, or nothing of it is archived (as the reader checks). */
-	if (status == 0 && (!S_ISREG(f.st.st_mode) || (uint64_t)f.st.st_dev != pe.dev || (uint64_t)f.st.st_ino != pe.ino))
+	if (status == 0 && (!S_ISREG(f.st.mode) || f.st.dev != pe.dev || f.st.ino != pe.ino))
 		status = -ESTALE;
 	if (status == 0)
-		status = sweep_data_map(f.fd, (uint64_t)f.st.st_size, &map, &f.data_map_len);
+		status = sweep_data_map(f.fd, f.st.size, &map, &f.data_map_len);
 	if (status < 0) {
 		close(f.fd);
 		f.fd = -1;
@@ -210,8 +212,8 @@ int tar_file_now(struct tar *t, int dirfd, const char *at_name, const char *path
 	}
 	if (r == 0 && !(buf = malloc(bufsize)))
 		status = -ENOMEM;
-	for (uint64_t off = 0; r == 0 && status == 0 && off < (uint64_t)f.st.st_size;) {
-		uint64_t want = (uint64_t)f.st.st_size - off;
+	for (uint64_t off = 0; r == 0 && status == 0 && off < f.st.size;) {
+		uint64_t want = f.st.size - off;
 		ssize_t n = pread(f.fd, buf, want < bufsize ? (size_t)want : bufsize, (off_t)off);
 
 		if (n < 0 && errno == EINTR)
@@ -227,10 +229,10 @@ int tar_file_now(struct tar *t, int dirfd, const char *at_name, const char *path
 		struct stat after;
 		char c;
 
-		if (pread(f.fd, &c, 1, f.st.st_size) == 1)
+		if (pread(f.fd, &c, 1, (off_t)f.st.size) == 1)
 			status = SWEEP_READ_GREW;
-		else if (fstat(f.fd, &after) == 0 && (after.st_ctim.tv_sec != f.st.st_ctim.tv_sec ||
-						      after.st_ctim.tv_nsec != f.st.st_ctim.tv_nsec))
+		else if (fstat(f.fd, &after) == 0 && (after.st_ctim.tv_sec != f.st.ctime_sec ||
+						      (uint32_t)after.st_ctim.tv_nsec != f.st.ctime_nsec))
 			status = SWEEP_READ_CHANGED;
 	}
 	free(buf);

@@ -153,9 +153,9 @@ struct tar_data_map {
  * (libarchive probes). 0, or -errno after a message.
  */
 int tar_entry_fill(struct tar *t, const char *name, const char *path, const char *accpath, int fd,
-		   const struct stat *st, const struct tar_data_map *dm);
+		   const struct sweep_stat *st, const struct tar_data_map *dm);
 /* A hard link member: name -> target, metadata from st. <0 when the archive failed. */
-int tar_write_link(struct tar *t, const char *name, const char *target, const struct stat *st);
+int tar_write_link(struct tar *t, const char *name, const char *target, const struct sweep_stat *st);
 
 /* links.c: the hard-link table (files with st_nlink > 1). */
 enum link_state {
@@ -185,7 +185,7 @@ int links_push_pending(struct link_rec *r, const char *path, size_t strip);
 /* Drop the record once every name was met and none waits. */
 void links_maybe_forget(struct links *l, struct link_rec *r);
 /* The data holder was written as member target: write every waiting name as a link to it. */
-int links_written(struct tar *t, struct link_rec *r, const char *target, const struct stat *st);
+int links_written(struct tar *t, struct link_rec *r, const char *target, const struct sweep_stat *st);
 
 /* dirs.c: directory entries, kept in a temporary pax stream until the end. */
 struct dir_spool *dir_spool_new(struct tar *t);
@@ -203,12 +203,12 @@ extern const struct sweep_read_ops tar_read_ops;
  * the hard-link table knows it by.
  */
 int tar_file_now(struct tar *t, int dirfd, const char *at_name, const char *path, size_t strip,
-		 const struct stat *planned);
+		 const struct sweep_stat *planned);
 /*
  * The data holder of rec was archived as member name (ok) or not: write
  * the waiting names as links, or let the next one hold the data.
  */
-int tar_link_done(struct tar *t, struct link_rec *rec, bool ok, const char *name, const struct stat *st);
+int tar_link_done(struct tar *t, struct link_rec *rec, bool ok, const char *name, const struct sweep_stat *st);
 
 /* walk.c */
 /* Walk the roots, planning and writing as it goes; 0 or <0 when the archive failed. */

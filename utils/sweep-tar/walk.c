@@ -75,11 +75,11 @@ static int link_check(struct tar *t, const struct sweep_entry *e, const char *na
 	int r;
 
 	*ret_rec = NULL;
-	if (e->st.st_nlink < 2)
+	if (e->st.nlink < 2)
 		return 0;
-	rec = links_find(t->links, e->st.st_dev, e->st.st_ino);
+	rec = links_find(t->links, e->st.dev, e->st.ino);
 	if (!rec) {
-		rec = links_add(t->links, e->st.st_dev, e->st.st_ino, e->st.st_nlink);
+		rec = links_add(t->links, e->st.dev, e->st.ino, e->st.nlink);
 		if (!rec) {
 			tar_error(t, e->path, "%s", strerror(ENOMEM));
 			return 1;
@@ -147,7 +147,7 @@ static int walk_file(struct tar *t, const struct sweep_entry *e, const char *nam
 		tar_error(t, e->path, "Cannot open: %s", strerror(-r));
 		return rec ? tar_link_done(t, rec, false, name, &e->st) : 0;
 	}
-	progress_plan(t->progress, 1, (uint64_t)e->st.st_size);
+	progress_plan(t->progress, 1, (uint64_t)e->st.size);
 	if (r == 1)
 		return tar_flush(t);
 	return 0;
@@ -158,7 +158,7 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 	struct tar *t = ctx;
 	size_t strip = t->o->roots[e->root_index].strip;
 	const char *name;
-	mode_t mode = e->st.st_mode;
+	mode_t mode = e->st.mode;
 
 	if (t->failed)
 		return -EIO;
@@ -169,7 +169,7 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 	if (t->o->exclude && (exclude_match(t->o->exclude, e->path + strip, NULL, S_ISDIR(mode)) ||
 			      (name != e->path + strip && exclude_match(t->o->exclude, name, NULL, S_ISDIR(mode)))))
 		return S_ISDIR(mode) ? SWEEP_WALK_SKIP : 0;
-	if (t->out_is_file && (uint64_t)e->st.st_dev == t->out_dev && (uint64_t)e->st.st_ino == t->out_ino) {
+	if (t->out_is_file && (uint64_t)e->st.dev == t->out_dev && (uint64_t)e->st.ino == t->out_ino) {
 		progress_clear(t->progress);
 		cli_msg("%s: file is the archive; not dumped", tar_display(t, e->path));
 		return 0;
