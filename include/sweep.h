@@ -3,6 +3,7 @@
 #ifndef SWEEP_H
 #define SWEEP_H
 
+#include <sweep/version.h>
 #include <sweep/common.h>
 #include <sweep/fsinfo.h>
 #include <sweep/extent.h>

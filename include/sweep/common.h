@@ -2,7 +2,7 @@
 /*
  * Common definitions for libsweep.
  *
- * Conventions (DESIGN.md §3): functions return 0 or a positive count on
+ * Conventions (sweep(7)): functions return 0 or a positive count on
  * success and -errno on failure; the library never prints or exits;
  * every *_free() accepts NULL; out-parameters are untouched on failure;
  * option structs begin with their own size so they can grow.
@@ -71,12 +71,12 @@ static inline void sweep_stat_to_stat(struct stat *d, const struct sweep_stat *s
 	d->st_ino = (ino_t)s->ino;
 	d->st_rdev = (dev_t)s->rdev;
 	d->st_size = (off_t)s->size;
-	d->st_blocks = (blkcnt_t)s->blocks;
+	d->st_blocks = s->blocks;
 	d->st_mode = (mode_t)s->mode;
 	d->st_nlink = (nlink_t)s->nlink;
 	d->st_uid = (uid_t)s->uid;
 	d->st_gid = (gid_t)s->gid;
-	d->st_blksize = (blksize_t)s->blksize;
+	d->st_blksize = s->blksize;
 	d->st_atim.tv_sec = (time_t)s->atime_sec;
 	d->st_atim.tv_nsec = (long)s->atime_nsec;
 	d->st_mtim.tv_sec = (time_t)s->mtime_sec;

@@ -2,7 +2,7 @@
 /*
  * plan: a batch of files sorted into one sweep. Memory is bounded: the
  * caller sets limits, sweep_plan_add() says when the batch is full, and the
- * caller then sorts, reads and clears it (the seed's flush()).
+ * caller then sorts, reads and clears it.
  */
 #ifndef SWEEP_PLAN_H
 #define SWEEP_PLAN_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sim: a trace-driven HDD/SSD model (DESIGN.md §5).
+ * sim: a trace-driven HDD/SSD model (sweep-sim(1), sweep_sim_new(3)).
  *
  * Deterministic, reentrant and clocked by the caller: a struct sweep_sim
  * holds one device (HDD or SSD, from a preset), one host scheduler in front
@@ -15,7 +15,7 @@
  * instant are taken only when the clock moves past it, so requests the
  * caller submits at the time of a completion are seen by the scheduler
  * together with the ones already queued (the closed-queue method of the
- * seed scheduling-long-queues.txt). sweep_sim_run() drives the whole loop
+ * long-queue scheduling studies). sweep_sim_run() drives the whole loop
  * (open or closed replay) for a request source.
  */
 #ifndef SWEEP_SIM_H

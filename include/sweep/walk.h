@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * walk: C-SCAN directory traversal (seed: userspace-io-scheduling-tar §3,
- * Listing 1). Unvisited directories wait in a queue keyed by inode number
+ * walk: C-SCAN directory traversal (the user-space I/O scheduling of a
+ * two-pass tar). Unvisited directories wait in a queue keyed by inode number
  * (or by the directory's first physical block where FIEMAP gives one) and
  * are serviced in ascending key order from the current position, wrapping
  * once per sweep. Each directory is read whole with getdents64; its entries
