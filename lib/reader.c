@@ -22,7 +22,7 @@
 
 #define DEFAULT_BUFFER (1u << 20)
 #define MAX_DEFAULT_RING (64u << 20)
-#define ROT_RING (16u << 20) /* default ring on a rotational disk (see default_depth) */
+#define ROT_RING (16u << 20) /* default ring on a disk, HDD class (see default_depth) */
 #define RING_ALIGN 64u
 #define SYNC_WINDOW 8u       /* files opened (and read ahead with WILLNEED) ahead of the one delivered */
 #define MAX_WINDOW 256u
@@ -571,12 +571,12 @@ static unsigned default_depth(const struct sweep_reader *r, const struct sweep_p
 		 * depth 128 and a 64 MiB or a 16 MiB ring alike (ext4 18.1 ->
 		 * 17.8-18.0 s, bound about 12.8 s on both).
 		 */
-		if (fi.rotational == 1) {
+		if (fi.device_class == SWEEP_DEVICE_HDD) {
 			*ring_max = ROT_RING;
 			return 128;
 		}
-		if (fi.rotational == 0)
-			return 64;
+		/* SSD class (by probe, flag, caller or no block device at all): a full queue, a big ring. */
+		return 64;
 	}
 	return 32;
 }

@@ -601,8 +601,9 @@ static enum sweep_order resolve_order(const struct sweep_walk_opts *o, const cha
 		return o->order;
 	for (size_t i = 0; i < nroots; i++) {
 		struct sweep_fsinfo fi = { .size = sizeof(fi) };
+		/* SSD class: C-SCAN by inode still batches the stats, but no FIEMAP on directories. */
 		if (sweep_fsinfo_path(roots[i], &fi) == 0 && fi.policy != SWEEP_ORDER_NONE)
-			return fi.policy;
+			return fi.device_class == SWEEP_DEVICE_SSD ? SWEEP_ORDER_INODE : fi.policy;
 	}
 	return nroots ? SWEEP_ORDER_NONE : SWEEP_ORDER_INODE;
 }

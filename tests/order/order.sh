@@ -8,6 +8,9 @@
 set -u
 . "$TESTS_DIR/common/loopfs.sh"
 loopfs_require ext4
+# These cases assert the disk (HDD-class) order; loop devices on fast
+# storage probe as SSD class, where the library keeps the given order.
+export SWEEP_DEVICE=hdd
 ORDER=$BUILD_ROOT/utils/sweep-order
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
@@ -48,6 +51,10 @@ else
 	fail "not in FIEMAP order"
 fi
 cmp -s "$W/list" "$W/out" && fail "name order and disk order are the same: the layout did not scatter"
+
+# SSD class: positioning costs nothing, the list comes out as it went in
+SWEEP_DEVICE=ssd "$ORDER" -0 <"$W/list" >"$W/out-ssd" || fail "SWEEP_DEVICE=ssd failed"
+cmp -s "$W/list" "$W/out-ssd" && ok "SSD class: input order kept" || fail "SSD class reordered the list"
 
 # a tiny memory bound: many runs on disk, merged
 "$ORDER" -0 -S 2K <"$W/list" >"$W/out-runs" || fail "-S 2K failed"

@@ -8,6 +8,9 @@
 set -u
 . "$TESTS_DIR/common/loopfs.sh"
 loopfs_require ext4
+# These cases assert the disk (HDD-class) order; loop devices on fast
+# storage probe as SSD class, where the library keeps the given order.
+export SWEEP_DEVICE=hdd
 ORDER=$BUILD_ROOT/utils/sweep-order
 fails=0 ran=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }

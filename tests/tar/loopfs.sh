@@ -9,6 +9,9 @@
 . "$TESTS_DIR/tar/lib.sh"
 . "$TESTS_DIR/common/loopfs.sh"
 loopfs_require ext4 xfs
+# These cases assert the disk (HDD-class) order; loop devices on fast
+# storage probe as SSD class, where the library keeps the given order.
+export SWEEP_DEVICE=hdd
 trap 'loopfs_cleanup; tar_cleanup' EXIT
 command -v filefrag > /dev/null || { echo "SKIP: no filefrag" >&2; exit 77; }
 
