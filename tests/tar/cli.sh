@@ -7,7 +7,9 @@
 . "$TESTS_DIR/tar/lib.sh"
 cd "$WORK" || exit 1
 
-members() { tar -tf "$1" | sort; }
+# A directory that holds a symlink GNU tar extracts through a placeholder
+# is stored twice (sweep-tar(1) NOTES; checked below): count it once.
+members() { tar -tf "$1" | awk '!/\/$/ || !seen[$0]++' | sort; }
 same_members() { # same_members SWEEP_ARCHIVE GNU_ARCHIVE WHAT
 	diff <(members "$2") <(members "$1") >&2 || fail "$3: members differ from GNU tar's"
 }
@@ -40,17 +42,21 @@ same_members miss.tar gmiss.tar "missing operand"
 "$T" -cf mine.tar s || fail "sweep-tar -cf"
 tar --format=pax -cf gnu.tar s || fail "GNU tar"
 # (tar -tv pads its columns to the widest seen so far: squeeze the blanks)
-diff <(tar --full-time -tvf gnu.tar | tr -s ' ' | sort -k6) <(tar --full-time -tvf mine.tar | tr -s ' ' | sort -k6) >&2 ||
+diff <(tar --full-time -tvf gnu.tar | tr -s ' ' | sort -k6) \
+	<(tar --full-time -tvf mine.tar | tr -s ' ' | awk '!/^d/ || !seen[$0]++' | sort -k6) >&2 ||
 	fail "tar -tv listings differ"
+# s/a/link points to ../c/three: s/a/ comes right before it, and again with the directories at the end.
+tar -tf mine.tar | grep -n -e '^s/a/$' -e '^s/a/link$' | cut -d: -f2 | tr '\n' ' ' > twice
+[ "$(cat twice)" = "s/a/ s/a/link s/a/ " ] || fail "s/a/ not stored before s/a/link and at the end: $(cat twice)"
 
 # Old syntax, -f -, and -v (stdout when the archive is a file, stderr when it is stdout).
 "$T" cf old.tar s || fail "old-style cf"
 same_members old.tar gnu.tar "cf"
 "$T" -cv -f - s > stdout.tar 2> list.err || fail "-cv -f -"
 same_members stdout.tar gnu.tar "-f -"
-diff <(sort list.err) <(members stdout.tar) >&2 || fail "-v listing (archive on stdout) differs from the members"
+diff <(sort list.err) <(tar -tf stdout.tar | sort) >&2 || fail "-v listing (archive on stdout) differs from the members"
 "$T" -cvf v.tar s > list.out || fail "-cvf"
-diff <(sort list.out) <(members v.tar) >&2 || fail "-v listing differs from the members"
+diff <(sort list.out) <(tar -tf v.tar | sort) >&2 || fail "-v listing differs from the members"
 
 # -C, more than once and relative to the one before, as GNU tar does.
 mkdir -p o/p

@@ -26,6 +26,25 @@ const char *tar_member_name(struct tar *t, const char *path, size_t strip)
 	return name;
 }
 
+/* A ".." component anywhere in name (GNU tar's contains_dot_dot). */
+static bool has_dotdot(const char *name)
+{
+	for (const char *p = name; *p;) {
+		if (p[0] == '.' && p[1] == '.' && (p[2] == '/' || !p[2]))
+			return true;
+		p = strchr(p, '/');
+		if (!p)
+			break;
+		p++;
+	}
+	return false;
+}
+
+bool tar_placeholder_target(const char *target)
+{
+	return target[0] == '/' || has_dotdot(target);
+}
+
 const char *tar_printable(const char *name)
 {
 	/* Two buffers: a message may name a link and its target. */

@@ -18,6 +18,35 @@
  * filled). After everything else, both GNU tar and bsdtar restore them
  * exactly; the files' parents are created on the way as usual. (A
  * directory with a default ACL is stored when met as well: see walk.c.)
+ *
+ * Except a directory that holds a placeholder member. GNU tar (1.34,
+ * src/extract.c) does not create a symlink whose target is absolute or
+ * has a ".." component, nor a hard link to one, when it meets it:
+ * extract_symlink() and extract_link() call create_placeholder_file(),
+ * which leaves an empty file there, and apply_delayed_links() swaps in
+ * the link at the very end, changing the directory's mtime. The
+ * directory's own status waits on the delayed_set_stat list, and
+ * extract_finish() sets the status of every entry there before the links
+ * (apply_nonancestor_delayed_set_stat(..., false)), except the entries
+ * marked after_links, which it sets once the links are in place. An entry
+ * is marked only by create_placeholder_file() itself, through
+ * find_direct_ancestor() and mark_after_links(), and only if the
+ * directory holding the placeholder has an entry on the list at that
+ * moment. With directory members at the end it has one only if GNU tar
+ * created the directory on its own for an earlier member and no member
+ * outside the directory has come since (that entry would have been set
+ * and dropped); in some member orders (a member inside it, then one
+ * outside it, then the link) it has none, nothing is marked, and the
+ * directory member that comes at the end is set before the link replaces
+ * the placeholder: the directory keeps the extraction time. So such a
+ * directory's entry is also written right before the first placeholder
+ * member in it (dir_spool_pin): it is then on the list,
+ * create_placeholder_file() marks it, and its entry at the end only
+ * updates the marked one (delay_set_stat() finds it by name), so GNU tar
+ * sets it after everything, in every member order. The entry at the end
+ * stays for bsdtar: it defers the times of a directory it creates to the
+ * end, but sets those of one that exists (made for an earlier member)
+ * when its entry comes, so the early entry alone would leave it wrong.
  */
 #ifndef SWEEP_TAR_H
 #define SWEEP_TAR_H
@@ -113,6 +142,8 @@ struct tar {
 /* names.c */
 /* The member name for a walked path (drops the -C prefix and leading '/'). */
 const char *tar_member_name(struct tar *t, const char *path, size_t strip);
+/* GNU tar extracts a symlink to target through a placeholder: absolute, or a ".." component. */
+bool tar_placeholder_target(const char *target);
 /* A name made printable for messages and -v (GNU tar's escape style: \n, \\, \ooo). */
 const char *tar_printable(const char *name);
 /* A walked path as messages show it: relative to its -C directory, printable. */
@@ -174,6 +205,7 @@ struct link_rec {
 	uint64_t unseen;       /* names not met yet (st_nlink minus names seen) */
 	enum link_state state;
 	char *target;          /* member name of the data holder once written */
+	bool placeholder;      /* GNU tar extracts every name of it through a placeholder (tar.h) */
 	struct link_name *pending, **pending_tail; /* names met while PENDING, in walk order */
 };
 struct links *links_new(void);
@@ -190,8 +222,15 @@ int links_written(struct tar *t, struct link_rec *r, const char *target, const s
 /* dirs.c: directory entries, kept in a temporary pax stream until the end. */
 struct dir_spool *dir_spool_new(struct tar *t);
 struct dir_spool *dir_spool_free(struct dir_spool *s);
-/* Keep t->entry for the end. 0 or <0 after a message. */
-int dir_spool_add(struct tar *t);
+/* Keep t->entry, the directory the walk calls id, for the end. 0 or <0 after a message. */
+int dir_spool_add(struct tar *t, uint64_t id);
+/*
+ * A placeholder member (see above) is about to be written into the
+ * directory the walk calls id: write that directory's entry now as well
+ * (once; it still comes at the end too). 0 (also when the directory is
+ * not in the archive) or <0 when the archive failed.
+ */
+int dir_spool_pin(struct tar *t, uint64_t id);
 /* Copy every kept entry into the archive. */
 int dir_spool_flush(struct tar *t);
 

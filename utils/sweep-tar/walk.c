@@ -46,7 +46,7 @@ static int walk_dir(struct tar *t, const struct sweep_entry *e, const char *name
 	/* On failure it said why; the directory's contents are still archived. */
 	r = 0;
 	if (tar_entry_fill(t, name, e->path, acc, fd, &e->st, NULL) == 0) {
-		r = dir_spool_add(t);
+		r = dir_spool_add(t, e->id);
 		/*
 		 * A directory with a default ACL is also stored now, before
 		 * its contents: bsdtar (libarchive 3.6) sets a default ACL only
@@ -91,6 +91,9 @@ static int link_check(struct tar *t, const struct sweep_entry *e, const char *na
 		rec->unseen--;
 	switch (rec->state) {
 	case LINK_WRITTEN:
+		/* A link to a placeholder is one too (tar.h). */
+		if (rec->placeholder && (r = dir_spool_pin(t, e->dir_id)) < 0)
+			return r;
 		r = tar_write_link(t, name, rec->target, &e->st);
 		links_maybe_forget(t->links, rec);
 		return r < 0 ? r : 1;
@@ -119,6 +122,16 @@ static int walk_special(struct tar *t, const struct sweep_entry *e, const char *
 		return r < 0 ? r : 0;
 	if (tar_entry_fill(t, name, e->path, accpath(t, e->dirfd, e->at_name, e->path, buf, sizeof(buf)), -1,
 			   &e->st, NULL) == 0) {
+		const char *target = archive_entry_symlink(t->entry);
+
+		if (S_ISLNK(e->st.st_mode) && target && tar_placeholder_target(target)) {
+			/* Its directory's entry first, or GNU tar may restore a wrong mtime (tar.h). */
+			if (rec)
+				rec->placeholder = true;
+			r = dir_spool_pin(t, e->dir_id);
+			if (r < 0)
+				return r;
+		}
 		r = tar_out_header(t, NULL);
 		if (r < 0)
 			return r;
