@@ -95,6 +95,8 @@ struct tar_opts {
 };
 
 struct links;
+struct link_rec;
+struct name_prefix;
 struct dir_spool;
 
 /* Where libarchive's output goes: an fd, and the first write error (errno). */
@@ -117,7 +119,7 @@ struct tar {
 	bool failed;                  /* the archive cannot be written: stop */
 	int status;                   /* TAR_OK, TAR_DIFFERS or TAR_FATAL */
 	bool proc_fd;                 /* /proc/self/fd/N/name reaches a file by its directory fd */
-	bool warned_slash;
+	struct name_prefix *prefixes; /* the name prefixes dropped so far (names.c) */
 	FILE *listing;                /* -v: stdout, or stderr when the archive is stdout */
 	struct progress *progress;
 
@@ -140,12 +142,23 @@ struct tar {
 };
 
 /* names.c */
-/* The member name for a walked path (drops the -C prefix and leading '/'). */
+/*
+ * The member name for a walked path: without the -C prefix, and without
+ * what GNU tar drops so that it extracts below the current directory
+ * (leading '/', everything up to a ".." component), with its note.
+ */
 const char *tar_member_name(struct tar *t, const char *path, size_t strip);
+/* What tar_member_name() drops from this path, or NULL. */
+const struct name_prefix *tar_name_prefix(struct tar *t, const char *path, size_t strip);
+/* A hard link to a name that lost prefix p: GNU tar's note for link targets, once. */
+void tar_note_link_target(struct tar *t, const struct name_prefix *p);
+void tar_names_free(struct tar *t);
 /* GNU tar extracts a symlink to target through a placeholder: absolute, or a ".." component. */
 bool tar_placeholder_target(const char *target);
-/* A name made printable for messages and -v (GNU tar's escape style: \n, \\, \ooo). */
+/* A name made printable for messages and -v: GNU tar's escapes (cli_escape), in the user's locale. */
 const char *tar_printable(const char *name);
+/* Whether the user's locale is multibyte (printable characters beyond ASCII listed as they are). */
+void tar_names_locale(bool multibyte);
 /* A walked path as messages show it: relative to its -C directory, printable. */
 const char *tar_display(struct tar *t, const char *path);
 /* "sweep-tar: PATH: message" as a warning (exit 1) or an error (exit 2). */
@@ -185,8 +198,8 @@ struct tar_data_map {
  */
 int tar_entry_fill(struct tar *t, const char *name, const char *path, const char *accpath, int fd,
 		   const struct stat *st, const struct tar_data_map *dm);
-/* A hard link member: name -> target, metadata from st. <0 when the archive failed. */
-int tar_write_link(struct tar *t, const char *name, const char *target, const struct stat *st);
+/* A hard link member: name -> the data holder of r, metadata from st. <0 when the archive failed. */
+int tar_write_link(struct tar *t, const char *name, const struct link_rec *r, const struct stat *st);
 
 /* links.c: the hard-link table (files with st_nlink > 1). */
 enum link_state {
@@ -205,6 +218,7 @@ struct link_rec {
 	uint64_t unseen;       /* names not met yet (st_nlink minus names seen) */
 	enum link_state state;
 	char *target;          /* member name of the data holder once written */
+	const struct name_prefix *target_prefix; /* what its walked path lost (names.c) */
 	bool placeholder;      /* GNU tar extracts every name of it through a placeholder (tar.h) */
 	struct link_name *pending, **pending_tail; /* names met while PENDING, in walk order */
 };
@@ -216,8 +230,8 @@ struct link_rec *links_add(struct links *l, uint64_t dev, uint64_t ino, uint64_t
 int links_push_pending(struct link_rec *r, const char *path, size_t strip);
 /* Drop the record once every name was met and none waits. */
 void links_maybe_forget(struct links *l, struct link_rec *r);
-/* The data holder was written as member target: write every waiting name as a link to it. */
-int links_written(struct tar *t, struct link_rec *r, const char *target, const struct stat *st);
+/* The data holder (walked path, -C strip) was written: write every waiting name as a link to it. */
+int links_written(struct tar *t, struct link_rec *r, const char *path, size_t strip, const struct stat *st);
 
 /* dirs.c: directory entries, kept in a temporary pax stream until the end. */
 struct dir_spool *dir_spool_new(struct tar *t);
@@ -244,10 +258,11 @@ extern const struct sweep_read_ops tar_read_ops;
 int tar_file_now(struct tar *t, int dirfd, const char *at_name, const char *path, size_t strip,
 		 const struct stat *planned);
 /*
- * The data holder of rec was archived as member name (ok) or not: write
- * the waiting names as links, or let the next one hold the data.
+ * The data holder of rec (walked path, -C strip) was archived (ok) or not:
+ * write the waiting names as links, or let the next one hold the data.
  */
-int tar_link_done(struct tar *t, struct link_rec *rec, bool ok, const char *name, const struct stat *st);
+int tar_link_done(struct tar *t, struct link_rec *rec, bool ok, const char *path, size_t strip,
+		  const struct stat *st);
 
 /* walk.c */
 /* Walk the roots, planning and writing as it goes; 0 or <0 when the archive failed. */

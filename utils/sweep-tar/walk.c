@@ -94,7 +94,7 @@ static int link_check(struct tar *t, const struct sweep_entry *e, const char *na
 		/* A link to a placeholder is one too (tar.h). */
 		if (rec->placeholder && (r = dir_spool_pin(t, e->dir_id)) < 0)
 			return r;
-		r = tar_write_link(t, name, rec->target, &e->st);
+		r = tar_write_link(t, name, rec, &e->st);
 		links_maybe_forget(t->links, rec);
 		return r < 0 ? r : 1;
 	case LINK_PENDING:
@@ -144,7 +144,7 @@ static int walk_special(struct tar *t, const struct sweep_entry *e, const char *
 	}
 	progress_plan(t->progress, 1, 0);
 	progress_add(t->progress, 1, 0);
-	return rec ? tar_link_done(t, rec, ok, name, &e->st) : 0;
+	return rec ? tar_link_done(t, rec, ok, e->path, strip, &e->st) : 0;
 }
 
 static int walk_file(struct tar *t, const struct sweep_entry *e, const char *name, size_t strip)
@@ -158,7 +158,7 @@ static int walk_file(struct tar *t, const struct sweep_entry *e, const char *nam
 	r = sweep_plan_add(t->plan, e->dirfd, e->at_name, e->path, &e->st, strip);
 	if (r < 0) {
 		tar_error(t, e->path, "Cannot open: %s", strerror(-r));
-		return rec ? tar_link_done(t, rec, false, name, &e->st) : 0;
+		return rec ? tar_link_done(t, rec, false, e->path, strip, &e->st) : 0;
 	}
 	progress_plan(t->progress, 1, (uint64_t)e->st.st_size);
 	if (r == 1)
