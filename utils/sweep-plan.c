@@ -5,6 +5,10 @@
  *
  *   <first physical byte offset or -> <inode> <path>
  *
+ * The path with GNU tar's escapes (cli_escape: backslash, control bytes),
+ * so a name cannot break the line or reach the terminal raw, and
+ * printf '%b' gives the bytes back.
+ *
  * The summary (stderr) compares that order with the order a plain
  * depth-first walk in readdir order (what tar and cp do) would read the same
  * files in, counting the non-contiguous moves ("jumps") of the disk head
@@ -14,6 +18,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <locale.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,10 +122,16 @@ static int on_data(const struct sweep_file *f, uint64_t offset, const void *buf,
 	return 0;
 }
 
+/* Paths in the listing and in messages: GNU tar's escapes, printable characters of the locale as they are. */
+static const char *esc(const char *path)
+{
+	return cli_escape(path, MB_CUR_MAX > 1);
+}
+
 static int on_end(const struct sweep_file *f, int status, void *vctx)
 {
 	struct ctx *c = vctx;
-	const char *path = f->entry->path;
+	const char *path = esc(f->entry->path);
 
 	if (status == -ESTALE) {
 		cli_msg("%s: replaced since it was planned; not read", path);
@@ -165,7 +176,7 @@ static int flush(struct ctx *c)
 			fputs("-", stdout);
 		else
 			printf("%" PRIu64, e->phys);
-		printf(" %" PRIu64 " %s\n", e->ino, e->path);
+		printf(" %" PRIu64 " %s\n", e->ino, esc(e->path));
 		motion_add(&c->plan_motion, e->phys, e->size, c->block_size);
 		c->files++;
 		c->bytes += e->size;
@@ -233,7 +244,7 @@ static int on_entry(const struct sweep_entry *e, void *vctx)
 	else
 		rc = sweep_plan_add_entry(c->plan, e, 0);
 	if (rc < 0) {
-		cli_path_error(e->path, rc);
+		cli_path_error(esc(e->path), rc);
 		c->status = 1;
 		return 0;
 	}
@@ -246,7 +257,7 @@ static int on_error(const struct sweep_walk_error *err, void *vctx)
 {
 	struct ctx *c = vctx;
 
-	cli_path_error(err->path, err->err);
+	cli_path_error(esc(err->path), err->err);
 	c->status = 1;
 	return 0;
 }
@@ -289,7 +300,8 @@ static void usage(FILE *out)
 	fprintf(out,
 		"Usage: %s [OPTION]... DIR...\n"
 		"Print the regular files under each DIR in the order libsweep would read them:\n"
-		"'<first physical byte offset or -> <inode> <path>' per line.\n"
+		"'<first physical byte offset or -> <inode> <path>' per line, the path with\n"
+		"GNU tar's escapes (\\\\, \\n, \\ooo...; printf '%%b' decodes them).\n"
 		"\n"
 		"  -o, --order=ORDER        physical, inode, name, none or auto (default: auto,\n"
 		"                           the filesystem's policy)\n"
@@ -363,6 +375,8 @@ int main(int argc, char **argv)
 	int opt, rc;
 
 	cli_init(argv[0]);
+	/* Only the character classes: numbers in the summary stay in the C form. */
+	setlocale(LC_CTYPE, "");
 	cli_close_stdout_atexit();
 	while ((opt = getopt_long(argc, argv, "o:rt:m:b:q:v", longopts, NULL)) != -1) {
 		switch (opt) {

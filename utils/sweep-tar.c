@@ -149,6 +149,17 @@ static char *change_dir(char *cur, const char *dir)
 	return next;
 }
 
+/* -z, -j, -J, --zstd: one of them (again is fine), as GNU tar allows. */
+static void set_filter(struct tar_opts *o, enum tar_filter f)
+{
+	if (o->filter != TAR_FILTER_NONE && o->filter != f) {
+		cli_msg("Conflicting compression options");
+		cli_try_help();
+		exit(TAR_FATAL);
+	}
+	o->filter = f;
+}
+
 static void parse(int argc, char **argv, struct tar_opts *o)
 {
 	char *dir = NULL;
@@ -191,16 +202,16 @@ static void parse(int argc, char **argv, struct tar_opts *o)
 			o->xdev = true;
 			break;
 		case 'z':
-			o->filter = TAR_FILTER_GZIP;
+			set_filter(o, TAR_FILTER_GZIP);
 			break;
 		case 'j':
-			o->filter = TAR_FILTER_BZIP2;
+			set_filter(o, TAR_FILTER_BZIP2);
 			break;
 		case 'J':
-			o->filter = TAR_FILTER_XZ;
+			set_filter(o, TAR_FILTER_XZ);
 			break;
 		case OPT_ZSTD:
-			o->filter = TAR_FILTER_ZSTD;
+			set_filter(o, TAR_FILTER_ZSTD);
 			break;
 		case OPT_ORDER:
 			if (sweep_order_parse(optarg, &o->order) < 0)
@@ -233,6 +244,10 @@ static void parse(int argc, char **argv, struct tar_opts *o)
 			exit(TAR_FATAL);
 		}
 	}
+	/* After "--" getopt stops: the rest are PATHs, under the last -C. */
+	for (; optind < argc; optind++)
+		if (add_root(o, dir, argv[optind]) < 0)
+			cli_die(TAR_FATAL, "out of memory");
 	free(dir);
 	if (!create)
 		cli_die(TAR_FATAL, "only archive creation is supported: give -c (try --help)");
@@ -252,6 +267,8 @@ static void parse(int argc, char **argv, struct tar_opts *o)
 static void set_locale(void)
 {
 	setlocale(LC_ALL, "");
+	/* -v and messages escape names as GNU tar does in the user's locale. */
+	tar_names_locale(MB_CUR_MAX > 1);
 	if (strcmp(nl_langinfo(CODESET), "UTF-8") != 0)
 		setlocale(LC_CTYPE, "C.UTF-8");
 }
@@ -347,6 +364,7 @@ static void teardown(struct tar *t)
 		archive_read_free(t->disk);
 	archive_entry_free(t->entry);
 	links_free(t->links);
+	tar_names_free(t);
 	dir_spool_free(t->dirs);
 	sweep_plan_free(t->plan);
 	sweep_reader_free(t->reader);

@@ -14,7 +14,8 @@ cleanup() {
 	rmdir "$mnt"
 }
 trap cleanup EXIT
-mount -o ro,noload "$dev" "$mnt" 2>/dev/null || mount -o ro,norecovery "$dev" "$mnt" || exit 1
+# ext4, then xfs (nouuid: a copy of the same image may be mounted by another run)
+mount -o ro,noload "$dev" "$mnt" 2>/dev/null || mount -o ro,norecovery,nouuid "$dev" "$mnt" || exit 1
 mkdir $inst
 echo 131072 > $inst/buffer_size_kb
 maj=$((16#$(stat -L -c %t "$dev"))); min=$((16#$(stat -L -c %T "$dev")))

@@ -152,6 +152,32 @@ if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] && shm=$(mktemp -d /dev/s
 	rm -rf "$shm"
 fi
 
+# --- names with control bytes: one line each, GNU tar's escapes, printf %b gives the bytes back ---
+mkdir -p "$work/esc"
+for n in $'nl\nname' $'esc\033[31m' 'back\slash' $'tab\tcr\r' 'trail ' $'\xe9lat1' $'utf8-\xc3\xa9' $'del\x7f'; do
+	echo x > "$work/esc/$n"
+done
+(cd "$work" && "$PLAN" --order=name --no-compare esc) > "$work/esc.out" 2> /dev/null || bad "escapes: exit $?"
+[ "$(wc -l < "$work/esc.out")" = 8 ] || bad "escapes: not one line per file: $(cat -A "$work/esc.out")"
+LC_ALL=C grep -q $'[\x01-\x1f\x7f]' "$work/esc.out" && bad "escapes: raw control bytes in the listing: $(cat -A "$work/esc.out")"
+# GNU tar -v escapes names the same way, in the C locale and in a UTF-8 one.
+for loc in C C.UTF-8; do
+	(cd "$work" && LC_ALL=$loc "$PLAN" --order=name --no-compare esc) 2> /dev/null | paths | sort > "$work/esc.$loc"
+	(cd "$work" && LC_ALL=$loc tar -cvf /dev/null esc) | grep -v '/$' | sort > "$work/esc.gnu.$loc"
+	diff "$work/esc.gnu.$loc" "$work/esc.$loc" >&2 || bad "escapes ($loc): not GNU tar's"
+done
+grep -qF 'esc/esc\033[31m' "$work/esc.C" && grep -qF 'esc/back\\slash' "$work/esc.C" &&
+	grep -qF 'esc/\351lat1' "$work/esc.C" && grep -qF 'esc/utf8-\303\251' "$work/esc.C" ||
+	bad "escapes: unexpected forms: $(cat "$work/esc.C")"
+grep -qF 'esc/utf8-'$'\xc3\xa9' "$work/esc.C.UTF-8" || bad "escapes: a printable UTF-8 name escaped in a UTF-8 locale"
+# Read back as sweep-plan(1) says: the bytes of every name, trailing space included.
+while IFS= read -r line; do
+	rest=${line#* }
+	printf -v name '%b' "${rest#* }"
+	printf '%s\0' "$work/$name"
+done < "$work/esc.out" | sort -z > "$work/esc.decoded"
+find "$work/esc" -type f -print0 | sort -z | cmp -s - "$work/esc.decoded" || bad "escapes: printf %b does not give the names back"
+
 # --- usage ---
 "$PLAN" --help | grep -q "^Usage: sweep-plan" || bad "--help"
 "$PLAN" --version | grep -q "sweep-plan (sweep)" || bad "--version"

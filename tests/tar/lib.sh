@@ -2,7 +2,8 @@
 # Shared by the sweep-tar tests: source it first.
 #   T          the sweep-tar under test
 #   WORK       a scratch directory removed at exit (tar_cleanup from your own trap)
-#   fail MSG   print and exit 1 (after the EXIT trap)
+#   fail MSG   print and exit 1 (after the EXIT trap); with keep_on_fail, keep WORK first
+#   keep_on_fail          on failure, copy WORK (archives, trees) to a kept directory and say where
 #   manifest DIR          tests/tar/manifest.py
 #   same_tree WANT DIR    DIR's manifest equals the file WANT, or fail with the diff
 #   gnu_x ARCHIVE DIR [MEMBER...]   extract with GNU tar, everything restored
@@ -23,8 +24,22 @@ tar_cleanup() {
 }
 trap tar_cleanup EXIT
 
+KEEP_ON_FAIL=
+keep_on_fail() { KEEP_ON_FAIL=1; }
+
+# The scratch directory is removed at exit; a failure that shows only now
+# and then is kept for study: $SWEEP_TEST_KEEP, or kept/ in the build dir.
+keep_work() {
+	local base=${SWEEP_TEST_KEEP:-$BUILD_ROOT/kept} dir
+	mkdir -p "$base" && dir=$(mktemp -d "$base/$(basename "$0" .sh).XXXXXX") || return
+	# cp cannot reach what lies deeper than PATH_MAX: that part is left out.
+	cp -a "$WORK/." "$dir/" 2>/dev/null
+	echo "kept: the archives and trees of this run are in $dir" >&2
+}
+
 fail() {
 	echo "FAIL: $*" >&2
+	[ -n "$KEEP_ON_FAIL" ] && keep_work
 	exit 1
 }
 

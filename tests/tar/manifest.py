@@ -91,13 +91,19 @@ def walk(dirfd, rel, lines, inodes):
             os.close(sub)
 
 
-def main():
-    top = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)
+def manifest(path):
+    """The manifest of the tree at path, as one string."""
+    top = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
     st = os.fstat(top)
     lines = [". dir mode=%o uid=%d gid=%d mtime=%d xattrs=[%s]" % (
         stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid, st.st_mtime_ns, xattrs(top, b"."))]
     walk(top, b"", lines, {})
-    sys.stdout.write("\n".join(lines) + "\n")
+    os.close(top)
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    sys.stdout.write(manifest(sys.argv[1]))
 
 
 if __name__ == "__main__":

@@ -108,6 +108,8 @@ def main():
     os.link(b"hard/fifo", b"hard/fifo2")
     os.symlink(b"a/one", b"hard/sym")
     os.link(b"hard/sym", b"hard/sym2", follow_symlinks=False)
+    # GNU tar makes a hard link to an absolute symlink through a placeholder too.
+    os.link(b"links/abs", b"hard/abs2", follow_symlinks=False)
 
     # Specials.
     os.mkdir(b"special")

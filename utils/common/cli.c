@@ -293,6 +293,50 @@ const char *cli_quote_locale(const char *name)
 	return bp->fail ? name : bp->p;
 }
 
+const char *cli_escape(const char *name, bool multibyte)
+{
+	static struct qbuf bufs[4];
+	static unsigned turn;
+	struct qbuf *bp = &bufs[turn++ % 4];
+	const unsigned char *s = (const unsigned char *)name;
+	size_t n = strlen(name);
+
+	bp->len = 0;
+	bp->fail = false;
+	put(bp, "", 0);
+	for (size_t i = 0; i < n;) {
+		const char *letter = letter_escape(s[i]);
+		size_t len = 1;
+
+		if (s[i] == '\\') {
+			put(bp, "\\\\", 2);
+		} else if (letter) {
+			put(bp, "\\", 1);
+			put(bp, letter, 1);
+		} else if (s[i] >= 0x20 && s[i] < 0x7f) {
+			put(bp, (const char *)s + i, 1);
+		} else {
+			mbstate_t mbs;
+			wchar_t w;
+			size_t k = (size_t)-1;
+
+			memset(&mbs, 0, sizeof(mbs));
+			if (multibyte && s[i] >= 0x80)
+				k = mbrtowc(&w, (const char *)s + i, n - i, &mbs);
+			if (k != (size_t)-1 && k != (size_t)-2 && k != 0 && iswprint((wint_t)w)) {
+				put(bp, (const char *)s + i, k);
+				len = k;
+			} else {
+				char oct[4] = { '\\', (char)('0' + (s[i] >> 6)), (char)('0' + ((s[i] >> 3) & 7)),
+						(char)('0' + (s[i] & 7)) };
+				put(bp, oct, 4);
+			}
+		}
+		i += len;
+	}
+	return bp->fail ? name : bp->p;
+}
+
 int cli_parse_size(const char *s, uint64_t *ret)
 {
 	char *end;

@@ -33,6 +33,15 @@ void cli_try_help(void);
 const char *cli_quote(const char *path);
 /* The same, but only when the name needs it (coreutils quotef, for "name: reason"). */
 const char *cli_quotef(const char *path);
+/*
+ * A name with GNU tar's escapes (its -v listing, quotearg's escape style):
+ * backslash as \\, \a \b \f \n \r \t \v, every other control byte
+ * and DEL as \ooo; a byte above 0x7f as \ooo unless multibyte is set and
+ * it starts a printable character of the locale. Spaces stay as they are.
+ * printf '%b' (shell) reverses it. Four buffers in turn; the name itself
+ * when out of memory.
+ */
+const char *cli_escape(const char *name, bool multibyte);
 /* An argument quoted as coreutils quote() does ('x' in C, curved quotes in a UTF-8 locale; two buffers). */
 const char *cli_quote_locale(const char *arg);
 

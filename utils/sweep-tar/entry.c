@@ -86,7 +86,7 @@ int tar_entry_fill(struct tar *t, const char *name, const char *path, const char
 	return err > 0 ? -err : -EIO;
 }
 
-int tar_write_link(struct tar *t, const char *name, const char *target, const struct sweep_stat *sst)
+int tar_write_link(struct tar *t, const char *name, const struct link_rec *rec, const struct sweep_stat *sst)
 {
 	struct archive_entry *e = t->entry;
 	struct stat stbuf, *st = &stbuf;
@@ -98,7 +98,8 @@ int tar_write_link(struct tar *t, const char *name, const char *target, const st
 	archive_entry_copy_pathname(e, name);
 	archive_entry_copy_stat(e, st);
 	archive_entry_set_size(e, 0);
-	archive_entry_copy_hardlink(e, target);
+	tar_note_link_target(t, rec->target_prefix);
+	archive_entry_copy_hardlink(e, rec->target);
 	owner = archive_read_disk_uname(t->disk, st->st_uid);
 	if (owner)
 		archive_entry_copy_uname(e, owner);

@@ -144,11 +144,12 @@ void links_maybe_forget(struct links *l, struct link_rec *r)
 		}
 }
 
-int links_written(struct tar *t, struct link_rec *r, const char *target, const struct sweep_stat *st)
+int links_written(struct tar *t, struct link_rec *r, const char *path, size_t strip, const struct sweep_stat *st)
 {
 	r->state = LINK_WRITTEN;
 	free(r->target);
-	r->target = strdup(target);
+	r->target = strdup(tar_member_name(t, path, strip));
+	r->target_prefix = tar_name_prefix(t, path, strip);
 	if (!r->target)
 		return -ENOMEM;
 	while (r->pending) {
@@ -158,7 +159,7 @@ int links_written(struct tar *t, struct link_rec *r, const char *target, const s
 		r->pending = n->next;
 		if (!r->pending)
 			r->pending_tail = &r->pending;
-		err = tar_write_link(t, tar_member_name(t, n->path, n->strip), r->target, st);
+		err = tar_write_link(t, tar_member_name(t, n->path, n->strip), r, st);
 		free(n);
 		if (err < 0)
 			return err;

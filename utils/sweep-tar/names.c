@@ -7,62 +7,134 @@
 #include "cli.h"
 #include "tar.h"
 
+/*
+ * What GNU tar drops from the front of a name (paxutils' safer_name_suffix):
+ * everything up to and including the last ".." component and the slashes
+ * after it, else the leading slashes. "../x" -> "x", "./../x" -> "x",
+ * "a/../b" -> "b", "/abs" -> "abs", ".." -> ".". Its length.
+ */
+static size_t unsafe_prefix(const char *name)
+{
+	const char *p = name, *keep;
+
+	while (*p == '/')
+		p++;
+	keep = p;
+	while (*p) {
+		const char *end = strchrnul(p, '/');
+
+		if (end - p == 2 && p[0] == '.' && p[1] == '.') {
+			while (*end == '/')
+				end++;
+			keep = end;
+		}
+		p = end;
+		while (*p == '/')
+			p++;
+	}
+	return (size_t)(keep - name);
+}
+
+/* Each prefix dropped, said once for member names and once for hard link targets, as GNU tar does. */
+struct name_prefix {
+	struct name_prefix *next;
+	bool said_names, said_links;
+	char text[];
+};
+
+const struct name_prefix *tar_name_prefix(struct tar *t, const char *path, size_t strip)
+{
+	const char *name = path + strip;
+	size_t len = unsafe_prefix(name);
+	struct name_prefix *p;
+
+	if (len == 0)
+		return NULL;
+	for (p = t->prefixes; p; p = p->next)
+		if (strlen(p->text) == len && memcmp(p->text, name, len) == 0)
+			return p;
+	p = calloc(1, sizeof(*p) + len + 1);
+	if (!p)
+		return NULL; /* the note is lost, the name is still made safe */
+	memcpy(p->text, name, len);
+	p->next = t->prefixes;
+	t->prefixes = p;
+	return p;
+}
+
+static void say_prefix(struct tar *t, const struct name_prefix *cp, bool links)
+{
+	/* The list is ours (t->prefixes): the const only keeps callers from changing it. */
+	struct name_prefix *p = (struct name_prefix *)cp;
+	bool *said;
+
+	if (!p)
+		return;
+	said = links ? &p->said_links : &p->said_names;
+	if (*said)
+		return;
+	*said = true;
+	progress_clear(t->progress);
+	cli_msg("Removing leading `%s' from %s", tar_printable(p->text), links ? "hard link targets" : "member names");
+}
+
+void tar_note_link_target(struct tar *t, const struct name_prefix *p)
+{
+	say_prefix(t, p, true);
+}
+
+void tar_names_free(struct tar *t)
+{
+	while (t->prefixes) {
+		struct name_prefix *p = t->prefixes;
+		t->prefixes = p->next;
+		free(p);
+	}
+}
+
 const char *tar_member_name(struct tar *t, const char *path, size_t strip)
 {
 	const char *name = path + strip;
+	size_t len = unsafe_prefix(name);
 
-	if (*name == '/') {
-		/* GNU tar stores absolute names relative, and says so once. */
-		while (*name == '/')
-			name++;
-		if (!t->warned_slash) {
-			progress_clear(t->progress);
-			cli_msg("Removing leading `/' from member names");
-			t->warned_slash = true;
-		}
-		if (!*name)
-			name = ".";
+	if (len == 0)
+		return name;
+	/* Stored relative and below the extraction directory, as GNU tar does, and said once. */
+	say_prefix(t, tar_name_prefix(t, path, strip), false);
+	name += len;
+	return *name ? name : ".";
+}
+
+/* A ".." component anywhere in name (GNU tar's contains_dot_dot). */
+static bool has_dotdot(const char *name)
+{
+	for (const char *p = name; *p;) {
+		if (p[0] == '.' && p[1] == '.' && (p[2] == '/' || !p[2]))
+			return true;
+		p = strchr(p, '/');
+		if (!p)
+			break;
+		p++;
 	}
-	return name;
+	return false;
+}
+
+bool tar_placeholder_target(const char *target)
+{
+	return target[0] == '/' || has_dotdot(target);
+}
+
+/* Whether the user's locale (before set_locale() forced UTF-8 for libarchive) is multibyte. */
+static bool listing_multibyte;
+
+void tar_names_locale(bool multibyte)
+{
+	listing_multibyte = multibyte;
 }
 
 const char *tar_printable(const char *name)
 {
-	/* Two buffers: a message may name a link and its target. */
-	static char *buf[2];
-	static size_t cap[2];
-	static unsigned turn;
-	size_t need = strlen(name) * 4 + 1, n = 0;
-	unsigned k = turn++ & 1;
-
-	if (need > cap[k]) {
-		char *nb = realloc(buf[k], need);
-		if (!nb)
-			return name;
-		buf[k] = nb;
-		cap[k] = need;
-	}
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
-		if (*p == '\\') {
-			buf[k][n++] = '\\';
-			buf[k][n++] = '\\';
-		} else if (*p == '\n') {
-			buf[k][n++] = '\\';
-			buf[k][n++] = 'n';
-		} else if (*p == '\t') {
-			buf[k][n++] = '\\';
-			buf[k][n++] = 't';
-		} else if (*p < 0x20 || *p == 0x7f) {
-			buf[k][n++] = '\\';
-			buf[k][n++] = (char)('0' + (*p >> 6));
-			buf[k][n++] = (char)('0' + ((*p >> 3) & 7));
-			buf[k][n++] = (char)('0' + (*p & 7));
-		} else {
-			buf[k][n++] = (char)*p;
-		}
-	}
-	buf[k][n] = 0;
-	return buf[k];
+	return cli_escape(name, listing_multibyte);
 }
 
 const char *tar_display(struct tar *t, const char *path)

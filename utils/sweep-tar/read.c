@@ -94,7 +94,6 @@ static void report(struct tar *t, const struct sweep_file *f, int status, uint64
 static int rd_end(const struct sweep_file *f, int status, void *ctx)
 {
 	struct tar *t = ctx;
-	const char *name = tar_member_name(t, f->entry->path, (size_t)f->entry->cookie);
 	struct link_rec *rec = links_find(t->links, f->entry->dev, f->entry->ino);
 	bool ok = t->cur_begun;
 	uint64_t short_by = t->cur_begun ? t->cur_size - t->cur_pos : 0;
@@ -113,7 +112,7 @@ static int rd_end(const struct sweep_file *f, int status, void *ctx)
 	if (r < 0 || t->failed)
 		return r < 0 ? r : -EIO;
 	if (rec)
-		r = tar_link_done(t, rec, ok, name, &f->st);
+		r = tar_link_done(t, rec, ok, f->entry->path, (size_t)f->entry->cookie, &f->st);
 	return r < 0 ? r : 0;
 }
 
@@ -124,14 +123,15 @@ const struct sweep_read_ops tar_read_ops = {
 	.end = rd_end,
 };
 
-int tar_link_done(struct tar *t, struct link_rec *rec, bool ok, const char *name, const struct sweep_stat *st)
+int tar_link_done(struct tar *t, struct link_rec *rec, bool ok, const char *path, size_t strip,
+		  const struct sweep_stat *st)
 {
 	struct link_name *n;
 	struct sweep_stat key;
 	int r;
 
 	if (ok) {
-		r = links_written(t, rec, name, st);
+		r = links_written(t, rec, path, strip, st);
 		links_maybe_forget(t->links, rec);
 		return r;
 	}

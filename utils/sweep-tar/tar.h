@@ -18,6 +18,35 @@
  * filled). After everything else, both GNU tar and bsdtar restore them
  * exactly; the files' parents are created on the way as usual. (A
  * directory with a default ACL is stored when met as well: see walk.c.)
+ *
+ * Except a directory that holds a placeholder member. GNU tar (1.34,
+ * src/extract.c) does not create a symlink whose target is absolute or
+ * has a ".." component, nor a hard link to one, when it meets it:
+ * extract_symlink() and extract_link() call create_placeholder_file(),
+ * which leaves an empty file there, and apply_delayed_links() swaps in
+ * the link at the very end, changing the directory's mtime. The
+ * directory's own status waits on the delayed_set_stat list, and
+ * extract_finish() sets the status of every entry there before the links
+ * (apply_nonancestor_delayed_set_stat(..., false)), except the entries
+ * marked after_links, which it sets once the links are in place. An entry
+ * is marked only by create_placeholder_file() itself, through
+ * find_direct_ancestor() and mark_after_links(), and only if the
+ * directory holding the placeholder has an entry on the list at that
+ * moment. With directory members at the end it has one only if GNU tar
+ * created the directory on its own for an earlier member and no member
+ * outside the directory has come since (that entry would have been set
+ * and dropped); in some member orders (a member inside it, then one
+ * outside it, then the link) it has none, nothing is marked, and the
+ * directory member that comes at the end is set before the link replaces
+ * the placeholder: the directory keeps the extraction time. So such a
+ * directory's entry is also written right before the first placeholder
+ * member in it (dir_spool_pin): it is then on the list,
+ * create_placeholder_file() marks it, and its entry at the end only
+ * updates the marked one (delay_set_stat() finds it by name), so GNU tar
+ * sets it after everything, in every member order. The entry at the end
+ * stays for bsdtar: it defers the times of a directory it creates to the
+ * end, but sets those of one that exists (made for an earlier member)
+ * when its entry comes, so the early entry alone would leave it wrong.
  */
 #ifndef SWEEP_TAR_H
 #define SWEEP_TAR_H
@@ -66,6 +95,8 @@ struct tar_opts {
 };
 
 struct links;
+struct link_rec;
+struct name_prefix;
 struct dir_spool;
 
 /* Where libarchive's output goes: an fd, and the first write error (errno). */
@@ -88,7 +119,7 @@ struct tar {
 	bool failed;                  /* the archive cannot be written: stop */
 	int status;                   /* TAR_OK, TAR_DIFFERS or TAR_FATAL */
 	bool proc_fd;                 /* /proc/self/fd/N/name reaches a file by its directory fd */
-	bool warned_slash;
+	struct name_prefix *prefixes; /* the name prefixes dropped so far (names.c) */
 	FILE *listing;                /* -v: stdout, or stderr when the archive is stdout */
 	struct progress *progress;
 
@@ -111,10 +142,23 @@ struct tar {
 };
 
 /* names.c */
-/* The member name for a walked path (drops the -C prefix and leading '/'). */
+/*
+ * The member name for a walked path: without the -C prefix, and without
+ * what GNU tar drops so that it extracts below the current directory
+ * (leading '/', everything up to a ".." component), with its note.
+ */
 const char *tar_member_name(struct tar *t, const char *path, size_t strip);
-/* A name made printable for messages and -v (GNU tar's escape style: \n, \\, \ooo). */
+/* What tar_member_name() drops from this path, or NULL. */
+const struct name_prefix *tar_name_prefix(struct tar *t, const char *path, size_t strip);
+/* A hard link to a name that lost prefix p: GNU tar's note for link targets, once. */
+void tar_note_link_target(struct tar *t, const struct name_prefix *p);
+void tar_names_free(struct tar *t);
+/* GNU tar extracts a symlink to target through a placeholder: absolute, or a ".." component. */
+bool tar_placeholder_target(const char *target);
+/* A name made printable for messages and -v: GNU tar's escapes (cli_escape), in the user's locale. */
 const char *tar_printable(const char *name);
+/* Whether the user's locale is multibyte (printable characters beyond ASCII listed as they are). */
+void tar_names_locale(bool multibyte);
 /* A walked path as messages show it: relative to its -C directory, printable. */
 const char *tar_display(struct tar *t, const char *path);
 /* "sweep-tar: PATH: message" as a warning (exit 1) or an error (exit 2). */
@@ -154,8 +198,8 @@ struct tar_data_map {
  */
 int tar_entry_fill(struct tar *t, const char *name, const char *path, const char *accpath, int fd,
 		   const struct sweep_stat *st, const struct tar_data_map *dm);
-/* A hard link member: name -> target, metadata from st. <0 when the archive failed. */
-int tar_write_link(struct tar *t, const char *name, const char *target, const struct sweep_stat *st);
+/* A hard link member: name -> the data holder of r, metadata from st. <0 when the archive failed. */
+int tar_write_link(struct tar *t, const char *name, const struct link_rec *r, const struct sweep_stat *st);
 
 /* links.c: the hard-link table (files with st_nlink > 1). */
 enum link_state {
@@ -174,6 +218,8 @@ struct link_rec {
 	uint64_t unseen;       /* names not met yet (st_nlink minus names seen) */
 	enum link_state state;
 	char *target;          /* member name of the data holder once written */
+	const struct name_prefix *target_prefix; /* what its walked path lost (names.c) */
+	bool placeholder;      /* GNU tar extracts every name of it through a placeholder (tar.h) */
 	struct link_name *pending, **pending_tail; /* names met while PENDING, in walk order */
 };
 struct links *links_new(void);
@@ -184,14 +230,21 @@ struct link_rec *links_add(struct links *l, uint64_t dev, uint64_t ino, uint64_t
 int links_push_pending(struct link_rec *r, const char *path, size_t strip);
 /* Drop the record once every name was met and none waits. */
 void links_maybe_forget(struct links *l, struct link_rec *r);
-/* The data holder was written as member target: write every waiting name as a link to it. */
-int links_written(struct tar *t, struct link_rec *r, const char *target, const struct sweep_stat *st);
+/* The data holder (walked path, -C strip) was written: write every waiting name as a link to it. */
+int links_written(struct tar *t, struct link_rec *r, const char *path, size_t strip, const struct sweep_stat *st);
 
 /* dirs.c: directory entries, kept in a temporary pax stream until the end. */
 struct dir_spool *dir_spool_new(struct tar *t);
 struct dir_spool *dir_spool_free(struct dir_spool *s);
-/* Keep t->entry for the end. 0 or <0 after a message. */
-int dir_spool_add(struct tar *t);
+/* Keep t->entry, the directory the walk calls id, for the end. 0 or <0 after a message. */
+int dir_spool_add(struct tar *t, uint64_t id);
+/*
+ * A placeholder member (see above) is about to be written into the
+ * directory the walk calls id: write that directory's entry now as well
+ * (once; it still comes at the end too). 0 (also when the directory is
+ * not in the archive) or <0 when the archive failed.
+ */
+int dir_spool_pin(struct tar *t, uint64_t id);
 /* Copy every kept entry into the archive. */
 int dir_spool_flush(struct tar *t);
 
@@ -205,10 +258,11 @@ extern const struct sweep_read_ops tar_read_ops;
 int tar_file_now(struct tar *t, int dirfd, const char *at_name, const char *path, size_t strip,
 		 const struct sweep_stat *planned);
 /*
- * The data holder of rec was archived as member name (ok) or not: write
- * the waiting names as links, or let the next one hold the data.
+ * The data holder of rec (walked path, -C strip) was archived (ok) or not:
+ * write the waiting names as links, or let the next one hold the data.
  */
-int tar_link_done(struct tar *t, struct link_rec *rec, bool ok, const char *name, const struct sweep_stat *st);
+int tar_link_done(struct tar *t, struct link_rec *rec, bool ok, const char *path, size_t strip,
+		  const struct sweep_stat *st);
 
 /* walk.c */
 /* Walk the roots, planning and writing as it goes; 0 or <0 when the archive failed. */

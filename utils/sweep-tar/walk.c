@@ -46,7 +46,7 @@ static int walk_dir(struct tar *t, const struct sweep_entry *e, const char *name
 	/* On failure it said why; the directory's contents are still archived. */
 	r = 0;
 	if (tar_entry_fill(t, name, e->path, acc, fd, &e->st, NULL) == 0) {
-		r = dir_spool_add(t);
+		r = dir_spool_add(t, e->id);
 		/*
 		 * A directory with a default ACL is also stored now, before
 		 * its contents: bsdtar (libarchive 3.6) sets a default ACL only
@@ -91,7 +91,10 @@ static int link_check(struct tar *t, const struct sweep_entry *e, const char *na
 		rec->unseen--;
 	switch (rec->state) {
 	case LINK_WRITTEN:
-		r = tar_write_link(t, name, rec->target, &e->st);
+		/* A link to a placeholder is one too (tar.h). */
+		if (rec->placeholder && (r = dir_spool_pin(t, e->dir_id)) < 0)
+			return r;
+		r = tar_write_link(t, name, rec, &e->st);
 		links_maybe_forget(t->links, rec);
 		return r < 0 ? r : 1;
 	case LINK_PENDING:
@@ -119,6 +122,16 @@ static int walk_special(struct tar *t, const struct sweep_entry *e, const char *
 		return r < 0 ? r : 0;
 	if (tar_entry_fill(t, name, e->path, accpath(t, e->dirfd, e->at_name, e->path, buf, sizeof(buf)), -1,
 			   &e->st, NULL) == 0) {
+		const char *target = archive_entry_symlink(t->entry);
+
+		if (S_ISLNK(e->st.mode) && target && tar_placeholder_target(target)) {
+			/* Its directory's entry first, or GNU tar may restore a wrong mtime (tar.h). */
+			if (rec)
+				rec->placeholder = true;
+			r = dir_spool_pin(t, e->dir_id);
+			if (r < 0)
+				return r;
+		}
 		r = tar_out_header(t, NULL);
 		if (r < 0)
 			return r;
@@ -131,7 +144,7 @@ static int walk_special(struct tar *t, const struct sweep_entry *e, const char *
 	}
 	progress_plan(t->progress, 1, 0);
 	progress_add(t->progress, 1, 0);
-	return rec ? tar_link_done(t, rec, ok, name, &e->st) : 0;
+	return rec ? tar_link_done(t, rec, ok, e->path, strip, &e->st) : 0;
 }
 
 static int walk_file(struct tar *t, const struct sweep_entry *e, const char *name, size_t strip)
@@ -145,7 +158,7 @@ static int walk_file(struct tar *t, const struct sweep_entry *e, const char *nam
 	r = sweep_plan_add_entry(t->plan, e, strip);
 	if (r < 0) {
 		tar_error(t, e->path, "Cannot open: %s", strerror(-r));
-		return rec ? tar_link_done(t, rec, false, name, &e->st) : 0;
+		return rec ? tar_link_done(t, rec, false, e->path, strip, &e->st) : 0;
 	}
 	progress_plan(t->progress, 1, (uint64_t)e->st.size);
 	if (r == 1)
