@@ -110,10 +110,38 @@ static int slot_push(struct sweep__ms_slot *q, const struct sweep__ms_item *it)
 	return 0;
 }
 
+/*
+ * Only a hint: a failure costs speed, never correctness. WILLNEED reads at
+ * most max(read_ahead_kb, max_sectors_kb) per call (force_page_cache_ra
+ * caps it) and drops the rest silently, so a long range goes in chunks.
+ */
 static void advise(struct sweep__metascan *m, uint64_t off, uint64_t len, int advice)
 {
-	/* Only a hint: a failure costs speed, never correctness. */
-	(void)posix_fadvise(m->fd, (off_t)off, (off_t)len, advice);
+	if (advice != POSIX_FADV_WILLNEED) {
+		(void)posix_fadvise(m->fd, (off_t)off, (off_t)len, advice);
+		return;
+	}
+	while (len) {
+		uint64_t n = len < m->ra_chunk ? len : m->ra_chunk;
+		(void)posix_fadvise(m->fd, (off_t)off, (off_t)n, advice);
+		off += n;
+		len -= n;
+	}
+}
+
+/* The WILLNEED cap of the device (see advise()); 128 KiB, the kernel's default read-ahead, if unknown. */
+static uint64_t ra_chunk_of(int fd)
+{
+	long ra = 0;
+	unsigned short sect = 0;
+	uint64_t chunk = 0;
+	if (ioctl(fd, BLKRAGET, &ra) == 0 && ra > 0)
+		chunk = (uint64_t)ra * 512;
+	if (ioctl(fd, BLKSECTGET, &sect) == 0 && (uint64_t)sect * 512 > chunk)
+		chunk = (uint64_t)sect * 512;
+	if (chunk < (128u << 10))
+		chunk = 128u << 10;
+	return chunk;
 }
 
 int sweep__ms_sweep(struct sweep__metascan *m, sweep__ms_next_fn next, sweep__ms_item_fn item, void *ctx)
@@ -188,6 +216,10 @@ out:
 void *sweep__ms_pend_add(struct sweep__ms_scan *s, const struct sweep__inode_hint *h)
 {
 	size_t sz = s->ops->pend_size;
+	if (s->npend >= s->max_pend) {
+		s->truncated = 1;
+		return NULL;
+	}
 	if (sweep__grow(&s->pend, &s->cap, s->npend + 1, sz, 16) < 0) {
 		s->err = -ENOMEM;
 		return NULL;
@@ -196,6 +228,26 @@ void *sweep__ms_pend_add(struct sweep__ms_scan *s, const struct sweep__inode_hin
 	memset(p, 0, sz);
 	p->hint = (uint32_t)(h - s->out);
 	return p;
+}
+
+void sweep__ms_range_add(struct sweep__ms_scan *s, uint64_t off, uint64_t len)
+{
+	if (s->nranges) {
+		struct sweep__dev_range *last = &s->ranges[s->nranges - 1];
+		if (last->off + last->len == off) {
+			last->len += len; /* the next extent of the same run */
+			return;
+		}
+	}
+	if (s->nranges >= s->max_pend) {
+		s->truncated = 1;
+		return;
+	}
+	if (sweep__grow(&s->ranges, &s->cap_ranges, s->nranges + 1, sizeof(*s->ranges), 64) < 0) {
+		s->err = -ENOMEM;
+		return;
+	}
+	s->ranges[s->nranges++] = (struct sweep__dev_range){ off, len };
 }
 
 static struct sweep__ms_pend *pend_at(struct sweep__ms_scan *s, size_t i)
@@ -253,35 +305,45 @@ static int pend_cmp(const void *a, const void *b)
 	return x->byte < y->byte ? -1 : x->byte > y->byte;
 }
 
-int sweep__ms_scan_run(struct sweep__metascan *m, const struct sweep__ms_scan_ops *ops, const uint64_t *inos, size_t n,
-		       struct sweep__inode_hint *out)
+/* Run a scan of inos[0..n) into out (and, in ALL mode, s->ranges). The count of VALID hints, or -errno. */
+static int scan_run(struct sweep__metascan *m, struct sweep__ms_scan *s, const uint64_t *inos, size_t n,
+		    struct sweep__inode_hint *out)
 {
-	struct sweep__ms_scan s = { .m = m, .fsdata = m->fsdata, .ops = ops, .inos = inos, .n = n, .out = out };
+	struct sweep__ms_scan_ops ops;
 	int r;
 
 	if (n > UINT32_MAX)
 		return -EINVAL;
-	if ((r = sweep__ms_sweep(m, scan_next_inode, scan_got_inode, &s)) < 0)
-		goto out;
-	for (unsigned round = 0; s.npend && round < ops->max_rounds && !s.err; round++) {
-		qsort(s.pend, s.npend, ops->pend_size, pend_cmp);
-		s.ip = 0;
-		if ((r = sweep__ms_sweep(m, scan_next_block, scan_got_block, &s)) < 0)
-			goto out;
+	m->fs->scan_ops(m->fsdata, &ops);
+	if (m->fs->prepare)
+		m->fs->prepare(m, inos, n);
+	s->m = m;
+	s->fsdata = m->fsdata;
+	s->ops = &ops;
+	s->inos = inos;
+	s->n = n;
+	s->out = out;
+	/* no sane filesystem wants more tree blocks or extents than its device has blocks */
+	s->max_pend = m->dev_size / ops.block_len + 1024;
+	if ((r = sweep__ms_sweep(m, scan_next_inode, scan_got_inode, s)) < 0)
+		return r;
+	for (unsigned round = 0; s->npend && round < ops.max_rounds && !s->err; round++) {
+		qsort(s->pend, s->npend, ops.pend_size, pend_cmp);
+		s->ip = 0;
+		if ((r = sweep__ms_sweep(m, scan_next_block, scan_got_block, s)) < 0)
+			return r;
 		size_t k = 0;
-		for (size_t i = 0; i < s.npend; i++) {
-			if (pend_at(&s, i)->done)
+		for (size_t i = 0; i < s->npend; i++) {
+			if (pend_at(s, i)->done)
 				continue;
 			if (k != i)
-				memcpy(pend_at(&s, k), pend_at(&s, i), ops->pend_size);
+				memcpy(pend_at(s, k), pend_at(s, i), ops.pend_size);
 			k++;
 		}
-		s.npend = k;
+		s->npend = k;
 	}
-	if (s.err) {
-		r = s.err;
-		goto out;
-	}
+	if (s->err)
+		return s->err;
 	/* what is still pending after the last round keeps an unknown location */
 	int valid = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -289,10 +351,7 @@ int sweep__ms_scan_run(struct sweep__metascan *m, const struct sweep__ms_scan_op
 			out[i] = out[i - 1];
 		valid += (out[i].flags & SWEEP__HINT_VALID) != 0;
 	}
-	r = valid;
-out:
-	free(s.pend);
-	return r;
+	return valid;
 }
 
 void sweep__metascan_io_stats(const struct sweep__metascan *m, uint64_t *ret_requests, uint64_t *ret_bytes)
@@ -361,6 +420,7 @@ static int open_dev(int devfd, unsigned flags, const struct sweep__ms_fs *only, 
 	}
 	if ((r = dev_size_of(m->fd, &m->dev_size)) < 0)
 		goto fail;
+	m->ra_chunk = ra_chunk_of(m->fd);
 	m->buf = malloc(MS_BUF_SIZE);
 	m->slots = calloc(MS_DEPTH, sizeof(*m->slots));
 	if (!m->buf || !m->slots) {
@@ -486,7 +546,58 @@ int sweep__metascan_inodes(struct sweep__metascan *m, const uint64_t *inos, size
 			return -EINVAL;
 	if (n == 0)
 		return 0;
-	return m->fs->inodes(m, inos, n, out);
+	struct sweep__ms_scan s = { 0 };
+	int r = scan_run(m, &s, inos, n, out);
+	free(s.pend);
+	free(s.ranges);
+	return r;
+}
+
+static int range_cmp(const void *a, const void *b);
+
+/* Sort ranges by offset and merge those that touch or overlap; the new count. */
+static size_t ranges_merge(struct sweep__dev_range *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), range_cmp);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (k && v[i].off <= v[k - 1].off + v[k - 1].len) {
+			uint64_t end = v[i].off + v[i].len;
+			if (end > v[k - 1].off + v[k - 1].len)
+				v[k - 1].len = end - v[k - 1].off;
+			continue;
+		}
+		v[k++] = v[i];
+	}
+	return k;
+}
+
+int sweep__metascan_ranges(struct sweep__metascan *m, const uint64_t *inos, size_t n, struct sweep__dev_range **ret,
+			   size_t *ret_n)
+{
+	if (!m || (n && !inos) || !ret || !ret_n)
+		return -EINVAL;
+	for (size_t i = 1; i < n; i++)
+		if (inos[i] < inos[i - 1])
+			return -EINVAL;
+	struct sweep__inode_hint *h = malloc((n ? n : 1) * sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	struct sweep__ms_scan s = { .all = 1 };
+	int r = n ? scan_run(m, &s, inos, n, h) : 0;
+	free(h);
+	free(s.pend);
+	if (r < 0) {
+		free(s.ranges);
+		return r;
+	}
+	size_t k = ranges_merge(s.ranges, s.nranges);
+	struct sweep__dev_range *v = s.ranges ? s.ranges : calloc(1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	*ret = v;
+	*ret_n = k;
+	return 0;
 }
 
 static int range_cmp(const void *a, const void *b)

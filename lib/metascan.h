@@ -162,6 +162,19 @@ struct sweep__dev_range {
 };
 
 /*
+ * Where the data of inos[0..n) lies (ascending, repeats allowed): every
+ * located extent, as device ranges sorted by offset with neighbours merged,
+ * into a malloc'ed *ret of *ret_n ranges. Meant for directories: these are
+ * the blocks their getdents will read, the input of sweep__metascan_prefetch.
+ * Tree blocks are not listed; on ext4 the scan itself has just read them
+ * into the device's page cache, where ext4 will find them. Unwritten and
+ * inline data have no range. Inodes whose hints are not VALID contribute
+ * nothing. 0, or -errno (-EINVAL, -ENOMEM).
+ */
+int sweep__metascan_ranges(struct sweep__metascan *m, const uint64_t *inos, size_t n, struct sweep__dev_range **ret,
+			   size_t *ret_n);
+
+/*
  * Start buffered reads of r[0..n) (device bytes, any order) into the block
  * device's page cache, in one ascending sweep of coalesced requests, and
  * return without waiting (the count of requests started). On ext4 the
@@ -241,36 +254,28 @@ struct sweep__metascan {
 	uint64_t dev_size;
 	const struct sweep__ms_fs *fs;
 	void *fsdata;
-	uint8_t *buf; /* one request */
+	uint64_t ra_chunk; /* the most one posix_fadvise(WILLNEED) reads: max(read-ahead, max request) */
+	uint8_t *buf;      /* one request */
 	struct sweep__ms_slot *slots;
 	uint64_t io_requests, io_bytes;
 };
-
-struct sweep__ms_fs {
-	const char *name;
-	/*
-	 * Read and validate the superblock (and what else the format needs up
-	 * front) through sweep__ms_pread: 0 with *ret_fsdata, -ENOENT when the
-	 * magic is not this format's, -EUCLEAN/-EBADMSG/-EOPNOTSUPP otherwise.
-	 */
-	int (*open)(struct sweep__metascan *m, void **ret_fsdata);
-	void (*free)(void *fsdata);
-	unsigned (*block_size)(const void *fsdata);
-	int (*inodes)(struct sweep__metascan *m, const uint64_t *inos, size_t n, struct sweep__inode_hint *out);
-};
-extern const struct sweep__ms_fs sweep__ms_ext4, sweep__ms_xfs;
 
 /* Read exactly len bytes at off: 0, or -EIO (short: past the end), -errno. */
 int sweep__ms_pread(struct sweep__metascan *m, void *buf, size_t len, uint64_t off);
 /* Run one sweep. 0 or -ENOMEM; read errors reach item() as NULL bytes. */
 int sweep__ms_sweep(struct sweep__metascan *m, sweep__ms_next_fn next, sweep__ms_item_fn item, void *ctx);
+
 /*
- * One scan (metascan.c drives it, a format module supplies ops): a sweep
- * over the inodes, then one sorted sweep per round over the tree blocks
- * still wanted, until none is or ops->max_rounds have run. Each wanted
- * block is a pending record of ops->pend_size bytes that starts with
+ * One scan (metascan.c drives it, a format module supplies the ops): a
+ * sweep over the inodes, then one sorted sweep per round over the tree
+ * blocks still wanted, until none is or ops->max_rounds have run. Each
+ * wanted block is a pending record of ops->pend_size bytes that starts with
  * struct sweep__ms_pend; ops->block either resolves it (done) or points it
- * at the next block.
+ * at the next block, and may add more.
+ *
+ * Two modes. FIRST: the hint of each inode, with its first located extent.
+ * ALL: the hints, and every located extent of each inode into the scan's
+ * ranges (what a directory's getdents will read).
  */
 struct sweep__ms_pend {
 	uint64_t byte; /* the block to read next */
@@ -296,14 +301,37 @@ struct sweep__ms_scan {
 	struct sweep__inode_hint *out;
 	size_t n, next;
 	uint8_t *pend;
-	size_t npend, cap, ip;
+	size_t npend, cap, ip, max_pend;
+	int all;       /* ALL mode */
+	int truncated; /* ALL mode: a tree larger than the device could hold was cut short */
+	struct sweep__dev_range *ranges;
+	size_t nranges, cap_ranges;
 	int err;
 };
-/* A zeroed pending record for hint h, or NULL (the scan then fails with -ENOMEM). */
+/*
+ * A zeroed pending record for hint h, or NULL: on -ENOMEM (the scan then
+ * fails), or when more blocks are wanted than the device has (a hostile
+ * tree that names the same blocks again and again; s->truncated).
+ */
 void *sweep__ms_pend_add(struct sweep__ms_scan *s, const struct sweep__inode_hint *h);
-/* Returns the count of VALID hints, or -errno. */
-int sweep__ms_scan_run(struct sweep__metascan *m, const struct sweep__ms_scan_ops *ops, const uint64_t *inos, size_t n,
-		       struct sweep__inode_hint *out);
+/* ALL mode: one located extent (device bytes). */
+void sweep__ms_range_add(struct sweep__ms_scan *s, uint64_t off, uint64_t len);
+
+struct sweep__ms_fs {
+	const char *name;
+	/*
+	 * Read and validate the superblock (and what else the format needs up
+	 * front) through sweep__ms_pread: 0 with *ret_fsdata, -ENOENT when the
+	 * magic is not this format's, -EUCLEAN/-EBADMSG/-EOPNOTSUPP otherwise.
+	 */
+	int (*open)(struct sweep__metascan *m, void **ret_fsdata);
+	void (*free)(void *fsdata);
+	unsigned (*block_size)(const void *fsdata);
+	/* Before a scan of inos[0..n) (ascending, n > 0): refresh what may have changed. May be NULL. */
+	void (*prepare)(struct sweep__metascan *m, const uint64_t *inos, size_t n);
+	void (*scan_ops)(const void *fsdata, struct sweep__ms_scan_ops *ret);
+};
+extern const struct sweep__ms_fs sweep__ms_ext4, sweep__ms_xfs;
 
 /* A fresh hint for ino: nothing known yet (why = EIO until something is read). */
 void sweep__ms_hint_init(struct sweep__inode_hint *h, uint64_t ino);

@@ -349,16 +349,31 @@ struct node_out {
 	uint64_t base;     /* indirect: the logical block the child starts at */
 };
 
+/* An extent tree node's header: false when it cannot be one (want_depth -1: any depth). */
+static bool ext_header(const uint8_t *n, size_t len, int want_depth, unsigned *entries, unsigned *depth)
+{
+	if (len < 12 || sweep__le16(n) != EXT_MAGIC)
+		return false;
+	unsigned max = sweep__le16(n + 4);
+	*entries = sweep__le16(n + 2);
+	*depth = sweep__le16(n + 6);
+	if (max == 0 || 12 + (size_t)max * 12 > len || *entries > max || *depth > EXT_MAX_DEPTH)
+		return false;
+	return want_depth < 0 || *depth == (unsigned)want_depth;
+}
+
+/* A block number a tree may point at: after the superblock's block, inside the filesystem. */
+static bool block_ok(const struct ext4 *e, uint64_t b, uint64_t count)
+{
+	return b > e->first_data_block && b < e->blocks && count <= e->blocks - b;
+}
+
 /* One extent tree node (the root in i_block, or a tree block): at or after logical block L. */
 static int ext_node(const struct ext4 *e, const uint8_t *n, size_t len, int want_depth, bool root, uint64_t L,
 		    uint64_t *next_L, struct node_out *o)
 {
-	if (len < 12 || sweep__le16(n) != EXT_MAGIC)
-		return N_BAD;
-	unsigned entries = sweep__le16(n + 2), max = sweep__le16(n + 4), depth = sweep__le16(n + 6);
-	if (max == 0 || 12 + (size_t)max * 12 > len || entries > max || depth > EXT_MAX_DEPTH)
-		return N_BAD;
-	if (want_depth >= 0 && depth != (unsigned)want_depth)
+	unsigned entries, depth;
+	if (!ext_header(n, len, want_depth, &entries, &depth))
 		return N_BAD;
 	const uint8_t *x = n + 12;
 	if (depth == 0) {
@@ -374,7 +389,7 @@ static int ext_node(const struct ext4 *e, const uint8_t *n, size_t len, int want
 			prev_end = lblk + cnt;
 			if (lblk < L || cnt == 0 || unwritten)
 				continue;
-			if (pblk <= e->first_data_block || pblk >= e->blocks || cnt > e->blocks - pblk)
+			if (!block_ok(e, pblk, cnt))
 				return N_BAD;
 			o->phys = pblk << e->log_bsize;
 			o->plen = cnt << e->log_bsize;
@@ -399,7 +414,7 @@ static int ext_node(const struct ext4 *e, const uint8_t *n, size_t len, int want
 		*next_L = sweep__le32(x + 12 * (j + 1));
 	const uint8_t *ix = x + 12 * j;
 	uint64_t child = sweep__le32(ix + 4) | (uint64_t)sweep__le16(ix + 8) << 32;
-	if (child <= e->first_data_block || child >= e->blocks)
+	if (!block_ok(e, child, 1))
 		return N_BAD;
 	o->child = child;
 	o->level = depth - 1;
@@ -425,7 +440,7 @@ static int ind_ptrs(const struct ext4 *e, const uint8_t *p, unsigned count, unsi
 		uint64_t b = sweep__le32(p + 4 * i);
 		if (b == 0)
 			continue;
-		if (b <= e->first_data_block || b >= e->blocks)
+		if (!block_ok(e, b, 1))
 			return N_BAD;
 		if (level == 1) {
 			/* the run of physically consecutive blocks that follows */
@@ -526,6 +541,87 @@ static void descend_root(const struct ext4 *e, struct pend *p, struct sweep__ino
 	/* N_BAD: the location stays unknown */
 }
 
+/* ---- ALL mode: every located extent, for the walk's prefetch of directory blocks ---- */
+
+static struct pend *pend_child(struct sweep__ms_scan *s, struct sweep__inode_hint *h, bool extents, unsigned level,
+			       uint64_t block, uint32_t csum_seed)
+{
+	const struct ext4 *e = s->fsdata;
+	struct pend *p = sweep__ms_pend_add(s, h);
+	if (p) {
+		p->extents = extents;
+		p->level = (uint8_t)level;
+		p->h.byte = block << e->log_bsize;
+		p->csum_seed = csum_seed;
+	}
+	return p;
+}
+
+/* Every written extent below one extent node: leaves give ranges, index entries pending blocks. */
+static void ext_all(struct sweep__ms_scan *s, struct sweep__inode_hint *h, const uint8_t *n, size_t len, int want_depth,
+		    uint32_t csum_seed)
+{
+	const struct ext4 *e = s->fsdata;
+	unsigned entries, depth;
+	if (!ext_header(n, len, want_depth, &entries, &depth))
+		return;
+	for (unsigned i = 0; i < entries; i++) {
+		const uint8_t *x = n + 12 + 12 * i;
+		if (depth == 0) {
+			unsigned raw = sweep__le16(x + 4);
+			uint64_t pblk = (uint64_t)sweep__le16(x + 6) << 32 | sweep__le32(x + 8);
+			if (raw == 0 || raw > EXT_INIT_MAX_LEN)
+				continue; /* empty or unwritten */
+			if (!block_ok(e, pblk, raw))
+				return;
+			sweep__ms_range_add(s, pblk << e->log_bsize, (uint64_t)raw << e->log_bsize);
+		} else {
+			uint64_t child = sweep__le32(x + 4) | (uint64_t)sweep__le16(x + 8) << 32;
+			if (!block_ok(e, child, 1) || !pend_child(s, h, true, depth - 1, child, csum_seed))
+				return;
+		}
+	}
+}
+
+/* Every block of a block map below count pointers of the given level (1: data blocks). */
+static void ind_all(struct sweep__ms_scan *s, struct sweep__inode_hint *h, const uint8_t *ptrs, unsigned count,
+		    unsigned level)
+{
+	const struct ext4 *e = s->fsdata;
+	for (unsigned i = 0; i < count; i++) {
+		uint64_t b = sweep__le32(ptrs + 4 * i);
+		if (b == 0)
+			continue;
+		if (!block_ok(e, b, 1))
+			return;
+		if (level == 1)
+			sweep__ms_range_add(s, b << e->log_bsize, e->bsize);
+		else if (!pend_child(s, h, false, level - 1, b, 0))
+			return;
+	}
+}
+
+static void all_root(struct sweep__ms_scan *s, struct sweep__inode_hint *h, const uint8_t *ib, bool extents,
+		     uint32_t csum_seed)
+{
+	if (extents) {
+		ext_all(s, h, ib, 4 * N_BLOCKS, -1, csum_seed);
+		return;
+	}
+	ind_all(s, h, ib, IND_BLOCK, 1);
+	for (unsigned level = 1; level <= 3; level++)
+		ind_all(s, h, ib + 4 * (IND_BLOCK + level - 1), 1, level + 1);
+}
+
+/* ext4_extent_block_csum: the tail after eh_max entries, seeded with the inode's number and generation. */
+static bool extent_block_csum_ok(const struct ext4 *e, const struct pend *p, const uint8_t *blk)
+{
+	if (!e->metadata_csum || !e->check_csum)
+		return true;
+	size_t tail = 12 + (size_t)sweep__le16(blk + 4) * 12;
+	return tail + 4 <= e->bsize && sweep__crc32c(p->csum_seed, blk, tail) == sweep__le32(blk + tail);
+}
+
 /* The block p points at has been read (or not: blk NULL). */
 static void descend_block(struct sweep__ms_scan *s, struct sweep__ms_pend *pp, struct sweep__inode_hint *h,
 			  const uint8_t *blk)
@@ -539,12 +635,15 @@ static void descend_block(struct sweep__ms_scan *s, struct sweep__ms_pend *pp, s
 	p->h.done = 1;
 	if (!blk)
 		return;
+	if (s->all) {
+		if (!p->extents)
+			ind_all(s, h, blk, e->bsize / 4, p->level);
+		else if (extent_block_csum_ok(e, p, blk))
+			ext_all(s, h, blk, e->bsize, p->level, p->csum_seed);
+		return;
+	}
 	if (p->extents) {
-		bool csum_ok = true;
-		if (e->metadata_csum && e->check_csum) {
-			size_t tail = 12 + (size_t)sweep__le16(blk + 4) * 12;
-			csum_ok = tail + 4 <= e->bsize && sweep__crc32c(p->csum_seed, blk, tail) == sweep__le32(blk + tail);
-		}
+		bool csum_ok = extent_block_csum_ok(e, p, blk);
 		if (csum_ok)
 			r = ext_node(e, blk, e->bsize, p->level, false, p->L, &next_L, &o);
 		else
@@ -685,6 +784,10 @@ static void parse_inode(struct sweep__ms_scan *s, struct sweep__inode_hint *h, c
 		h->why = SWEEP__HINT_CORRUPT;
 		return;
 	}
+	if (s->all) {
+		all_root(s, h, ib, p.extents, seed);
+		return;
+	}
 	descend_root(e, &p, h);
 	if (!p.h.done) {
 		struct pend *q = sweep__ms_pend_add(s, h);
@@ -711,10 +814,19 @@ static int inode_loc(const void *fsdata, uint64_t ino, uint64_t *off)
 	return SWEEP__HINT_OK;
 }
 
-static int ext4_inodes(struct sweep__metascan *m, const uint64_t *inos, size_t n, struct sweep__inode_hint *out)
+static void ext4_prepare(struct sweep__metascan *m, const uint64_t *inos, size_t n)
 {
 	struct ext4 *e = m->fsdata;
-	const struct sweep__ms_scan_ops ops = {
+	/* the descriptors of the groups this scan touches, as ext4 has them now */
+	uint64_t lo = inos[0] ? inos[0] : 1, hi = inos[n - 1] < e->inodes ? inos[n - 1] : e->inodes;
+	if (lo <= hi)
+		refresh_groups(m, e, (uint32_t)((lo - 1) / e->ipg), (uint32_t)((hi - 1) / e->ipg));
+}
+
+static void ext4_scan_ops(const void *fsdata, struct sweep__ms_scan_ops *ops)
+{
+	const struct ext4 *e = fsdata;
+	*ops = (struct sweep__ms_scan_ops){
 		.inode_len = e->isize,
 		.block_len = e->bsize,
 		.max_rounds = MAX_ROUNDS,
@@ -723,11 +835,6 @@ static int ext4_inodes(struct sweep__metascan *m, const uint64_t *inos, size_t n
 		.inode = parse_inode,
 		.block = descend_block,
 	};
-	/* the descriptors of the groups this scan touches, as ext4 has them now */
-	uint64_t lo = inos[0] ? inos[0] : 1, hi = inos[n - 1] < e->inodes ? inos[n - 1] : e->inodes;
-	if (lo <= hi)
-		refresh_groups(m, e, (uint32_t)((lo - 1) / e->ipg), (uint32_t)((hi - 1) / e->ipg));
-	return sweep__ms_scan_run(m, &ops, inos, n, out);
 }
 
 const struct sweep__ms_fs sweep__ms_ext4 = {
@@ -735,5 +842,6 @@ const struct sweep__ms_fs sweep__ms_ext4 = {
 	.open = ext4_open,
 	.free = ext4_free,
 	.block_size = ext4_block_size,
-	.inodes = ext4_inodes,
+	.prepare = ext4_prepare,
+	.scan_ops = ext4_scan_ops,
 };

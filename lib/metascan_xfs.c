@@ -205,6 +205,13 @@ static int inode_loc(const void *fsdata, uint64_t ino, uint64_t *off)
 	return SWEEP__HINT_OK;
 }
 
+/* A file whose first extent is in its bmap btree. */
+struct pend {
+	struct sweep__ms_pend h; /* h.byte: the block to read */
+	uint16_t level;          /* its expected level */
+	uint32_t steps;          /* leaves followed to the right */
+};
+
 enum rec_res { R_FOUND, R_NONE, R_BAD };
 
 /* The first written extent among n packed bmbt records (whole: they are the file's entire map). */
@@ -235,19 +242,40 @@ static int first_written(const struct xfs *x, const uint8_t *r, uint64_t n, bool
 	return R_NONE;
 }
 
+/* ALL mode: every written extent among n packed bmbt records; false on a bad one. */
+static bool all_written(struct sweep__ms_scan *s, const uint8_t *r, uint64_t n)
+{
+	const struct xfs *x = s->fsdata;
+	for (uint64_t i = 0; i < n; i++, r += 16) {
+		uint64_t l0 = sweep__be64(r), l1 = sweep__be64(r + 8);
+		uint64_t startblock = (l0 & 0x1FF) << 43 | l1 >> 21, count = l1 & ((1ull << 21) - 1), byte;
+		if (l0 >> 63 || count == 0)
+			continue;
+		if (!fsb_to_byte(x, startblock, count, &byte))
+			return false;
+		sweep__ms_range_add(s, byte, count << x->blocklog);
+	}
+	return true;
+}
+
+/* A pending read of the btree block at fsb, of the given level; false when fsb is out of range or no room. */
+static bool pend_block(struct sweep__ms_scan *s, struct sweep__inode_hint *h, uint64_t fsb, unsigned level)
+{
+	struct pend *p;
+	uint64_t byte;
+	if (!fsb_to_byte(s->fsdata, fsb, 1, &byte) || !(p = sweep__ms_pend_add(s, h)))
+		return false;
+	p->h.byte = byte;
+	p->level = (uint16_t)level;
+	return true;
+}
+
 static void set_no_phys(struct sweep__inode_hint *h)
 {
 	h->flags |= SWEEP__HINT_PHYS;
 	h->phys = SWEEP_NO_PHYS;
 	h->phys_len = 0;
 }
-
-/* A file whose first extent is in its bmap btree. */
-struct pend {
-	struct sweep__ms_pend h; /* h.byte: the block to read */
-	uint16_t level;          /* its expected level */
-	uint32_t steps;          /* leaves followed to the right */
-};
 
 static void invalid(struct sweep__inode_hint *h, int why)
 {
@@ -326,6 +354,10 @@ static void parse_inode(struct sweep__ms_scan *s, struct sweep__inode_hint *h, c
 			invalid(h, SWEEP__HINT_CORRUPT);
 			return;
 		}
+		if (s->all) {
+			all_written(s, fork, nextents);
+			return;
+		}
 		int r = first_written(x, fork, nextents, true, h);
 		if (r == R_NONE)
 			set_no_phys(h);
@@ -341,6 +373,12 @@ static void parse_inode(struct sweep__ms_scan *s, struct sweep__inode_hint *h, c
 		if (level == 0 || level > MAX_BTREE_LEVEL || numrecs == 0 || numrecs > maxrecs ||
 		    !fsb_to_byte(x, sweep__be64(fork + 4 + 8 * (size_t)maxrecs), 1, &byte)) {
 			invalid(h, SWEEP__HINT_CORRUPT);
+			return;
+		}
+		if (s->all) {
+			for (unsigned i = 0; i < numrecs; i++)
+				if (!pend_block(s, h, sweep__be64(fork + 4 + 8 * ((size_t)maxrecs + i)), level - 1))
+					break;
 			return;
 		}
 		struct pend *p = sweep__ms_pend_add(s, h);
@@ -376,6 +414,15 @@ static void parse_block(struct sweep__ms_scan *s, struct sweep__ms_pend *pp, str
 	unsigned numrecs = sweep__be16(b + 6), maxrecs = (x->bsize - hdr) / 16;
 	if (numrecs > maxrecs)
 		goto bad;
+	if (s->all) {
+		/* every child of a node, every extent of a leaf; the leaves are all reached from above */
+		if (p->level == 0)
+			all_written(s, b + hdr, numrecs);
+		for (unsigned i = 0; p->level > 0 && i < numrecs; i++)
+			if (!pend_block(s, h, sweep__be64(b + hdr + 8 * ((size_t)maxrecs + i)), p->level - 1))
+				break;
+		return;
+	}
 	if (p->level > 0) {
 		if (numrecs == 0 || !fsb_to_byte(x, sweep__be64(b + hdr + 8 * (size_t)maxrecs), 1, &p->h.byte))
 			goto bad;
@@ -402,10 +449,10 @@ bad:
 	h->flags &= (uint16_t)~(SWEEP__HINT_PHYS | SWEEP__HINT_CSUM);
 }
 
-static int xfs_inodes(struct sweep__metascan *m, const uint64_t *inos, size_t n, struct sweep__inode_hint *out)
+static void xfs_scan_ops(const void *fsdata, struct sweep__ms_scan_ops *ops)
 {
-	const struct xfs *x = m->fsdata;
-	const struct sweep__ms_scan_ops ops = {
+	const struct xfs *x = fsdata;
+	*ops = (struct sweep__ms_scan_ops){
 		.inode_len = x->isize,
 		.block_len = x->bsize,
 		.max_rounds = MAX_ROUNDS,
@@ -414,7 +461,6 @@ static int xfs_inodes(struct sweep__metascan *m, const uint64_t *inos, size_t n,
 		.inode = parse_inode,
 		.block = parse_block,
 	};
-	return sweep__ms_scan_run(m, &ops, inos, n, out);
 }
 
 const struct sweep__ms_fs sweep__ms_xfs = {
@@ -422,5 +468,5 @@ const struct sweep__ms_fs sweep__ms_xfs = {
 	.open = xfs_open,
 	.free = xfs_free,
 	.block_size = xfs_block_size,
-	.inodes = xfs_inodes,
+	.scan_ops = xfs_scan_ops,
 };

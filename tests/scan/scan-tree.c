@@ -98,16 +98,51 @@ static void path_of(size_t e, char *buf, size_t size)
 	}
 }
 
+static int cmp_u64(const void *a, const void *b);
+
+/*
+ * With a metascan handle: before reading the directories of the next level
+ * (breadth first), find where their blocks are and start reading them all
+ * in one sweep (sweep__metascan_ranges, then sweep__metascan_prefetch).
+ */
+static double prefetch_s;
+static uint64_t prefetch_bytes, prefetch_requests;
+static void prefetch_level(struct sweep__metascan *m, size_t d0, size_t d1)
+{
+	double t = now();
+	uint64_t *inos = malloc((d1 - d0) * sizeof(*inos));
+	struct sweep__dev_range *r = NULL;
+	size_t nr = 0;
+	for (size_t d = d0; d < d1; d++)
+		inos[d - d0] = ents[dirs[d]].ino;
+	qsort(inos, d1 - d0, sizeof(*inos), cmp_u64);
+	if (sweep__metascan_ranges(m, inos, d1 - d0, &r, &nr) == 0) {
+		int k = sweep__metascan_prefetch(m, r, nr);
+		for (size_t i = 0; i < nr; i++)
+			prefetch_bytes += r[i].len;
+		prefetch_requests += k > 0 ? (uint64_t)k : 0;
+	}
+	free(r);
+	free(inos);
+	prefetch_s += now() - t;
+}
+
 /* Directories in the order found, each read whole with getdents64 (no stat, no open of a child file). */
-static int walk(int rootfd, uint64_t *getdents_calls)
+static int walk(int rootfd, struct sweep__metascan *m, uint64_t *getdents_calls)
 {
 	static char buf[1 << 16];
 	struct stat st;
 	if (fstat(rootfd, &st) < 0)
 		return -errno;
 	add_entry(st.st_ino, UINT32_MAX, ".", DT_DIR);
+	size_t level_end = 0;
 	for (size_t d = 0; d < ndirs; d++) {
 		char path[PATH_MAX];
+		if (m && d == level_end) {
+			/* breadth first: dirs [d, ndirs) are the next level, all known now */
+			level_end = ndirs;
+			prefetch_level(m, d, ndirs);
+		}
 		path_of(dirs[d], path, sizeof(path));
 		int fd = openat(rootfd, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0) {
@@ -260,7 +295,7 @@ static void check_entry(int rootfd, size_t e, const struct sweep__inode_hint *h,
 static void usage(FILE *f)
 {
 	fputs("usage: scan-tree [--check] [--bulkstat] [--statx] [--nocsum] [--dev PATH] [--repeat N]\n"
-	      "                 [--drop-caches] [--list] [--walk-only] DIR\n",
+	      "                 [--drop-caches] [--list] [--walk-only] [--prefetch] DIR\n",
 	      f);
 }
 
@@ -282,9 +317,11 @@ int main(int argc, char **argv)
 		{ "dev", required_argument, NULL, 'd' }, { "repeat", required_argument, NULL, 'r' },
 		{ "drop-caches", no_argument, NULL, 'D' }, { "list", no_argument, NULL, 'l' },
 		{ "walk-only", no_argument, NULL, 'w' }, { "help", no_argument, NULL, 'h' },
+		{ "prefetch", no_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool check = false, bulk = false, do_statx = false, list = false, walk_only = false, drop = false;
+	bool prefetch = false;
 	unsigned flags = 0;
 	const char *dev = NULL;
 	long repeat = 1;
@@ -300,6 +337,7 @@ int main(int argc, char **argv)
 		case 'D': drop = true; break;
 		case 'l': list = true; break;
 		case 'w': walk_only = true; break;
+		case 'p': prefetch = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -314,14 +352,26 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	struct sweep__metascan *pm = NULL;
+	if (prefetch) {
+		int r = sweep__metascan_open(rootfd, flags, &pm);
+		if (r < 0) {
+			fprintf(stderr, "scan-tree: metascan open: %s\n", strerror(-r));
+			return r == -EOPNOTSUPP ? 77 : 3;
+		}
+	}
 	if (drop)
 		drop_caches();
 	uint64_t calls = 0;
 	double t0 = now();
-	if (walk(rootfd, &calls) < 0)
+	if (walk(rootfd, pm, &calls) < 0)
 		return 2;
 	double t1 = now();
 	fprintf(stderr, "walk: dirs=%zu entries=%zu getdents=%" PRIu64 " s=%.3f\n", ndirs, nents, calls, t1 - t0);
+	if (pm)
+		fprintf(stderr, "prefetch: MiB=%.1f requests=%" PRIu64 " s=%.3f (inside the walk)\n",
+			(double)prefetch_bytes / (1 << 20), prefetch_requests, prefetch_s);
+	pm = sweep__metascan_free(pm);
 	if (walk_only)
 		return 0;
 
