@@ -285,8 +285,8 @@ static void scan_got_inode(void *ctx, const struct sweep__ms_item *it, const uin
 static int scan_next_block(void *ctx, struct sweep__ms_item *it)
 {
 	struct sweep__ms_scan *s = ctx;
-	if (s->ip >= s->npend)
-		return 0;
+	if (s->ip >= s->round_end)
+		return 0; /* records added during this round wait for the next, sorted */
 	*it = (struct sweep__ms_item){ .off = pend_at(s, s->ip)->byte, .len = s->ops->block_len, .idx = (uint32_t)s->ip };
 	s->ip++;
 	return 1;
@@ -330,6 +330,7 @@ static int scan_run(struct sweep__metascan *m, struct sweep__ms_scan *s, const u
 	for (unsigned round = 0; s->npend && round < ops.max_rounds && !s->err; round++) {
 		qsort(s->pend, s->npend, ops.pend_size, pend_cmp);
 		s->ip = 0;
+		s->round_end = s->npend;
 		if ((r = sweep__ms_sweep(m, scan_next_block, scan_got_block, s)) < 0)
 			return r;
 		size_t k = 0;
@@ -558,7 +559,8 @@ static int range_cmp(const void *a, const void *b);
 /* Sort ranges by offset and merge those that touch or overlap; the new count. */
 static size_t ranges_merge(struct sweep__dev_range *v, size_t n)
 {
-	qsort(v, n, sizeof(*v), range_cmp);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), range_cmp);
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (k && v[i].off <= v[k - 1].off + v[k - 1].len) {

@@ -271,7 +271,8 @@ int sweep__ms_sweep(struct sweep__metascan *m, sweep__ms_next_fn next, sweep__ms
  * blocks still wanted, until none is or ops->max_rounds have run. Each
  * wanted block is a pending record of ops->pend_size bytes that starts with
  * struct sweep__ms_pend; ops->block either resolves it (done) or points it
- * at the next block, and may add more.
+ * at the next block, and may add more (read in the next round, in order).
+ * Adding may move the array: ops->block must not use its record after.
  *
  * Two modes. FIRST: the hint of each inode, with its first located extent.
  * ALL: the hints, and every located extent of each inode into the scan's
@@ -301,7 +302,7 @@ struct sweep__ms_scan {
 	struct sweep__inode_hint *out;
 	size_t n, next;
 	uint8_t *pend;
-	size_t npend, cap, ip, max_pend;
+	size_t npend, cap, ip, round_end, max_pend;
 	int all;       /* ALL mode */
 	int truncated; /* ALL mode: a tree larger than the device could hold was cut short */
 	struct sweep__dev_range *ranges;

@@ -636,6 +636,7 @@ static void descend_block(struct sweep__ms_scan *s, struct sweep__ms_pend *pp, s
 	if (!blk)
 		return;
 	if (s->all) {
+		/* these add pending records, which may move p: they get copies of its fields */
 		if (!p->extents)
 			ind_all(s, h, blk, e->bsize / 4, p->level);
 		else if (extent_block_csum_ok(e, p, blk))

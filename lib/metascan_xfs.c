@@ -415,11 +415,16 @@ static void parse_block(struct sweep__ms_scan *s, struct sweep__ms_pend *pp, str
 	if (numrecs > maxrecs)
 		goto bad;
 	if (s->all) {
-		/* every child of a node, every extent of a leaf; the leaves are all reached from above */
-		if (p->level == 0)
+		/*
+		 * Every child of a node, every extent of a leaf; the leaves are all
+		 * reached from above. Adding records may move the array: p is not
+		 * used after the first.
+		 */
+		unsigned level = p->level;
+		if (level == 0)
 			all_written(s, b + hdr, numrecs);
-		for (unsigned i = 0; p->level > 0 && i < numrecs; i++)
-			if (!pend_block(s, h, sweep__be64(b + hdr + 8 * ((size_t)maxrecs + i)), p->level - 1))
+		for (unsigned i = 0; level > 0 && i < numrecs; i++)
+			if (!pend_block(s, h, sweep__be64(b + hdr + 8 * ((size_t)maxrecs + i)), level - 1))
 				break;
 		return;
 	}

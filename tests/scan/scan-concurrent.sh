@@ -91,9 +91,9 @@ run_fs() { # run_fs FSTYPE
 	# scan until the writers stop: hints (FIRST mode) and the directory prefetch (ALL mode)
 	while kill -0 $pid 2>/dev/null; do
 		"$SCAN" --repeat 3 "$mnt/t" >/dev/null 2>"$out.scan" ||
-			bad "$fs: scan during writes, exit $?: $(grep -E 'MISMATCH|ERROR|Sanitizer|scan-tree:' "$out.scan" | head -5)"
+			bad "$fs: scan during writes, exit $?: $(grep -E 'MISMATCH|ERROR|runtime error|scan-tree:' "$out.scan" | head -5)"
 		"$SCAN" --prefetch --walk-only "$mnt/t" >/dev/null 2>"$out.pf" ||
-			bad "$fs: prefetch walk during writes, exit $?: $(grep -E 'ERROR|Sanitizer|scan-tree:' "$out.pf" | head -5)"
+			bad "$fs: prefetch walk during writes, exit $?: $(grep -E 'ERROR|runtime error|scan-tree:' "$out.pf" | head -5)"
 		scans=$((scans + 1))
 		[ $fail = 0 ] || break
 	done
@@ -103,7 +103,7 @@ run_fs() { # run_fs FSTYPE
 	sync
 	[ "$fs" = xfs ] && { fsfreeze -f "$mnt" && fsfreeze -u "$mnt"; }
 	"$SCAN" --check "$mnt/t" >/dev/null 2>"$out.final" ||
-		bad "$fs: after the writers stopped: $(grep -E 'MISMATCH|scan-tree:' "$out.final" | head -5)"
+		bad "$fs: after the writers stopped: $(grep -E 'MISMATCH|scan-tree:|ERROR|runtime error' "$out.final" | head -5)"
 	echo "$fs: after sync: $(grep '^check:' "$out.final")"
 }
 

@@ -70,7 +70,7 @@ check_fs() { # check_fs LABEL FSTYPE SIZE [mkfs options...]
 	local blockmap=
 	[ "$fstype" = ext2 ] && blockmap=--blockmap
 	if ! "$SCAN" --check --list $blockmap "$mnt/t" >"$out.list" 2>"$out.err"; then
-		bad "$label: scan-tree --check: $(grep -E 'MISMATCH|scan-tree' "$out.err" | head -8)"
+		bad "$label: scan-tree --check: $(grep -E 'MISMATCH|scan-tree:|ERROR|runtime error' "$out.err" | head -8)"
 	fi
 	echo "$label (bs $bs): $(grep '^check:' "$out.err")"
 	grep -q 'fiemap=0 ' "$out.err" && bad "$label: FIEMAP compared nothing"

