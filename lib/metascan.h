@@ -63,6 +63,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sweep/extent.h> /* SWEEP_NO_PHYS */
 
 struct sweep__metascan;
 

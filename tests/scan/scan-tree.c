@@ -393,7 +393,10 @@ static void check_entry(struct sweep__metascan *m, int rootfd, size_t e, const s
 static void usage(FILE *f)
 {
 	fputs("usage: scan-tree [--check] [--bulkstat] [--statx] [--nocsum] [--dev PATH] [--repeat N]\n"
-	      "                 [--drop-caches] [--list] [--walk-only] [--prefetch] [--blockmap] DIR\n",
+	      "                 [--drop-caches] [--list] [--walk-only] [--prefetch] [--blockmap]\n"
+	      "                 [--inos-out FILE | --inos-in FILE] DIR\n"
+	      "--inos-out saves the sorted inode numbers the walk found; --inos-in takes them\n"
+	      "instead of walking (no names: only the hint, bulkstat and timing modes).\n",
 	      f);
 }
 
@@ -416,10 +419,12 @@ int main(int argc, char **argv)
 		{ "drop-caches", no_argument, NULL, 'D' }, { "list", no_argument, NULL, 'l' },
 		{ "walk-only", no_argument, NULL, 'w' }, { "help", no_argument, NULL, 'h' },
 		{ "prefetch", no_argument, NULL, 'p' }, { "blockmap", no_argument, NULL, 'B' },
+		{ "inos-out", required_argument, NULL, 'O' }, { "inos-in", required_argument, NULL, 'I' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool check = false, bulk = false, do_statx = false, list = false, walk_only = false, drop = false;
 	bool prefetch = false;
+	const char *inos_out = NULL, *inos_in = NULL;
 	unsigned flags = 0;
 	const char *dev = NULL;
 	long repeat = 1;
@@ -437,6 +442,8 @@ int main(int argc, char **argv)
 		case 'w': walk_only = true; break;
 		case 'p': prefetch = true; break;
 		case 'B': blockmap = true; break;
+		case 'O': inos_out = optarg; break;
+		case 'I': inos_in = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -451,6 +458,27 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	size_t n = 0;
+	if (inos_in) {
+		FILE *f = fopen(inos_in, "re");
+		struct stat fst;
+		if (!f || fstat(fileno(f), &fst) < 0) {
+			fprintf(stderr, "scan-tree: %s: %s\n", inos_in, strerror(errno));
+			return 2;
+		}
+		n = (size_t)fst.st_size / sizeof(uint64_t);
+		inos = malloc((n ? n : 1) * sizeof(*inos));
+		if (!inos || fread(inos, sizeof(*inos), n, f) != n)
+			return 2;
+		fclose(f);
+		if (check || list || do_statx || prefetch || walk_only) {
+			fprintf(stderr, "scan-tree: --inos-in has no names to check, list, stat or walk\n");
+			return 2;
+		}
+		if (drop)
+			drop_caches();
+		goto scan;
+	}
 	struct sweep__metascan *pm = NULL;
 	if (prefetch) {
 		int r = sweep__metascan_open(rootfd, flags, &pm);
@@ -480,12 +508,18 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < nents; i++)
 		inos[i] = ents[i].ino;
 	qsort(inos, nents, sizeof(*inos), cmp_u64);
-	size_t n = 0;
 	for (size_t i = 0; i < nents; i++)
 		if (n == 0 || inos[i] != inos[n - 1])
 			inos[n++] = inos[i];
 	double t2 = now();
 	fprintf(stderr, "sort: inodes=%zu s=%.3f\n", n, t2 - t1);
+	if (inos_out) {
+		FILE *f = fopen(inos_out, "we");
+		if (!f || fwrite(inos, sizeof(*inos), n, f) != n || fclose(f) != 0) {
+			fprintf(stderr, "scan-tree: %s: %s\n", inos_out, strerror(errno));
+			return 2;
+		}
+	}
 	if (drop)
 		drop_caches();
 
@@ -508,10 +542,10 @@ int main(int argc, char **argv)
 		}
 		fprintf(stderr, "statx: entries=%zu ok=%zu s=%.3f\n", nents, ok, now() - s0);
 		free(order);
-		if (drop)
-			drop_caches();
+		return 0; /* a measurement of its own */
 	}
 
+scan:
 	if (bulk) {
 		bs = calloc(n ? n : 1, sizeof(*bs));
 		double b0 = now();
