@@ -7,11 +7,8 @@
 #
 #   profile.sh [--fs ext4] [--out DIR]
 set -euo pipefail
-HERE=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(cd "$HERE/../../.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
 BENCH_PROG=1M-profile
-. "$ROOT/bench/lib/common.sh"
+. "$(dirname "$0")/lib.sh"
 FS=ext4 OUT=$HERE/out
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -21,19 +18,13 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-bench_require_root_loop
+bench_setup "$OUT"
 command -v perf >/dev/null || die "perf not found (linux-perf)"
 command -v strace >/dev/null || die "strace not found"
-PLAN=$BUILD/utils/sweep-plan
-mkdir -p "$OUT"
-MNT=$(mktemp -d /tmp/1M-profile.XXXXXX)
 PERFDATA=$(mktemp /tmp/1M-profile.perf.XXXXXX)
-trap 'bench_cleanup_mounts; rmdir "$MNT" 2>/dev/null; rm -f "$PERFDATA"' EXIT
-trap 'exit 130' INT TERM
-IMG=$("$ROOT/bench/mkfiles" --fs "$FS" --files 1M)
-bench_attach "$IMG" DEV
-bench_mount "$DEV" "$MNT" noatime
-cold() { bench_umount "$MNT"; bench_mount "$DEV" "$MNT" noatime; }
+drop_perfdata() { rm -f "$PERFDATA"; }
+CLEANUP_HOOKS+=(drop_perfdata)
+mount_1M "$FS"
 
 cold
 /usr/bin/time -v "$PLAN" --no-compare "$MNT/t" >/dev/null 2>"$OUT/profile-$FS-time-v.txt"

@@ -12,11 +12,8 @@
 # Tools rotate their order each repeat. Writes DIR/runs.tsv (one line per
 # run) and prints the medians.
 set -euo pipefail
-HERE=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(cd "$HERE/../../.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
 BENCH_PROG=1M-profile
-. "$ROOT/bench/lib/common.sh"
+. "$(dirname "$0")/lib.sh"
 
 FSLIST=ext4,xfs REPEATS=3 OUT=$HERE/out
 while [ $# -gt 0 ]; do
@@ -28,19 +25,9 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-bench_require_root_loop
-SCAN=$BUILD/tests/scan/scan-tree
-PLAN=$BUILD/utils/sweep-plan
-[ -x "$SCAN" ] && [ -x "$PLAN" ] || die "build first: $SCAN, $PLAN"
-mkdir -p "$OUT"
+bench_setup "$OUT"
 TSV=$OUT/runs.tsv
 [ -e "$TSV" ] || printf 'fs\ttool\trep\twall_s\tsys_s\tuser_s\tmaxrss_kb\tload1\tphases\n' >"$TSV"
-MNT=$(mktemp -d /tmp/1M-profile.XXXXXX)
-trap 'bench_cleanup_mounts; rmdir "$MNT" 2>/dev/null' EXIT
-trap 'exit 130' INT TERM
-
-cold() { bench_umount "$MNT"; bench_mount "$DEV" "$MNT" noatime; }
-
 # run FS TOOL REP cmd...: one cold run, timed by /usr/bin/time; phase lines of scan-tree kept
 run() {
 	local fs=$1 tool=$2 rep=$3; shift 3
@@ -74,9 +61,7 @@ checker() {
 }
 
 for fs in ${FSLIST//,/ }; do
-	IMG=$("$ROOT/bench/mkfiles" --fs "$fs" --files 1M)
-	bench_attach "$IMG" DEV
-	bench_mount "$DEV" "$MNT" noatime
+	mount_1M "$fs"
 	INOS=$OUT/$fs.inos
 	"$SCAN" --walk-only "$MNT/t" 2>/dev/null || true
 	"$SCAN" --inos-out "$INOS" "$MNT/t" 2>/dev/null >/dev/null
@@ -101,8 +86,7 @@ for fs in ${FSLIST//,/ }; do
 			esac
 		done
 	done
-	bench_umount "$MNT"
-	bench_detach "$DEV"
+	unmount_1M
 done
 
 # medians per fs and tool
