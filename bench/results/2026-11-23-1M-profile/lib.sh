@@ -29,9 +29,12 @@ bench_teardown() {
 }
 
 # mount_1M FS: build (or reuse) the 1M-file image of FS and mount it on $MNT
-# (BENCH_FILES=10k: a small one, to try the scripts out)
+# (BENCH_FILES=10k: a small one, to try the scripts out; BENCH_AGED=1: the
+# image after bench/mkfiles --aged)
 mount_1M() {
-	IMG=$("$ROOT/bench/mkfiles" --fs "$1" --files "${BENCH_FILES:-1M}")
+	local aged=()
+	[ "${BENCH_AGED:-0}" = 1 ] && aged=(--aged)
+	IMG=$("$ROOT/bench/mkfiles" --fs "$1" --files "${BENCH_FILES:-1M}" "${aged[@]}")
 	bench_attach "$IMG" DEV
 	bench_mount "$DEV" "$MNT" noatime
 }
