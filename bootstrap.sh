@@ -10,7 +10,8 @@ cd "$(dirname "$0")"
 PACKAGES=(build-essential pkg-config meson ninja-build
 	liburing-dev libcmocka-dev libarchive-dev libacl1-dev libattr1-dev
 	libarchive-tools tar rsync acl attr xfsprogs e2fsprogs btrfs-progs util-linux clang libclang-rt-14-dev
-	gzip bzip2 xz-utils zstd man-db groff-base python3 python3-matplotlib file restic borgbackup dmsetup)
+	gzip bzip2 xz-utils zstd man-db groff-base python3 python3-matplotlib file restic borgbackup dmsetup
+	xfslibs-dev linux-perf strace)
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 

@@ -1,0 +1,649 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * metascan: finding and opening the block device under a filesystem, the
+ * sweep engine every format module reads through, and the format-neutral
+ * entry points. The design and its reasons are in metascan.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "metascan.h"
+
+/*
+ * Requests of up to 1 MiB, 16 of them ahead: large enough that the device
+ * sees long sequential reads and a full queue, small enough that a sweep
+ * holds 17 MiB at most. Holes of up to 128 KiB between wanted regions are
+ * read through: on a disk that costs less than the seek it saves.
+ */
+#define MS_MAX_REQ (1u << 20)
+#define MS_DEPTH 16
+#define MS_GAP (128u << 10)
+#define MS_ALIGN 4096u
+#define MS_BUF_SIZE (MS_MAX_REQ + 2 * MS_ALIGN)
+
+#define EXT4_SUPER_MAGIC 0xEF53
+#define XFS_SUPER_MAGIC 0x58465342
+
+struct sweep__ms_slot {
+	uint64_t off, end;
+	struct sweep__ms_item *items;
+	size_t n, cap;
+};
+
+void sweep__ms_hint_init(struct sweep__inode_hint *h, uint64_t ino)
+{
+	memset(h, 0, sizeof(*h));
+	h->ino = ino;
+	h->phys = SWEEP_NO_PHYS;
+	h->why = SWEEP__HINT_EIO;
+}
+
+int sweep__ms_type_ok(uint32_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG:
+	case S_IFDIR:
+	case S_IFLNK:
+	case S_IFCHR:
+	case S_IFBLK:
+	case S_IFIFO:
+	case S_IFSOCK:
+		return 1;
+	}
+	return 0;
+}
+
+int sweep__ms_pread(struct sweep__metascan *m, void *buf, size_t len, uint64_t off)
+{
+	size_t done = 0;
+	if (off > (uint64_t)INT64_MAX - len)
+		return -EINVAL;
+	while (done < len) {
+		ssize_t r = pread(m->fd, (char *)buf + done, len - done, (off_t)(off + done));
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0)
+			return -EIO; /* past the end of the device */
+		done += (size_t)r;
+	}
+	m->io_requests++;
+	m->io_bytes += len;
+	return 0;
+}
+
+/* Bytes read at off, up to len: a short count at the end of the device or on an error. */
+static size_t read_some(struct sweep__metascan *m, uint8_t *buf, size_t len, uint64_t off)
+{
+	size_t done = 0;
+	while (done < len) {
+		ssize_t r = pread(m->fd, buf + done, len - done, (off_t)(off + done));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		done += (size_t)r;
+	}
+	m->io_requests++;
+	m->io_bytes += done;
+	return done;
+}
+
+static int slot_push(struct sweep__ms_slot *q, const struct sweep__ms_item *it)
+{
+	if (sweep__grow(&q->items, &q->cap, q->n + 1, sizeof(*q->items), 64) < 0)
+		return -ENOMEM;
+	q->items[q->n++] = *it;
+	return 0;
+}
+
+/*
+ * Only a hint: a failure costs speed, never correctness. WILLNEED reads at
+ * most max(read_ahead_kb, max_sectors_kb) per call (force_page_cache_ra
+ * caps it) and drops the rest silently, so a long range goes in chunks.
+ */
+static void advise(struct sweep__metascan *m, uint64_t off, uint64_t len, int advice)
+{
+	if (advice != POSIX_FADV_WILLNEED) {
+		(void)posix_fadvise(m->fd, (off_t)off, (off_t)len, advice);
+		return;
+	}
+	while (len) {
+		uint64_t n = len < m->ra_chunk ? len : m->ra_chunk;
+		(void)posix_fadvise(m->fd, (off_t)off, (off_t)n, advice);
+		off += n;
+		len -= n;
+	}
+}
+
+/* The WILLNEED cap of the device (see advise()); 128 KiB, the kernel's default read-ahead, if unknown. */
+static uint64_t ra_chunk_of(int fd)
+{
+	long ra = 0;
+	unsigned short sect = 0;
+	uint64_t chunk = 0;
+	if (ioctl(fd, BLKRAGET, &ra) == 0 && ra > 0)
+		chunk = (uint64_t)ra * 512;
+	if (ioctl(fd, BLKSECTGET, &sect) == 0 && (uint64_t)sect * 512 > chunk)
+		chunk = (uint64_t)sect * 512;
+	if (chunk < (128u << 10))
+		chunk = 128u << 10;
+	return chunk;
+}
+
+int sweep__ms_sweep(struct sweep__metascan *m, sweep__ms_next_fn next, sweep__ms_item_fn item, void *ctx)
+{
+	struct sweep__ms_slot *s = m->slots;
+	size_t head = 0, nq = 0;
+	struct sweep__ms_item peek;
+	bool have_peek = false, done = false;
+	int ret = 0;
+
+	for (;;) {
+		/* Keep MS_DEPTH requests formed and announced ahead of the one being read. */
+		while (!done && nq < MS_DEPTH) {
+			if (!have_peek) {
+				if (!next(ctx, &peek)) {
+					done = true;
+					break;
+				}
+				have_peek = true;
+			}
+			struct sweep__ms_slot *q = &s[(head + nq) % MS_DEPTH];
+			if (peek.len > MS_MAX_REQ)
+				peek.len = MS_MAX_REQ; /* a module bug, not a reason to overrun the buffer */
+			q->n = 0;
+			q->off = peek.off & ~(uint64_t)(MS_ALIGN - 1);
+			q->end = peek.off + peek.len;
+			if ((ret = slot_push(q, &peek)) < 0)
+				goto out;
+			have_peek = false;
+			for (;;) {
+				if (!next(ctx, &peek)) {
+					done = true;
+					break;
+				}
+				uint64_t end = peek.off + peek.len;
+				if (end < q->end)
+					end = q->end;
+				if (peek.off < q->off || peek.off > q->end + MS_GAP || end - q->off > MS_MAX_REQ) {
+					have_peek = true;
+					break;
+				}
+				if ((ret = slot_push(q, &peek)) < 0)
+					goto out;
+				q->end = end;
+			}
+			q->end = (q->end + MS_ALIGN - 1) & ~(uint64_t)(MS_ALIGN - 1);
+			if (m->dev_size && q->end > m->dev_size && q->off < m->dev_size)
+				q->end = m->dev_size;
+			if (m->drop_cache)
+				advise(m, q->off, q->end - q->off, POSIX_FADV_DONTNEED);
+			advise(m, q->off, q->end - q->off, POSIX_FADV_WILLNEED);
+			nq++;
+		}
+		if (nq == 0)
+			break;
+		struct sweep__ms_slot *q = &s[head];
+		head = (head + 1) % MS_DEPTH;
+		nq--;
+		size_t got = read_some(m, m->buf, (size_t)(q->end - q->off), q->off);
+		for (size_t i = 0; i < q->n; i++) {
+			const struct sweep__ms_item *it = &q->items[i];
+			bool whole = it->off + it->len <= q->off + got;
+			item(ctx, it, whole ? m->buf + (it->off - q->off) : NULL);
+		}
+		if (m->drop_cache)
+			advise(m, q->off, q->end - q->off, POSIX_FADV_DONTNEED);
+	}
+out:
+	return ret;
+}
+
+void *sweep__ms_pend_add(struct sweep__ms_scan *s, const struct sweep__inode_hint *h)
+{
+	size_t sz = s->ops->pend_size;
+	if (s->npend >= s->max_pend) {
+		s->truncated = 1;
+		return NULL;
+	}
+	if (sweep__grow(&s->pend, &s->cap, s->npend + 1, sz, 16) < 0) {
+		s->err = -ENOMEM;
+		return NULL;
+	}
+	struct sweep__ms_pend *p = (void *)(s->pend + s->npend++ * sz);
+	memset(p, 0, sz);
+	p->hint = (uint32_t)(h - s->out);
+	return p;
+}
+
+void sweep__ms_range_add(struct sweep__ms_scan *s, uint64_t off, uint64_t len)
+{
+	if (s->nranges) {
+		struct sweep__dev_range *last = &s->ranges[s->nranges - 1];
+		if (last->off + last->len == off) {
+			last->len += len; /* the next extent of the same run */
+			return;
+		}
+	}
+	if (s->nranges >= s->max_pend) {
+		s->truncated = 1;
+		return;
+	}
+	if (sweep__grow(&s->ranges, &s->cap_ranges, s->nranges + 1, sizeof(*s->ranges), 64) < 0) {
+		s->err = -ENOMEM;
+		return;
+	}
+	s->ranges[s->nranges++] = (struct sweep__dev_range){ off, len };
+}
+
+static struct sweep__ms_pend *pend_at(struct sweep__ms_scan *s, size_t i)
+{
+	return (void *)(s->pend + i * s->ops->pend_size);
+}
+
+static int scan_next_inode(void *ctx, struct sweep__ms_item *it)
+{
+	struct sweep__ms_scan *s = ctx;
+	while (s->next < s->n) {
+		size_t i = s->next++;
+		uint64_t ino = s->inos[i], off;
+		sweep__ms_hint_init(&s->out[i], ino);
+		if (i && s->inos[i - 1] == ino)
+			continue; /* a repeat is copied from the first at the end */
+		int why = s->ops->loc(s->fsdata, ino, &off);
+		if (why != SWEEP__HINT_OK) {
+			s->out[i].why = (uint16_t)why;
+			continue;
+		}
+		*it = (struct sweep__ms_item){ .off = off, .len = s->ops->inode_len, .idx = (uint32_t)i };
+		return 1;
+	}
+	return 0;
+}
+
+static void scan_got_inode(void *ctx, const struct sweep__ms_item *it, const uint8_t *bytes)
+{
+	struct sweep__ms_scan *s = ctx;
+	if (bytes)
+		s->ops->inode(s, &s->out[it->idx], bytes);
+}
+
+static int scan_next_block(void *ctx, struct sweep__ms_item *it)
+{
+	struct sweep__ms_scan *s = ctx;
+	if (s->ip >= s->round_end)
+		return 0; /* records added during this round wait for the next, sorted */
+	*it = (struct sweep__ms_item){ .off = pend_at(s, s->ip)->byte, .len = s->ops->block_len, .idx = (uint32_t)s->ip };
+	s->ip++;
+	return 1;
+}
+
+static void scan_got_block(void *ctx, const struct sweep__ms_item *it, const uint8_t *bytes)
+{
+	struct sweep__ms_scan *s = ctx;
+	struct sweep__ms_pend *p = pend_at(s, it->idx);
+	s->ops->block(s, p, &s->out[p->hint], bytes);
+}
+
+static int pend_cmp(const void *a, const void *b)
+{
+	const struct sweep__ms_pend *x = a, *y = b;
+	return x->byte < y->byte ? -1 : x->byte > y->byte;
+}
+
+/* Run a scan of inos[0..n) into out (and, in ALL mode, s->ranges). The count of VALID hints, or -errno. */
+static int scan_run(struct sweep__metascan *m, struct sweep__ms_scan *s, const uint64_t *inos, size_t n,
+		    struct sweep__inode_hint *out)
+{
+	struct sweep__ms_scan_ops ops;
+	int r;
+
+	if (n > UINT32_MAX)
+		return -EINVAL;
+	m->fs->scan_ops(m->fsdata, &ops);
+	if (m->fs->prepare)
+		m->fs->prepare(m, inos, n);
+	s->m = m;
+	s->fsdata = m->fsdata;
+	s->ops = &ops;
+	s->inos = inos;
+	s->n = n;
+	s->out = out;
+	/* no sane filesystem wants more tree blocks or extents than its device has blocks */
+	s->max_pend = m->dev_size / ops.block_len + 1024;
+	if ((r = sweep__ms_sweep(m, scan_next_inode, scan_got_inode, s)) < 0)
+		return r;
+	for (unsigned round = 0; s->npend && round < ops.max_rounds && !s->err; round++) {
+		qsort(s->pend, s->npend, ops.pend_size, pend_cmp);
+		s->ip = 0;
+		s->round_end = s->npend;
+		if ((r = sweep__ms_sweep(m, scan_next_block, scan_got_block, s)) < 0)
+			return r;
+		size_t k = 0;
+		for (size_t i = 0; i < s->npend; i++) {
+			if (pend_at(s, i)->done)
+				continue;
+			if (k != i)
+				memcpy(pend_at(s, k), pend_at(s, i), ops.pend_size);
+			k++;
+		}
+		s->npend = k;
+	}
+	if (s->err)
+		return s->err;
+	/* what is still pending after the last round keeps an unknown location */
+	int valid = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (i && inos[i] == inos[i - 1])
+			out[i] = out[i - 1];
+		valid += (out[i].flags & SWEEP__HINT_VALID) != 0;
+	}
+	return valid;
+}
+
+void sweep__metascan_io_stats(const struct sweep__metascan *m, uint64_t *ret_requests, uint64_t *ret_bytes)
+{
+	if (ret_requests)
+		*ret_requests = m ? m->io_requests : 0;
+	if (ret_bytes)
+		*ret_bytes = m ? m->io_bytes : 0;
+}
+
+struct sweep__metascan *sweep__metascan_free(struct sweep__metascan *m)
+{
+	if (!m)
+		return NULL;
+	if (m->fs && m->fsdata)
+		m->fs->free(m->fsdata);
+	if (m->slots)
+		for (size_t i = 0; i < MS_DEPTH; i++)
+			free(m->slots[i].items);
+	free(m->slots);
+	free(m->buf);
+	if (m->fd >= 0)
+		close(m->fd);
+	free(m);
+	return NULL;
+}
+
+static int dev_size_of(int fd, uint64_t *ret)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (S_ISBLK(st.st_mode)) {
+		uint64_t sz;
+		if (ioctl(fd, BLKGETSIZE64, &sz) < 0)
+			return -errno;
+		*ret = sz;
+		return 0;
+	}
+	if (S_ISREG(st.st_mode)) {
+		*ret = (uint64_t)st.st_size;
+		return 0;
+	}
+	return -ENOTBLK;
+}
+
+/* Open with the format module `only` (NULL: whichever recognises the device). */
+static int open_dev(int devfd, unsigned flags, const struct sweep__ms_fs *only, struct sweep__metascan **ret)
+{
+	static const struct sweep__ms_fs *const formats[] = { &sweep__ms_ext4, &sweep__ms_xfs };
+	int r;
+
+	if (devfd < 0 || !ret)
+		return -EINVAL;
+	if ((r = sweep__flags_check(flags, SWEEP__METASCAN_NOCSUM)) < 0)
+		return r;
+	struct sweep__metascan *m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->flags = flags;
+	m->fd = fcntl(devfd, F_DUPFD_CLOEXEC, 3);
+	if (m->fd < 0) {
+		r = -errno;
+		m->fd = -1;
+		goto fail;
+	}
+	if ((r = dev_size_of(m->fd, &m->dev_size)) < 0)
+		goto fail;
+	m->ra_chunk = ra_chunk_of(m->fd);
+	m->buf = malloc(MS_BUF_SIZE);
+	m->slots = calloc(MS_DEPTH, sizeof(*m->slots));
+	if (!m->buf || !m->slots) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	r = -EOPNOTSUPP;
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		if (only && formats[i] != only)
+			continue;
+		r = formats[i]->open(m, &m->fsdata);
+		if (r == 0) {
+			m->fs = formats[i];
+			break;
+		}
+		if (r != -ENOENT)
+			goto fail;
+		r = only ? -EUCLEAN : -EOPNOTSUPP; /* statfs said so, but the magic is not there */
+	}
+	if (r < 0)
+		goto fail;
+	/* xfs writes its metadata around the device's page cache: never trust what is cached there. */
+	m->drop_cache = m->fs == &sweep__ms_xfs;
+	*ret = m;
+	return 0;
+fail:
+	sweep__metascan_free(m);
+	return r;
+}
+
+int sweep__metascan_open_dev(int devfd, unsigned flags, struct sweep__metascan **ret)
+{
+	return open_dev(devfd, flags, NULL, ret);
+}
+
+/* DEVNAME from /sys/dev/block/MAJ:MIN/uevent, as /dev/NAME. */
+static int devname_from_sysfs(dev_t dev, char *path, size_t size)
+{
+	char p[64], line[256];
+	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/uevent", major(dev), minor(dev));
+	FILE *f = fopen(p, "re");
+	if (!f)
+		return -ENODEV;
+	int r = -ENODEV;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "DEVNAME=", 8) != 0)
+			continue;
+		char *name = line + 8;
+		name[strcspn(name, "\n")] = '\0';
+		if (*name && !strstr(name, "..") && (size_t)snprintf(path, size, "/dev/%s", name) < size)
+			r = 0;
+		break;
+	}
+	fclose(f);
+	return r;
+}
+
+/* Open the block device dev read-only; it must really be dev. */
+static int open_block_device(dev_t dev, int *ret_fd)
+{
+	char path[300];
+	snprintf(path, sizeof(path), "/dev/block/%u:%u", major(dev), minor(dev));
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0 && errno == ENOENT) {
+		int r = devname_from_sysfs(dev, path, sizeof(path));
+		if (r < 0)
+			return r;
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	}
+	if (fd < 0)
+		return errno == ENOENT ? -ENODEV : -errno;
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != dev) {
+		close(fd);
+		return -ENODEV;
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
+int sweep__metascan_open(int fd, unsigned flags, struct sweep__metascan **ret)
+{
+	struct statfs sf;
+	struct stat st;
+	const struct sweep__ms_fs *fs;
+	int r, devfd = -1;
+
+	if (fd < 0 || !ret)
+		return -EINVAL;
+	if ((r = sweep__flags_check(flags, SWEEP__METASCAN_NOCSUM)) < 0)
+		return r;
+	if (fstatfs(fd, &sf) < 0 || fstat(fd, &st) < 0)
+		return -errno;
+	if ((uint64_t)sf.f_type == EXT4_SUPER_MAGIC)
+		fs = &sweep__ms_ext4;
+	else if ((uint64_t)sf.f_type == XFS_SUPER_MAGIC)
+		fs = &sweep__ms_xfs;
+	else
+		return -EOPNOTSUPP;
+	if ((r = open_block_device(st.st_dev, &devfd)) < 0)
+		return r;
+	r = open_dev(devfd, flags, fs, ret);
+	close(devfd);
+	return r;
+}
+
+const char *sweep__metascan_fstype(const struct sweep__metascan *m)
+{
+	return m && m->fs ? m->fs->name : NULL;
+}
+
+unsigned sweep__metascan_block_size(const struct sweep__metascan *m)
+{
+	return m && m->fs ? m->fs->block_size(m->fsdata) : 0;
+}
+
+int sweep__metascan_inodes(struct sweep__metascan *m, const uint64_t *inos, size_t n, struct sweep__inode_hint *out)
+{
+	if (!m || (n && (!inos || !out)))
+		return -EINVAL;
+	for (size_t i = 1; i < n; i++)
+		if (inos[i] < inos[i - 1])
+			return -EINVAL;
+	if (n == 0)
+		return 0;
+	struct sweep__ms_scan s = { 0 };
+	int r = scan_run(m, &s, inos, n, out);
+	free(s.pend);
+	free(s.ranges);
+	return r;
+}
+
+static int range_cmp(const void *a, const void *b);
+
+/* Sort ranges by offset and merge those that touch or overlap; the new count. */
+static size_t ranges_merge(struct sweep__dev_range *v, size_t n)
+{
+	if (n > 1)
+		qsort(v, n, sizeof(*v), range_cmp);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (k && v[i].off <= v[k - 1].off + v[k - 1].len) {
+			uint64_t end = v[i].off + v[i].len;
+			if (end > v[k - 1].off + v[k - 1].len)
+				v[k - 1].len = end - v[k - 1].off;
+			continue;
+		}
+		v[k++] = v[i];
+	}
+	return k;
+}
+
+int sweep__metascan_ranges(struct sweep__metascan *m, const uint64_t *inos, size_t n, struct sweep__dev_range **ret,
+			   size_t *ret_n)
+{
+	if (!m || (n && !inos) || !ret || !ret_n)
+		return -EINVAL;
+	for (size_t i = 1; i < n; i++)
+		if (inos[i] < inos[i - 1])
+			return -EINVAL;
+	struct sweep__inode_hint *h = malloc((n ? n : 1) * sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	struct sweep__ms_scan s = { .all = 1 };
+	int r = n ? scan_run(m, &s, inos, n, h) : 0;
+	free(h);
+	free(s.pend);
+	if (r < 0) {
+		free(s.ranges);
+		return r;
+	}
+	size_t k = ranges_merge(s.ranges, s.nranges);
+	struct sweep__dev_range *v = s.ranges ? s.ranges : calloc(1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	*ret = v;
+	*ret_n = k;
+	return 0;
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct sweep__dev_range *x = a, *y = b;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Prefetch requests may be larger than sweep requests: nothing is copied, the kernel splits them. */
+#define PREFETCH_MAX (8u << 20)
+
+int sweep__metascan_prefetch(struct sweep__metascan *m, const struct sweep__dev_range *r, size_t n)
+{
+	if (!m || (n && !r))
+		return -EINVAL;
+	if (m->drop_cache)
+		return -EOPNOTSUPP;
+	struct sweep__dev_range *v = malloc((n ? n : 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t off = r[i].off, len = r[i].len;
+		if (len == 0 || off >= m->dev_size)
+			continue;
+		if (len > m->dev_size - off)
+			len = m->dev_size - off;
+		v[k++] = (struct sweep__dev_range){ off, len };
+	}
+	qsort(v, k, sizeof(*v), range_cmp);
+	int count = 0;
+	for (size_t i = 0; i < k;) {
+		uint64_t off = v[i].off, end = off + v[i].len;
+		for (i++; i < k && v[i].off <= end + MS_GAP; i++) {
+			uint64_t e = v[i].off + v[i].len;
+			if (e > end) {
+				if (e - off > PREFETCH_MAX)
+					break;
+				end = e;
+			}
+		}
+		advise(m, off, end - off, POSIX_FADV_WILLNEED);
+		count++;
+	}
+	free(v);
+	return count;
+}
