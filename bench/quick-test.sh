@@ -8,8 +8,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 skip() { echo "SKIP: $*" >&2; exit 77; }
 [ "$(id -u)" = 0 ] || skip "needs root"
 [ -e /dev/loop-control ] || skip "no loop devices"
-[ -e /sys/kernel/tracing/events/block ] || [ -e /sys/kernel/debug/tracing/events/block ] ||
-	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || skip "no tracefs"
+. "$here/../tests/common/tracefs.sh"
+# bench/run mounts tracefs itself where it is not mounted: only probe here, leave nothing behind.
+tracefs_find || skip "no tracefs"
+[ -e "$TRACEFS/events/block/block_rq_issue" ] || { tracefs_release; skip "tracefs has no block events"; }
+tracefs_release
 for fs in ext4 xfs; do
 	command -v "mkfs.$fs" >/dev/null || skip "no mkfs.$fs"
 done

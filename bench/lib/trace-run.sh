@@ -5,10 +5,14 @@ img=$1 out=$2 name=$3; shift 3
 mkdir -p "$out"
 dev=$(losetup -r --find --show --direct-io=on "$img") || exit 1
 mnt=$(mktemp -d /tmp/sweep-trace-run.XXXXXX)
-inst=/sys/kernel/tracing/instances/sweep-trace-run-$$
+. "$(dirname "$0")/../../tests/common/tracefs.sh"
+inst=
 cleanup() {
-	echo 0 > $inst/tracing_on 2>/dev/null
-	rmdir $inst 2>/dev/null
+	if [ -n "$inst" ]; then
+		echo 0 > $inst/tracing_on 2>/dev/null
+		rmdir $inst 2>/dev/null
+	fi
+	tracefs_release
 	umount "$mnt" 2>/dev/null
 	[ "$(losetup -n -O BACK-FILE "$dev")" = "$img" ] && losetup -d "$dev"
 	rmdir "$mnt"
@@ -16,6 +20,8 @@ cleanup() {
 trap cleanup EXIT
 # ext4, then xfs (nouuid: a copy of the same image may be mounted by another run)
 mount -o ro,noload "$dev" "$mnt" 2>/dev/null || mount -o ro,norecovery,nouuid "$dev" "$mnt" || exit 1
+tracefs_find || { echo "no tracefs (mount -t tracefs nodev /sys/kernel/tracing failed)" >&2; exit 1; }
+inst=$TRACEFS/instances/sweep-trace-run-$$
 mkdir $inst
 echo 131072 > $inst/buffer_size_kb
 maj=$((16#$(stat -L -c %t "$dev"))); min=$((16#$(stat -L -c %T "$dev")))

@@ -2,18 +2,12 @@
 # Block tracing through a private tracefs instance (blktrace's relay files are often
 # refused in sandboxes; an instance does not disturb anyone else's tracing).
 
-TRACEFS=
+# TRACEFS, tracefs_find (mounts tracefs where nobody has), tracefs_release
+. "$(dirname "${BASH_SOURCE[0]}")/../../tests/common/tracefs.sh"
 TRACE_INST=
 
 trace_require() {
-	local t
-	for t in /sys/kernel/tracing /sys/kernel/debug/tracing; do
-		[ -e "$t/instances" ] && { TRACEFS=$t; break; }
-	done
-	if [ -z "$TRACEFS" ]; then
-		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || die "tracefs is not available (mount -t tracefs nodev /sys/kernel/tracing failed)"
-		TRACEFS=/sys/kernel/tracing
-	fi
+	tracefs_find || die "tracefs is not available (mount -t tracefs nodev /sys/kernel/tracing failed)"
 	[ -e "$TRACEFS/events/block/block_rq_issue" ] || die "tracefs has no block/block_rq_issue event"
 	TRACE_INST=$TRACEFS/instances/sweep-bench-$$
 	mkdir "$TRACE_INST" || die "cannot create a tracefs instance under $TRACEFS/instances"
@@ -46,8 +40,10 @@ trace_stop() {
 }
 
 trace_cleanup() {
-	[ -n "$TRACE_INST" ] && [ -d "$TRACE_INST" ] || return 0
-	echo 0 > "$TRACE_INST/tracing_on" 2>/dev/null
-	rmdir "$TRACE_INST" 2>/dev/null || true
+	if [ -n "$TRACE_INST" ] && [ -d "$TRACE_INST" ]; then
+		echo 0 > "$TRACE_INST/tracing_on" 2>/dev/null
+		rmdir "$TRACE_INST" 2>/dev/null || true
+	fi
 	TRACE_INST=
+	tracefs_release
 }

@@ -15,17 +15,18 @@ set -euo pipefail
 out=$1 nfiles=${2:-960000}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../tests/common/loopfs.sh"
+. "$here/../../tests/common/tracefs.sh"
 loopfs_require ext4
-T=/sys/kernel/tracing
-[ -d "$T/instances" ] || T=/sys/kernel/debug/tracing
-[ -d "$T/instances" ] || loopfs_skip "no tracefs instances"
-inst=$T/instances/sweep-gnutar-$$
+inst=
 cleanup() {
 	[ -n "${pipe_pid:-}" ] && kill "$pipe_pid" 2>/dev/null || true
-	[ -d "$inst" ] && { echo 0 >"$inst/events/block/enable" 2>/dev/null || true; rmdir "$inst" 2>/dev/null || true; }
+	[ -n "$inst" ] && [ -d "$inst" ] && { echo 0 >"$inst/events/block/enable" 2>/dev/null || true; rmdir "$inst" 2>/dev/null || true; }
+	tracefs_release
 	loopfs_cleanup
 }
 trap cleanup EXIT
+tracefs_find || loopfs_skip "no tracefs with instances (mount -t tracefs failed)"
+inst=$TRACEFS/instances/sweep-gnutar-$$
 
 mnt=$(loopfs_new ext4 12G -b 4096 -N $((nfiles + 100000)))
 dev=$(loopfs_dev "$mnt")

@@ -5,20 +5,22 @@
 # lands in the file's extents and covers it exactly) and dd (request count).
 set -euo pipefail
 . "$SOURCE_ROOT/tests/common/loopfs.sh"
+. "$SOURCE_ROOT/tests/common/tracefs.sh"
 loopfs_require
 SIM=$BUILD_ROOT/utils/sweep-sim
-T=/sys/kernel/tracing
-[ -d "$T/instances" ] || T=/sys/kernel/debug/tracing
-[ -d "$T/instances" ] || loopfs_skip "no tracefs instances"
 command -v filefrag >/dev/null || loopfs_skip "no filefrag"
-inst=$T/instances/sweep-sim-test-$$
+inst=
 work=$(mktemp -d "${TMPDIR:-/tmp}/sim-capture.XXXXXX")
 cleanup() {
-	[ -d "$inst" ] && { echo 0 >"$inst/events/block/enable" 2>/dev/null || true; rmdir "$inst" || true; }
+	[ -n "$inst" ] && [ -d "$inst" ] && { echo 0 >"$inst/events/block/enable" 2>/dev/null || true; rmdir "$inst" || true; }
+	tracefs_release
 	rm -rf "$work"
 	loopfs_cleanup
 }
 trap cleanup EXIT
+# A fresh machine has tracefs unmounted: mount it (and unmount it at exit).
+tracefs_find || loopfs_skip "no tracefs with instances (mount -t tracefs failed)"
+inst=$TRACEFS/instances/sweep-sim-test-$$
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 mnt=$(loopfs_new ext4 64M -b 4096)
