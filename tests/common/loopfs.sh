@@ -5,15 +5,21 @@
 #   mnt=$(loopfs_new ext4 256M)    # make an image, mkfs, attach, mount; prints the mount point
 #   loopfs_dev "$mnt"              # the loop device behind a mount point
 #
-# Everything set up is torn down by an EXIT trap (unmount, detach, remove the
-# image), whether the test passes, fails or is interrupted. A test that needs
-# its own EXIT work calls loopfs_cleanup from its trap.
+# Everything set up is torn down at exit (unmount, detach, remove the image),
+# whether the test passes, fails or is interrupted. With tests/common/lib.sh
+# sourced first, that is an on_exit entry and a skip is lib.sh's skip;
+# otherwise an EXIT trap, and a test that needs its own EXIT work calls
+# loopfs_cleanup from its trap.
 
 LOOPFS_WORK=${LOOPFS_WORK:-}
 LOOPFS_MOUNTS=()
 LOOPFS_DEVS=()
 
-loopfs_skip() { echo "SKIP: $*" >&2; exit 77; }
+loopfs_skip() {
+	if declare -F skip >/dev/null; then skip "$@"; fi
+	echo "SKIP: $*" >&2
+	exit 77
+}
 
 loopfs_require() {
 	[ "$(id -u)" = 0 ] || loopfs_skip "needs root"
@@ -26,8 +32,12 @@ loopfs_require() {
 	done
 	if [ -z "$LOOPFS_WORK" ]; then
 		LOOPFS_WORK=$(mktemp -d "${TMPDIR:-/tmp}/sweep-loopfs.XXXXXX")
-		trap loopfs_cleanup EXIT
-		trap 'exit 130' INT TERM
+		if declare -F on_exit >/dev/null; then
+			on_exit loopfs_cleanup
+		else
+			trap loopfs_cleanup EXIT
+			trap 'exit 130' INT TERM
+		fi
 	fi
 	# Probe once that attaching a loop device really works here.
 	local probe="$LOOPFS_WORK/probe.img" dev

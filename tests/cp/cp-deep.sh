@@ -28,7 +28,7 @@ mkdir "$src"
 	touch -h -d '2002-03-04 05:06:07.5' sym
 	# a hard link whose other name is near the top
 	ln big "$src/${long}1/big-top"
-) || { echo "could not build the deep tree"; exit 1; }
+) || die "could not build the deep tree"
 depth=$(cd "$src" && find . -name file -printf '%p' | wc -c)
 check "the tree is deeper than PATH_MAX ($depth bytes)" [ "$depth" -gt 4096 ]
 
@@ -58,4 +58,4 @@ check "-a over an existing deep copy: no temporaries left" no_temps "$CP_TMP/dee
 check "-r: exit 0" [ $? = 0 ]
 same_tree "-r: same types, sizes and data" type,size,data,link "$src" "$CP_TMP/deep-r"
 
-cp_summary
+finish

@@ -54,13 +54,13 @@ if is_root && command -v setpriv >/dev/null; then
 	same_tree "-a as a user: same tree as cp" type,mode,owner,size,mtime,data,link "$o/out-gnu/copy" \
 		"$o/out-sweep/copy"
 else
-	echo "skip: unreadable-file case needs root and setpriv"
+	skip_part "unreadable-file case needs root and setpriv"
 fi
 
 # ---- vanished or shrunk between the walk and the read (paused at "plan": every file walked, none read) ----
 . "$TESTS_DIR/common/hooks.sh"
 if ! have_hooks; then
-	echo "skip: vanish/shrink cases need the pause points (-Dtest_hooks=true)"
+	skip_part "vanish/shrink cases need the pause points (-Dtest_hooks=true)"
 else
 	v="$CP_TMP/vanish"
 	mkdir -p "$v/src/d"
@@ -137,4 +137,4 @@ kill_mid_copy read-fsync KILL --reflink=never --fsync
 kill_mid_copy range-fsync KILL --fsync
 kill_mid_copy read-term TERM --reflink=never --fsync
 
-cp_summary
+finish

@@ -1,45 +1,22 @@
 # SPDX-License-Identifier: MIT
 # Shared by the sweep-cp tests: the binary, a scratch directory removed at
 # exit, a source tree with every kind of entry, and tree comparison.
+# Checks, skips, cleanup and the exit status: tests/common/lib.sh.
+. "$TESTS_DIR/common/lib.sh"
 
 SWEEP_CP=${SWEEP_CP:-$BUILD_ROOT/utils/sweep-cp}
-[ -x "$SWEEP_CP" ] || { echo "no sweep-cp at $SWEEP_CP" >&2; exit 1; }
-cp --version 2>/dev/null | grep -q GNU || { echo "SKIP: cp is not GNU cp" >&2; exit 77; }
-MANIFEST="$TESTS_DIR/cp/manifest.py"
+[ -x "$SWEEP_CP" ] || die "no sweep-cp at $SWEEP_CP"
+cp --version 2>/dev/null | grep -q GNU || skip "cp is not GNU cp"
+MANIFEST="$TESTS_DIR/common/manifest.py"
 TMP_PREFIX=.sweep-tmp.
-
-CP_TMP=$(mktemp -d "${TMPDIR:-/tmp}/sweep-cp-test.XXXXXX")
-chmod 755 "$CP_TMP"
-CP_FAILS=0
-CP_CHECKS=0
-cp_cleanup() {
-	chmod -R u+rwx "$CP_TMP" 2>/dev/null
-	rm -rf "$CP_TMP"
-}
-trap cp_cleanup EXIT
-
-is_root() { [ "$(id -u)" = 0 ]; }
-
-fail() {
-	echo "FAIL: $*"
-	CP_FAILS=$((CP_FAILS + 1))
-}
-
-ok() { echo "ok: $*"; }
-
-check() { # check DESCRIPTION COMMAND... : count a check that passes when COMMAND does
-	local what=$1; shift
-	CP_CHECKS=$((CP_CHECKS + 1))
-	if "$@"; then ok "$what"; else fail "$what"; fi
-}
+scratch CP_TMP cp-test
 
 # same_tree DESC FIELDS A B: manifests of A and B are equal in FIELDS (all when empty).
 same_tree() {
 	local what=$1 fields=$2 a=$3 b=$4
 	local fa="$CP_TMP/manifest.a" fb="$CP_TMP/manifest.b"
-	python3 "$MANIFEST" ${fields:+--fields=$fields} "$a" >"$fa"
-	python3 "$MANIFEST" ${fields:+--fields=$fields} "$b" >"$fb"
-	CP_CHECKS=$((CP_CHECKS + 1))
+	python3 "$MANIFEST" ${fields:+--fields=$fields} "$a" >"$fa" || { fail "$what: manifest of $a"; return; }
+	python3 "$MANIFEST" ${fields:+--fields=$fields} "$b" >"$fb" || { fail "$what: manifest of $b"; return; }
 	if cmp -s "$fa" "$fb"; then
 		ok "$what ($(wc -l <"$fa") entries)"
 	else
@@ -118,9 +95,4 @@ make_tree() {
 		chown 0:999 "$s/fifo"
 	fi
 	touch -d '2010-10-10 10:10:10.101010101' "$s/d1/d2" "$s/empty" "$s/ro"
-}
-
-cp_summary() {
-	echo "$CP_CHECKS checks, $CP_FAILS failed"
-	[ "$CP_FAILS" = 0 ]
 }

@@ -6,27 +6,27 @@
 # MAJ:MIN, is probed anew. The cache is believed only when root owns it and
 # nobody else can write it; a user who may not read the device still gets
 # the class root measured. Skips without root or loop devices.
-. "$(dirname "$0")/lib.sh"
+. "$TESTS_DIR/dev/lib.sh"
 dev_setup
 C=$T/cache
 
-L=$(dev_loop 1G) || dev_fail "cannot attach a loop device"
+L=$(dev_loop 1G) || die "cannot attach a loop device"
 mm=$(dev_majmin "$L")
 f=$C/device-$mm
 
 # In one process: once.
-out=$("$P" --cache= "bdev:$L" "bdev:$L") || dev_fail "devclass-probe"
+out=$("$P" --cache= "bdev:$L" "bdev:$L") || die "devclass-probe"
 dev_expect "$(sed -n 1p <<<"$out")" probes=1 cached=0
 dev_expect "$(sed -n 2p <<<"$out")" probes=1 cached=0
-out=$("$P" --cache= --forget "bdev:$L" "bdev:$L") || dev_fail "devclass-probe --forget"
+out=$("$P" --cache= --forget "bdev:$L" "bdev:$L") || die "devclass-probe --forget"
 dev_expect "$(sed -n 2p <<<"$out")" probes=2
 
 # Across runs: the first run probes and stores, the next one reads what it stored.
-first=$("$P" --cache="$C" "bdev:$L") || dev_fail "devclass-probe"
+first=$("$P" --cache="$C" "bdev:$L") || die "devclass-probe"
 dev_expect "$first" probes=1 cached=0 reason=probe
-[ -f "$f" ] || dev_fail "no $f"
-[ "$(stat -c %u:%a "$f")" = 0:644 ] || dev_fail "$f is $(stat -c %u:%a "$f"), want 0:644"
-second=$("$P" --cache="$C" "bdev:$L") || dev_fail "devclass-probe"
+[ -f "$f" ] || die "no $f"
+[ "$(stat -c %u:%a "$f")" = 0:644 ] || die "$f is $(stat -c %u:%a "$f"), want 0:644"
+second=$("$P" --cache="$C" "bdev:$L") || die "devclass-probe"
 echo "first:  $first"
 echo "second: $second"
 dev_expect "$second" probes=0 cached=1 reason=probe class="$(dev_field "$first" class)" \
@@ -34,8 +34,8 @@ dev_expect "$second" probes=0 cached=1 reason=probe class="$(dev_field "$first" 
 	seq_ns="$(dev_field "$first" seq_ns)"
 
 # Another device: probed, while the first still comes from the cache.
-L2=$(dev_loop 1G) || dev_fail "cannot attach a second loop device"
-out=$("$P" --cache="$C" "bdev:$L" "bdev:$L2") || dev_fail "devclass-probe"
+L2=$(dev_loop 1G) || die "cannot attach a second loop device"
+out=$("$P" --cache="$C" "bdev:$L" "bdev:$L2") || die "devclass-probe"
 dev_expect "$(sed -n 1p <<<"$out")" probes=0 cached=1
 dev_expect "$(sed -n 2p <<<"$out")" probes=1 cached=0
 
@@ -45,22 +45,22 @@ dev_expect "$("$P" --cache="$C" "bdev:$L")" probes=1 cached=0
 chmod 755 "$C"
 chown 65534 "$f"
 dev_expect "$("$P" --cache="$C" "bdev:$L")" probes=1 cached=0
-[ "$(stat -c %u "$f")" = 0 ] || dev_fail "the probe did not replace the foreign cache file"
+[ "$(stat -c %u "$f")" = 0 ] || die "the probe did not replace the foreign cache file"
 mv "$f" "$C/elsewhere"
 ln -s elsewhere "$f"
 dev_expect "$("$P" --cache="$C" "bdev:$L")" probes=1 cached=0
-[ -L "$f" ] && dev_fail "the symlink is still there"
+[ -L "$f" ] && die "the symlink is still there"
 dev_expect "$("$P" --cache="$C" "bdev:$L")" probes=0 cached=1
 
 # A user who may not open the device: the class root measured, from the cache;
 # without it, the flag or the safe guess, and the reason why there was no probe.
 if setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
-	user=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$P" --cache="$C" "bdev:$L") || dev_fail "as nobody"
+	user=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$P" --cache="$C" "bdev:$L") || die "as nobody"
 	dev_expect "$user" probes=0 cached=1 reason=probe class="$(dev_field "$first" class)"
-	user=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$P" --cache= "bdev:$L") || dev_fail "as nobody"
+	user=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$P" --cache= "bdev:$L") || die "as nobody"
 	echo "nobody:  $user"
 	dev_expect "$user" probes=0 reads=0 error=13 # EACCES
-	case $(dev_field "$user" reason) in sysfs | default) ;; *) dev_fail "as nobody: $user" ;; esac
+	case $(dev_field "$user" reason) in sysfs | default) ;; *) die "as nobody: $user" ;; esac
 fi
 
 # Another medium under the same MAJ:MIN (detached, attached to another file): probed anew.
@@ -68,8 +68,9 @@ old_key=$(grep '^key ' "$f")
 img=$(mktemp "$T/mem/img.XXXXXX")
 truncate -s 1G "$img"
 dev_detach "$L"
-losetup "$L" "$img" 2>/dev/null || dev_skip "$L was taken by someone else meanwhile"
-third=$("$P" --cache="$C" "bdev:$L") || dev_fail "devclass-probe"
+losetup "$L" "$img" 2>/dev/null || skip "$L was taken by someone else meanwhile"
+third=$("$P" --cache="$C" "bdev:$L") || die "devclass-probe"
 dev_expect "$third" probes=1 cached=0
-[ "$(grep '^key ' "$f")" != "$old_key" ] || dev_fail "the key did not change with the medium"
-echo "ok: probed once per medium, cache trusted only when root's"
+[ "$(grep '^key ' "$f")" != "$old_key" ] || die "the key did not change with the medium"
+ok "probed once per medium, cache trusted only when root's"
+finish

@@ -4,10 +4,10 @@
 # timing the device: SWEEP_DEVICE=hdd|ssd in the library, sweep_device_force
 # (a tool's --device) over that; auto and unknown words leave it to the
 # probe. The tools' output does not change with the class.
-. "$(dirname "$0")/lib.sh"
+. "$TESTS_DIR/dev/lib.sh"
 dev_setup
 
-L=$(dev_loop 1G) || dev_fail "cannot attach a loop device"
+L=$(dev_loop 1G) || die "cannot attach a loop device"
 unset SWEEP_DEVICE
 dev_expect "$("$P" --cache= "bdev:$L")" class=ssd reason=probe probes=1
 dev_expect "$(SWEEP_DEVICE=hdd "$P" --cache= "bdev:$L")" class=hdd reason=environment probes=0 reads=0
@@ -18,7 +18,7 @@ dev_expect "$(SWEEP_DEVICE=auto "$P" --cache= "bdev:$L")" class=ssd reason=probe
 dev_expect "$(SWEEP_DEVICE=HDD "$P" --cache= "bdev:$L")" class=ssd reason=probe probes=1
 dev_expect "$(SWEEP_DEVICE=hdd "$P" --cache= --force=auto "bdev:$L")" class=hdd reason=environment
 
-mnt=$(dev_mount_ext4 "$L") || dev_fail "cannot make ext4 on $L"
+mnt=$(dev_mount_ext4 "$L") || die "cannot make ext4 on $L"
 name=$(basename "$L")
 dev_expect "$(SWEEP_DEVICE=hdd "$P" --cache= "$mnt")" class=hdd reason=environment probes=0 device="$name"
 mkdir -p "$mnt/t/a/b" && for i in 1 2 3; do head -c $((i * 5000)) /dev/zero >"$mnt/t/a/f$i"; done
@@ -26,31 +26,32 @@ ln "$mnt/t/a/f1" "$mnt/t/a/b/h" && ln -s f2 "$mnt/t/a/s"
 
 PLAN=$BUILD_ROOT/utils/sweep-plan DU=$BUILD_ROOT/utils/sweep-du
 if [ -x "$PLAN" ]; then
-	"$PLAN" -v --device=hdd --no-compare "$mnt/t" >"$T/p-hdd" 2>"$T/err" || dev_fail "sweep-plan --device=hdd"
+	"$PLAN" -v --device=hdd --no-compare "$mnt/t" >"$T/p-hdd" 2>"$T/err" || die "sweep-plan --device=hdd"
 	grep -q "^sweep-plan: $mnt/t: ext4 on $name: device class hdd (forced by the caller)$" "$T/err" ||
-		{ cat "$T/err"; dev_fail "sweep-plan --device=hdd -v"; }
-	SWEEP_DEVICE=hdd "$PLAN" -v --device=ssd --no-compare "$mnt/t" >"$T/p-ssd" 2>"$T/err" || dev_fail "sweep-plan --device=ssd"
-	grep -q "device class ssd (forced by the caller)$" "$T/err" || { cat "$T/err"; dev_fail "--device beats SWEEP_DEVICE"; }
-	SWEEP_DEVICE=ssd "$PLAN" -v --no-compare "$mnt/t" >/dev/null 2>"$T/err" || dev_fail "sweep-plan"
-	grep -q "device class ssd (forced by SWEEP_DEVICE)$" "$T/err" || { cat "$T/err"; dev_fail "SWEEP_DEVICE in sweep-plan"; }
-	"$PLAN" --device=fast "$mnt/t" >/dev/null 2>"$T/err" && dev_fail "sweep-plan --device=fast accepted"
-	[ $? = 2 ] || dev_fail "sweep-plan --device=fast: status $?, want 2"
-	grep -q "^sweep-plan: invalid --device argument 'fast' (hdd, ssd or auto)$" "$T/err" || { cat "$T/err"; dev_fail "message"; }
+		{ cat "$T/err"; die "sweep-plan --device=hdd -v"; }
+	SWEEP_DEVICE=hdd "$PLAN" -v --device=ssd --no-compare "$mnt/t" >"$T/p-ssd" 2>"$T/err" || die "sweep-plan --device=ssd"
+	grep -q "device class ssd (forced by the caller)$" "$T/err" || { cat "$T/err"; die "--device beats SWEEP_DEVICE"; }
+	SWEEP_DEVICE=ssd "$PLAN" -v --no-compare "$mnt/t" >/dev/null 2>"$T/err" || die "sweep-plan"
+	grep -q "device class ssd (forced by SWEEP_DEVICE)$" "$T/err" || { cat "$T/err"; die "SWEEP_DEVICE in sweep-plan"; }
+	"$PLAN" --device=fast "$mnt/t" >/dev/null 2>"$T/err" && die "sweep-plan --device=fast accepted"
+	[ $? = 2 ] || die "sweep-plan --device=fast: status $?, want 2"
+	grep -q "^sweep-plan: invalid --device argument 'fast' (hdd, ssd or auto)$" "$T/err" || { cat "$T/err"; die "message"; }
 fi
 if [ -x "$DU" ]; then
-	"$DU" -a "$mnt/t" >"$T/du" || dev_fail "sweep-du"
+	"$DU" -a "$mnt/t" >"$T/du" || die "sweep-du"
 	for d in hdd ssd auto; do
-		"$DU" -a --device=$d "$mnt/t" >"$T/du-$d" 2>"$T/err" || dev_fail "sweep-du --device=$d"
-		cmp -s "$T/du" "$T/du-$d" || dev_fail "sweep-du --device=$d changed the output"
-		[ -s "$T/err" ] && dev_fail "sweep-du --device=$d: $(cat "$T/err")"
+		"$DU" -a --device=$d "$mnt/t" >"$T/du-$d" 2>"$T/err" || die "sweep-du --device=$d"
+		cmp -s "$T/du" "$T/du-$d" || die "sweep-du --device=$d changed the output"
+		[ -s "$T/err" ] && die "sweep-du --device=$d: $(cat "$T/err")"
 	done
-	SWEEP_DEVICE=hdd "$DU" -a --verbose "$mnt/t" >"$T/du-v" 2>"$T/err" || dev_fail "sweep-du --verbose"
-	cmp -s "$T/du" "$T/du-v" || dev_fail "sweep-du --verbose changed the output"
+	SWEEP_DEVICE=hdd "$DU" -a --verbose "$mnt/t" >"$T/du-v" 2>"$T/err" || die "sweep-du --verbose"
+	cmp -s "$T/du" "$T/du-v" || die "sweep-du --verbose changed the output"
 	grep -q "^sweep-du: $mnt/t: ext4 on $name: device class hdd (forced by SWEEP_DEVICE)$" "$T/err" ||
-		{ cat "$T/err"; dev_fail "sweep-du --verbose with SWEEP_DEVICE"; }
-	SWEEP_DEVICE=fast "$DU" -s --verbose "$mnt/t" >/dev/null 2>"$T/err" || dev_fail "sweep-du"
-	grep -q "^sweep-du: ignoring SWEEP_DEVICE='fast' (hdd, ssd or auto)$" "$T/err" || { cat "$T/err"; dev_fail "no warning"; }
-	"$DU" --device=fast "$mnt/t" >/dev/null 2>"$T/err" && dev_fail "sweep-du --device=fast accepted"
-	grep -q "^sweep-du: invalid --device argument 'fast' (hdd, ssd or auto)$" "$T/err" || { cat "$T/err"; dev_fail "message"; }
+		{ cat "$T/err"; die "sweep-du --verbose with SWEEP_DEVICE"; }
+	SWEEP_DEVICE=fast "$DU" -s --verbose "$mnt/t" >/dev/null 2>"$T/err" || die "sweep-du"
+	grep -q "^sweep-du: ignoring SWEEP_DEVICE='fast' (hdd, ssd or auto)$" "$T/err" || { cat "$T/err"; die "no warning"; }
+	"$DU" --device=fast "$mnt/t" >/dev/null 2>"$T/err" && die "sweep-du --device=fast accepted"
+	grep -q "^sweep-du: invalid --device argument 'fast' (hdd, ssd or auto)$" "$T/err" || { cat "$T/err"; die "message"; }
 fi
-echo "ok: caller > SWEEP_DEVICE > probe"
+ok "caller > SWEEP_DEVICE > probe"
+finish

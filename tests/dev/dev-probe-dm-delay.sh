@@ -5,27 +5,28 @@
 # turn would make it; a sequential read pays it once per large request):
 # HDD class, while the loop device under it is SSD class. Skips without
 # root, loop devices, dmsetup or the delay target.
-. "$(dirname "$0")/lib.sh"
+. "$TESTS_DIR/dev/lib.sh"
 dev_setup
-command -v dmsetup >/dev/null || dev_skip "no dmsetup"
-[ -e /dev/mapper/control ] || dev_skip "no device-mapper in this kernel"
+command -v dmsetup >/dev/null || skip "no dmsetup"
+[ -e /dev/mapper/control ] || skip "no device-mapper in this kernel"
 command -v modprobe >/dev/null && modprobe dm-delay 2>/dev/null
-dmsetup targets 2>/dev/null | grep -qw delay || dev_skip "no dm-delay target"
+dmsetup targets 2>/dev/null | grep -qw delay || skip "no dm-delay target"
 
-L=$(dev_loop 1G) || dev_fail "cannot attach a loop device"
+L=$(dev_loop 1G) || die "cannot attach a loop device"
 name=sweep-dev-test-$$
 echo "$name" >>"$T/dms"
-dmsetup create "$name" --table "0 $(blockdev --getsz "$L") delay $L 0 10" || dev_fail "dmsetup create"
+dmsetup create "$name" --table "0 $(blockdev --getsz "$L") delay $L 0 10" || die "dmsetup create"
 dmsetup mknodes "$name" >/dev/null 2>&1
 dm=/dev/mapper/$name
-[ -b "$dm" ] || dev_fail "no $dm"
+[ -b "$dm" ] || die "no $dm"
 
-fast=$("$P" --cache= "bdev:$L") || dev_fail "devclass-probe bdev:$L"
-slow=$("$P" --cache= "bdev:$dm") || dev_fail "devclass-probe bdev:$dm"
+fast=$("$P" --cache= "bdev:$L") || die "devclass-probe bdev:$L"
+slow=$("$P" --cache= "bdev:$dm") || die "devclass-probe bdev:$dm"
 echo "loop:     $fast"
 echo "dm-delay: $slow"
 dev_expect "$fast" class=ssd reason=probe
 dev_expect "$slow" class=hdd reason=probe probes=1 device="$(basename "$(readlink -f "$dm")")"
 reads=$(dev_field "$slow" reads)
-[ "$reads" -ge 8 ] && [ "$reads" -le 32 ] || dev_fail "reads=$reads, want 8..32"
-echo "ok: dm-delay over $L -> hdd, $L -> ssd"
+[ "$reads" -ge 8 ] && [ "$reads" -le 32 ] || die "reads=$reads, want 8..32"
+ok "dm-delay over $L -> hdd, $L -> ssd"
+finish

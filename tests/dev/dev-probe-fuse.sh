@@ -7,10 +7,10 @@
 # HDD class. (The fast side is dev-probe-tmpfs: this server, in Python on a
 # loaded machine, takes about 1 ms a request even without the wait.) Skips
 # without root, loop devices or FUSE.
-. "$(dirname "$0")/lib.sh"
+. "$TESTS_DIR/dev/lib.sh"
 dev_setup
-[ -c /dev/fuse ] || dev_skip "no /dev/fuse"
-grep -qw fuse /proc/filesystems || dev_skip "no fuse in this kernel"
+[ -c /dev/fuse ] || skip "no /dev/fuse"
+grep -qw fuse /proc/filesystems || skip "no fuse in this kernel"
 
 # slow_loop NAME DELAY_MS: serve a 1 GiB file DELAY_MS late, put a loop device on it; prints the device
 slow_loop() {
@@ -32,7 +32,7 @@ slow_loop() {
 }
 # Loop devices off first (they hold the FUSE file), then the servers by their
 # numbers (each also ends when its mount goes), then the rest.
-trap fuse_cleanup EXIT
+on_exit fuse_cleanup
 fuse_cleanup() {
 	local x
 	[ -n "$T" ] || return 0
@@ -41,11 +41,12 @@ fuse_cleanup() {
 	dev_cleanup
 }
 
-slow=$(slow_loop slow 5) || dev_skip "cannot serve a FUSE file here"
-s=$("$P" --cache= "bdev:$slow") || dev_fail "devclass-probe bdev:$slow"
+slow=$(slow_loop slow 5) || skip "cannot serve a FUSE file here"
+s=$("$P" --cache= "bdev:$slow") || die "devclass-probe bdev:$slow"
 echo "5 ms a read: $s"
 dev_expect "$s" class=hdd reason=probe probes=1 device="$(basename "$slow")"
-[ "$(dev_field "$s" random_ns)" -ge 5000000 ] || dev_fail "random reads faster than the server answers: $s"
+[ "$(dev_field "$s" random_ns)" -ge 5000000 ] || die "random reads faster than the server answers: $s"
 reads=$(dev_field "$s" reads)
-[ "$reads" -ge 8 ] && [ "$reads" -le 32 ] || dev_fail "reads=$reads, want 8..32"
-echo "ok: FUSE file 5 ms a read -> hdd"
+[ "$reads" -ge 8 ] && [ "$reads" -le 32 ] || die "reads=$reads, want 8..32"
+ok "FUSE file 5 ms a read -> hdd"
+finish

@@ -7,33 +7,31 @@
 #
 # Everything set up (device-mapper devices, cgroups, mounts, loop devices,
 # cache files the tools left in /run/sweep for them) is torn down by the
-# EXIT trap, on success, failure or interruption. Lists live in files
+# exit (on_exit), on success, failure or interruption. Lists live in files
 # under $T, because $(...) runs helpers in a subshell.
+# Checks, skips, cleanup and the exit status: tests/common/lib.sh.
+. "$TESTS_DIR/common/lib.sh"
 set -u
-
-dev_skip() { echo "SKIP: $*" >&2; exit 77; }
-dev_fail() { echo "FAIL: $*" >&2; exit 1; }
 
 P=$BUILD_ROOT/tests/dev/devclass-probe
 T=
 
 dev_setup() {
-	[ -x "$P" ] || dev_fail "no $P"
-	[ "$(id -u)" = 0 ] || dev_skip "needs root"
-	[ -e /dev/loop-control ] || dev_skip "no /dev/loop-control"
-	command -v losetup >/dev/null || dev_skip "no losetup"
+	[ -x "$P" ] || die "no $P"
+	[ "$(id -u)" = 0 ] || skip "needs root"
+	[ -e /dev/loop-control ] || skip "no /dev/loop-control"
+	command -v losetup >/dev/null || skip "no losetup"
 	T=$(mktemp -d "${TMPDIR:-/tmp}/sweep-dev.XXXXXX")
 	chmod 755 "$T"
-	trap dev_cleanup EXIT
-	trap 'exit 130' INT TERM
+	on_exit dev_cleanup
 	touch "$T/dms" "$T/cgroups" "$T/mounts" "$T/loops"
 	mkdir "$T/mem"
-	mount -t tmpfs -o size=2300m sweep-dev-test "$T/mem" || dev_skip "cannot mount tmpfs"
+	mount -t tmpfs -o size=2300m sweep-dev-test "$T/mem" || skip "cannot mount tmpfs"
 	# The cross-run cache of the tests: root's, writable by nobody else, like /run/sweep.
 	mkdir -m 755 "$T/cache"
 	local probe
 	truncate -s 1M "$T/mem/probe.img"
-	probe=$(losetup --find --show "$T/mem/probe.img" 2>/dev/null) || dev_skip "cannot attach a loop device"
+	probe=$(losetup --find --show "$T/mem/probe.img" 2>/dev/null) || skip "cannot attach a loop device"
 	losetup -d "$probe"
 	rm -f "$T/mem/probe.img"
 }
@@ -66,15 +64,15 @@ dev_expect() {
 	local line=$1 kv got
 	shift
 	for kv in "$@"; do
-		got=$(dev_field "$line" "${kv%%=*}") || dev_fail "no ${kv%%=*} in: $line"
-		[ "$got" = "${kv#*=}" ] || dev_fail "want $kv, got ${kv%%=*}=$got in: $line"
+		got=$(dev_field "$line" "${kv%%=*}") || die "no ${kv%%=*} in: $line"
+		[ "$got" = "${kv#*=}" ] || die "want $kv, got ${kv%%=*}=$got in: $line"
 	done
 }
 
 # dev_mount_ext4 DEV: mkfs.ext4 and mount DEV; prints the mount point.
 dev_mount_ext4() {
 	local mnt
-	command -v mkfs.ext4 >/dev/null || dev_skip "no mkfs.ext4"
+	command -v mkfs.ext4 >/dev/null || skip "no mkfs.ext4"
 	mnt=$(mktemp -d "$T/mnt.XXXXXX")
 	mkfs.ext4 -q -F "$1" >/dev/null || return 1
 	mount "$1" "$mnt" || return 1

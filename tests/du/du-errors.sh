@@ -9,14 +9,14 @@ set -u
 . "$TESTS_DIR/du/lib.sh"
 
 if [ "$(id -u)" = 0 ]; then
-	command -v setpriv >/dev/null || { echo "SKIP: root without setpriv" >&2; exit 77; }
+	command -v setpriv >/dev/null || skip "root without setpriv"
 	AS="setpriv --reuid=65534 --regid=65534 --clear-groups"
 	chmod 755 "$DU_TMP"
 	# uid 65534 may not reach the build (a checkout under /root): then stay
 	# root but without the capabilities that bypass permissions
 	if ! $AS "$SWEEP_DU" --version >/dev/null 2>&1; then
 		AS="setpriv --bounding-set=-dac_override,-dac_read_search"
-		$AS "$SWEEP_DU" --version >/dev/null 2>&1 || { echo "SKIP: cannot drop privileges" >&2; exit 77; }
+		$AS "$SWEEP_DU" --version >/dev/null 2>&1 || skip "cannot drop privileges"
 	fi
 	echo "unprivileged runs: $AS"
 fi
@@ -39,9 +39,8 @@ chmod 000 "$t/closed" "$t/ok/deep/er/locked"
 chmod 644 "$t/listonly"   # readable, not searchable
 chmod 311 "$t/noexec"     # searchable, not readable
 chmod -R a+rX "$t/ok/file" "$t/ok/deep/er/locked/x" 2>/dev/null
-trap 'chmod -R u+rwx "$t" 2>/dev/null; rm -rf "$DU_TMP"' EXIT
 
-cd "$t" || exit 1
+cd "$t" || die "cd"
 du_same .
 du_same -a .
 du_same -s closed ok nope
@@ -62,10 +61,10 @@ if locale -a 2>/dev/null | grep -qix 'c\.utf-\?8'; then
 	LC_ALL=C.UTF-8 du_same -B xyz .
 	LC_ALL=C.UTF-8 du_same -h -a --time --time-style=+%b ok
 fi
-cd names || exit 1
+cd names || die "cd"
 du_same -- *
 du_same '~home' '{'
-cd .. || exit 1
+cd .. || die "cd"
 
 # write errors: stdout on a full device, and closed
 for how in full closed; do
@@ -79,13 +78,14 @@ for how in full closed; do
 		echo "exit $rc" >>"$DU_TMP/$how.$(basename "$prog")"
 	done
 	sed -i 's/^du: /sweep-du: /' "$DU_TMP/$how.du"
-	DU_CHECKS=$((DU_CHECKS + 1))
-	cmp -s "$DU_TMP/$how.du" "$DU_TMP/$how.sweep-du" ||
-		{ echo "FAIL: stdout $how"; diff "$DU_TMP/$how.du" "$DU_TMP/$how.sweep-du"; DU_FAILS=$((DU_FAILS + 1)); }
+	check "stdout $how: same messages and exit status as du" cmp -s "$DU_TMP/$how.du" "$DU_TMP/$how.sweep-du" ||
+		diff "$DU_TMP/$how.du" "$DU_TMP/$how.sweep-du"
 done
 
 # the messages must really be there (a du that printed none would pass the comparisons above only if both failed)
-$AS "$SWEEP_DU" . >/dev/null 2>"$DU_TMP/err" && { echo "FAIL: exit 0 with unreadable directories"; DU_FAILS=$((DU_FAILS + 1)); }
-grep -q "^sweep-du: cannot read directory './closed': Permission denied$" "$DU_TMP/err" ||
-	{ echo "FAIL: no 'cannot read directory' message:"; cat "$DU_TMP/err"; DU_FAILS=$((DU_FAILS + 1)); }
-du_finish
+rc=0
+$AS "$SWEEP_DU" . >/dev/null 2>"$DU_TMP/err" || rc=$?
+check "exit 1 with unreadable directories" [ "$rc" = 1 ]
+check "a 'cannot read directory' message" \
+	grep -q "^sweep-du: cannot read directory './closed': Permission denied$" "$DU_TMP/err" || cat "$DU_TMP/err"
+finish

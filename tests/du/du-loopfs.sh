@@ -5,18 +5,17 @@
 # filesystem mounted inside the tree for -x, and a tmpfs holding a directory
 # of more than 10,000 entries (fts does not sort those on tmpfs).
 set -u
+. "$TESTS_DIR/du/lib.sh"
 . "$TESTS_DIR/common/loopfs.sh"
 loopfs_require ext4 xfs
-. "$TESTS_DIR/du/lib.sh"
-trap 'loopfs_cleanup; rm -rf "$DU_TMP"' EXIT
 
-ext4=$(loopfs_new ext4 256M) || exit 1
-xfs=$(loopfs_new xfs 320M) || exit 1
+ext4=$(loopfs_new ext4 256M) || die "cd"
+xfs=$(loopfs_new xfs 320M) || die "cd"
 "$TESTS_DIR/du/mktree.sh" "$ext4/t" big
 "$TESTS_DIR/du/mktree.sh" "$xfs/t"
 # a filesystem inside each tree: -x must leave it out, plain du must count it
 mkdir "$ext4/t/mnt" "$xfs/t/mnt"
-inner=$(loopfs_new ext4 64M) || exit 1
+inner=$(loopfs_new ext4 64M) || die "cd"
 mkdir "$inner/data" && head -c 200000 /dev/urandom >"$inner/data/blob"
 mount --bind "$inner" "$ext4/t/mnt"
 LOOPFS_MOUNTS+=("$ext4/t/mnt")
@@ -30,11 +29,11 @@ mount --bind "$tmp" "$xfs/t/mnt/data" && LOOPFS_MOUNTS+=("$xfs/t/mnt/data")
 sync
 
 for fs in "$ext4" "$xfs"; do
-	cd "$fs" || exit 1
+	cd "$fs" || die "cd"
 	du_matrix t
 	du_same -x -a t t/mnt
 	du_same -xs t/mnt t
 	du_same -a "$tmp"
 	cd /
 done
-du_finish
+finish

@@ -7,7 +7,7 @@ set -u
 . "$TESTS_DIR/du/lib.sh"
 
 "$TESTS_DIR/du/mktree.sh" "$DU_TMP/t" big
-cd "$DU_TMP/t" || exit 1
+cd "$DU_TMP/t" || die "cd"
 
 du_matrix .
 du_matrix a
@@ -69,23 +69,26 @@ echo $? >>"$DU_TMP/stdin.exp"
 sed -i 's/^du: /sweep-du: /' "$DU_TMP/stdin.exp"
 "$SWEEP_DU" --files0-from=- <"$DU_TMP/list3" >"$DU_TMP/stdin.got" 2>&1
 echo $? >>"$DU_TMP/stdin.got"
-cmp -s "$DU_TMP/stdin.exp" "$DU_TMP/stdin.got" || { echo "FAIL: --files0-from=-"; DU_FAILS=$((DU_FAILS + 1)); }
+check "--files0-from=-: as du" cmp -s "$DU_TMP/stdin.exp" "$DU_TMP/stdin.got"
 # no operand: the current directory
-cd a || exit 1
+cd a || die "cd"
 du_same -a
-cd .. || exit 1
+cd .. || die "cd"
 DU_BLOCK_SIZE=1M du_same -a a
 BLOCK_SIZE=human-readable du_same a
 POSIXLY_CORRECT=1 du_same a
 
 # the walk order and the I/O backend must not change a byte
 for order in none inode physical name; do
-	"$SWEEP_DU" -a --order=$order . >"$DU_TMP/o-$order" || DU_FAILS=$((DU_FAILS + 1))
-	cmp -s "$DU_TMP/o-none" "$DU_TMP/o-$order" || { echo "FAIL: --order=$order differs"; DU_FAILS=$((DU_FAILS + 1)); }
+	"$SWEEP_DU" -a --order=$order . >"$DU_TMP/o-$order"
+	check "--order=$order exits 0" [ $? = 0 ]
+	check "--order=$order: the same lines as --order=none" cmp -s "$DU_TMP/o-none" "$DU_TMP/o-$order"
 done
 du -a . >"$DU_TMP/o-du"
-cmp -s "$DU_TMP/o-du" "$DU_TMP/o-none" || { echo "FAIL: --order=none differs from du"; DU_FAILS=$((DU_FAILS + 1)); }
-for be in uring syscall; do
+check "--order=none: the same lines as du" cmp -s "$DU_TMP/o-du" "$DU_TMP/o-none"
+backends=syscall
+have_uring && backends="uring syscall" || skip_part "SWEEP_BACKEND=uring: io_uring is not available here"
+for be in $backends; do
 	SWEEP_BACKEND=$be du_same -a .
 done
-cd / && du_finish
+finish

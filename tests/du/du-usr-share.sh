@@ -6,7 +6,7 @@
 set -u
 . "$TESTS_DIR/du/lib.sh"
 root=${DU_SYSTEM_TREE:-/usr/share}
-[ -d "$root" ] || { echo "SKIP: no $root" >&2; exit 77; }
+[ -d "$root" ] || skip "no $root"
 
 for set in "-a" "-sh" "-ab --si" "-d1 -c -S" "-L -d 3" "-x --exclude=*.gz -d 2"; do
 	# shellcheck disable=SC2086
@@ -14,4 +14,4 @@ for set in "-a" "-sh" "-ab --si" "-d1 -c -S" "-L -d 3" "-x --exclude=*.gz -d 2";
 done
 # several system trees at once: shared hard links and overlaps are counted once
 du_same -c -d 1 "$root/doc" "$root" "$root/man"
-du_finish
+finish

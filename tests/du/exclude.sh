@@ -5,10 +5,10 @@
 # GNU tar archives and rsync transfers for the same patterns. (GNU du's own
 # rules are checked through sweep-du in du-tree.sh.)
 set -u
+. "$TESTS_DIR/common/lib.sh"
 LIST=$BUILD_ROOT/tests/du/exclude-list
-T=$(mktemp -d "${TMPDIR:-/tmp}/sweep-exclude.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-fails=0 checks=0
+require_cmd tar rsync
+scratch T exclude
 
 # a tree without names that tar or rsync would escape in their listings
 mkdir -p "$T/tree/a/b/c/d/e" "$T/tree/sub/empty" "$T/tree/with space" "$T/tree/x.txt.d"
@@ -17,16 +17,14 @@ for f in a/small a/b/five a/b/c/seventy a/b/c/d/e/big sub/f1.txt sub/f10.txt sub
 	echo data >"$T/tree/$f"
 done
 ln -s a/small "$T/tree/sub/link.txt"
-cd "$T" || exit 1
+cd "$T" || die "cd $T"
 
-check() { # check NAME EXPECTED-FILE GOT-FILE
-	checks=$((checks + 1))
+same_list() { # same_list NAME EXPECTED-FILE GOT-FILE
 	if cmp -s "$2" "$3"; then
-		echo "ok: $1"
+		ok "$1"
 	else
-		echo "FAIL: $1"
+		fail "$1"
 		diff "$2" "$3" | head -10
-		fails=$((fails + 1))
 	fi
 }
 
@@ -35,7 +33,7 @@ tar_case() { # tar_case PATTERN...
 	for p in "$@"; do args+=("--exclude=$p"); rules+=("-$p"); done
 	tar -cf - "${args[@]}" tree | tar -tf - | sort >exp
 	"$LIST" tar tree "${rules[@]}" | sort >got
-	check "tar ${args[*]}" exp got
+	same_list "tar ${args[*]}" exp got
 }
 
 rsync_case() { # rsync_case RULE... (-PATTERN or +PATTERN)
@@ -48,7 +46,7 @@ rsync_case() { # rsync_case RULE... (-PATTERN or +PATTERN)
 	done
 	rsync -rlnD --out-format='%n' "${args[@]}" tree/ "$T/nowhere/" | grep -v '^\./$' | sort >exp
 	"$LIST" rsync tree "$@" | sort >got
-	check "rsync ${args[*]}" exp got
+	same_list "rsync ${args[*]}" exp got
 }
 
 tar_case 'f1*'
@@ -86,5 +84,4 @@ rsync_case '+*/' '+*.txt' '-*'
 rsync_case '-/sub/***'
 rsync_case '-d/'
 
-echo "$checks checks, $fails failed"
-[ "$fails" = 0 ]
+finish

@@ -2,15 +2,15 @@
 # Shared by the sweep-du tests: run GNU du and sweep-du with the same
 # arguments and require the same stdout bytes, the same stderr (with the
 # program name swapped) and the same exit status.
+# Checks, skips, cleanup and the exit status: tests/common/lib.sh.
+. "$TESTS_DIR/common/lib.sh"
 
 SWEEP_DU=${SWEEP_DU:-$BUILD_ROOT/utils/sweep-du}
-[ -x "$SWEEP_DU" ] || { echo "no sweep-du at $SWEEP_DU" >&2; exit 1; }
-command -v du >/dev/null || { echo "SKIP: no GNU du" >&2; exit 77; }
-du --version 2>/dev/null | grep -q GNU || { echo "SKIP: du is not GNU du" >&2; exit 77; }
+[ -x "$SWEEP_DU" ] || die "no sweep-du at $SWEEP_DU"
+require_cmd du
+du --version 2>/dev/null | grep -q GNU || skip "du is not GNU du"
 
-DU_TMP=$(mktemp -d "${TMPDIR:-/tmp}/sweep-du-test.XXXXXX")
-DU_FAILS=0
-DU_CHECKS=0
+scratch DU_TMP du-test
 # run as: AS="setpriv ..." du_same ARGS...
 AS=${AS:-}
 
@@ -19,16 +19,14 @@ du_same() {
 	$AS du "$@" >"$DU_TMP/exp.out" 2>"$DU_TMP/exp.err" || rc_e=$?
 	$AS "$SWEEP_DU" "$@" >"$DU_TMP/got.out" 2>"$DU_TMP/got.err" || rc_g=$?
 	sed -i "s/^du: /sweep-du: /; s/^Try 'du --help'/Try 'sweep-du --help'/" "$DU_TMP/exp.err"
-	DU_CHECKS=$((DU_CHECKS + 1))
 	if ! cmp -s "$DU_TMP/exp.out" "$DU_TMP/got.out" || ! cmp -s "$DU_TMP/exp.err" "$DU_TMP/got.err" ||
 		[ "$rc_e" != "$rc_g" ]; then
-		DU_FAILS=$((DU_FAILS + 1))
-		echo "FAIL: du $* (exit du=$rc_e sweep-du=$rc_g)"
+		fail "du $* (exit du=$rc_e sweep-du=$rc_g)"
 		diff "$DU_TMP/exp.out" "$DU_TMP/got.out" | head -20
 		diff "$DU_TMP/exp.err" "$DU_TMP/got.err" | head -10
 		return 1
 	fi
-	echo "ok: du $* ($(wc -l <"$DU_TMP/exp.out") lines, exit $rc_e)"
+	ok "du $* ($(wc -l <"$DU_TMP/exp.out") lines, exit $rc_e)"
 }
 
 # The option sets every tree is checked with (one word list per line).
@@ -72,10 +70,4 @@ du_matrix() { # du_matrix OPERAND...
 		# shellcheck disable=SC2086
 		du_same $set "$@"
 	done
-}
-
-du_finish() {
-	rm -rf "$DU_TMP"
-	echo "$DU_CHECKS checks, $DU_FAILS failed"
-	[ "$DU_FAILS" = 0 ]
 }

@@ -5,13 +5,12 @@
 # first-block order, its offsets must agree with filefrag -v, and --read (both
 # backends, cold cache) must deliver exactly the bytes cat reads.
 # Needs root and loop devices; skips (77) without them.
+. "${TESTS_DIR:?}/common/lib.sh"
 set -u
-. "${TESTS_DIR:?}/common/loopfs.sh"
+. "$TESTS_DIR/common/loopfs.sh"
 loopfs_require ext4 xfs
-command -v filefrag >/dev/null || loopfs_skip "no filefrag"
+require_cmd filefrag
 PLAN=${BUILD_ROOT:?}/utils/sweep-plan
-fail=0
-bad() { echo "FAIL: $*" >&2; fail=1; }
 scratch=$LOOPFS_WORK/scratch
 mkdir -p "$scratch"
 
@@ -46,51 +45,58 @@ populate() { # populate MNT
 
 check_fs() { # check_fs FSTYPE
 	local fstype=$1 mnt bs out
-	mnt=$(loopfs_new "$fstype" 400M) || { bad "$fstype: cannot make a loop filesystem"; return; }
+	mnt=$(loopfs_new "$fstype" 400M) || { fail "$fstype: cannot make a loop filesystem"; return; }
 	populate "$mnt"
 	bs=$(stat -f -c %S "$mnt")
 	out=$scratch/$fstype.out
 
-	"$PLAN" --order=physical "$mnt" >"$out" 2>"$scratch/$fstype.err" || bad "$fstype: sweep-plan exited $?: $(cat "$scratch/$fstype.err")"
-	[ "$(wc -l <"$out")" = 2000 ] || bad "$fstype: $(wc -l <"$out") lines, want 2000"
-	grep -q '^- ' "$out" && bad "$fstype: files without a location after sync: $(grep -c '^- ' "$out")"
+	case_begin "$fstype: --order=physical ascends by first block, offsets as filefrag -v, fewer seeks"
+	"$PLAN" --order=physical "$mnt" >"$out" 2>"$scratch/$fstype.err" || fail "$fstype: sweep-plan exited $?: $(cat "$scratch/$fstype.err")"
+	[ "$(wc -l <"$out")" = 2000 ] || fail "$fstype: $(wc -l <"$out") lines, want 2000"
+	grep -q '^- ' "$out" && fail "$fstype: files without a location after sync: $(grep -c '^- ' "$out")"
 	awk 'NR > 1 && $1 + 0 < prev { print "not ascending at line " NR; bad = 1 } { prev = $1 + 0 } END { exit bad }' "$out" ||
-		bad "$fstype: --order=physical is not in ascending first-block order"
+		fail "$fstype: --order=physical is not in ascending first-block order"
 
 	# filefrag -v on every file at once: the physical start of each file's first extent, in bytes
 	cut -d' ' -f3- "$out" | tr '\n' '\0' | xargs -0 filefrag -v 2>/dev/null |
 		awk -F'[: .]+' -v bs="$bs" '
 			/^File size of / { sub(/^File size of /, ""); sub(/ is [0-9]+ \(.*$/, ""); file = $0; next }
 			/^ *0:/ && file != "" { printf "%.0f %s\n", $5 * bs, file; file = "" }' >"$scratch/$fstype.ff"
-	[ "$(wc -l <"$scratch/$fstype.ff")" = 2000 ] || bad "$fstype: filefrag gave $(wc -l <"$scratch/$fstype.ff") first extents"
+	[ "$(wc -l <"$scratch/$fstype.ff")" = 2000 ] || fail "$fstype: filefrag gave $(wc -l <"$scratch/$fstype.ff") first extents"
 	diff <(awk '{ off = $1; $1 = ""; $2 = ""; sub(/^  /, ""); print off " " $0 }' "$out" | sort) \
 		<(sort "$scratch/$fstype.ff") >"$scratch/$fstype.diff" ||
-		bad "$fstype: offsets disagree with filefrag -v: $(head -4 "$scratch/$fstype.diff")"
+		fail "$fstype: offsets disagree with filefrag -v: $(head -4 "$scratch/$fstype.diff")"
 
 	# the sweep moves the head less than the readdir-order walk of the same files
 	local r p
 	r=$(sed -n 's/.*readdir_seeks=\([0-9]*\).*/\1/p' "$scratch/$fstype.err")
 	p=$(sed -n 's/.*plan_seeks=\([0-9]*\).*/\1/p' "$scratch/$fstype.err")
 	echo "$fstype: seeks readdir order $r, plan order $p"
-	[ -n "$r" ] && [ -n "$p" ] && [ "$p" -le "$r" ] || bad "$fstype: plan seeks $p > readdir seeks $r"
+	[ -n "$r" ] && [ -n "$p" ] && [ "$p" -le "$r" ] || fail "$fstype: plan seeks $p > readdir seeks $r"
+
+	case_end
 
 	# --read, cold cache, both backends: the data stream equals cat of the files in plan order
 	cut -d' ' -f3- "$out" | tr '\n' '\0' | xargs -0 cat | sha256sum >"$scratch/want.sum"
 	local total
 	total=$(cut -d' ' -f3- "$out" | tr '\n' '\0' | xargs -0 stat -c %s | awk '{ s += $1 } END { print s }')
-	for backend in uring syscall; do
+	local backends=syscall
+	have_uring && backends="uring syscall" || skip_part "$fstype: --read --backend=uring: io_uring is not available here"
+	for backend in $backends; do
+		case_begin "$fstype: --read --backend=$backend delivers what cat reads"
 		sync
 		echo 3 >/proc/sys/vm/drop_caches
 		"$PLAN" --order=physical --read --backend=$backend --dump="$scratch/dump" --no-compare "$mnt" \
 			>/dev/null 2>"$scratch/read.err"
 		sha256sum <"$scratch/dump" >"$scratch/got.sum"
-		grep -q "read 2000 files, $total bytes in .* (backend " "$scratch/read.err" ||
-			bad "$fstype/$backend: totals: $(cat "$scratch/read.err")"
-		cmp -s "$scratch/want.sum" "$scratch/got.sum" || bad "$fstype/$backend: data differs from cat"
+		grep -q "read 2000 files, $total bytes in .* (backend $backend, " "$scratch/read.err" ||
+			fail "$fstype/$backend: totals: $(cat "$scratch/read.err")"
+		cmp -s "$scratch/want.sum" "$scratch/got.sum" || fail "$fstype/$backend: data differs from cat"
 		grep "read 2000" "$scratch/read.err"
+		case_end
 	done
 }
 
 check_fs ext4
 check_fs xfs
-exit $fail
+finish

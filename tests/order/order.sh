@@ -5,6 +5,7 @@
 # appearance, unstat-able paths last with a warning and exit 1, NUL-separated
 # names with any bytes round-trip, and a list sorted in many runs on disk
 # (a tiny --memory) comes out the same as one sorted in memory.
+. "$TESTS_DIR/common/lib.sh"
 set -u
 . "$TESTS_DIR/common/loopfs.sh"
 loopfs_require ext4
@@ -12,11 +13,8 @@ loopfs_require ext4
 # storage probe as SSD class, where the library keeps the given order.
 export SWEEP_DEVICE=hdd
 ORDER=$BUILD_ROOT/utils/sweep-order
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
 
-mnt=$(loopfs_new ext4 128M) || { echo "FAIL: no ext4 image"; exit 1; }
+mnt=$(loopfs_new ext4 128M) || die "no ext4 image"
 # Interleave the allocations of several directories, then punch holes in the
 # layout and fill them, so that name order and disk order differ.
 for d in a b c d; do mkdir -p "$mnt/$d"; done
@@ -34,7 +32,7 @@ sync
 
 W=$LOOPFS_WORK
 (cd "$mnt" && find . -type f -print0 | sort -z) >"$W/list"
-cd "$mnt" || exit 1
+cd "$mnt" || die "cd $mnt"
 "$ORDER" -0 <"$W/list" >"$W/out" 2>"$W/err"
 rc=$?
 [ $rc = 0 ] && [ ! -s "$W/err" ] && ok "exit 0, nothing on stderr" || fail "exit $rc: $(cat "$W/err")"
@@ -89,5 +87,4 @@ umount "$W/tmpfs"
 "$ORDER" --order=name </dev/null 2>/dev/null; [ $? = 2 ] && ok "--order=name refused" || fail "--order=name accepted"
 "$ORDER" extra </dev/null 2>/dev/null; [ $? = 2 ] && ok "an operand refused" || fail "an operand accepted"
 cd /
-echo "$fails failed"
-[ $fails = 0 ]
+finish

@@ -5,7 +5,7 @@
 . "$TESTS_DIR/race/lib.sh"
 CP=$BUILD_ROOT/utils/sweep-cp
 
-for backend in uring syscall; do
+for backend in $(race_backends); do
 export SWEEP_BACKEND=$backend # both reader backends
 for ((iter = 0; iter < ITERATIONS; iter++)); do
 	CASE="cp ($backend): source file -> symlink to a root-only secret"
@@ -79,4 +79,4 @@ for ((iter = 0; iter < ITERATIONS; iter++)); do
 	check_outside
 done
 done
-race_done
+finish

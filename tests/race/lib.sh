@@ -14,21 +14,28 @@
 #   victim_sum            a checksum of victim/ (names, types, modes, owners, contents)
 #   check_outside         victim unchanged, secret not copied anywhere under pub/ or in $W/out*
 #   expect NAME COND...   count a check
-#   race_done             print the tally, exit 1 on any failure
+#   race_backends         the reader backends to run the cases on (uring only where usable)
+#   finish                (tests/common/lib.sh) print the tally, exit 1 on any failure
 
+. "$TESTS_DIR/common/lib.sh"
 set -u
 . "$TESTS_DIR/common/hooks.sh"
 
-[ "$(id -u)" = 0 ] || { echo "SKIP: the race suite runs as root (the attacker is uid 65534)"; exit 77; }
-have_hooks || { echo "SKIP: the tools were built without -Dtest_hooks=true"; exit 77; }
-command -v setpriv >/dev/null || { echo "SKIP: no setpriv"; exit 77; }
+is_root || skip "the race suite runs as root (the attacker is uid 65534)"
+have_hooks || skip "the tools were built without -Dtest_hooks=true"
+require_cmd setpriv
 
-RACE_TMP=$(mktemp -d "${TMPDIR:-/tmp}/sweep-race.XXXXXX")
-chmod 755 "$RACE_TMP"
-trap 'rm -rf "$RACE_TMP"' EXIT
-RACE_CHECKS=0
-RACE_FAILS=0
+scratch RACE_TMP race
 ITERATIONS=${RACE_ITERATIONS:-1}
+
+race_backends() {
+	if have_uring; then
+		echo uring syscall
+	else
+		skip_part "the io_uring reader: not available here" >&2
+		echo syscall
+	fi
+}
 
 world() {
 	W=$RACE_TMP/w
@@ -62,12 +69,10 @@ victim_sum() {
 
 expect() { # expect NAME COMMAND...
 	local what=$1; shift
-	RACE_CHECKS=$((RACE_CHECKS + 1))
 	if "$@"; then
-		[ "$ITERATIONS" = 1 ] && echo "ok: $CASE: $what"
+		if [ "$ITERATIONS" = 1 ]; then ok "$CASE: $what"; else LIB_CHECKS=$((LIB_CHECKS + 1)); fi
 	else
-		echo "FAIL: $CASE: $what"
-		RACE_FAILS=$((RACE_FAILS + 1))
+		fail "$CASE: $what"
 	fi
 }
 
@@ -87,17 +92,16 @@ check_outside() {
 run_paused() {
 	local point=$1 attack=$2 here=$PWD; shift 2
 	RC=0
-	cd "$W" || exit 1
+	cd "$W" || die "cd $W"
 	if ! pause_at "$point" "$@" >"$RACE_TMP/out" 2>"$RACE_TMP/err"; then
-		cd "$here" || exit 1
-		echo "FAIL: $CASE: never paused at $point: $(cat "$RACE_TMP/err")"
-		RACE_FAILS=$((RACE_FAILS + 1))
+		cd "$here" || die "cd $here"
+		fail "$CASE: never paused at $point: $(cat "$RACE_TMP/err")"
 		RC=255
 		return
 	fi
 	as_attacker "$attack"
 	resume || RC=$?
-	cd "$here" || exit 1
+	cd "$here" || die "cd $here"
 	OUT=$(cat "$RACE_TMP/out")
 	ERR=$(cat "$RACE_TMP/err")
 }
@@ -105,8 +109,3 @@ run_paused() {
 # have MESSAGE-REGEX: the tool's stderr says it
 said() { grep -Eq -- "$1" <<<"$ERR"; }
 same_file() { cmp -s "$1" "$2"; }
-
-race_done() {
-	echo "$RACE_CHECKS checks, $RACE_FAILS failed ($ITERATIONS iteration(s))"
-	[ "$RACE_FAILS" = 0 ]
-}

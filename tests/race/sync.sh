@@ -8,7 +8,7 @@ SYNC=$BUILD_ROOT/utils/sweep-sync
 # A destination from an earlier sync, with an extraneous file where --delete will look.
 synced_world() {
 	world
-	"$SYNC" -a "$W/src/" "$W/pub/dst/" || { echo "FAIL: the first sync"; exit 1; }
+	"$SYNC" -a "$W/src/" "$W/pub/dst/" || die "the first sync"
 	printf 'stale\n' >"$W/pub/dst/d/important.db" # victim/ has one too
 	chown 65534:65534 "$W/pub/dst/d/important.db"
 	printf 'changed g\n' >"$W/src/d/g" # so the next run writes into d
@@ -16,7 +16,7 @@ synced_world() {
 	chown 65534:65534 "$W/src/d/g"
 }
 
-for backend in uring syscall; do
+for backend in $(race_backends); do
 export SWEEP_BACKEND=$backend # both reader backends
 for ((iter = 0; iter < ITERATIONS; iter++)); do
 	for del in "" --delete; do
@@ -102,4 +102,4 @@ for args in "-a" "-a --delete"; do
 	expect "$args: the symlink stays" [ -L "$W/dlink" ]
 	expect "$args: extra file as rsync left it" [ "$(ls "$W/real/extra" 2>/dev/null)" = "$(ls "$W/rreal/extra" 2>/dev/null | sed 's/rreal/real/')" ]
 done
-race_done
+finish

@@ -6,14 +6,14 @@
 # so nothing here depends on timing.
 . "$TESTS_DIR/sync/lib.sh"
 . "$TESTS_DIR/common/hooks.sh"
-have_hooks || { echo "SKIP: the tools were built without -Dtest_hooks=true" >&2; exit 77; }
+have_hooks || skip "the tools were built without -Dtest_hooks=true"
 
 S=$W/src D=$W/dst OLD=$W/old
 mkdir -p "$S/d1" "$S/d2"
 for i in $(seq 1 24); do
 	head -c 262144 /dev/urandom >"$S/d$((i % 2 + 1))/f$i"
 done
-"$SYNC" -a "$S/" "$D/" || fail "first sync failed"
+"$SYNC" -a "$S/" "$D/" || die "first sync failed"
 compare_trees "$S" "$D"
 
 # --- SIGKILL mid-run: every final name holds the old or the new file, never a part
@@ -26,7 +26,7 @@ head -c 1048576 /dev/urandom >"$S/d1/big-new"
 touch -d '2001-02-03 04:05:06' "$S"/d[12]/f*
 SWEEP_TEST_PAUSE=bytes:2000000 "$SYNC" -a "$S/" "$D/" &
 pid=$!
-wait_stopped $pid || { kill -9 $pid 2>/dev/null; fail "sweep-sync did not reach the stop point"; }
+wait_stopped $pid || { kill -9 $pid 2>/dev/null; die "sweep-sync did not reach the stop point"; }
 new=0 old=0 partial=0
 for f in $(cd "$S" && find . -type f); do
 	if [ ! -e "$D/$f" ]; then
@@ -43,44 +43,44 @@ done
 kill -9 $pid
 wait $pid 2>/dev/null
 note "killed mid-run: $new files new, $old old, $partial partial, $(find "$D" -name '.sweep-tmp.*' | wc -l) temporaries"
-[ $partial = 0 ] || fail "a final name held a partial file"
-[ $new -gt 0 ] && [ $old -gt 0 ] || fail "the kill did not land mid-run ($new new, $old old)"
+[ $partial = 0 ] || die "a final name held a partial file"
+[ $new -gt 0 ] && [ $old -gt 0 ] || die "the kill did not land mid-run ($new new, $old old)"
 # Copies are unnamed (O_TMPFILE) until complete: the kill left no name behind.
-[ -z "$(find "$D" -name '.sweep-tmp.*')" ] || fail "temporaries left by the kill"
-"$SYNC" -a "$S/" "$D/" || fail "re-run after SIGKILL failed"
+[ -z "$(find "$D" -name '.sweep-tmp.*')" ] || die "temporaries left by the kill"
+"$SYNC" -a "$S/" "$D/" || die "re-run after SIGKILL failed"
 compare_trees "$S" "$D"
 
 # --- a source file vanishes after the scan: exit 24, the rest is synced
 for i in 1 2 3; do printf 'v%s\n' $i >"$S/d2/v$i"; done
 SWEEP_TEST_PAUSE=walk "$SYNC" -a "$S/" "$D/" 2>"$W/vanish.err" &
 pid=$!
-wait_stopped $pid || { kill -9 $pid; fail "sweep-sync did not stop after the scan"; }
+wait_stopped $pid || { kill -9 $pid; die "sweep-sync did not stop after the scan"; }
 rm "$S/d2/v2"
 kill -CONT $pid
 rc=0
 wait $pid || rc=$?
-[ $rc = 24 ] || { cat "$W/vanish.err" >&2; fail "vanished file: exit $rc, want 24"; }
-grep -q 'vanished.*d2/v2' "$W/vanish.err" || fail "no 'vanished' message: $(cat "$W/vanish.err")"
-[ ! -e "$D/d2/v2" ] || fail "the vanished file was created"
-cmp "$S/d2/v1" "$D/d2/v1" && cmp "$S/d2/v3" "$D/d2/v3" || fail "the other files were not synced"
-note "vanished source file: exit 24"
+[ $rc = 24 ] || { cat "$W/vanish.err" >&2; die "vanished file: exit $rc, want 24"; }
+grep -q 'vanished.*d2/v2' "$W/vanish.err" || die "no 'vanished' message: $(cat "$W/vanish.err")"
+[ ! -e "$D/d2/v2" ] || die "the vanished file was created"
+cmp "$S/d2/v1" "$D/d2/v1" && cmp "$S/d2/v3" "$D/d2/v3" || die "the other files were not synced"
+ok "vanished source file: exit 24"
 
 # --- a source file that changes while it is read: the source named, exit 24, the next run fixes it
 printf 'before\n' >"$S/d2/changes"
 touch -d '2003-01-01' "$S/d2/changes"
 SWEEP_TEST_PAUSE=read:1 "$SYNC" -a "$S/" "$D/" 2>"$W/changed.err" &
 pid=$!
-wait_stopped $pid || { kill -9 $pid; fail "sweep-sync did not stop at the first read"; }
+wait_stopped $pid || { kill -9 $pid; die "sweep-sync did not stop at the first read"; }
 printf 'appended while read\n' >>"$S/d2/changes"
 kill -CONT $pid
 rc=0
 wait $pid || rc=$?
-[ $rc = 24 ] || { cat "$W/changed.err" >&2; fail "changed file: exit $rc, want 24"; }
+[ $rc = 24 ] || { cat "$W/changed.err" >&2; die "changed file: exit $rc, want 24"; }
 grep -q "file has changed during the transfer: '$S/d2/changes'" "$W/changed.err" ||
-	fail "the message does not name the source: $(cat "$W/changed.err")"
-"$SYNC" -a "$S/" "$D/" || fail "re-run after the change failed"
-cmp "$S/d2/changes" "$D/d2/changes" || fail "the re-run did not pick up the change"
-note "source changed while read: exit 24, source named"
+	die "the message does not name the source: $(cat "$W/changed.err")"
+"$SYNC" -a "$S/" "$D/" || die "re-run after the change failed"
+cmp "$S/d2/changes" "$D/d2/changes" || die "the re-run did not pick up the change"
+ok "source changed while read: exit 24, source named"
 
 # --- an unreadable file: exit 23 like rsync, the rest is synced, no deletion
 run_unprivileged() {
@@ -92,7 +92,7 @@ run_unprivileged() {
 	fi
 }
 if [ "$(id -u)" = 0 ] && ! setpriv --bounding-set -dac_override,-dac_read_search true 2>/dev/null; then
-	note "SKIP unreadable-file case: cannot drop capabilities here"
+	skip_part "unreadable-file case: cannot drop capabilities here"
 else
 	printf 'secret\n' >"$S/d1/secret"
 	chmod 000 "$S/d1/secret"
@@ -103,14 +103,14 @@ else
 	run_unprivileged "$SYNC" -a --delete "$S/" "$D/" >"$W/unread.out" 2>"$W/unread.err" || rc=$?
 	rrc=0
 	run_unprivileged rsync -a --delete "$S/" "$W/rdst/" >/dev/null 2>&1 || rrc=$?
-	[ $rc = 23 ] || { cat "$W/unread.err" >&2; fail "unreadable file: exit $rc, want 23"; }
-	[ $rrc = 23 ] || fail "rsync gave $rrc for the unreadable file (test assumption broken)"
-	grep -q 'd1/secret.*Permission denied' "$W/unread.err" || fail "no clear error: $(cat "$W/unread.err")"
-	grep -q 'skipping file deletion' "$W/unread.out" || fail "deletion not refused after an I/O error"
-	[ -e "$D/d1/extraneous" ] || fail "--delete ran after an I/O error"
-	[ ! -e "$D/d1/secret" ] || fail "a partial or empty copy of the unreadable file exists"
-	cmp "$S/d1/other" "$D/d1/other" || fail "the readable file was not synced"
-	note "unreadable file: exit 23, deletion skipped"
+	[ $rc = 23 ] || { cat "$W/unread.err" >&2; die "unreadable file: exit $rc, want 23"; }
+	[ $rrc = 23 ] || die "rsync gave $rrc for the unreadable file (test assumption broken)"
+	grep -q 'd1/secret.*Permission denied' "$W/unread.err" || die "no clear error: $(cat "$W/unread.err")"
+	grep -q 'skipping file deletion' "$W/unread.out" || die "deletion not refused after an I/O error"
+	[ -e "$D/d1/extraneous" ] || die "--delete ran after an I/O error"
+	[ ! -e "$D/d1/secret" ] || die "a partial or empty copy of the unreadable file exists"
+	cmp "$S/d1/other" "$D/d1/other" || die "the readable file was not synced"
+	ok "unreadable file: exit 23, deletion skipped"
 	chmod 644 "$S/d1/secret"
 
 	# an unreadable directory: the same (rsync: "opendir failed", exit 23, no deletion)
@@ -119,11 +119,11 @@ else
 	run_unprivileged "$SYNC" -a --delete "$S/" "$D/" >/dev/null 2>"$W/lock.err" || rc=$?
 	rrc=0
 	run_unprivileged rsync -a --delete "$S/" "$W/rdst/" >/dev/null 2>&1 || rrc=$?
-	[ $rc = 23 ] && [ $rrc = 23 ] || fail "unreadable directory: exit $rc (rsync $rrc), want 23"
-	grep -q 'locked.*Permission denied' "$W/lock.err" || fail "no clear error: $(cat "$W/lock.err")"
-	[ -e "$D/d1/extraneous" ] || fail "--delete ran after an unreadable directory"
+	[ $rc = 23 ] && [ $rrc = 23 ] || die "unreadable directory: exit $rc (rsync $rrc), want 23"
+	grep -q 'locked.*Permission denied' "$W/lock.err" || die "no clear error: $(cat "$W/lock.err")"
+	[ -e "$D/d1/extraneous" ] || die "--delete ran after an unreadable directory"
 	chmod 755 "$S/locked"
-	note "unreadable directory: exit 23, deletion skipped"
+	ok "unreadable directory: exit 23, deletion skipped"
 fi
 
 # --- a destination directory that only becomes writable through the sync (rsync
@@ -133,9 +133,9 @@ if [ "$(id -u)" != 0 ] || setpriv --bounding-set -dac_override,-dac_read_search 
 	chmod 555 "$H/dst" "$H/rdst"
 	rc=0; run_unprivileged "$SYNC" -a "$H/src/" "$H/dst/" 2>"$W/perm.err" || rc=$?
 	rrc=0; run_unprivileged rsync -a "$H/src/" "$H/rdst/" 2>/dev/null || rrc=$?
-	[ $rc = $rrc ] || fail "read-only DEST that SRC makes writable: exit $rc, rsync $rrc: $(cat "$W/perm.err")"
+	[ $rc = $rrc ] || die "read-only DEST that SRC makes writable: exit $rc, rsync $rrc: $(cat "$W/perm.err")"
 	compare_trees "$H/rdst" "$H/dst"
-	note "read-only DEST made writable first: exit $rc like rsync"
+	ok "read-only DEST made writable first: exit $rc like rsync"
 fi
 
 # --- not root: a read-only directory is opened while its contents change, then restored
@@ -144,13 +144,13 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 &&
 	as_nobody() { setpriv --reuid nobody --regid "$(id -g nobody)" --clear-groups "$@"; }
 	H=$W/ro && mkdir -p "$H/src/sub" && printf '1\n' >"$H/src/sub/f"
 	chmod 755 "$W" && chown -R "nobody:$(id -g nobody)" "$H" && chmod 555 "$H/src/sub"
-	as_nobody "$SYNC" -a "$H/src/" "$H/dst/" || fail "first sync as nobody failed"
+	as_nobody "$SYNC" -a "$H/src/" "$H/dst/" || die "first sync as nobody failed"
 	chmod 755 "$H/src/sub" && printf '22\n' >"$H/src/sub/f" && touch -d 2001-01-01 "$H/src/sub/f" && chmod 555 "$H/src/sub"
 	rc=0; as_nobody "$SYNC" -a "$H/src/" "$H/dst/" 2>"$W/ro.err" || rc=$?
-	[ $rc = 0 ] || fail "update inside a read-only directory (not root): exit $rc: $(cat "$W/ro.err")"
+	[ $rc = 0 ] || die "update inside a read-only directory (not root): exit $rc: $(cat "$W/ro.err")"
 	compare_trees "$H/src" "$H/dst"
 	chmod 700 "$W"
-	note "read-only directory updated by a non-root user and restored to 555"
+	ok "read-only directory updated by a non-root user and restored to 555"
 fi
 
 # --- a hard-link group whose last name cannot be made: the other name still gets the data
@@ -161,9 +161,9 @@ if command -v chattr >/dev/null; then
 	if chattr +i "$H/dst/b" 2>/dev/null; then
 		rc=0; "$SYNC" -aH "$H/src/" "$H/dst/" 2>"$W/hl.err" || rc=$?
 		chattr -i "$H/dst/b"
-		[ $rc = 23 ] || fail "immutable obstacle: exit $rc, want 23: $(cat "$W/hl.err")"
-		cmp "$H/src/a/x" "$H/dst/a/x" || fail "the reachable name of the hard-link group was not copied"
-		note "hard-link group with an unreachable last name: exit 23, the other name copied"
+		[ $rc = 23 ] || die "immutable obstacle: exit $rc, want 23: $(cat "$W/hl.err")"
+		cmp "$H/src/a/x" "$H/dst/a/x" || die "the reachable name of the hard-link group was not copied"
+		ok "hard-link group with an unreachable last name: exit 23, the other name copied"
 	fi
 fi
 
@@ -172,15 +172,15 @@ for i in 1 2 3 4 5 6; do head -c 262144 /dev/urandom >"$S/d1/f$((i * 2 - 1))"; d
 touch -d '2002-03-04 05:06:07' "$S"/d1/f*
 SWEEP_TEST_PAUSE=bytes:300000 "$SYNC" -a "$S/" "$D/" 2>"$W/term.err" &
 pid=$!
-wait_stopped $pid || { kill -9 $pid; fail "sweep-sync did not reach the stop point"; }
+wait_stopped $pid || { kill -9 $pid; die "sweep-sync did not reach the stop point"; }
 kill -TERM $pid
 kill -CONT $pid
 rc=0
 wait $pid || rc=$?
-[ $rc = 20 ] || fail "SIGTERM: exit $rc, want 20"
-"$SYNC" -a --delete "$S/" "$D/" || fail "re-run after SIGTERM failed"
+[ $rc = 20 ] || die "SIGTERM: exit $rc, want 20"
+"$SYNC" -a --delete "$S/" "$D/" || die "re-run after SIGTERM failed"
 compare_trees "$S" "$D"
-note "SIGTERM: exit 20, re-run converges"
+ok "SIGTERM: exit 20, re-run converges"
 
 # --- --progress draws a line on a terminal (script(1) gives it one)
 if command -v script >/dev/null; then
@@ -194,18 +194,19 @@ wait \$pid
 echo "rc=\$?"
 EOF2
 	script -qec "bash $W/progress.sh" /dev/null | tr '\r' '\n' >"$W/progress.out"
-	grep -q 'rc=0$' "$W/progress.out" || fail "--progress run failed: $(cat -v "$W/progress.out")"
-	grep -Eq 'sweep-sync: [0-9]+/[0-9]+ files' "$W/progress.out" || fail "no progress line: $(cat -v "$W/progress.out")"
-	note "progress: $(grep -Eo 'sweep-sync: [0-9]+/[0-9]+ files[^$]*' "$W/progress.out" | head -1 | cut -c1-60)"
+	grep -q 'rc=0$' "$W/progress.out" || die "--progress run failed: $(cat -v "$W/progress.out")"
+	grep -Eq 'sweep-sync: [0-9]+/[0-9]+ files' "$W/progress.out" || die "no progress line: $(cat -v "$W/progress.out")"
+	ok "progress: $(grep -Eo 'sweep-sync: [0-9]+/[0-9]+ files[^$]*' "$W/progress.out" | head -1 | cut -c1-60)"
 fi
 
 # --- dry run after all that changes nothing
 rm -f "$S/d2/f1"
 printf 'n\n' >"$S/d1/newer"
 python3 "$MANIFEST" "$D" >"$W/before"
-"$SYNC" -a -n -i --delete "$S/" "$D/" >"$W/dry.out" || fail "dry run failed"
+"$SYNC" -a -n -i --delete "$S/" "$D/" >"$W/dry.out" || die "dry run failed"
 python3 "$MANIFEST" "$D" >"$W/after"
-diff -u "$W/before" "$W/after" || fail "the dry run changed the destination"
+diff -u "$W/before" "$W/after" || die "the dry run changed the destination"
 grep -q '^\*deleting   d2/f1$' "$W/dry.out" && grep -q '^>f+++++++++ d1/newer$' "$W/dry.out" ||
-	fail "dry run did not report the changes: $(cat "$W/dry.out")"
-echo PASS
+	die "dry run did not report the changes: $(cat "$W/dry.out")"
+
+finish

@@ -3,25 +3,24 @@
 #   SYNC   the sweep-sync binary
 #   W      a fresh work directory, removed at exit (unless KEEP=1)
 # and defines run_both/compare_trees for side-by-side runs against rsync.
+# Checks, skips, cleanup and the exit status: tests/common/lib.sh.
 
+. "$TESTS_DIR/common/lib.sh"
 set -u
 SYNC=${BUILD_ROOT:?BUILD_ROOT not set}/utils/sweep-sync
-MANIFEST="$TESTS_DIR/sync/manifest.py"
+# What rsync -a keeps (no atimes, block counts or holes), times as rsync compares them.
+MANIFEST=("$TESTS_DIR/common/manifest.py" --fields=mode,owner,size,mtime,data,link,rdev,xattr,hl --mtime=file-ns)
 export LC_ALL=C
 
-command -v rsync >/dev/null || { echo "SKIP: no rsync" >&2; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: no python3" >&2; exit 77; }
-[ -x "$SYNC" ] || { echo "FAIL: $SYNC not built" >&2; exit 1; }
+require_cmd rsync python3
+[ -x "$SYNC" ] || die "$SYNC not built"
 
 W=$(mktemp -d "${TMPDIR:-/tmp}/sweep-sync-test.XXXXXX")
 sync_cleanup() {
 	chmod -R u+rwX "$W" 2>/dev/null
 	[ "${KEEP:-0}" = 1 ] || rm -rf "$W"
 }
-trap sync_cleanup EXIT
-
-fail() { echo "FAIL: $*" >&2; exit 1; }
-note() { echo "== $*"; }
+on_exit sync_cleanup
 
 # compare_trees A B [manifest options]: identical entries, contents, stat fields, links, xattrs, ACLs.
 compare_trees() {
@@ -29,11 +28,12 @@ compare_trees() {
 	if [ ! -e "$a" ] && [ ! -L "$a" ] && [ ! -e "$b" ] && [ ! -L "$b" ]; then
 		return 0 # neither tool made it
 	fi
-	python3 "$MANIFEST" "$a" "$@" >"$W/manifest.a" || fail "manifest of $a"
-	python3 "$MANIFEST" "$b" "$@" >"$W/manifest.b" || fail "manifest of $b"
+	python3 "${MANIFEST[@]}" "$@" "$a" >"$W/manifest.a" || { fail "manifest of $a"; return 1; }
+	python3 "${MANIFEST[@]}" "$@" "$b" >"$W/manifest.b" || { fail "manifest of $b"; return 1; }
 	if ! diff -u "$W/manifest.a" "$W/manifest.b" >"$W/manifest.diff"; then
 		head -40 "$W/manifest.diff" >&2
 		fail "trees $a and $b differ"
+		return 1
 	fi
 }
 
@@ -54,20 +54,23 @@ run_argv() {
 	if grep -q 'runtime error:' "$W/s.err"; then
 		cat "$W/s.err" >&2
 		fail "$label: sanitizer report"
+		return 1
 	fi
 	if [ "$rr" != "$sr" ]; then
 		cat "$W/r.err" "$W/s.err" >&2
 		fail "$label: rsync exit $rr, sweep-sync exit $sr"
+		return 1
 	fi
 	sed -e "${OUT_FILTER:-}" "$W/r.out" | sort >"$W/r.sorted"
 	sed -e "${OUT_FILTER:-}" "$W/s.out" | sort >"$W/s.sorted"
 	if ! diff -u "$W/r.sorted" "$W/s.sorted" >"$W/out.diff"; then
 		cat "$W/out.diff" >&2
 		fail "$label: output differs from rsync's (sorted)"
+		return 1
 	fi
 	# shellcheck disable=SC2086
-	compare_trees "$W/r/$dstarg" "$W/s/$dstarg" ${COMPARE_OPTS---no-root-time}
-	note "$label: exit $sr, $(wc -l <"$W/s.out") output lines, same as rsync"
+	compare_trees "$W/r/$dstarg" "$W/s/$dstarg" ${COMPARE_OPTS---no-root-time} || return 1
+	ok "$label: exit $sr, $(wc -l <"$W/s.out") output lines, same tree and output as rsync"
 }
 
 # run_args LABEL SRCARG DSTARG FLAGS...: run_argv for one SRC.

@@ -15,8 +15,8 @@ FLAGS=(-a --delete -i)
 case $EXTRA in
 *A* | *X*)
 	touch "$W/probe"
-	setfattr -n user.probe -v 1 "$W/probe" 2>/dev/null || { echo "SKIP: no user xattrs in $W" >&2; exit 77; }
-	setfacl -m u:1:r "$W/probe" 2>/dev/null || { echo "SKIP: no ACLs in $W" >&2; exit 77; }
+	setfattr -n user.probe -v 1 "$W/probe" 2>/dev/null || skip "no user xattrs in $W"
+	setfacl -m u:1:r "$W/probe" 2>/dev/null || skip "no ACLs in $W"
 	rm -f "$W/probe"
 	;;
 esac
@@ -51,7 +51,7 @@ if want_ax; then
 fi
 run_both "initial copy" "${FLAGS[@]}"
 run_both "no changes" "${FLAGS[@]}"
-[ -s "$W/s.out" ] && fail "an unchanged tree still itemized: $(cat "$W/s.out")"
+[ -s "$W/s.out" ] && die "an unchanged tree still itemized: $(cat "$W/s.out")"
 
 # new files and directories
 mkdir -p "$S/new/dir/deeper" "$S/a/newsub"
@@ -75,11 +75,11 @@ ref=$(stat -c %y "$S/a/b/n8")
 printf 'FILE 8\n' >"$S/a/b/n8"
 touch -d "$ref" "$S/a/b/n8"
 run_both "same size+mtime (no -c)" "${FLAGS[@]}"
-cmp -s "$S/a/b/n8" "$W/s/dst/a/b/n8" && fail "quick check should have missed the content change"
+cmp -s "$S/a/b/n8" "$W/s/dst/a/b/n8" && die "quick check should have missed the content change"
 # ...-c does
 run_both "same size+mtime with -c" "${FLAGS[@]}" -c
-cmp "$S/a/b/n8" "$W/s/dst/a/b/n8" || fail "-c did not transfer the changed contents"
-grep -q '^>fc........ a/b/n8$' "$W/s.out" || fail "-c: expected '>fc........ a/b/n8'"
+cmp "$S/a/b/n8" "$W/s/dst/a/b/n8" || die "-c did not transfer the changed contents"
+grep -q '^>fc........ a/b/n8$' "$W/s.out" || die "-c: expected '>fc........ a/b/n8'"
 
 # deletions
 rm -rf "$S/a/b/c" "$S/a/b/n9" "$S/new/dir"
@@ -120,11 +120,13 @@ rm "$S/a/b/n16"
 python3 "$MANIFEST" "$W/s/dst" >"$W/before"
 run_both "dry run" "${FLAGS[@]}" -n
 python3 "$MANIFEST" "$W/s/dst" >"$W/after"
-diff -u "$W/before" "$W/after" || fail "dry run changed the destination"
-grep -q '^>f+++++++++ dry-new$' "$W/s.out" || fail "dry run did not report dry-new"
-grep -q '^\*deleting   a/b/n16$' "$W/s.out" || fail "dry run did not report the deletion"
+diff -u "$W/before" "$W/after" || die "dry run changed the destination"
+grep -q '^>f+++++++++ dry-new$' "$W/s.out" || die "dry run did not report dry-new"
+grep -q '^\*deleting   a/b/n16$' "$W/s.out" || die "dry run did not report the deletion"
 run_both "after dry run" "${FLAGS[@]}"
 
 # and the result is the source itself (hard links only with -H)
 if want_h; then compare_trees "$S" "$W/s/dst"; else compare_trees "$S" "$W/s/dst" --no-links; fi
 echo "PASS"
+
+finish

@@ -46,8 +46,8 @@ printf 'old\n' >"$W/r/d10/junk.o"
 printf 'gone\n' >"$W/r/d10/stale"
 cp -a "$W/r/d10/junk.o" "$W/r/d10/stale" "$W/s/d10/"
 run_args "excludes with --delete" ../src/ d10 -a -i --delete --exclude='*.o' --exclude=/obj --exclude='keep/'
-[ -e "$W/s/d10/junk.o" ] || fail "--delete removed an excluded file"
-[ ! -e "$W/s/d10/stale" ] || fail "--delete left an extraneous file"
+[ -e "$W/s/d10/junk.o" ] || die "--delete removed an excluded file"
+[ ! -e "$W/s/d10/stale" ] || die "--delete left an extraneous file"
 
 # anchored and wildcard patterns when SRC has no slash (the transfer root is its parent)
 k=0
@@ -70,21 +70,22 @@ fi
 
 # errors: a missing source gives 23 as in rsync
 run_args "missing SRC" ../nonexistent d11 -a -i
-grep -q 'nonexistent.*No such file or directory' "$W/s.err" || fail "no clear error for a missing SRC"
+grep -q 'nonexistent.*No such file or directory' "$W/s.err" || die "no clear error for a missing SRC"
 
 # -v names the transferred files (operands.sh compares -v with rsync, header and totals too)
 rm -rf "$W/r" "$W/s"
 mkdir -p "$W/s"
-(cd "$W/s" && "$SYNC" -av ../src/ dv) >"$W/v.out" || fail "-v failed"
+(cd "$W/s" && "$SYNC" -av ../src/ dv) >"$W/v.out" || die "-v failed"
 for n in a sub/b.c keep/k 'lnk -> a'; do
-	grep -qxF "$n" "$W/v.out" || fail "-v did not name $n: $(cat "$W/v.out")"
+	grep -qxF "$n" "$W/v.out" || die "-v did not name $n: $(cat "$W/v.out")"
 done
 
 # usage
-"$SYNC" --help | grep -q 'Usage: sweep-sync' || fail "--help"
-"$SYNC" --version | grep -q 'sweep' || fail "--version"
+"$SYNC" --help | grep -q 'Usage: sweep-sync' || die "--help"
+"$SYNC" --version | grep -q 'sweep' || die "--version"
 rc=0; "$SYNC" -a 2>/dev/null || rc=$?
-[ $rc = 1 ] || fail "missing operands: exit $rc, want 1"
+[ $rc = 1 ] || die "missing operands: exit $rc, want 1"
 rc=0; "$SYNC" --no-such-option a b 2>/dev/null || rc=$?
-[ $rc = 1 ] || fail "unknown option: exit $rc, want 1"
-echo PASS
+[ $rc = 1 ] || die "unknown option: exit $rc, want 1"
+
+finish

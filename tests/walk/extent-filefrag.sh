@@ -4,15 +4,14 @@
 # xfs loop filesystems, against filefrag -v (e2fsprogs) and SEEK_DATA as
 # python sees it: fragmented files (two writers interleaved), sparse files,
 # preallocated (unwritten) extents, empty files. Skips without root/loop.
-. "$(dirname "$0")/lib.sh"
+. "$TESTS_DIR/walk/lib.sh"
 . "$TESTS_DIR/common/loopfs.sh"
 walk_setup "$1"
 loopfs_require ext4 xfs
-command -v filefrag >/dev/null || walk_skip "no filefrag"
-trap 'loopfs_cleanup; walk_cleanup' EXIT
+command -v filefrag >/dev/null || skip "no filefrag"
 
 for fs in ext4 xfs; do
-	mnt=$(loopfs_new $fs 300M) || walk_fail "cannot make $fs"
+	mnt=$(loopfs_new $fs 300M) || die "cannot make $fs"
 	python3 - "$mnt" <<'PY'
 import os, sys
 m = sys.argv[1]
@@ -47,9 +46,9 @@ for i in range(50):
 PY
 	# One walk-list and one filefrag over all files (process start-up is most of the cost under ASan).
 	files=("$mnt"/*)
-	"$W" --extents "${files[@]}" >"$T/ours" || walk_fail "--extents"
-	filefrag -v "${files[@]}" >"$T/ff" 2>&1 || walk_fail "filefrag"
-	python3 - "$T/ours" "$T/ff" <<'PY' || walk_fail "$fs: extents differ from filefrag"
+	"$W" --extents "${files[@]}" >"$T/ours" || die "--extents"
+	filefrag -v "${files[@]}" >"$T/ff" 2>&1 || die "filefrag"
+	python3 - "$T/ours" "$T/ff" <<'PY' || die "$fs: extents differ from filefrag"
 import os, re, sys
 def split(text, start):
     # sections per file, keyed by path
@@ -113,9 +112,10 @@ for path in sorted(ours):
     assert data == want, where + "data map %r, SEEK_DATA says %r" % (data, want)
 PY
 	# the cases the test is for did happen
-	filefrag -v "$mnt/prealloc" | grep -q unwritten || walk_fail "$fs: no unwritten extent in prealloc"
-	"$W" --extents "$mnt/prealloc" | grep -q "^ext .* - .*noloc" || walk_fail "$fs: prealloc has no unlocated extent"
+	filefrag -v "$mnt/prealloc" | grep -q unwritten || die "$fs: no unwritten extent in prealloc"
+	"$W" --extents "$mnt/prealloc" | grep -q "^ext .* - .*noloc" || die "$fs: prealloc has no unlocated extent"
 	n=$(filefrag "$mnt/frag-a" | sed -n 's/.*: \([0-9]*\) extents\{0,1\} found/\1/p')
-	[ "${n:-0}" -gt 1 ] || echo "note: $fs kept frag-a in $n extent(s)"
-	echo "ok: $fs"
+	[ "${n:-0}" -gt 1 ] || note "$fs kept frag-a in $n extent(s)"
+	ok "$fs"
 done
+finish

@@ -6,11 +6,10 @@
 # compared with what losetup, findmnt, lsblk and /sys say; and a walk in
 # every order finds what find finds there. Skips without root
 # or loop devices.
-. "$(dirname "$0")/lib.sh"
+. "$TESTS_DIR/walk/lib.sh"
 . "$TESTS_DIR/common/loopfs.sh"
 walk_setup "$1"
 loopfs_require ext4 xfs
-trap 'loopfs_cleanup; walk_cleanup' EXIT
 
 # The disk under a file, the way util-linux sees it ("-" when there is none).
 disk_of_file() {
@@ -33,7 +32,7 @@ fslist=(ext4 xfs)
 command -v mkfs.ext3 >/dev/null && fslist+=(ext3)
 command -v mkfs.btrfs >/dev/null && grep -qw btrfs /proc/filesystems && fslist+=(btrfs)
 for fs in "${fslist[@]}"; do
-	mnt=$(loopfs_new $fs 300M) || walk_fail "cannot make $fs"
+	mnt=$(loopfs_new $fs 300M) || die "cannot make $fs"
 	dev=$(loopfs_dev "$mnt")
 	back=$(losetup -nO BACK-FILE "$dev")
 	disk=$(disk_of_file "$back")
@@ -44,9 +43,9 @@ for fs in "${fslist[@]}"; do
 	mkdir "$mnt/d"
 	touch "$mnt/d/f"
 	for p in "$mnt" "$mnt/d" "$mnt/d/f"; do
-		got=$("$W" --fsinfo "$p") || walk_fail "--fsinfo $p"
+		got=$("$W" --fsinfo "$p") || die "--fsinfo $p"
 		want="fs=$fs disk=$disk rotational=$rot policy=physical block_size=$bs"
-		[ "$got" = "$want" ] || walk_fail "$p: got '$got', want '$want'"
+		[ "$got" = "$want" ] || die "$p: got '$got', want '$want'"
 	done
 	# The walk on each real filesystem, in its own (AUTO) order and the others: what find finds.
 	python3 - "$mnt/d" <<'PY'
@@ -61,10 +60,11 @@ for i in range(30):
 PY
 	find "$mnt" -print0 >"$T/find"
 	for order in auto physical inode none name; do
-		"$W" -0 --order=$order "$mnt" >"$T/walk" 2>"$T/err" || { cat "$T/err" >&2; walk_fail "$fs --order=$order"; }
-		same_set "$T/find" "$T/walk" || walk_fail "$fs --order=$order: not what find finds"
+		"$W" -0 --order=$order "$mnt" >"$T/walk" 2>"$T/err" || { cat "$T/err" >&2; die "$fs --order=$order"; }
+		same_set "$T/find" "$T/walk" || die "$fs --order=$order: not what find finds"
 	done
 	# Every entry of a walk carries the fsinfo of its filesystem.
-	"$W" --fs "$mnt" 2>/dev/null | grep -v "^$fs " && walk_fail "an entry on $fs described otherwise"
-	echo "ok: $fs on $dev ($back) -> $disk rotational=$rot"
+	"$W" --fs "$mnt" 2>/dev/null | grep -v "^$fs " && die "an entry on $fs described otherwise"
+	ok "$fs on $dev ($back) -> $disk rotational=$rot"
 done
+finish

@@ -2,18 +2,17 @@
 # Shared by the walk tests: source it, then call walk_setup BACKEND.
 # Provides $W (walk-list), $T (a scratch directory removed on exit) and
 # set comparison against find(1) on NUL-separated lists.
+# Checks, skips, cleanup and the exit status: tests/common/lib.sh.
+. "$TESTS_DIR/common/lib.sh"
 set -u
-
-walk_skip() { echo "SKIP: $*" >&2; exit 77; }
-walk_fail() { echo "FAIL: $*" >&2; exit 1; }
 
 walk_setup() { # walk_setup uring|syscall
 	export SWEEP_BACKEND=$1
 	W=$BUILD_ROOT/tests/walk/walk-list
-	[ -x "$W" ] || walk_fail "no $W"
+	[ -x "$W" ] || die "no $W"
 	T=$(mktemp -d "${TMPDIR:-/tmp}/sweep-walk.XXXXXX")
 	chmod 755 "$T"
-	trap walk_cleanup EXIT
+	on_exit walk_cleanup
 	# A -uring variant where io_uring is refused would only repeat the syscall case: skip it.
 	"$W" -0 "$T" >/dev/null 2>"$T/.backend"
 	walk_check_backend "$T/.backend"
@@ -44,11 +43,11 @@ walk_check_backend() { # walk_check_backend STDERR_FILE
 	local got
 	got=$(sed -n 's/^walk-list: backend=\([a-z]*\) .*/\1/p' "$1" | tail -1)
 	if [ "$SWEEP_BACKEND" = syscall ]; then
-		[ "$got" = syscall ] || walk_fail "asked for syscall, walk used '$got'"
+		[ "$got" = syscall ] || die "asked for syscall, walk used '$got'"
 	else
-		[ -n "$got" ] || walk_fail "no backend line in $1"
+		[ -n "$got" ] || die "no backend line in $1"
 		# The -uring variant cannot run its case where io_uring is refused: a skip, not a pass.
-		[ "$got" = uring ] || walk_skip "io_uring is not available here"
+		[ "$got" = uring ] || skip "io_uring is not available here"
 	fi
 }
 

@@ -4,7 +4,7 @@
 # 255-byte names; symlinks, hard links, FIFOs, empty directories): every
 # order finds exactly what find(1) finds, each entry once; order none is
 # find's own sequence, order name is the bytewise depth-first sequence.
-. "$(dirname "$0")/lib.sh"
+. "$TESTS_DIR/walk/lib.sh"
 walk_setup "$1"
 
 r=$T/tree
@@ -40,23 +40,23 @@ for dirpath, _, files in os.walk(root):
         os.link(os.path.join(dirpath, files[0]), os.path.join(root, b"hardlink"))
         break
 PY
-[ $? = 0 ] || walk_fail "the tree generator failed"
-[ "$(stat -c %h "$r/hardlink")" = 2 ] || walk_fail "the tree has no hard link"
+[ $? = 0 ] || die "the tree generator failed"
+[ "$(stat -c %h "$r/hardlink")" = 2 ] || die "the tree has no hard link"
 
 find "$r" -print0 >"$T/find"
-[ "$(tr -cd '\0' <"$T/find" | wc -c)" -gt 900 ] || walk_fail "tree too small"
+[ "$(tr -cd '\0' <"$T/find" | wc -c)" -gt 900 ] || die "tree too small"
 
 for order in inode physical auto none name; do
 	for opt in "" --no-stat; do
-		"$W" -0 --order=$order $opt "$r" >"$T/walk" 2>"$T/err" || { cat "$T/err" >&2; walk_fail "walk-list --order=$order $opt failed"; }
+		"$W" -0 --order=$order $opt "$r" >"$T/walk" 2>"$T/err" || { cat "$T/err" >&2; die "walk-list --order=$order $opt failed"; }
 		walk_check_backend "$T/err"
-		same_set "$T/find" "$T/walk" || walk_fail "--order=$order $opt: not the set find gives"
+		same_set "$T/find" "$T/walk" || die "--order=$order $opt: not the set find gives"
 	done
 done
 
 # Order none is a plain readdir walk: exactly find's sequence (no directory here is big enough for find to sort).
 "$W" -0 --order=none "$r" >"$T/walk-none" 2>/dev/null
-same_seq "$T/find" "$T/walk-none" || walk_fail "order none is not readdir order"
+same_seq "$T/find" "$T/walk-none" || die "order none is not readdir order"
 
 # Order name: depth-first, entries of each directory sorted bytewise (GNU tar --sort=name).
 python3 - "$r" >"$T/expect-name" <<'PY'
@@ -69,32 +69,33 @@ def walk(p):
 walk(sys.argv[1].encode())
 PY
 "$W" -0 --order=name "$r" >"$T/walk-name" 2>/dev/null
-same_seq "$T/expect-name" "$T/walk-name" || walk_fail "order name is not bytewise depth-first"
+same_seq "$T/expect-name" "$T/walk-name" || die "order name is not bytewise depth-first"
 
 # Roots as given: a trailing slash gives no double slash, as find prints it.
 find "$r/" -print0 >"$T/find-slash"
 "$W" -0 "$r/" >"$T/walk-slash" 2>/dev/null
-same_set "$T/find-slash" "$T/walk-slash" || walk_fail "root with trailing slash"
+same_set "$T/find-slash" "$T/walk-slash" || die "root with trailing slash"
 
 # Several roots, one of them missing: the others are walked, the error reported, exit 1.
 "$W" -0 "$r/d1" "$T/missing" "$r/f1" >"$T/walk-multi" 2>"$T/err-multi"
 rc=$?
-[ $rc = 1 ] || walk_fail "missing root: exit $rc, want 1"
-grep -q "missing: root: No such file or directory" "$T/err-multi" || walk_fail "missing root not reported"
+[ $rc = 1 ] || die "missing root: exit $rc, want 1"
+grep -q "missing: root: No such file or directory" "$T/err-multi" || die "missing root not reported"
 find "$r/d1" "$r/f1" -print0 >"$T/find-multi" 2>/dev/null
-same_set "$T/find-multi" "$T/walk-multi" || walk_fail "several roots"
+same_set "$T/find-multi" "$T/walk-multi" || die "several roots"
 
 # SKIP from the callback prunes a directory (find -prune); a negative return stops the walk.
 victim=$(cd "$r" && ls -d d* | head -1)
 find "$r" -name "$victim" -prune -print0 -o -print0 >"$T/find-prune"
 "$W" -0 --skip="$victim" "$r" >"$T/walk-prune" 2>/dev/null
-same_set "$T/find-prune" "$T/walk-prune" || walk_fail "SKIP did not prune like find -prune"
+same_set "$T/find-prune" "$T/walk-prune" || die "SKIP did not prune like find -prune"
 "$W" -0 --stop-after=10 "$r" >"$T/walk-stop" 2>/dev/null
 rc=$?
-[ $rc = 3 ] || walk_fail "stopped walk: exit $rc, want 3 (ECANCELED passed back)"
-[ "$(tr -cd '\0' <"$T/walk-stop" | wc -c)" = 10 ] || walk_fail "walk went on after the callback stopped it"
+[ $rc = 3 ] || die "stopped walk: exit $rc, want 3 (ECANCELED passed back)"
+[ "$(tr -cd '\0' <"$T/walk-stop" | wc -c)" = 10 ] || die "walk went on after the callback stopped it"
 
 # Tiny stat batches give the same result.
 "$W" -0 --batch=1 "$r" >"$T/walk-b1" 2>/dev/null
-same_set "$T/find" "$T/walk-b1" || walk_fail "--batch=1"
-echo "ok: $(tr -cd '\0' <"$T/find" | wc -c) entries"
+same_set "$T/find" "$T/walk-b1" || die "--batch=1"
+ok "$(tr -cd '\0' <"$T/find" | wc -c) entries"
+finish
