@@ -8,7 +8,7 @@ FS_IOC_FIEMAP = 0xC020660B
 _HDR = struct.Struct("=QQIIII")            # struct fiemap
 _EXT = struct.Struct("=QQQQQIIII")         # struct fiemap_extent (56 bytes)
 # Extents with these flags carry no usable location (UNKNOWN, DELALLOC, ENCODED,
-# DATA_INLINE, NOT_ALIGNED, UNWRITTEN), as in DESIGN.md's extent module.
+# DATA_INLINE, NOT_ALIGNED, UNWRITTEN), as in doc/design.md's extent module.
 _NOLOC = 0x2 | 0x4 | 0x8 | 0x200 | 0x100 | 0x800
 _LAST = 0x1
 _BATCH = 64

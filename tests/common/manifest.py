@@ -12,8 +12,8 @@ manifests, made with the same options, are the same bytes.
 The walk goes through directory descriptors (openat, fstatat, readlinkat),
 so trees deeper than PATH_MAX are read whole; names are bytes and come out
 escaped as in a Python bytes literal, so any name prints on one line. The
-root is listed as ".", then every entry depth first, names sorted bytewise
-in each directory. A line is the escaped path, the type (file dir symlink
+root is listed as "." (a root that is not a directory is the only line),
+then every entry depth first, names sorted bytewise in each directory. A line is the escaped path, the type (file dir symlink
 fifo chr blk sock) and the fields asked for that apply to the type:
 
   mode    permission bits (octal)
@@ -196,6 +196,13 @@ class Manifest:
 
     def __call__(self, root):
         """The manifest of the tree at root, as one string."""
+        st = os.lstat(root)
+        if not stat.S_ISDIR(st.st_mode):  # a file (or symlink...) as the root: its one line
+            parent = os.open(os.path.dirname(root) or b".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            try:
+                return self.entry(parent, os.path.basename(root), b".", st, {}) + "\n"
+            finally:
+                os.close(parent)
         top = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         try:
             lines, groups = [], {}
