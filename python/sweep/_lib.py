@@ -109,6 +109,36 @@ class sweep_batch_stats(Structure):
                 ("plan_memory_peak", c_uint64), ("read", sweep_read_stats)]
 
 
+class sweep_entry(Structure):
+    _fields_ = [
+        ("path", c_char_p), ("path_len", c_size_t), ("name", c_char_p),
+        ("dirfd", c_int), ("at_name", c_char_p),
+        ("dir_id", c_uint64), ("id", c_uint64),
+        ("dirent_index", c_uint32), ("root_index", c_uint32),
+        ("depth", c_int), ("d_type", ctypes.c_ubyte), ("stat_err", c_int),
+        ("st", sweep_stat),
+        ("fs", c_void_p),
+        ("root_fd", c_int), ("rel", c_char_p),
+        ("root_dev", c_uint64), ("root_ino", c_uint64),
+        ("flags", c_uint),
+    ]
+
+
+class sweep_walk_error(Structure):
+    _fields_ = [("path", c_char_p), ("op", c_enum), ("err", c_int)]
+
+
+WALK_ON_ENTRY = CFUNCTYPE(c_int, POINTER(sweep_entry), c_void_p)
+WALK_ON_ERROR = CFUNCTYPE(c_int, POINTER(sweep_walk_error), c_void_p)
+
+
+class sweep_walk_opts(Structure):
+    _fields_ = [
+        ("size", c_size_t), ("flags", c_uint), ("order", c_enum), ("stat_batch", c_uint), ("backend", c_enum),
+        ("on_entry", WALK_ON_ENTRY), ("on_error", WALK_ON_ERROR), ("ctx", c_void_p),
+    ]
+
+
 class sweep_copy_error(Structure):
     _fields_ = [("op", c_enum), ("meta", c_enum), ("err", c_int), ("src", c_char_p), ("dst", c_char_p),
                 ("cookie", c_uint64)]
@@ -154,13 +184,15 @@ class sweep_copy_stats(Structure):
 # Every mirrored structure, by its C name (struct NAME), for the layout test.
 STRUCTS = {cls.__name__: cls for cls in (
     sweep_stat, sweep_extent, sweep_order_opts, sweep_order_key, sweep_plan_entry, sweep_file, sweep_read_ops,
-    sweep_read_stats, sweep_batch_opts, sweep_batch_stats, sweep_copy_error, sweep_copy_opts,
+    sweep_read_stats, sweep_batch_opts, sweep_batch_stats, sweep_entry, sweep_walk_error, sweep_walk_opts,
+    sweep_copy_error, sweep_copy_opts,
     sweep_copy_stats)}
 
 # The constants of include/sweep/*.h the package uses.
 ORDER = {"auto": 0, "physical": 1, "inode": 2, "name": 3, "none": 4}
 BACKEND = {"auto": 0, "uring": 1, "syscall": 2}
 ORDER_FOLLOW = 0x1
+WALK_FOLLOW, WALK_XDEV = 0x1, 0x4
 READ_SPARSE, READ_NOATIME = 0x1, 0x2
 READ_SHRANK, READ_GREW, READ_CHANGED = 1, 2, 3
 PRESERVE = {"mode": 0x01, "owner": 0x02, "times": 0x04, "xattr": 0x08, "acl": 0x10, "strict": 0x100}
@@ -180,6 +212,8 @@ _PROTOTYPES = [
     ("sweep_orderer_key", c_int, [c_void_p, c_char_p, c_uint64, POINTER(sweep_order_key)]),
     ("sweep_batch_new", c_int, [POINTER(sweep_batch_opts), POINTER(c_void_p)]),
     ("sweep_batch_free", c_void_p, [c_void_p]),
+    ("sweep_walk", c_int, [POINTER(c_char_p), c_size_t, POINTER(sweep_walk_opts)]),
+    ("sweep_batch_add_entry", c_int, [c_void_p, POINTER(sweep_entry), c_uint64]),
     ("sweep_batch_add_path", c_int, [c_void_p, c_char_p, POINTER(sweep_stat), c_int, c_uint64]),
     ("sweep_batch_flush", c_int, [c_void_p]),
     ("sweep_batch_stats", c_int, [c_void_p, POINTER(sweep_batch_stats)]),

@@ -100,20 +100,25 @@ class _Channel:
 
 
 def read(paths, *, chunk=1 << 20, order="auto", follow=False, sparse=False, noatime=False, batch=4096,
-         max_queued=16 << 20, max_buffered=0, queue_depth=0, backend="auto"):
-    """Read the regular files named by paths, yielding (path, file) in plan order.
+         max_queued=16 << 20, max_buffered=0, queue_depth=0, backend="auto", one_file_system=False):
+    """Read regular files in plan order, yielding (path, file).
 
-    paths: any iterable of str, bytes or os.PathLike (consumed lazily, in the background, batch by batch);
-    the path objects come back as given. Each batch of up to `batch` files is sorted into read order (order:
-    "auto", "physical", "inode", "name", "none") and read in one sweep. file is a File: iterate it for the
-    file's bytes, in pieces of at most `chunk` bytes. follow: read what a symlink in the list points to
-    (default: a symlink is not a regular file and is reported). sparse: skip holes on the device (the bytes
+    paths: either one tree root (a str, bytes or os.PathLike naming a directory or a file), walked in C-SCAN
+    order by the library (sweep_walk(3)), its regular files yielded as root + "/" + the names below it (str
+    for a str or os.PathLike root, bytes for a bytes root); or an iterable of str, bytes or os.PathLike, each
+    naming a file (consumed lazily, in the background, batch by batch), the path objects coming back as
+    given. Each batch of up to `batch` files is sorted into read order (order: "auto", "physical", "inode",
+    "name", "none") and read in one sweep. file is a File: iterate it for the file's bytes, in pieces of at
+    most `chunk` bytes. follow: read what a symlink points to (default: in a list, a symlink is reported as
+    not a regular file; in a tree, symlinks, like directories and special files, are passed over).
+    one_file_system: a tree walk stays on the root's filesystem. sparse: skip holes on the device (the bytes
     still come, holes as zeros; File.pieces() gives the data regions only). noatime: O_NOATIME where
     permitted.
 
     Per-file problems never stop the iteration: iterating a File raises its ReadError (an OSError) after
     its last byte, or at once when nothing of it could be read, and File.error holds it too. Paths that
-    could not be planned (no such file, not a regular file) come after the batch they were in.
+    could not be planned (no such file, not a regular file in a list; a directory a walk could not read or
+    an entry it could not stat) come after the batch they were in, as a File that raises at once.
 
     Memory: at most max_queued bytes (default 16 MiB) wait between the reader and the caller, plus the
     reader's ring (max_buffered, default up to 64 MiB) and one batch's plan. Returns a Reader: an iterator
@@ -130,25 +135,31 @@ def read(paths, *, chunk=1 << 20, order="auto", follow=False, sparse=False, noat
         "max_buffered": _options.need_int(max_buffered, "max_buffered", 0),
         "queue_depth": _options.need_int(queue_depth, "queue_depth", 0, 1 << 16),
         "backend": _options.backend_value(backend),
+        "one_file_system": _options.need_bool(one_file_system, "one_file_system"),
     }
     if isinstance(paths, (str, bytes, os.PathLike)):
-        raise TypeError("paths must be an iterable of paths, not a single path")
-    if isinstance(paths, (list, tuple)):
-        _paths.path_list(paths)  # every element checked now, not halfway through the read
+        root = _paths.to_bytes(paths, "the tree root")
+        os.stat(root)  # a root that is not there is an error of the call (FileNotFoundError, ...)
+        feed = _tree_feeder(root, _paths.kind(paths))
     else:
-        try:
-            paths = iter(paths)
-        except TypeError:
-            raise TypeError(f"paths must be an iterable of paths, not {type(paths).__name__}") from None
+        if isinstance(paths, (list, tuple)):
+            _paths.path_list(paths)  # every element checked now, not halfway through the read
+        else:
+            try:
+                paths = iter(paths)
+            except TypeError:
+                raise TypeError(f"paths must be a tree root or an iterable of paths, not {type(paths).__name__}") \
+                    from None
+        feed = _list_feeder(paths)
     _lib.lib()  # a missing library is an error of the call, not of the first next()
-    return Reader(paths, params)
+    return Reader(feed, params)
 
 
 class Reader:
     """Iterator of (path, File) in plan order; use as a context manager or close() it when stopping early."""
 
-    def __init__(self, paths, params):
-        self._paths = paths
+    def __init__(self, feed, params):
+        self._feed = feed
         self._params = params
         self._chan = _Channel(params["max_queued"])
         self._thread = None
@@ -170,7 +181,7 @@ class Reader:
         if self._thread is None:
             # The thread gets the channel and the parameters, never self: a Reader the caller dropped is
             # collected, and its __del__ stops the thread.
-            self._thread = threading.Thread(target=_produce, args=(self._chan, self._paths, self._params),
+            self._thread = threading.Thread(target=_produce, args=(self._chan, self._feed, self._params),
                                             name="sweep-read", daemon=True)
             self._thread.start()
         if self._current is not None:
@@ -180,19 +191,16 @@ class Reader:
         kind = msg[0]
         if kind == "begin":
             _, path, st = msg
-            self._current = File(self, path, st)
+            self._current = File(self._chan, self._params["chunk"], path, st)
             return path, self._current
         if kind == "unread":  # nothing of it was read: the error is all there is
             _, path, exc = msg
-            return path, File(self, path, None, exc)
+            return path, File(self._chan, self._params["chunk"], path, None, exc)
         _, exc = msg  # "done"
         self._finish_thread()
         if exc is not None:
             raise exc
         raise StopIteration
-
-    def _take(self):
-        return self._chan.get()
 
     def _finish_thread(self):
         self._done = True
@@ -217,18 +225,20 @@ class File:
     (None when it could not be opened); size is the number of bytes that will come. error is None, or the
     ReadError the iteration raises, once the file's end was seen."""
 
-    def __init__(self, reader, path, st, error=None):
+    def __init__(self, chan, chunk, path, st, error=None):
+        # The channel, not the Reader: a File the caller keeps must not keep its Reader alive, or a Reader
+        # dropped mid-iteration would never be collected and its thread never stopped.
         self.path = path
         self.stat = st
         self.size = st.st_size if st is not None else 0
         self.error = error
-        self._reader = reader
+        self._chan = chan
         self._ended = st is None  # no data will come: the end was already seen
         self._raised = False
         self._abandoned = False
         self._pos = 0             # next byte offset the caller gets
         self._held = None         # a data piece past a hole, waiting for the zeros before it
-        self._chunk = reader._params["chunk"]
+        self._chunk = chunk
 
     def __repr__(self):
         return f"<sweep.File {self.path!r} size={self.size} error={self.error!r}>"
@@ -240,7 +250,7 @@ class File:
             return p
         if self._ended:
             return None
-        msg = self._reader._take()
+        msg = self._chan.get()
         if msg[0] == "data":
             return msg[1], msg[2]
         _, status = msg  # "end"
@@ -311,12 +321,113 @@ class File:
             self._abandoned = True
 
 
-def _produce(chan, paths, params):
+class _Feeding:
+    """What the producer thread shares with a feeder: the batch, its callbacks' state, and the channel."""
+
+    def __init__(self, lib, chan, batch, params, state):
+        self.lib, self.chan, self.batch, self.params, self.state = lib, chan, batch, params, state
+        self.planned = {}    # cookie -> path as the caller sees it, for the batch being read
+        self.unplanned = []  # (path, exception) met since the last batch, reported after it
+        self.cookie = 0
+
+    def added(self, rc, path):
+        """After a sweep_batch_add_*(): False when the run must stop (a callback or the reader stopped it)."""
+        if rc >= 0:
+            return True
+        if self.state["exc"] is not None or self.state["batch_failed"]:
+            return False
+        # The file itself could not be added (the batch goes on).
+        self.planned.pop(self.cookie, None)
+        self.unplanned.append((path, _errors.read_error(-rc, path)))
+        return True
+
+    def next_cookie(self, path):
+        self.cookie += 1
+        self.planned[self.cookie] = path
+        return self.cookie
+
+
+def _list_feeder(paths):
+    """Feed a list of paths: each stat'ed here, regular files added by path."""
+    def feed(f):
+        follow = f.params["follow"]
+        kind = None
+        for path in paths:
+            if f.chan.closed:
+                raise _Stopped
+            bpath = _paths.to_bytes(path, "each path")
+            k = _paths.kind(path)
+            if kind is not None and k is not kind:
+                raise TypeError("cannot mix str and bytes paths")
+            kind = k
+            try:
+                st = os.stat(bpath, follow_symlinks=follow)
+            except OSError as e:
+                f.unplanned.append((path, _errors.read_error(e.errno, path)))
+                continue
+            if not _stat.S_ISREG(st.st_mode):
+                f.unplanned.append((path, _not_regular(st.st_mode, path)))
+                continue
+            cookie = f.next_cookie(path)
+            rc = f.lib.sweep_batch_add_path(f.batch, bpath, ctypes.byref(_lib.stat_to_c(st)), int(follow), cookie)
+            if not f.added(rc, path):
+                return rc
+        return f.lib.sweep_batch_flush(f.batch)
+    return feed
+
+
+def _walk_order(plan_order):
+    """The walk order a plan order needs: NONE and NAME keep the walk's order, so the walk must produce
+    it; every other order sorts the plan, and the walk goes by the filesystem's policy (as sweep-plan)."""
+    none, name = _lib.ORDER["none"], _lib.ORDER["name"]
+    if plan_order in (none, name):
+        return plan_order
+    if plan_order in (_lib.ORDER["physical"], _lib.ORDER["inode"]):
+        return _lib.ORDER["inode"]
+    return _lib.ORDER["auto"]
+
+
+def _tree_feeder(root, as_type):
+    """Feed the regular files of the tree at root, walked by the library (its entries added as they come,
+    reached again beneath the walk root without following anything swapped in since)."""
+    def feed(f):
+        stop = {"rc": 0}
+
+        def on_entry(e, ctx):
+            ec = e.contents
+            if ec.stat_err or not _stat.S_ISREG(ec.st.mode):
+                return 0  # stat errors come through on_error; only regular files are read
+            path = _paths.from_bytes(ctypes.string_at(ec.path, ec.path_len), as_type)
+            rc = f.lib.sweep_batch_add_entry(f.batch, e, f.next_cookie(path))
+            if not f.added(rc, path):
+                stop["rc"] = rc
+                return rc
+            return 0
+
+        def on_error(err, ctx):
+            c = err.contents
+            path = _paths.from_bytes(c.path, as_type)
+            f.unplanned.append((path, _errors.read_error(-c.err, path)))
+            return 0
+
+        entry_cb = _lib.WALK_ON_ENTRY(f.guarded(on_entry))
+        error_cb = _lib.WALK_ON_ERROR(f.guarded(on_error))
+        flags = (_lib.WALK_FOLLOW if f.params["follow"] else 0) | \
+            (_lib.WALK_XDEV if f.params["one_file_system"] else 0)
+        opts = _lib.sweep_walk_opts(size=ctypes.sizeof(_lib.sweep_walk_opts), flags=flags,
+                                    order=_walk_order(f.params["order"]), backend=f.params["backend"],
+                                    on_entry=entry_cb, on_error=error_cb)
+        roots = (ctypes.c_char_p * 1)(root)
+        rc = f.lib.sweep_walk(roots, 1, ctypes.byref(opts))
+        if rc < 0:
+            return stop["rc"] or rc
+        return f.lib.sweep_batch_flush(f.batch)
+    return feed
+
+
+def _produce(chan, feed, params):
     """The background thread: plan and read with a sweep_batch, feeding chan. Ends with ("done", exc)."""
     lib = _lib.lib()
-    follow = params["follow"]
-    planned = {}   # cookie -> path as given, for the batch being read
-    unplanned = [] # (path, exception) met since the last batch, reported after it
     state = {"exc": None, "batch_failed": False, "open": None}
 
     def guarded(fn):
@@ -331,20 +442,24 @@ def _produce(chan, paths, params):
                 return -errno.ECANCELED
         return call
 
-    def on_begin(f, ctx):
-        fc = f.contents
+    b = ctypes.c_void_p()
+    f = _Feeding(lib, chan, b, params, state)
+    f.guarded = guarded
+
+    def on_begin(fp, ctx):
+        fc = fp.contents
         cookie = fc.entry.contents.cookie
         state["open"] = cookie
-        chan.put(("begin", planned[cookie], Stat.from_c(fc.st)))
+        chan.put(("begin", f.planned[cookie], Stat.from_c(fc.st)))
         return 0
 
-    def on_data(f, offset, buf, n, ctx):
+    def on_data(fp, offset, buf, n, ctx):
         chan.put(("data", offset, ctypes.string_at(buf, n)), n)
         return 0
 
-    def on_end(f, status, ctx):
-        cookie = f.contents.entry.contents.cookie
-        path = planned.pop(cookie)
+    def on_end(fp, status, ctx):
+        cookie = fp.contents.entry.contents.cookie
+        path = f.planned.pop(cookie)
         if state["open"] == cookie:
             state["open"] = None
             chan.put(("end", status))
@@ -353,9 +468,9 @@ def _produce(chan, paths, params):
         return 0
 
     def report_unplanned():
-        for path, exc in unplanned:
+        for path, exc in f.unplanned:
             chan.put(("unread", path, exc))
-        unplanned.clear()
+        f.unplanned.clear()
 
     def on_batch_end(plan, status, ctx):
         if status < 0:
@@ -375,36 +490,9 @@ def _produce(chan, paths, params):
                                  max_buffered=params["max_buffered"], read_flags=read_flags,
                                  ops=ctypes.pointer(ops), on_batch_end=batch_end_cb)
     fatal = None
-    b = ctypes.c_void_p()
     try:
         _lib.check(lib.sweep_batch_new(ctypes.byref(opts), ctypes.byref(b)))
-        kind = None
-        for cookie, path in enumerate(paths):
-            if chan.closed:
-                raise _Stopped
-            bpath = _paths.to_bytes(path, "each path")
-            k = _paths.kind(path)
-            if kind is not None and k is not kind:
-                raise TypeError("cannot mix str and bytes paths")
-            kind = k
-            try:
-                st = os.stat(bpath, follow_symlinks=follow)
-            except OSError as e:
-                unplanned.append((path, _errors.read_error(e.errno, path)))
-                continue
-            if not _stat.S_ISREG(st.st_mode):
-                unplanned.append((path, _not_regular(st.st_mode, path)))
-                continue
-            planned[cookie] = path
-            rc = lib.sweep_batch_add_path(b, bpath, ctypes.byref(_lib.stat_to_c(st)), int(follow), cookie)
-            if rc < 0:
-                if state["exc"] is not None or state["batch_failed"]:
-                    break
-                # The file itself could not be added (the batch goes on).
-                planned.pop(cookie, None)
-                unplanned.append((path, _errors.read_error(-rc, path)))
-        else:
-            rc = lib.sweep_batch_flush(b)
+        rc = feed(f)
         if state["exc"] is None and rc < 0 and rc != -errno.ECANCELED:
             fatal = OSError(-rc, os.strerror(-rc))
         if state["exc"] is None and fatal is None:

@@ -17,6 +17,14 @@ if not os.environ.get("SWEEP_LIBRARY") and os.path.exists(os.path.join(BUILD_ROO
     os.environ["SWEEP_LIBRARY"] = os.path.join(BUILD_ROOT, "lib", "libsweep.so")
 
 
+sys.path.insert(0, os.path.join(SOURCE_ROOT, "tests", "order"))
+from firstblock import first as first_physical  # noqa: E402 - FIEMAP, independently of libsweep
+
+# Loop devices report themselves non-rotational, and the SSD class keeps the list's order: the tests that
+# assert a disk order need the HDD class's policy (the library reads this at each call).
+os.environ.setdefault("SWEEP_DEVICE", "hdd")
+
+
 def fd_count():
     return len(os.listdir("/proc/self/fd"))
 
@@ -88,6 +96,14 @@ def scattered_files(root, rounds=40, dirs=(b"a", b"b", b"c", b"d")):
         for n in sorted(os.listdir(os.path.join(root, d))):
             out.append(os.path.join(root, d, n))
     return out
+
+
+def in_fiemap_order(paths):
+    """True when paths are in first-physical-byte order as FIEMAP reports it, the files without a location
+    (empty ones) after all located ones: the order the library must give on the HDD class."""
+    keys = [first_physical(p) for p in paths]
+    located = [k for k in keys if k is not None]
+    return located == sorted(located) and keys[:len(located)] == located
 
 
 def make_sparse(path, size=8 << 20):

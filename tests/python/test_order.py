@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 import sweep
-from conftest import BUILD_ROOT, scattered_files
+from conftest import BUILD_ROOT, in_fiemap_order, scattered_files
 
 ORDER_TOOL = os.path.join(BUILD_ROOT, "utils", "sweep-order")
 
@@ -51,6 +51,16 @@ def test_same_as_sweep_order(place, order, follow):
     assert [e.filename for e in got.failed] == lost
     if order in ("auto", "physical", "inode"):
         assert list(got) != [p for p in paths if p not in lost] + lost, "the layout did not scatter"
+
+
+@pytest.mark.parametrize("order", ["auto", "physical"])
+def test_fiemap_order_on_ext4(place, order):
+    # SWEEP_DEVICE=hdd (conftest): the HDD policy of ext4 is physical order
+    paths = scattered_files(place)
+    got = sweep.order(paths, order=order)
+    assert sorted(got) == sorted(paths) and got.failed == []
+    assert in_fiemap_order(got)
+    assert not in_fiemap_order(paths), "the layout did not scatter: name order is disk order"
 
 
 def test_str_paths_same_order_as_bytes(place):

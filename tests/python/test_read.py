@@ -9,7 +9,7 @@ import tracemalloc
 import pytest
 
 import sweep
-from conftest import fd_count, make_sparse, scattered_files
+from conftest import WEIRD_NAMES, fd_count, in_fiemap_order, make_sparse, scattered_files
 
 
 def contents(p):
@@ -18,9 +18,9 @@ def contents(p):
 
 
 def read_all(paths, **kw):
-    """[(path, bytes or the exception the file raised)] in delivery order."""
+    """[(path, bytes or the exception the file raised)] in delivery order; paths may be a Reader already."""
     out = []
-    with sweep.read(paths, **kw) as r:
+    with (paths if isinstance(paths, sweep.Reader) else sweep.read(paths, **kw)) as r:
         for path, f in r:
             try:
                 out.append((path, b"".join(f)))
@@ -55,6 +55,87 @@ def test_exact_bytes_in_plan_order(place, batch, backend):
         assert data == contents(p), p
 
 
+def regular_files(root):
+    """Every regular file below root (bytes), by os.walk: what a tree read must deliver."""
+    out = []
+    for d, _, names in os.walk(os.fsencode(root)):
+        out += [os.path.join(d, n) for n in names if os.path.isfile(os.path.join(d, n))
+                and not os.path.islink(os.path.join(d, n))]
+    return out
+
+
+def full_tree(root):
+    """tree() plus what a tree read passes over: symlinks, a FIFO, empty and nested directories."""
+    paths = tree(root)
+    r = os.fsencode(root)
+    os.makedirs(r + b"/deep/er/est")
+    with open(r + b"/deep/er/est/leaf", "wb") as f:
+        f.write(b"leaf")
+    os.mkdir(r + b"/emptydir")
+    os.symlink(b"a/f1", r + b"/link")
+    os.symlink(b"nowhere", r + b"/dangling")
+    os.mkfifo(r + b"/fifo")
+    return paths + [r + b"/deep/er/est/leaf"]
+
+
+@pytest.mark.parametrize("backend", ["auto", "syscall"])
+def test_tree_root_exact_bytes_in_disk_order(place, backend):
+    paths = full_tree(place)
+    got = read_all(os.fsencode(place), backend=backend, chunk=1 << 16)
+    assert sorted(p for p, _ in got) == sorted(paths) == sorted(regular_files(place))
+    for p, data in got:
+        assert data == contents(p), p
+    delivered = [p for p, _ in got]
+    assert in_fiemap_order(delivered)
+    assert not in_fiemap_order(sorted(delivered)), "the layout did not scatter: name order is disk order"
+    names = {os.path.basename(p) for p in delivered}
+    assert set(WEIRD_NAMES) <= names and b"empty" in names and b"sparse" in names
+
+
+def test_tree_root_types(tmp_path):
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "f").write_bytes(b"f")
+    (tmp_path / "g").write_bytes(b"g")
+    os.symlink("g", tmp_path / "link")
+    as_str = dict(read_all(str(tmp_path)))
+    assert as_str == {str(tmp_path / "d" / "f"): b"f", str(tmp_path / "g"): b"g"}
+    assert dict(read_all(tmp_path)) == as_str  # a PathLike root yields str
+    assert dict(read_all(os.fsencode(tmp_path))) == {os.fsencode(p): d for p, d in as_str.items()}
+    followed = dict(read_all(str(tmp_path), follow=True))
+    assert followed[str(tmp_path / "link")] == b"g"
+    assert dict(read_all(str(tmp_path / "g"))) == {str(tmp_path / "g"): b"g"}  # a file as the root
+
+
+def test_tree_root_missing_raises_at_the_call(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        sweep.read(tmp_path / "nope")
+
+
+def test_tree_vanished_file_is_reported_not_fatal(place):
+    names = [place / ("f%02d" % i) for i in range(20)]
+    for p in names:
+        p.write_bytes(p.name.encode() * 1000)
+    os.sync()
+    # the last in plan order; one file at a time (syscall reader, depth 1, one piece waiting), so the
+    # reader has not opened it when the first file is delivered
+    victim = str(sweep.order(names)[-1])
+    got = []
+    with sweep.read(str(place), batch=50, backend="syscall", queue_depth=1, max_queued=1) as r:
+        for path, f in r:
+            if not got:
+                os.unlink(victim)
+            try:
+                got.append((path, b"".join(f)))
+            except OSError as e:
+                got.append((path, e))
+    d = dict(got)
+    assert sorted(d) == sorted(map(str, names))
+    assert isinstance(d[victim], FileNotFoundError) and d[victim].filename == victim
+    for p in names:
+        if str(p) != victim:
+            assert d[str(p)] == p.name.encode() * 1000
+
+
 def test_str_paths_with_undecodable_bytes(place):
     paths = tree(place)
     as_str = [os.fsdecode(p) for p in paths]
@@ -82,7 +163,7 @@ def test_pieces_skip_holes(tmp_path):
     make_sparse(s, 9 << 20)
     data = s.read_bytes()
     with sweep.read([s], sparse=True, chunk=1 << 16) as r:
-        (path, f), = list(r)[:1]
+        path, f = next(r)
         pieces = list(f.pieces())
     assert sum(len(b) for _, b in pieces) < len(data) // 2  # the holes were not delivered
     for off, b in pieces:
@@ -269,9 +350,10 @@ def test_errors_of_the_input_surface_from_the_iteration(tmp_path):
 
 
 @pytest.mark.parametrize("args,kw,exc", [
-    (("a-string",), {}, TypeError),
-    ((b"bytes",), {}, TypeError),
-    ((pathlib.Path("x"),), {}, TypeError),
+    (("no-such-root",), {}, FileNotFoundError),
+    ((b"no-such-root",), {}, FileNotFoundError),
+    ((pathlib.Path("no-such-root"),), {}, FileNotFoundError),
+    (("nul\0root",), {}, ValueError),
     ((42,), {}, TypeError),
     (([1],), {}, TypeError),
     ((["a", b"b"],), {}, TypeError),
