@@ -6,7 +6,9 @@
     sweep.copy(src, dst)    -> CopyStats; CopyError with every problem, worded as cp words them
 
 The library is libsweep.so.0 as the dynamic loader finds it, or the file named
-by the environment variable SWEEP_LIBRARY. It is loaded on first use.
+by the environment variable SWEEP_LIBRARY (a build tree's lib/libsweep.so).
+It is loaded at import: ImportError when it is missing, or is not a libsweep
+of this ABI (soname major 0, version 0.1.0 or later).
 Errors the library returns as -errno are OSError with that errno.
 """
 
@@ -17,6 +19,8 @@ from ._order import Ordered, order
 from ._read import File, Reader, Stat, read
 
 __version__ = "0.1.0"
+
+_load()  # here, so that `try: import sweep / except ImportError` is how a program asks for it
 
 __all__ = ["order", "read", "copy", "library_version", "Ordered", "Reader", "File", "Stat", "ReadError",
            "FileReplacedError", "FileChangedError", "NotRegularFileError", "CopyError", "CopyProblem",

@@ -189,7 +189,7 @@ def copy(src, dst, *, into=False, recursive=True, preserve=("mode", "times"), de
         if many or into:
             rc = lib.sweep_copy_set_dest(e, _lib.AT_FDCWD, dstb, dstb)
             if rc < 0:
-                problems.append(CopyProblem("target", -rc, None, dst_as(dstb, as_type)))
+                problems.append(CopyProblem("target", -rc, None, _shown(dstb, as_type)))
             else:
                 for s in srcb:
                     rc = lib.sweep_copy_tree(e, s, _base_name(s))
@@ -199,7 +199,7 @@ def copy(src, dst, *, into=False, recursive=True, preserve=("mode", "times"), de
             ddir, name = _split_dest(dstb)
             rc = lib.sweep_copy_set_dest(e, _lib.AT_FDCWD, ddir or b".", b"" if ddir is None else ddir)
             if rc < 0:  # cp's words for a destination whose directory is not there
-                problems.append(CopyProblem("create", -rc, sources[0], dst_as(dstb, as_type)))
+                problems.append(CopyProblem("create", -rc, _shown(srcb[0], as_type), _shown(dstb, as_type)))
             else:
                 lib.sweep_copy_tree(e, srcb[0], name)
         rc = lib.sweep_copy_finish(e)
@@ -218,7 +218,7 @@ def copy(src, dst, *, into=False, recursive=True, preserve=("mode", "times"), de
     return stats
 
 
-def dst_as(b, as_type):
+def _shown(b, as_type):
     return _paths.from_bytes(b, as_type)
 
 

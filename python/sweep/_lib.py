@@ -227,17 +227,34 @@ _PROTOTYPES = [
 
 AT_FDCWD = -100
 
+# The ABI this package mirrors: the soname's major (libsweep.so.0), and the oldest version with every
+# function and field used here. Within one soname the library only grows (size-versioned structures).
+SONAME_MAJOR = 0
+MIN_VERSION = (0, 1, 0)
+
+
+def check_version(version, name):
+    """ImportError unless the library's sweep_version() is in this package's soname and new enough."""
+    try:
+        v = tuple(int(x) for x in version.split(".")[:3])
+    except ValueError:
+        raise ImportError(f"sweep: {name} reports an unreadable version {version!r}") from None
+    if v[0] != SONAME_MAJOR or v < MIN_VERSION:
+        want = ".".join(map(str, MIN_VERSION))
+        raise ImportError(f"sweep: {name} is libsweep {version}; this package needs libsweep.so.{SONAME_MAJOR} "
+                          f"at least {want} and below {SONAME_MAJOR + 1}.0")
+
 _lock = threading.Lock()
 _lib = None
 
 
 def library_path_wanted():
     """What will be loaded: $SWEEP_LIBRARY when set, else the soname through the loader's path."""
-    return os.environ.get("SWEEP_LIBRARY") or "libsweep.so.0"
+    return os.environ.get("SWEEP_LIBRARY") or f"libsweep.so.{SONAME_MAJOR}"
 
 
 def lib():
-    """libsweep, loaded on first use (so that importing the package never fails for want of it)."""
+    """libsweep, loaded once (at import: ImportError when it is missing, unusable or of another ABI)."""
     global _lib
     if _lib is not None:
         return _lib
@@ -249,10 +266,14 @@ def lib():
             except OSError as e:
                 raise ImportError(f"sweep: cannot load libsweep ({name}): {e}; install libsweep "
                                   "or point SWEEP_LIBRARY at libsweep.so") from e
-            for fname, restype, argtypes in _PROTOTYPES:
-                f = getattr(handle, fname)
-                f.restype = restype
-                f.argtypes = argtypes
+            try:
+                for fname, restype, argtypes in _PROTOTYPES:
+                    f = getattr(handle, fname)
+                    f.restype = restype
+                    f.argtypes = argtypes
+            except AttributeError as e:
+                raise ImportError(f"sweep: {name} is not a libsweep this package can use: {e}") from e
+            check_version(handle.sweep_version().decode(), name)
             _lib = handle
     return _lib
 
