@@ -9,12 +9,10 @@ set -euo pipefail
 out=$1; shift
 here=$(cd "$(dirname "$0")" && pwd)
 B=${BUILD_DIR:-$here/../build}/utils
-S=$B/sweep-sim
-seq=$(mktemp); trap 'rm -f "$seq"' EXIT
-# 1 GiB read as one sequential stream: the model's media rate
-python3 "$here/lib/blkstats.py" seq $((1 << 30)) "$seq"
-elapsed() { "$S" replay --device hdd7200 --sched fcfs --format tracefs --mode closed --json "$1" | sed -n 's/^ *"elapsed_s": *\([0-9.]*\),*$/\1/p'; }
-rate=$(python3 -c "print(2**30 / $(elapsed "$seq"))")
+MODEL_SIM=$B/sweep-sim
+. "$here/lib/model.sh"
+MODEL_RATE=$(model_rate)
+rate=$MODEL_RATE
 echo "model media rate: $rate B/s"
 echo "| fs | tool | wall s | seeks | requests | MB read | HDD model s | bound s | model/bound |"
 echo "|---|---|---|---|---|---|---|---|---|"
@@ -33,14 +31,6 @@ for img in "$@"; do
 			grep -q "drops 0 " <<<"$line" && break
 			echo "disturbed by a drop_caches, again: $line" >&2
 		done
-		hdd=$(elapsed "$out/$fs/$tool.trace")
-		python3 - "$fs" "$tool" "$hdd" "$rate" "$line" <<'PY'
-import json, re, sys
-fs, tool, hdd, rate, line = sys.argv[1:]
-st = json.loads(line[line.index("{"):])
-wall = float(re.search(r"wall +([0-9.]+)", line).group(1))
-bound = st["bytes"] / float(rate)
-print(f"| {fs} | {tool} | {wall:.2f} | {st['seeks']} | {st['requests']} | {st['bytes']/1e6:.0f} | {float(hdd):.1f} | {bound:.1f} | {float(hdd)/bound:.2f} |", flush=True)
-PY
+		model_row "$fs" "$tool" "$out/$fs/$tool.trace" "$line"
 	done
 done

@@ -88,6 +88,8 @@ static void usage(void)
 	       "      --writes=HOW             write the data with: auto (default), uring, pwrite\n"
 	       "      --progress               show progress on a terminal\n"
 	       "      --stats                  print how the files were copied, on stderr, at the end\n"
+	       "      --device=CLASS           hdd, ssd or auto (default): the device class of every\n"
+	       "                               filesystem (--stats says which class and why)\n"
 	       "      --help                   display this help and exit\n"
 	       "      --version                output version information and exit\n\n"
 	       "Each file is written as an unnamed temporary in its destination directory\n"
@@ -268,7 +270,7 @@ static void print_stats(const struct sweep_copy *e)
 }
 
 enum { OPT_PRESERVE = 256, OPT_NO_PRESERVE, OPT_REFLINK, OPT_SPARSE, OPT_PROGRESS, OPT_FSYNC, OPT_ORDER,
-       OPT_BATCH, OPT_STATS, OPT_REMOVE_DEST, OPT_WRITES, OPT_HELP, OPT_VERSION };
+       OPT_BATCH, OPT_STATS, OPT_REMOVE_DEST, OPT_WRITES, OPT_DEVICE, OPT_HELP, OPT_VERSION };
 
 int main(int argc, char **argv)
 {
@@ -292,6 +294,7 @@ int main(int argc, char **argv)
 		{"writes", required_argument, NULL, OPT_WRITES},
 		{"fsync", no_argument, NULL, OPT_FSYNC},
 		{"order", required_argument, NULL, OPT_ORDER},
+		{"device", required_argument, NULL, OPT_DEVICE},
 		{"batch", required_argument, NULL, OPT_BATCH},
 		{"progress", no_argument, NULL, OPT_PROGRESS},
 		{"stats", no_argument, NULL, OPT_STATS},
@@ -393,6 +396,12 @@ int main(int argc, char **argv)
 			if (sweep_order_parse(optarg, &o.order) < 0)
 				bad_usage("invalid order '%s'", optarg);
 			break;
+		case OPT_DEVICE:
+			if (cli_device_option(optarg) < 0) {
+				cli_try_help();
+				return 2;
+			}
+			break;
 		case OPT_PROGRESS:
 			progress = true;
 			break;
@@ -482,6 +491,8 @@ int main(int argc, char **argv)
 		}
 	}
 	int nsrc = target_dir ? nops : nops - 1;
+	if (stats) /* which device class each source got, and why, before the copy */
+		cli_device_report((const char *const *)ops, (size_t)nsrc);
 	for (int i = 0; i < nsrc && rc >= 0 && !stop_signal; i++) {
 		if (dir) {
 			char *base = base_name(ops[i]);

@@ -165,6 +165,8 @@ static void usage(void)
 	       "  -T, --files-from=FILE   read the list from FILE ('-' is standard input, the default)\n"
 	       "  -L, --dereference       locate what a symlink in the list points to (default: the link)\n"
 	       "      --order=ORDER       auto (each filesystem's policy), physical, inode, none\n"
+	       "      --device=CLASS      hdd, ssd or auto (default): the device class of every\n"
+	       "                          filesystem (SSD class: the list's order is kept)\n"
 	       "  -S, --memory=SIZE       sort at most SIZE of the list in memory at a time (default 256M);\n"
 	       "                          a longer list is sorted in runs on disk and merged\n"
 	       "      --help              display this help and exit\n"
@@ -176,7 +178,7 @@ static void usage(void)
 	       cli_prog(), cli_prog(), cli_prog());
 }
 
-enum { OPT_ORDER = 256, OPT_HELP, OPT_VERSION };
+enum { OPT_ORDER = 256, OPT_DEVICE, OPT_HELP, OPT_VERSION };
 
 int main(int argc, char **argv)
 {
@@ -186,6 +188,7 @@ int main(int argc, char **argv)
 		{ "dereference", no_argument, NULL, 'L' },
 		{ "order", required_argument, NULL, OPT_ORDER },
 		{ "memory", required_argument, NULL, 'S' },
+		{ "device", required_argument, NULL, OPT_DEVICE },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -218,6 +221,12 @@ int main(int argc, char **argv)
 		case OPT_ORDER:
 			if (sweep_order_parse(optarg, &oo.order) < 0 || oo.order == SWEEP_ORDER_NAME) {
 				cli_msg("invalid order %s", cli_quote(optarg));
+				cli_try_help();
+				return 2;
+			}
+			break;
+		case OPT_DEVICE:
+			if (cli_device_option(optarg) < 0) {
 				cli_try_help();
 				return 2;
 			}

@@ -32,7 +32,9 @@ for h in $(cd "$T/root" && find . -path '*/include/*' -name '*.h' | sed 's|.*/in
 done
 echo "ok: every installed header compiles alone"
 
-cc -Wall -Wextra -Werror $cflags "$TESTS_DIR/abi/consumer.c" -o "$T/consumer" $libs || fail "the consumer does not build"
+# In the sanitizer build the installed library needs its runtime first: link it into the consumer.
+san=${SWEEP_SANITIZE:+-fsanitize=$SWEEP_SANITIZE}
+cc -Wall -Wextra -Werror $san $cflags "$TESTS_DIR/abi/consumer.c" -o "$T/consumer" $libs || fail "the consumer does not build"
 mkdir -p "$T/tree/a/b" "$T/dst"
 for i in $(seq 1 30); do head -c $((i * 777)) /dev/urandom >"$T/tree/a/f$i"; done
 for i in $(seq 1 9); do printf 'x%s' $i >"$T/tree/a/b/g$i"; done

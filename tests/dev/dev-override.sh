@@ -53,5 +53,21 @@ if [ -x "$DU" ]; then
 	"$DU" --device=fast "$mnt/t" >/dev/null 2>"$T/err" && die "sweep-du --device=fast accepted"
 	grep -q "^sweep-du: invalid --device argument 'fast' (hdd, ssd or auto)$" "$T/err" || { cat "$T/err"; die "message"; }
 fi
+# the copy tools: the class changes how they read and write, never what they copy
+CP=$BUILD_ROOT/utils/sweep-cp SYNC=$BUILD_ROOT/utils/sweep-sync
+for d in hdd ssd auto; do
+	SWEEP_DEVICE=ssd "$CP" -a --stats --device=$d "$mnt/t" "$T/cp-$d" 2>"$T/err" || die "sweep-cp --device=$d"
+	diff -r --no-dereference "$mnt/t" "$T/cp-$d" >/dev/null || die "sweep-cp --device=$d: the copy differs"
+	want="device class $d (forced by the caller)"
+	[ $d = auto ] && want="device class ssd (forced by SWEEP_DEVICE)"
+	grep -q "^sweep-cp: $mnt/t: ext4 on $name: $want$" "$T/err" || { cat "$T/err"; die "sweep-cp --stats --device=$d"; }
+	"$SYNC" -a --device=$d "$mnt/t/" "$T/sync-$d/" 2>"$T/err" || die "sweep-sync --device=$d: $(cat "$T/err")"
+	diff -r --no-dereference "$mnt/t" "$T/sync-$d" >/dev/null || die "sweep-sync --device=$d: the copy differs"
+done
+"$CP" --device=fast "$mnt/t" "$T/cp-x" 2>"$T/err"; [ $? = 2 ] || die "sweep-cp --device=fast: status, want 2"
+grep -q "^sweep-cp: invalid --device argument 'fast' (hdd, ssd or auto)$" "$T/err" || { cat "$T/err"; die "cp message"; }
+[ -e "$T/cp-x" ] && die "sweep-cp --device=fast copied anyway"
+"$SYNC" -a --device=fast "$mnt/t/" "$T/sync-x/" 2>"$T/err"; [ $? = 1 ] || die "sweep-sync --device=fast: status, want 1 (rsync's usage error)"
+grep -q "^sweep-sync: invalid --device argument 'fast' (hdd, ssd or auto)$" "$T/err" || { cat "$T/err"; die "sync message"; }
 ok "caller > SWEEP_DEVICE > probe"
 finish

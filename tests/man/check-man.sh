@@ -1,7 +1,21 @@
 #!/bin/bash
-# Every symbol libsweep exports must have a man3 page, every tool a man1 page,
-# and every page must be well-formed enough for man(1) to render without warnings.
+# check-man.sh LIB MANDIR: every symbol LIB exports has a man3 page and is in
+# the sweep_ namespace.
+# check-man.sh --render MANDIR: every page renders with man(1) without warnings
+# (two at a time).
 set -u
+if [ "$1" = --render ]; then
+	ls "$2"/man*/*.[0-9] | xargs -P 2 -n 8 sh -c '
+		for page; do
+			if ! out=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings=w -l "$page" 2>&1 >/dev/null); then
+				echo "man cannot render $page"; exit 1
+			elif [ -n "$out" ]; then
+				echo "warnings rendering $page:"; echo "$out"; exit 1
+			fi
+		done' sh || exit 1
+	echo "rendered $(ls "$2"/man*/*.[0-9] | wc -l) pages"
+	exit 0
+fi
 lib=$1 mandir=$2
 fail=0
 syms=$(nm -D --defined-only "$lib" | awk '$2 == "T" { print $3 }' | sed 's/@.*//' | sort -u)
@@ -16,14 +30,6 @@ for s in $syms; do
 done
 for s in $(nm -D --defined-only "$lib" | awk '{ print $3 }' | sed 's/@.*//' | sort -u); do
 	case $s in sweep_*|SWEEP_*) ;; *) echo "exported symbol outside the sweep_ namespace: $s"; fail=1 ;; esac
-done
-for page in "$mandir"/man*/*.[0-9]; do
-	[ -e "$page" ] || continue
-	if ! out=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings=w -l "$page" 2>&1 >/dev/null); then
-		echo "man cannot render $page"; fail=1
-	elif [ -n "$out" ]; then
-		echo "warnings rendering $page:"; echo "$out"; fail=1
-	fi
 done
 echo "checked $n exported symbols"
 exit $fail

@@ -36,9 +36,14 @@ def first(path):
     return None
 
 
-for p in sys.stdin.buffer.read().split(b"\0"):
-    if not p:
-        continue
-    f = first(p)
-    st = os.lstat(p)
-    print("-" if f is None else f, st.st_dev, st.st_ino)
+def main():
+    for p in sys.stdin.buffer.read().split(b"\0"):
+        if not p:
+            continue
+        f = first(p)
+        st = os.lstat(p)
+        print("-" if f is None else f, st.st_dev, st.st_ino)
+
+
+if __name__ == "__main__":  # tests/python imports first()
+    main()

@@ -53,6 +53,11 @@ cmp -s "$W/list" "$W/out" && fail "name order and disk order are the same: the l
 # SSD class: positioning costs nothing, the list comes out as it went in
 SWEEP_DEVICE=ssd "$ORDER" -0 <"$W/list" >"$W/out-ssd" || fail "SWEEP_DEVICE=ssd failed"
 cmp -s "$W/list" "$W/out-ssd" && ok "SSD class: input order kept" || fail "SSD class reordered the list"
+"$ORDER" -0 --device=ssd <"$W/list" | cmp -s "$W/list" - && ok "--device=ssd: input order kept" || fail "--device=ssd reordered"
+SWEEP_DEVICE=ssd "$ORDER" -0 --device=hdd <"$W/list" | cmp -s "$W/out" - && ok "--device=hdd wins over SWEEP_DEVICE" ||
+	fail "--device=hdd did not give the disk order"
+"$ORDER" --device=fast </dev/null 2>"$W/err.dev"; [ $? = 2 ] && grep -q "invalid --device argument 'fast'" "$W/err.dev" &&
+	ok "--device=fast refused" || fail "--device=fast: $(cat "$W/err.dev")"
 
 # a tiny memory bound: many runs on disk, merged
 "$ORDER" -0 -S 2K <"$W/list" >"$W/out-runs" || fail "-S 2K failed"

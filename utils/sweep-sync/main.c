@@ -34,6 +34,7 @@ enum {
 	OPT_INCLUDE,
 	OPT_EXCLUDE_FROM,
 	OPT_INCLUDE_FROM,
+	OPT_DEVICE,
 	OPT_HELP,
 	OPT_VERSION,
 };
@@ -60,6 +61,7 @@ static const struct option long_opts[] = {
 	{ "exclude-from", required_argument, NULL, OPT_EXCLUDE_FROM },
 	{ "include-from", required_argument, NULL, OPT_INCLUDE_FROM },
 	{ "one-file-system", no_argument, NULL, 'x' },
+	{ "device", required_argument, NULL, OPT_DEVICE },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ 0 },
@@ -94,6 +96,7 @@ static void usage(FILE *f)
 		"      --exclude-from=FILE  read exclude patterns from FILE\n"
 		"      --include-from=FILE  read include patterns from FILE\n"
 		"  -x, --one-file-system  do not cross filesystem boundaries\n"
+		"      --device=CLASS     hdd, ssd or auto (default): the device class of every filesystem\n"
 		"      --help             display this help and exit\n"
 		"      --version          output version information and exit\n"
 		"\n"
@@ -269,6 +272,10 @@ static int parse(int argc, char **argv, struct sync_opts *o)
 			r = add_rules_from(o, optarg, ch == OPT_INCLUDE_FROM);
 			if (r < 0)
 				return r;
+			break;
+		case OPT_DEVICE:
+			if (cli_device_option(optarg) < 0)
+				return -EINVAL;
 			break;
 		case OPT_HELP:
 			usage(stdout);
