@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Opening a name below a directory we hold, never following a symlink on
- * the way and never leaving that directory's tree (DESIGN §3a). Anyone who
+ * the way and never leaving that directory's tree (doc/design.md §3a). Anyone who
  * can write into a tree can swap a directory for a symlink between our walk
  * and our open; a path lookup from the top would then follow it anywhere.
  *
