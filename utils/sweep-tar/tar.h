@@ -82,8 +82,17 @@ struct tar_root {
 	size_t strip; /* bytes of path before the member name: the -C prefix and its "/" */
 };
 
+enum tar_mode {
+	TAR_CREATE = 1, /* -c */
+	TAR_LIST,       /* -t */
+	TAR_EXTRACT,    /* -x */
+};
+
 struct tar_opts {
-	const char *archive; /* -f; NULL or "-" = stdout */
+	enum tar_mode mode;
+	const char *archive; /* -f; NULL or "-" = stdout (-c) or stdin (-t, -x) */
+	const char *extract_dir; /* -x: the last -C */
+	bool no_recursion;   /* --no-recursion: the PATHs themselves, not what is below them */
 	enum tar_filter filter;
 	bool verbose, totals, progress, xdev;
 	enum sweep_order order;
@@ -276,6 +285,10 @@ int tar_file_now(struct tar *t, const struct link_name *n, const struct sweep_st
  */
 int tar_link_done(struct tar *t, struct link_rec *rec, bool ok, const char *path, size_t strip,
 		  const struct sweep_stat *st);
+
+/* extract.c */
+/* -t (extract false) or -x: read the archive, list or extract the members the PATHs select. */
+int tar_read_archive(struct tar *t, bool extract);
 
 /* walk.c */
 /* Walk the roots, planning and writing as it goes; 0 or <0 when the archive failed. */

@@ -205,8 +205,11 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 		return 0;
 	}
 	switch (mode & S_IFMT) {
-	case S_IFDIR:
-		return walk_dir(t, e, name);
+	case S_IFDIR: {
+		int r = walk_dir(t, e, name);
+		/* --no-recursion: the directory's own member, nothing below it. */
+		return r == 0 && t->o->no_recursion ? SWEEP_WALK_SKIP : r;
+	}
 	case S_IFREG:
 		return walk_file(t, e, name, strip);
 	case S_IFSOCK:
