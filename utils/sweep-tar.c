@@ -29,12 +29,24 @@ enum {
 	OPT_PROGRESS,
 	OPT_PLAN_TRACE,
 	OPT_FORMAT,
+	OPT_NULL,
+	OPT_NO_NULL,
+	OPT_NO_RECURSION,
+	OPT_RECURSION,
 	OPT_HELP,
 	OPT_VERSION,
 };
 
 static const struct option long_opts[] = {
 	{ "create", no_argument, NULL, 'c' },
+	{ "list", no_argument, NULL, 't' },
+	{ "extract", no_argument, NULL, 'x' },
+	{ "get", no_argument, NULL, 'x' },
+	{ "files-from", required_argument, NULL, 'T' },
+	{ "null", no_argument, NULL, OPT_NULL },
+	{ "no-null", no_argument, NULL, OPT_NO_NULL },
+	{ "no-recursion", no_argument, NULL, OPT_NO_RECURSION },
+	{ "recursion", no_argument, NULL, OPT_RECURSION },
 	{ "file", required_argument, NULL, 'f' },
 	{ "directory", required_argument, NULL, 'C' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -60,12 +72,20 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: %s -c [OPTION...] [PATH...]\n"
-		"Create a pax archive of PATHs, reading the files in physical disk order.\n"
+		"  or:  %s -t|-x [OPTION...] [MEMBER...]\n"
+		"Create a pax archive of PATHs, reading the files in physical disk order;\n"
+		"list or extract an archive.\n"
 		"\n"
-		"  -c, --create               create an archive (the only mode)\n"
-		"  -f, --file=FILE            write the archive to FILE ('-' or none: stdout)\n"
-		"  -C, --directory=DIR        change to DIR for the PATHs that follow\n"
-		"  -v, --verbose              list members as they are written\n"
+		"  -c, --create               create an archive\n"
+		"  -t, --list                 list the members (with -v: as GNU tar -tv)\n"
+		"  -x, --extract              extract the members (no '..', absolute names or\n"
+		"                             writes through symlinks)\n"
+		"  -f, --file=FILE            the archive ('-' or none: stdout, or stdin for -t/-x)\n"
+		"  -C, --directory=DIR        change to DIR for the PATHs that follow (-x: extract there)\n"
+		"  -T, --files-from=FILE      take PATHs from FILE, one a line ('-': stdin)\n"
+		"      --null                 -T files that follow are NUL-separated\n"
+		"      --no-recursion         the PATHs themselves, not what is below them\n"
+		"  -v, --verbose              list members as they are written or extracted\n"
 		"      --totals               print the bytes written and the plan's memory use\n"
 		"      --exclude=PATTERN      leave out members matching PATTERN (GNU tar globs)\n"
 		"  -X, --exclude-from=FILE    leave out members matching patterns in FILE\n"
@@ -81,7 +101,7 @@ static void usage(FILE *out)
 		"\n"
 		"Exit status: 0 success, 1 some files changed or vanished while read,\n"
 		"2 some files could not be archived or the archive could not be written.\n",
-		cli_prog());
+		cli_prog(), cli_prog());
 }
 
 /* GNU tar's traditional syntax: "sweep-tar czf a.tgz dir" means "-czf". */
@@ -90,7 +110,7 @@ static void old_style(int argc, char **argv)
 	static char buf[64];
 
 	if (argc > 1 && argv[1][0] != '-' && strlen(argv[1]) + 2 <= sizeof(buf) &&
-	    strspn(argv[1], "cfvzjJC") == strlen(argv[1])) {
+	    strspn(argv[1], "ctxfvzjJCT") == strlen(argv[1])) {
 		buf[0] = '-';
 		strcpy(buf + 1, argv[1]);
 		argv[1] = buf;
@@ -160,24 +180,79 @@ static void set_filter(struct tar_opts *o, enum tar_filter f)
 	o->filter = f;
 }
 
+/* -c, -t, -x: one of them, as GNU tar says. */
+static void set_mode(struct tar_opts *o, enum tar_mode m)
+{
+	if (o->mode && o->mode != m) {
+		cli_msg("You may not specify more than one '-Acdtrux', '--delete' or  '--test-label' option");
+		cli_try_help();
+		exit(TAR_FATAL);
+	}
+	o->mode = m;
+}
+
+/*
+ * -T FILE: its names are PATHs where -T stands, under the current -C; one
+ * a line, or NUL-separated after --null (which, as in GNU tar, applies to
+ * the -T options after it). Empty names are skipped.
+ */
+static void files_from(struct tar_opts *o, const char *dir, const char *file, bool null)
+{
+	FILE *f = strcmp(file, "-") == 0 ? stdin : fopen(file, "re");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	if (!f)
+		cli_die(TAR_FATAL, "%s: Cannot open: %s", cli_quote(file), strerror(errno));
+	while ((n = getdelim(&line, &cap, null ? '\0' : '\n', f)) > 0) {
+		if (line[n - 1] == (null ? '\0' : '\n'))
+			line[--n] = '\0';
+		if (n > 0 && add_root(o, dir, line) < 0)
+			cli_die(TAR_FATAL, "out of memory");
+	}
+	if (ferror(f))
+		cli_die(TAR_FATAL, "%s: Read error: %s", cli_quote(file), strerror(errno));
+	free(line);
+	if (f != stdin)
+		fclose(f);
+}
+
 static void parse(int argc, char **argv, struct tar_opts *o)
 {
 	char *dir = NULL;
-	bool create = false;
+	bool null = false;
 	uint64_t size;
 	int c;
 
 	o->memory_limit = DEFAULT_MEMORY_LIMIT;
 	old_style(argc, argv);
 	/* "-" first: operands come back in place, so -C applies to those after it. */
-	while ((c = getopt_long(argc, argv, "-cf:C:vX:zjJ", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "-ctxf:C:T:vX:zjJ", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 1:
 			if (add_root(o, dir, optarg) < 0)
 				cli_die(TAR_FATAL, "out of memory");
 			break;
 		case 'c':
-			create = true;
+			set_mode(o, TAR_CREATE);
+			break;
+		case 't':
+			set_mode(o, TAR_LIST);
+			break;
+		case 'x':
+			set_mode(o, TAR_EXTRACT);
+			break;
+		case 'T':
+			files_from(o, dir, optarg, null);
+			break;
+		case OPT_NULL:
+		case OPT_NO_NULL:
+			null = c == OPT_NULL;
+			break;
+		case OPT_NO_RECURSION:
+		case OPT_RECURSION:
+			o->no_recursion = c == OPT_NO_RECURSION;
 			break;
 		case 'f':
 			o->archive = optarg;
@@ -248,11 +323,17 @@ static void parse(int argc, char **argv, struct tar_opts *o)
 	for (; optind < argc; optind++)
 		if (add_root(o, dir, argv[optind]) < 0)
 			cli_die(TAR_FATAL, "out of memory");
-	free(dir);
-	if (!create)
-		cli_die(TAR_FATAL, "only archive creation is supported: give -c (try --help)");
-	if (o->nroots == 0)
+	if (!o->mode) {
 		/* GNU tar's wording. */
+		cli_msg("You must specify one of the '-Acdtrux', '--delete' or '--test-label' options");
+		cli_try_help();
+		exit(TAR_FATAL);
+	}
+	if (o->mode == TAR_EXTRACT)
+		o->extract_dir = dir; /* freed at exit */
+	else
+		free(dir);
+	if (o->nroots == 0 && o->mode == TAR_CREATE)
 		cli_die(TAR_FATAL, "Cowardly refusing to create an empty archive");
 }
 
@@ -317,6 +398,13 @@ static int setup(struct tar *t, const struct tar_opts *o)
 	t->trace_fd = -1;
 	t->listing = stdout;
 	t->proc_fd = access("/proc/self/fd", X_OK) == 0;
+	t->root_fds = malloc(o->nroots * sizeof(*t->root_fds));
+	if (!t->root_fds) {
+		cli_msg("out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < o->nroots; i++)
+		t->root_fds[i] = -1;
 	if (tar_out_open(t) < 0)
 		return -1;
 	if (t->out_fd == STDOUT_FILENO)
@@ -366,6 +454,10 @@ static void teardown(struct tar *t)
 	links_free(t->links);
 	tar_names_free(t);
 	dir_spool_free(t->dirs);
+	for (size_t i = 0; t->root_fds && i < t->o->nroots; i++)
+		if (t->root_fds[i] >= 0)
+			close(t->root_fds[i]);
+	free(t->root_fds);
 	sweep_plan_free(t->plan);
 	sweep_reader_free(t->reader);
 }
@@ -382,7 +474,16 @@ int main(int argc, char **argv)
 	parse(argc, argv, &o);
 	cli_close_stdout_atexit();
 
-	if (setup(&t, &o) < 0) {
+	if (o.mode != TAR_CREATE) {
+		t.o = &o;
+		t.listing = stdout;
+		t.out_fd = -1;
+		t.trace_fd = -1;
+		if (tar_read_archive(&t, o.mode == TAR_EXTRACT) < 0)
+			t.status = TAR_FATAL;
+		else if (t.status == TAR_FATAL)
+			cli_msg("Exiting with failure status due to previous errors");
+	} else if (setup(&t, &o) < 0) {
 		t.status = TAR_FATAL;
 	} else {
 		if (tar_walk(&t) == 0 && dir_spool_flush(&t) == 0)
@@ -396,6 +497,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < o.nroots; i++)
 		free(o.roots[i].path);
 	free(o.roots);
+	free((char *)o.extract_dir);
 	exclude_free(o.exclude);
 	return t.status;
 }

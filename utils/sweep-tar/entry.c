@@ -26,6 +26,7 @@
  *     own probes would find nothing. On error libarchive still probes.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <sys/xattr.h>
 
 #include "tar.h"
@@ -84,6 +85,14 @@ int tar_entry_fill(struct tar *t, const char *name, const char *path, const char
 	}
 	tar_error(t, path, "%s", archive_error_string(t->disk));
 	return err > 0 ? -err : -EIO;
+}
+
+const char *tar_accpath(struct tar *t, int dirfd, const char *at_name, const char *path, char *buf, size_t len)
+{
+	if (!t->proc_fd || dirfd < 0)
+		return path;
+	snprintf(buf, len, "/proc/self/fd/%d%s%s", dirfd, at_name ? "/" : "", at_name ? at_name : "");
+	return buf;
 }
 
 int tar_write_link(struct tar *t, const char *name, const struct link_rec *rec, const struct sweep_stat *sst)

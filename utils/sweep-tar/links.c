@@ -114,7 +114,7 @@ struct link_rec *links_add(struct links *l, uint64_t dev, uint64_t ino, uint64_t
 	return r;
 }
 
-int links_push_pending(struct link_rec *r, const char *path, size_t strip)
+int links_push_pending(struct link_rec *r, const char *path, size_t strip, int root, size_t rel)
 {
 	size_t len = strlen(path);
 	struct link_name *n = malloc(sizeof(*n) + len + 1);
@@ -123,6 +123,8 @@ int links_push_pending(struct link_rec *r, const char *path, size_t strip)
 		return -ENOMEM;
 	n->next = NULL;
 	n->strip = strip;
+	n->root = root;
+	n->rel = rel;
 	memcpy(n->path, path, len + 1);
 	*r->pending_tail = n;
 	r->pending_tail = &n->next;

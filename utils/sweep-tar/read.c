@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "tar.h"
+#include "testhook.h"
 
 static int rd_begin(const struct sweep_file *f, void *ctx)
 {
@@ -21,11 +22,13 @@ static int rd_begin(const struct sweep_file *f, void *ctx)
 	const char *path = f->entry->path;
 	const char *name = tar_member_name(t, path, (size_t)f->entry->cookie);
 	struct tar_data_map dm;
+	char acc[64];
 	int r;
 
 	t->cur_begun = false;
 	if (t->failed)
 		return -EIO;
+	test_pause("read", ++t->files_opened);
 	if (!S_ISREG(f->st.mode)) {
 		/* Replaced by something else between the walk and now. */
 		tar_warn(t, path, "file changed as we read it");
@@ -33,7 +36,8 @@ static int rd_begin(const struct sweep_file *f, void *ctx)
 	}
 	dm.map = f->data_map;
 	dm.n = f->data_map_len;
-	if (tar_entry_fill(t, name, path, path, f->fd, &f->st, &dm) < 0)
+	/* Metadata from this descriptor only: the file the reader checked, not whatever the path names now. */
+	if (tar_entry_fill(t, name, path, tar_accpath(t, f->fd, NULL, path, acc, sizeof(acc)), f->fd, &f->st, &dm) < 0)
 		return SWEEP_READ_SKIP;
 	r = tar_out_header(t, NULL);
 	if (r != 0)
@@ -62,8 +66,36 @@ static int rd_data(const struct sweep_file *f, uint64_t offset, const void *buf,
 	if (r < 0)
 		return r;
 	t->cur_pos = offset + len;
+	t->bytes_read += len;
 	progress_add(t->progress, 0, len);
+	test_pause("bytes", t->bytes_read);
 	return 0;
+}
+
+/*
+ * The reader refused what stands at the path now (-ESTALE). Say why as GNU
+ * tar would, which opens the name O_NOFOLLOW below its directory: a symlink
+ * there, or on the way (a directory swapped for one), gives ELOOP, a file
+ * where a directory was ENOTDIR; anything else is another file. Looked at
+ * with O_PATH below the walk root, following nothing and reading nothing.
+ */
+static int replaced_why(struct tar *t, const struct sweep_plan_entry *e)
+{
+	struct stat st;
+	int fd;
+
+	if (e->root == SWEEP_PLAN_NO_ROOT)
+		fd = openat(AT_FDCWD, e->path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	else
+		fd = sweep_open_beneath(sweep_plan_root_fd(t->plan, e->root), e->path + e->rel, O_PATH, 0);
+	if (e->root == SWEEP_PLAN_NO_ROOT && fd < 0)
+		fd = -errno;
+	if (fd < 0)
+		return fd == -EXDEV ? -ELOOP : fd;
+	if (fstat(fd, &st) != 0)
+		st.st_mode = 0;
+	close(fd);
+	return S_ISLNK(st.st_mode) ? -ELOOP : -ESTALE;
 }
 
 /* Report how the file ended, in GNU tar's words and exit statuses. */
@@ -85,8 +117,13 @@ static void report(struct tar *t, const struct sweep_file *f, int status, uint64
 			  (unsigned long long)t->cur_pos, strerror(-status));
 	else if (status == -ENOENT)
 		tar_warn(t, path, "File removed before we read it");
-	else if (status == -ESTALE) /* the reader refused what stands there now: nothing of it is archived */
-		tar_warn(t, path, "File replaced before we read it; not dumped");
+	else if (status == -ESTALE)
+		/*
+		 * Another file stands at the name now. GNU tar would archive
+		 * it (with its own metadata); the reader refuses a file it
+		 * did not plan, so nothing of it is archived.
+		 */
+		tar_warn(t, path, "file changed as we read it; not dumped");
 	else if (status < 0)
 		tar_error(t, path, "Cannot open: %s", strerror(-status));
 }
@@ -116,11 +153,19 @@ static int rd_end(const struct sweep_file *f, int status, void *ctx)
 	return r < 0 ? r : 0;
 }
 
+/* The reader's end(): a refused file gets GNU tar's reason first. */
+static int rd_end_planned(const struct sweep_file *f, int status, void *ctx)
+{
+	if (status == -ESTALE)
+		status = replaced_why(ctx, f->entry);
+	return rd_end(f, status, ctx);
+}
+
 const struct sweep_read_ops tar_read_ops = {
 	.size = sizeof(struct sweep_read_ops),
 	.begin = rd_begin,
 	.data = rd_data,
-	.end = rd_end,
+	.end = rd_end_planned,
 };
 
 int tar_link_done(struct tar *t, struct link_rec *rec, bool ok, const char *path, size_t strip,
@@ -153,32 +198,44 @@ int tar_link_done(struct tar *t, struct link_rec *rec, bool ok, const char *path
 	memset(&key, 0, sizeof(key));
 	key.dev = rec->dev;
 	key.ino = rec->ino;
-	r = tar_file_now(t, AT_FDCWD, n->path, n->path, n->strip, &key);
+	r = tar_file_now(t, n, &key);
 	free(n);
 	return r;
 }
 
-static int open_noatime(int dirfd, const char *name)
+/* n, opened as the reader opens a planned file: below its root, following nothing. */
+static int open_late(struct tar *t, const struct link_name *n)
 {
-	int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
-	int fd = openat(dirfd, name, flags | O_NOATIME);
+	int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, fd, noatime = O_NOATIME;
 
-	/* O_NOATIME needs ownership (or CAP_FOWNER). */
-	if (fd < 0 && errno == EPERM)
-		fd = openat(dirfd, name, flags);
-	return fd;
+	for (;;) {
+		if (n->root < 0) {
+			/* A PATH operand itself: as the user named it. */
+			fd = openat(AT_FDCWD, n->path, flags | noatime);
+			if (fd < 0)
+				fd = -errno;
+		} else if (t->root_fds[n->root] >= 0) {
+			fd = sweep_open_beneath(t->root_fds[n->root], n->path + n->rel, flags | noatime, 0);
+		} else {
+			fd = -EBADF;
+		}
+		/* O_NOATIME needs ownership (or CAP_FOWNER). */
+		if (fd != -EPERM || !noatime)
+			return fd == -EXDEV ? -ELOOP : fd;
+		noatime = 0;
+	}
 }
 
-int tar_file_now(struct tar *t, int dirfd, const char *at_name, const char *path, size_t strip,
-		 const struct sweep_stat *planned)
+int tar_file_now(struct tar *t, const struct link_name *n, const struct sweep_stat *planned)
 {
 	struct sweep_plan_entry pe = {
-		.path = path,
+		.path = n->path,
 		.dev = planned->dev,
 		.ino = planned->ino,
 		.size = planned->size,
 		.phys = SWEEP_NO_PHYS,
-		.cookie = strip,
+		.root = SWEEP_PLAN_NO_ROOT,
+		.cookie = n->strip,
 	};
 	struct sweep_file f = { .entry = &pe, .fd = -1 };
 	size_t bufsize = 1 << 20;
@@ -187,9 +244,9 @@ int tar_file_now(struct tar *t, int dirfd, const char *at_name, const char *path
 	struct stat raw;
 	int status = 0, r;
 
-	f.fd = open_noatime(dirfd, at_name);
+	f.fd = open_late(t, n);
 	if (f.fd < 0)
-		return rd_end(&f, errno == ELOOP || errno == ENOTDIR ? -ESTALE : -errno, t);
+		return rd_end(&f, f.fd, t);
 	/* The data regions too, as the reader finds them: rd_begin() makes the sparse map from them. */
 	status = fstat(f.fd, &raw) != 0 ? -errno : 0;
 	sweep_stat_from_stat(&f.st, &raw);

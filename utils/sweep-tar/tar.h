@@ -82,8 +82,17 @@ struct tar_root {
 	size_t strip; /* bytes of path before the member name: the -C prefix and its "/" */
 };
 
+enum tar_mode {
+	TAR_CREATE = 1, /* -c */
+	TAR_LIST,       /* -t */
+	TAR_EXTRACT,    /* -x */
+};
+
 struct tar_opts {
-	const char *archive; /* -f; NULL or "-" = stdout */
+	enum tar_mode mode;
+	const char *archive; /* -f; NULL or "-" = stdout (-c) or stdin (-t, -x) */
+	const char *extract_dir; /* -x: the last -C */
+	bool no_recursion;   /* --no-recursion: the PATHs themselves, not what is below them */
 	enum tar_filter filter;
 	bool verbose, totals, progress, xdev;
 	enum sweep_order order;
@@ -119,6 +128,7 @@ struct tar {
 	bool failed;                  /* the archive cannot be written: stop */
 	int status;                   /* TAR_OK, TAR_DIFFERS or TAR_FATAL */
 	bool proc_fd;                 /* /proc/self/fd/N/name reaches a file by its directory fd */
+	int *root_fds;                /* per PATH operand: the walk root (O_PATH), -1 until met; for late opens */
 	struct name_prefix *prefixes; /* the name prefixes dropped so far (names.c) */
 	FILE *listing;                /* -v: stdout, or stderr when the archive is stdout */
 	struct progress *progress;
@@ -137,6 +147,7 @@ struct tar {
 	/* --totals */
 	double start;
 	uint64_t members, files, batches;
+	uint64_t files_opened, bytes_read; /* the test hooks' counts (read:N, bytes:N) */
 	uint64_t plan_files, plan_mem_sum; /* files planned and plan memory, summed over batches */
 	uint64_t plan_mem_peak;
 };
@@ -198,6 +209,13 @@ struct tar_data_map {
  */
 int tar_entry_fill(struct tar *t, const char *name, const char *path, const char *accpath, int fd,
 		   const struct sweep_stat *st, const struct tar_data_map *dm);
+/*
+ * What libarchive may open for an entry (tar_entry_fill's accpath): the
+ * name below the open directory dirfd, or dirfd itself (at_name NULL),
+ * through /proc/self/fd, so that no path is looked up again from the top
+ * of the tree; path when /proc is missing.
+ */
+const char *tar_accpath(struct tar *t, int dirfd, const char *at_name, const char *path, char *buf, size_t len);
 /* A hard link member: name -> the data holder of r, metadata from st. <0 when the archive failed. */
 int tar_write_link(struct tar *t, const char *name, const struct link_rec *r, const struct sweep_stat *st);
 
@@ -210,6 +228,8 @@ enum link_state {
 struct link_name {
 	struct link_name *next;
 	size_t strip;
+	int root;   /* the walk root it lies below (index into tar.root_fds), -1 for a root itself */
+	size_t rel; /* offset in path of the part below that root */
 	char path[]; /* walked path */
 };
 struct link_rec {
@@ -227,7 +247,8 @@ struct links *links_free(struct links *l);
 struct link_rec *links_find(struct links *l, uint64_t dev, uint64_t ino);
 /* A new record (state PENDING, one name seen); NULL when out of memory. */
 struct link_rec *links_add(struct links *l, uint64_t dev, uint64_t ino, uint64_t nlink);
-int links_push_pending(struct link_rec *r, const char *path, size_t strip);
+/* A name met while its data holder waits: path below root (-1: the path as given) from byte rel. */
+int links_push_pending(struct link_rec *r, const char *path, size_t strip, int root, size_t rel);
 /* Drop the record once every name was met and none waits. */
 void links_maybe_forget(struct links *l, struct link_rec *r);
 /* The data holder (walked path, -C strip) was written: write every waiting name as a link to it. */
@@ -252,17 +273,22 @@ int dir_spool_flush(struct tar *t);
 extern const struct sweep_read_ops tar_read_ops;
 /*
  * Archive one regular file now, without the plan: a hard link standing in
- * for a data holder that could not be archived. planned gives the dev/ino
- * the hard-link table knows it by.
+ * for a data holder that could not be archived. It is opened below its
+ * walk root without following symlinks, like the reader's files, and
+ * archived only if it is the inode the hard-link table knows (planned's
+ * dev/ino).
  */
-int tar_file_now(struct tar *t, int dirfd, const char *at_name, const char *path, size_t strip,
-		 const struct sweep_stat *planned);
+int tar_file_now(struct tar *t, const struct link_name *n, const struct sweep_stat *planned);
 /*
  * The data holder of rec (walked path, -C strip) was archived (ok) or not:
  * write the waiting names as links, or let the next one hold the data.
  */
 int tar_link_done(struct tar *t, struct link_rec *rec, bool ok, const char *path, size_t strip,
 		  const struct sweep_stat *st);
+
+/* extract.c */
+/* -t (extract false) or -x: read the archive, list or extract the members the PATHs select. */
+int tar_read_archive(struct tar *t, bool extract);
 
 /* walk.c */
 /* Walk the roots, planning and writing as it goes; 0 or <0 when the archive failed. */

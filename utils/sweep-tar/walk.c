@@ -9,20 +9,30 @@
 
 #include "cli.h"
 #include "tar.h"
+#include "testhook.h"
 
 /*
- * A short path that reaches the entry whatever the depth of the tree:
- * through its directory's fd when /proc is there. libarchive opens it for
- * what it cannot get from an fd (symlink target, default ACLs, xattrs of
- * entries that have no fd).
+ * The walk root of e, kept (a duplicate of the walk's O_PATH descriptor)
+ * for what is opened after the walk moved on: a hard link that stands in
+ * for a data holder that could not be archived. -1 for a root itself,
+ * which is opened as the user named it.
  */
-static const char *accpath(struct tar *t, int dirfd, const char *at_name, const char *path, char *buf,
-			   size_t len)
+static int root_index(struct tar *t, const struct sweep_entry *e)
 {
-	if (!t->proc_fd || dirfd < 0)
-		return path;
-	snprintf(buf, len, "/proc/self/fd/%d%s%s", dirfd, at_name ? "/" : "", at_name ? at_name : "");
-	return buf;
+	int *fd = &t->root_fds[e->root_index];
+
+	if (e->root_fd < 0 || !e->rel)
+		return -1;
+	if (*fd < 0)
+		*fd = fcntl(e->root_fd, F_DUPFD_CLOEXEC, 3);
+	return *fd < 0 ? -1 : (int)e->root_index;
+}
+
+static bool same_inode(int fd, const struct sweep_stat *st)
+{
+	struct stat now;
+
+	return fstat(fd, &now) == 0 && (uint64_t)now.st_dev == st->dev && (uint64_t)now.st_ino == st->ino;
 }
 
 static int walk_dir(struct tar *t, const struct sweep_entry *e, const char *name)
@@ -34,6 +44,12 @@ static int walk_dir(struct tar *t, const struct sweep_entry *e, const char *name
 	/* Our own fd on it: xattrs and ACLs come through it, and it tells
 	 * early whether the walk can read it at all. */
 	fd = openat(e->dirfd, e->at_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd >= 0 && !same_inode(fd, &e->st)) {
+		/* Another directory took its place since the walk's stat: nothing of it is stored. */
+		close(fd);
+		tar_warn(t, e->path, "file changed as we read it; not dumped");
+		return SWEEP_WALK_SKIP;
+	}
 	if (fd < 0) {
 		/* GNU tar stores nothing for a directory it cannot read. */
 		if (errno == ENOENT && e->depth > 0)
@@ -42,7 +58,7 @@ static int walk_dir(struct tar *t, const struct sweep_entry *e, const char *name
 			tar_error(t, e->path, "Cannot open: %s", strerror(errno));
 		return SWEEP_WALK_SKIP;
 	}
-	acc = accpath(t, fd, NULL, e->path, buf, sizeof(buf));
+	acc = tar_accpath(t, fd, NULL, e->path, buf, sizeof(buf));
 	/* On failure it said why; the directory's contents are still archived. */
 	r = 0;
 	if (tar_entry_fill(t, name, e->path, acc, fd, &e->st, NULL) == 0) {
@@ -72,7 +88,7 @@ static int link_check(struct tar *t, const struct sweep_entry *e, const char *na
 		      struct link_rec **ret_rec)
 {
 	struct link_rec *rec;
-	int r;
+	int r, root;
 
 	*ret_rec = NULL;
 	if (e->st.nlink < 2)
@@ -98,7 +114,8 @@ static int link_check(struct tar *t, const struct sweep_entry *e, const char *na
 		links_maybe_forget(t->links, rec);
 		return r < 0 ? r : 1;
 	case LINK_PENDING:
-		if (links_push_pending(rec, e->path, strip) < 0)
+		root = root_index(t, e);
+		if (links_push_pending(rec, e->path, strip, root, root < 0 ? 0 : (size_t)(e->rel - e->path)) < 0)
 			tar_error(t, e->path, "%s", strerror(ENOMEM));
 		return 1;
 	case LINK_FAILED:
@@ -120,7 +137,7 @@ static int walk_special(struct tar *t, const struct sweep_entry *e, const char *
 	r = link_check(t, e, name, strip, &rec);
 	if (r != 0)
 		return r < 0 ? r : 0;
-	if (tar_entry_fill(t, name, e->path, accpath(t, e->dirfd, e->at_name, e->path, buf, sizeof(buf)), -1,
+	if (tar_entry_fill(t, name, e->path, tar_accpath(t, e->dirfd, e->at_name, e->path, buf, sizeof(buf)), -1,
 			   &e->st, NULL) == 0) {
 		const char *target = archive_entry_symlink(t->entry);
 
@@ -188,8 +205,11 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 		return 0;
 	}
 	switch (mode & S_IFMT) {
-	case S_IFDIR:
-		return walk_dir(t, e, name);
+	case S_IFDIR: {
+		int r = walk_dir(t, e, name);
+		/* --no-recursion: the directory's own member, nothing below it. */
+		return r == 0 && t->o->no_recursion ? SWEEP_WALK_SKIP : r;
+	}
 	case S_IFREG:
 		return walk_file(t, e, name, strip);
 	case S_IFSOCK:
@@ -236,6 +256,7 @@ int tar_flush(struct tar *t)
 
 	if (n == 0 || t->failed)
 		return t->failed ? -EIO : 0;
+	test_pause("plan", 0);
 	mem = sweep_plan_memory(t->plan);
 	t->batches++;
 	t->plan_files += n;
@@ -282,6 +303,7 @@ int tar_walk(struct tar *t)
 		roots[i] = t->o->roots[i].path;
 	r = sweep_walk(roots, t->o->nroots, &wo);
 	free(roots);
+	test_pause("walk", 0);
 	if (r < 0 && !t->failed) {
 		progress_clear(t->progress);
 		cli_error(r, "cannot walk the tree");

@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * -t (list) and -x (extract): the archive read in one stream through
+ * libarchive, members handled in archive order.
+ *
+ * Extraction goes through archive_write_disk with bsdtar's secure flags,
+ * whoever runs it: no member name with a ".." component
+ * (ARCHIVE_EXTRACT_SECURE_NODOTDOT), no absolute name
+ * (SECURE_NOABSOLUTEPATHS), and nothing written through a symlink met on
+ * the way (SECURE_SYMLINKS: a member "l/x" after a member "l -> /etc" is
+ * refused). Such a member is an error (exit status 2) and nothing of it is
+ * written; the rest goes on, as bsdtar does. GNU tar strips a leading
+ * "../" or "/" instead and extracts below the current directory; either
+ * way nothing lands outside -C. As root the owner, mode (with set-id
+ * bits), ACLs, xattrs and file flags are restored as well (GNU tar -p
+ * --same-owner --xattrs --acls); otherwise mode minus umask and times, as
+ * GNU tar without -p. Sparse members keep their holes: data is copied
+ * block by block at the offsets the archive gives. Directory modes and
+ * times are set at the end (libarchive's fixup list), so a read-only
+ * directory is still filled and keeps its mtime.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "tar.h"
+
+/* Is name selected by the operands (a member named so, or below one)? Marks the operand that matched. */
+static bool selected(const struct tar_opts *o, const char *name, bool *matched)
+{
+	size_t nlen = strlen(name);
+
+	while (nlen > 1 && name[nlen - 1] == '/')
+		nlen--;
+	if (o->nroots == 0)
+		return true;
+	for (size_t i = 0; i < o->nroots; i++) {
+		const char *want = o->roots[i].path + o->roots[i].strip;
+		size_t wlen = strlen(want);
+
+		while (wlen > 1 && want[wlen - 1] == '/')
+			wlen--;
+		if (nlen < wlen || memcmp(name, want, wlen) != 0)
+			continue;
+		if (nlen == wlen || (!o->no_recursion && name[wlen] == '/')) {
+			matched[i] = true;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* GNU tar -tv's type letter and mode bits ("drwxr-xr-x", "hrw-r--r--" for a hard link). */
+static void mode_string(struct archive_entry *e, char *m)
+{
+	mode_t mode = archive_entry_mode(e);
+	static const char rwx[] = "rwxrwxrwx";
+
+	switch (archive_entry_filetype(e)) {
+	case AE_IFDIR: m[0] = 'd'; break;
+	case AE_IFLNK: m[0] = 'l'; break;
+	case AE_IFCHR: m[0] = 'c'; break;
+	case AE_IFBLK: m[0] = 'b'; break;
+	case AE_IFIFO: m[0] = 'p'; break;
+	case AE_IFSOCK: m[0] = 's'; break;
+	default: m[0] = archive_entry_hardlink(e) ? 'h' : '-'; break;
+	}
+	for (int i = 0; i < 9; i++)
+		m[1 + i] = (mode & (0400 >> i)) ? rwx[i] : '-';
+	if (mode & S_ISUID)
+		m[3] = (mode & S_IXUSR) ? 's' : 'S';
+	if (mode & S_ISGID)
+		m[6] = (mode & S_IXGRP) ? 's' : 'S';
+	if (mode & S_ISVTX)
+		m[9] = (mode & S_IXOTH) ? 't' : 'T';
+	m[10] = '\0';
+}
+
+/*
+ * GNU tar -tv's line: the owner/group/size column grows to the widest seen
+ * so far (from 19), the date is local "YYYY-MM-DD HH:MM".
+ */
+static void list_verbose(FILE *out, struct archive_entry *e)
+{
+	static int ugswidth = 19;
+	char mode[11], size[48], user[32], group[32], date[64];
+	const char *un = archive_entry_uname(e), *gn = archive_entry_gname(e);
+	time_t mt = archive_entry_mtime(e);
+	struct tm tm;
+	int pad;
+
+	mode_string(e, mode);
+	if (!un || !*un)
+		snprintf(user, sizeof(user), "%lld", (long long)archive_entry_uid(e));
+	if (!gn || !*gn)
+		snprintf(group, sizeof(group), "%lld", (long long)archive_entry_gid(e));
+	if (archive_entry_filetype(e) == AE_IFCHR || archive_entry_filetype(e) == AE_IFBLK)
+		snprintf(size, sizeof(size), "%llu,%llu", (unsigned long long)archive_entry_rdevmajor(e),
+			 (unsigned long long)archive_entry_rdevminor(e));
+	else
+		snprintf(size, sizeof(size), "%lld", (long long)archive_entry_size(e));
+	if (localtime_r(&mt, &tm))
+		strftime(date, sizeof(date), "%Y-%m-%d %H:%M", &tm);
+	else
+		snprintf(date, sizeof(date), "%lld", (long long)mt);
+	un = un && *un ? un : user;
+	gn = gn && *gn ? gn : group;
+	pad = (int)(strlen(un) + 1 + strlen(gn) + 1 + strlen(size));
+	if (pad > ugswidth)
+		ugswidth = pad;
+	fprintf(out, "%s %s/%s %*s %-16s ", mode, un, gn, ugswidth - pad + (int)strlen(size), size, date);
+	fputs(tar_printable(archive_entry_pathname(e)), out);
+	if (archive_entry_filetype(e) == AE_IFLNK && archive_entry_symlink(e))
+		fprintf(out, " -> %s", tar_printable(archive_entry_symlink(e)));
+	else if (archive_entry_hardlink(e))
+		fprintf(out, " link to %s", tar_printable(archive_entry_hardlink(e)));
+	fputc('\n', out);
+}
+
+/*
+ * libarchive 3.6 reads a pax time "-S.F" as -S + .F (see tar_fix_times()):
+ * the time meant is -S - .F = (-S - 1) + (1 - .F). Times between -1 and 0
+ * cannot be told from positive ones and stay as read.
+ */
+static void fix_times(struct archive_entry *e)
+{
+	if (archive_entry_mtime_is_set(e) && archive_entry_mtime(e) < 0 && archive_entry_mtime_nsec(e) > 0)
+		archive_entry_set_mtime(e, archive_entry_mtime(e) - 1, 1000000000 - archive_entry_mtime_nsec(e));
+	if (archive_entry_atime_is_set(e) && archive_entry_atime(e) < 0 && archive_entry_atime_nsec(e) > 0)
+		archive_entry_set_atime(e, archive_entry_atime(e) - 1, 1000000000 - archive_entry_atime_nsec(e));
+}
+
+/* Data of the current member to disk, block by block at its offsets (holes stay holes). */
+static int copy_data(struct archive *in, struct archive *disk)
+{
+	const void *buf;
+	size_t len;
+	la_int64_t off;
+	int r;
+
+	while ((r = archive_read_data_block(in, &buf, &len, &off)) == ARCHIVE_OK)
+		if (archive_write_data_block(disk, buf, len, off) < ARCHIVE_WARN)
+			return ARCHIVE_FAILED;
+	return r == ARCHIVE_EOF ? ARCHIVE_OK : r;
+}
+
+static int open_in(struct tar *t, struct archive **ret)
+{
+	const char *file = t->o->archive;
+	struct archive *a = archive_read_new();
+	int r;
+
+	if (!a)
+		return -ENOMEM;
+	archive_read_support_filter_all(a);
+	archive_read_support_format_tar(a);
+	if (!file || strcmp(file, "-") == 0) {
+		if (isatty(STDIN_FILENO)) {
+			cli_msg("Refusing to read archive contents from terminal (missing -f option?)");
+			cli_msg("Error is not recoverable: exiting now");
+			archive_read_free(a);
+			return -ENOTTY;
+		}
+		r = archive_read_open_fd(a, STDIN_FILENO, 64 * 1024);
+	} else {
+		r = archive_read_open_filename(a, file, 64 * 1024);
+	}
+	if (r != ARCHIVE_OK) {
+		cli_msg("%s: Cannot open: %s", tar_printable(file ? file : "-"), archive_error_string(a));
+		cli_msg("Error is not recoverable: exiting now");
+		archive_read_free(a);
+		return -EIO;
+	}
+	*ret = a;
+	return 0;
+}
+
+static struct archive *open_disk(void)
+{
+	struct archive *d = archive_write_disk_new();
+	int flags = ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NODOTDOT |
+		    ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS;
+
+	if (!d)
+		return NULL;
+	if (geteuid() == 0)
+		flags |= ARCHIVE_EXTRACT_OWNER | ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_ACL |
+			 ARCHIVE_EXTRACT_XATTR | ARCHIVE_EXTRACT_FFLAGS;
+	archive_write_disk_set_options(d, flags);
+	archive_write_disk_set_standard_lookup(d);
+	return d;
+}
+
+int tar_read_archive(struct tar *t, bool extract)
+{
+	const struct tar_opts *o = t->o;
+	struct archive *in = NULL, *disk = NULL;
+	struct archive_entry *e;
+	bool *matched = calloc(o->nroots ? o->nroots : 1, sizeof(*matched));
+	int r;
+
+	t->status = TAR_OK;
+	if (!matched)
+		return -ENOMEM;
+	/* The archive is named relative to where we started, the members to -C. */
+	if (open_in(t, &in) < 0) {
+		free(matched);
+		return -EIO;
+	}
+	if (extract && o->extract_dir && chdir(o->extract_dir) != 0) {
+		r = -errno;
+		cli_msg("%s: Cannot open: %s", tar_printable(o->extract_dir), strerror(-r));
+		cli_msg("Error is not recoverable: exiting now");
+		archive_read_free(in);
+		free(matched);
+		return r;
+	}
+	if (extract && !(disk = open_disk())) {
+		archive_read_free(in);
+		free(matched);
+		return -ENOMEM;
+	}
+	while ((r = archive_read_next_header(in, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
+		const char *name = archive_entry_pathname(e);
+
+		/*
+		 * A name that is not valid UTF-8 (pax hdrcharset=BINARY, or
+		 * GNU tar's raw bytes) comes as its bytes, which is exact:
+		 * libarchive's note about the conversion is not a problem.
+		 */
+		if (r == ARCHIVE_WARN && !strstr(archive_error_string(in) ? archive_error_string(in) : "", "can't be converted"))
+			tar_warn(t, name, "%s", archive_error_string(in));
+		if (!name || !selected(o, name, matched))
+			continue;
+		fix_times(e);
+		if (!extract || o->verbose) {
+			FILE *out = extract ? t->listing : stdout;
+			if (o->verbose && !extract)
+				list_verbose(out, e);
+			else
+				fprintf(out, "%s\n", tar_printable(name));
+		}
+		if (!extract)
+			continue;
+		r = archive_write_header(disk, e);
+		if (r == ARCHIVE_OK || r == ARCHIVE_WARN) {
+			if (r == ARCHIVE_WARN)
+				tar_warn(t, name, "%s", archive_error_string(disk));
+			if (archive_entry_size(e) > 0)
+				r = copy_data(in, disk);
+			if (r < ARCHIVE_WARN && r != ARCHIVE_FATAL)
+				tar_error(t, name, "Cannot write: %s", archive_error_string(disk));
+			if (archive_write_finish_entry(disk) < ARCHIVE_WARN)
+				tar_error(t, name, "%s", archive_error_string(disk));
+		} else {
+			/* Refused (a ".." component, an absolute name, a symlink on the way) or impossible. */
+			tar_error(t, name, "Cannot open: %s", archive_error_string(disk));
+		}
+		if (r == ARCHIVE_FATAL)
+			break;
+	}
+	if (r == ARCHIVE_FATAL) {
+		cli_msg("%s", archive_error_string(in) ? archive_error_string(in) : "Unexpected EOF in archive");
+		cli_msg("Error is not recoverable: exiting now");
+		t->status = TAR_FATAL;
+	}
+	/* Directory modes and times, deferred to the end. */
+	if (disk && archive_write_close(disk) != ARCHIVE_OK) {
+		cli_msg("%s", archive_error_string(disk));
+		t->status = TAR_FATAL;
+	}
+	for (size_t i = 0; i < o->nroots; i++)
+		if (!matched[i]) {
+			tar_error(t, o->roots[i].path + o->roots[i].strip, "Not found in archive");
+		}
+	archive_write_free(disk);
+	archive_read_free(in);
+	free(matched);
+	return 0;
+}
