@@ -51,7 +51,7 @@ k = next((i for i in range(len(have)) if have[i] != old[i]), len(have)) if len(h
 sys.exit(0 if k >= least and have[k:].count(0) == len(have) - k else 1)' "$2" "$3"
 }
 
-for backend in uring syscall; do
+for backend in $(race_backends); do
 export SWEEP_BACKEND=$backend # both reader backends
 for ((iter = 0; iter < ITERATIONS; iter++)); do
 	CASE="tar ($backend): (a) file -> symlink to a root-only secret"
@@ -152,4 +152,4 @@ for ((iter = 0; iter < ITERATIONS; iter++)); do
 	check_outside
 done
 done
-race_done
+finish
