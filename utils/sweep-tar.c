@@ -33,6 +33,7 @@ enum {
 	OPT_NO_NULL,
 	OPT_NO_RECURSION,
 	OPT_RECURSION,
+	OPT_DEVICE,
 	OPT_HELP,
 	OPT_VERSION,
 };
@@ -59,6 +60,7 @@ static const struct option long_opts[] = {
 	{ "xz", no_argument, NULL, 'J' },
 	{ "zstd", no_argument, NULL, OPT_ZSTD },
 	{ "order", required_argument, NULL, OPT_ORDER },
+	{ "device", required_argument, NULL, OPT_DEVICE },
 	{ "memory-limit", required_argument, NULL, OPT_MEMORY_LIMIT },
 	{ "progress", no_argument, NULL, OPT_PROGRESS },
 	{ "plan-trace", required_argument, NULL, OPT_PLAN_TRACE },
@@ -86,7 +88,9 @@ static void usage(FILE *out)
 		"      --null                 -T files that follow are NUL-separated\n"
 		"      --no-recursion         the PATHs themselves, not what is below them\n"
 		"  -v, --verbose              list members as they are written or extracted\n"
-		"      --totals               print the bytes written and the plan's memory use\n"
+		"      --totals               print the bytes written and the plan's memory use,\n"
+		"                             and each operand's device class and why\n"
+		"      --device=CLASS         hdd, ssd or auto (default): the device class of every filesystem\n"
 		"      --exclude=PATTERN      leave out members matching PATTERN (GNU tar globs)\n"
 		"  -X, --exclude-from=FILE    leave out members matching patterns in FILE\n"
 		"      --one-file-system      stay on the filesystem of each PATH\n"
@@ -293,6 +297,12 @@ static void parse(int argc, char **argv, struct tar_opts *o)
 				cli_die(TAR_FATAL, "invalid --order %s (auto, physical, inode, name, none)",
 					cli_quote(optarg));
 			break;
+		case OPT_DEVICE:
+			if (cli_device_option(optarg) < 0) {
+				cli_try_help();
+				exit(TAR_FATAL);
+			}
+			break;
 		case OPT_MEMORY_LIMIT:
 			if (cli_parse_size(optarg, &size) < 0 || size == 0)
 				cli_die(TAR_FATAL, "invalid --memory-limit %s", cli_quote(optarg));
@@ -486,6 +496,9 @@ int main(int argc, char **argv)
 	} else if (setup(&t, &o) < 0) {
 		t.status = TAR_FATAL;
 	} else {
+		if (o.totals)
+			for (size_t i = 0; i < o.nroots; i++)
+				cli_device_report((const char *const *)&o.roots[i].path, 1);
 		if (tar_walk(&t) == 0 && dir_spool_flush(&t) == 0)
 			tar_out_close(&t);
 		if (o.totals && t.out)

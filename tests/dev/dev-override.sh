@@ -70,4 +70,17 @@ grep -q "^sweep-cp: invalid --device argument 'fast' (hdd, ssd or auto)$" "$T/er
 "$SYNC" -a --device=fast "$mnt/t/" "$T/sync-x/" 2>"$T/err"; [ $? = 1 ] || die "sweep-sync --device=fast: status, want 1 (rsync's usage error)"
 grep -q "^sweep-sync: invalid --device argument 'fast' (hdd, ssd or auto)$" "$T/err" || { cat "$T/err"; die "sync message"; }
 ok "caller > SWEEP_DEVICE > probe"
+# sweep-tar: the same members with the same contents in every class; --totals says which and why
+TAR=$BUILD_ROOT/utils/sweep-tar
+for d in hdd ssd; do
+	"$TAR" --totals --device=$d -C "$mnt" -cf "$T/t-$d.tar" t 2>"$T/err" || die "sweep-tar --device=$d: $(cat "$T/err")"
+	grep -q "^sweep-tar: $mnt/t: ext4 on $name: device class $d (forced by the caller)$" "$T/err" ||
+		{ cat "$T/err"; die "sweep-tar --totals --device=$d"; }
+	mkdir "$T/x-$d" && tar -xf "$T/t-$d.tar" -C "$T/x-$d" && diff -r --no-dereference "$mnt/t" "$T/x-$d/t" >/dev/null ||
+		die "sweep-tar --device=$d: the archive does not restore the tree"
+done
+cmp -s <(tar -tf "$T/t-hdd.tar" | sort) <(tar -tf "$T/t-ssd.tar" | sort) || die "sweep-tar: members differ between classes"
+"$TAR" --device=fast -cf "$T/t-x.tar" "$mnt/t" 2>"$T/err"; [ $? = 2 ] || die "sweep-tar --device=fast: status, want 2"
+[ -e "$T/t-x.tar" ] && die "sweep-tar --device=fast wrote an archive"
+ok "sweep-tar: --device in every class"
 finish
