@@ -1,0 +1,385 @@
+/*
+ * The copy engine (sweep_copy_*) called directly, as a program linking
+ * libsweep would: contents and types, metadata, hard links, no-clobber,
+ * atomic replacement, a symlink planted in the destination, a source file
+ * replaced between planning and reading, cancellation, and the callbacks
+ * that report each of these.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <sweep.h>
+#include "../common/backend.h"
+
+struct log {
+	unsigned done[SWEEP_COPY_HOW_SKIPPED + 1];
+	unsigned errors;
+	struct sweep_copy_error last; /* strings not kept */
+	int last_err_op, last_err;
+	/* on_plan: replace this source file (a different inode at the same name) once it is queued */
+	const char *swap_path;
+	uint64_t swap_after, queued; /* ... when this many files are queued (all of them: each was stat'ed) */
+	/* on_step: set *cancel_flag at the first OPENED step */
+	volatile sig_atomic_t *cancel_flag;
+	unsigned opened;
+};
+
+static int on_error(const struct sweep_copy_error *e, void *ctx)
+{
+	struct log *l = ctx;
+
+	l->errors++;
+	l->last_err_op = (int)e->op;
+	l->last_err = e->err;
+	return 0;
+}
+
+static int on_done(const struct sweep_copy_done *d, void *ctx)
+{
+	struct log *l = ctx;
+
+	if (d->how <= SWEEP_COPY_HOW_SKIPPED)
+		l->done[d->how]++;
+	return 0;
+}
+
+static void on_plan(uint64_t files, uint64_t bytes, void *ctx)
+{
+	struct log *l = ctx;
+	char tmp[PATH_MAX];
+	int fd;
+
+	(void)bytes;
+	l->queued += files; /* called once per file queued, with that file's counts */
+	if (!l->swap_path || l->queued < l->swap_after)
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.new", l->swap_path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "evil\n", 5), 5);
+	close(fd);
+	assert_int_equal(rename(tmp, l->swap_path), 0);
+	l->swap_path = NULL;
+}
+
+static int on_step(enum sweep_copy_step step, const char *src, const char *dst, uint64_t cookie, void *ctx)
+{
+	struct log *l = ctx;
+
+	(void)src;
+	(void)dst;
+	(void)cookie;
+	if (step == SWEEP_COPY_STEP_OPENED) {
+		l->opened++;
+		if (l->cancel_flag)
+			*l->cancel_flag = 1;
+	}
+	return 0;
+}
+
+static char base[] = "/tmp/sweep-test-copy.XXXXXX";
+
+static void put(const char *rel, const char *data, mode_t mode)
+{
+	char p[PATH_MAX];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/%s", base, rel);
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, strlen(data)), (ssize_t)strlen(data));
+	assert_int_equal(fchmod(fd, mode), 0);
+	close(fd);
+}
+
+static char *slurp(const char *rel)
+{
+	static char buf[4096];
+	char p[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/%s", base, rel);
+	fd = open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n < 0 ? 0 : n] = '\0';
+	return buf;
+}
+
+static int lst(const char *rel, struct stat *st)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/%s", base, rel);
+	return lstat(p, st);
+}
+
+static void sh(const char *fmt, ...)
+{
+	char cmd[2 * PATH_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* A fresh src/ (files, a subdirectory, a symlink, a FIFO, two names of one file) and an empty dst/. */
+static int setup(void **state)
+{
+	char p[PATH_MAX];
+
+	(void)state;
+	strcpy(base, "/tmp/sweep-test-copy.XXXXXX");
+	assert_non_null(mkdtemp(base));
+	sh("mkdir -p %s/src/sub %s/dst", base, base);
+	put("src/a", "alpha\n", 0640);
+	put("src/sub/b", "bravo bravo\n", 0600);
+	put("src/empty", "", 0644);
+	snprintf(p, sizeof(p), "%s/src/link", base);
+	assert_int_equal(symlink("sub/b", p), 0);
+	snprintf(p, sizeof(p), "%s/src/fifo", base);
+	assert_int_equal(mkfifo(p, 0620), 0);
+	sh("ln %s/src/a %s/src/sub/a2", base, base);
+	sh("touch -h -d '2001-02-03 04:05:06.123456789' %s/src/a %s/src/sub/b %s/src/link", base, base, base);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	sh("rm -rf %s", base);
+	return 0;
+}
+
+static struct sweep_copy *engine(struct log *l, unsigned flags, unsigned preserve, volatile sig_atomic_t *cancel)
+{
+	struct sweep_copy_opts o = {
+		.size = sizeof(o),
+		.flags = flags,
+		.preserve = preserve,
+		.on_error = on_error,
+		.on_done = on_done,
+		.on_plan = on_plan,
+		.on_step = on_step,
+		.ctx = l,
+		.cancel = cancel,
+	};
+	struct sweep_copy *c = NULL;
+	char dst[PATH_MAX];
+
+	assert_int_equal(sweep_copy_new(&o, &c), 0);
+	snprintf(dst, sizeof(dst), "%s/dst", base);
+	assert_int_equal(sweep_copy_set_dest(c, AT_FDCWD, dst, NULL), 0);
+	return c;
+}
+
+static int copy_tree(struct log *l, unsigned flags, unsigned preserve, const char *to)
+{
+	char src[PATH_MAX];
+	struct sweep_copy *c = engine(l, flags, preserve, NULL);
+	int rc;
+
+	snprintf(src, sizeof(src), "%s/src", base);
+	rc = sweep_copy_tree(c, src, to);
+	if (rc >= 0)
+		rc = sweep_copy_finish(c);
+	sweep_copy_free(c);
+	return rc;
+}
+
+static void test_tree_types_and_contents(void **state)
+{
+	struct log l = { 0 };
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(copy_tree(&l, SWEEP_COPY_RECURSIVE, 0, "t"), 0);
+	assert_int_equal(l.errors, 0);
+	assert_string_equal(slurp("dst/t/a"), "alpha\n");
+	assert_string_equal(slurp("dst/t/sub/b"), "bravo bravo\n");
+	assert_string_equal(slurp("dst/t/sub/a2"), "alpha\n");
+	assert_string_equal(slurp("dst/t/empty"), "");
+	assert_int_equal(lst("dst/t/link", &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(lst("dst/t/fifo", &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	/* every entry reported once: 4 regular files, 2 directories, 1 symlink, 1 FIFO */
+	unsigned files = l.done[SWEEP_COPY_HOW_DATA] + l.done[SWEEP_COPY_HOW_CLONE] + l.done[SWEEP_COPY_HOW_RANGE];
+	assert_int_equal(files, 4);
+	assert_int_equal(l.done[SWEEP_COPY_HOW_DIR], 2);
+	assert_int_equal(l.done[SWEEP_COPY_HOW_SYMLINK], 1);
+	assert_int_equal(l.done[SWEEP_COPY_HOW_SPECIAL], 1);
+	/* without SWEEP_COPY_LINKS two names of one file are two copies */
+	struct stat s1, s2;
+	assert_int_equal(lst("dst/t/a", &s1), 0);
+	assert_int_equal(lst("dst/t/sub/a2", &s2), 0);
+	assert_int_not_equal(s1.st_ino, s2.st_ino);
+}
+
+static void test_preserve_and_links(void **state)
+{
+	struct log l = { 0 };
+	struct stat s, d, d2;
+
+	(void)state;
+	assert_int_equal(copy_tree(&l, SWEEP_COPY_RECURSIVE | SWEEP_COPY_LINKS,
+				   SWEEP_PRESERVE_MODE | SWEEP_PRESERVE_TIMES, "p"), 0);
+	assert_int_equal(l.errors, 0);
+	assert_int_equal(lst("src/sub/b", &s), 0);
+	assert_int_equal(lst("dst/p/sub/b", &d), 0);
+	assert_int_equal(d.st_mode, s.st_mode);
+	assert_int_equal(d.st_mtim.tv_sec, s.st_mtim.tv_sec);
+	assert_int_equal(d.st_mtim.tv_nsec, s.st_mtim.tv_nsec);
+	assert_int_equal(lst("src/link", &s), 0);
+	assert_int_equal(lst("dst/p/link", &d), 0);
+	assert_int_equal(d.st_mtim.tv_sec, s.st_mtim.tv_sec);
+	assert_int_equal(lst("dst/p/a", &d), 0);
+	assert_int_equal(lst("dst/p/sub/a2", &d2), 0);
+	assert_int_equal(d.st_ino, d2.st_ino); /* hard links kept */
+	assert_int_equal(l.done[SWEEP_COPY_HOW_LINK], 1);
+}
+
+/* An existing file is replaced by a new inode (never rewritten in place); nothing temporary stays behind. */
+static void test_replace_atomic_and_no_clobber(void **state)
+{
+	struct log l = { 0 };
+	struct stat before, after;
+	struct dirent *de;
+	DIR *dir;
+	char p[PATH_MAX];
+
+	(void)state;
+	sh("mkdir -p %s/dst/r && cp %s/src/a %s/dst/r/a && echo old >%s/dst/r/empty", base, base, base, base);
+	assert_int_equal(lst("dst/r/empty", &before), 0);
+	assert_int_equal(copy_tree(&l, SWEEP_COPY_RECURSIVE, 0, "r"), 0);
+	assert_int_equal(lst("dst/r/empty", &after), 0);
+	assert_int_not_equal(before.st_ino, after.st_ino);
+	assert_int_equal(after.st_size, 0);
+	snprintf(p, sizeof(p), "%s/dst/r", base);
+	dir = opendir(p);
+	assert_non_null(dir);
+	while ((de = readdir(dir)))
+		assert_null(strstr(de->d_name, ".sweep-tmp"));
+	closedir(dir);
+
+	/* no-clobber: an existing destination is left alone and reported as skipped */
+	struct log n = { 0 };
+	put("dst/r/a", "mine\n", 0644);
+	assert_int_equal(copy_tree(&n, SWEEP_COPY_RECURSIVE | SWEEP_COPY_NO_CLOBBER, 0, "r"), 0);
+	assert_string_equal(slurp("dst/r/a"), "mine\n");
+	assert_true(n.done[SWEEP_COPY_HOW_SKIPPED] >= 1);
+}
+
+/* A symlink planted where a directory of the copy goes: refused, nothing written through it. */
+static void test_planted_symlink(void **state)
+{
+	struct log l = { 0 };
+	char p[PATH_MAX], t[PATH_MAX];
+
+	(void)state;
+	sh("mkdir -p %s/outside %s/dst/s", base, base);
+	snprintf(p, sizeof(p), "%s/dst/s/sub", base);
+	snprintf(t, sizeof(t), "%s/outside", base);
+	assert_int_equal(symlink(t, p), 0);
+	(void)copy_tree(&l, SWEEP_COPY_RECURSIVE, 0, "s");
+	assert_true(l.errors >= 1);
+	assert_null(slurp("outside/b"));
+	assert_null(slurp("outside/a2"));
+	assert_string_equal(slurp("dst/s/a"), "alpha\n"); /* the rest is copied */
+}
+
+/* A source file replaced (another inode at its name) after it was planned: not copied, -ESTALE reported. */
+static void test_source_replaced(void **state)
+{
+	struct log l = { 0 };
+	char p[PATH_MAX];
+
+	(void)state;
+	sh("rm %s/src/sub/a2", base);
+	snprintf(p, sizeof(p), "%s/src/a", base);
+	l.swap_path = p;
+	l.swap_after = 3; /* a, sub/b, empty: all planned, none read yet */
+	(void)copy_tree(&l, SWEEP_COPY_RECURSIVE, 0, "x");
+	assert_null(l.swap_path); /* the swap happened */
+	assert_int_equal(l.errors, 1);
+	assert_int_equal(l.last_err_op, SWEEP_COPY_OP_OPEN_SRC);
+	assert_int_equal(l.last_err, -ESTALE);
+	assert_null(slurp("dst/x/a")); /* neither the planned file nor the new one */
+	assert_string_equal(slurp("dst/x/sub/b"), "bravo bravo\n");
+}
+
+/* Cancelled at the first opened file: -ECANCELED, no final name holds a partial copy. */
+static void test_cancel(void **state)
+{
+	volatile sig_atomic_t cancel = 0;
+	struct log l = { .cancel_flag = &cancel };
+	char src[PATH_MAX];
+	struct sweep_copy *c = engine(&l, SWEEP_COPY_RECURSIVE, 0, &cancel);
+	int rc;
+
+	(void)state;
+	snprintf(src, sizeof(src), "%s/src", base);
+	rc = sweep_copy_tree(c, src, "c");
+	if (rc >= 0)
+		rc = sweep_copy_finish(c);
+	sweep_copy_free(c);
+	assert_int_equal(rc, -ECANCELED);
+	assert_int_equal(l.opened, 1);
+	const char *names[] = { "dst/c/a", "dst/c/sub/b", "dst/c/sub/a2" };
+	for (size_t i = 0; i < 3; i++) {
+		char *s = slurp(names[i]);
+		/* each either absent or whole */
+		if (s)
+			assert_true(!strcmp(s, "alpha\n") || !strcmp(s, "bravo bravo\n"));
+	}
+}
+
+static void test_null_and_bad_args(void **state)
+{
+	struct sweep_copy *c = NULL;
+	struct sweep_copy_opts o = { .size = sizeof(o), .flags = 0x80000000u };
+
+	(void)state;
+	assert_null(sweep_copy_free(NULL));
+	assert_int_equal(sweep_copy_new(&o, &c), -EINVAL);
+	assert_null(c);
+	o.flags = 0;
+	assert_int_equal(sweep_copy_new(&o, &c), 0);
+	assert_int_equal(sweep_copy_set_dest(c, AT_FDCWD, "/dev/null", NULL), -ENOTDIR);
+	assert_null(sweep_copy_free(c));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_tree_types_and_contents, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_preserve_and_links, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replace_atomic_and_no_clobber, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_planted_symlink, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_source_replaced, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
+		cmocka_unit_test(test_null_and_bad_args),
+	};
+
+	skip_unless_backend_usable();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
