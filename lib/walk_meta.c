@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The walk's use of the metadata engine (lib/metascan.h): where the caller
- * may read the block device under an ext4 or xfs filesystem, and the device
- * is of the HDD class (or SWEEP_METASCAN=on),
+ * may read the block device under an ext4 or xfs filesystem, on either
+ * device class (measured on the 1M-file ext4 tree: the walk of the SSD class,
+ * which stats every file, took 0.79x the time with it; the HDD class's plan
+ * 0.1x; bench/results/2026-11-23-1M-engine/README.md),
  *
  *  - directory prefetch: before the walk reads the first directory of a new
  *    generation (the directories queued since the last prefetch: a level of
@@ -32,7 +34,7 @@
  * way; a stale but plausible one puts a file in a worse place in the sweep.
  *
  * SWEEP_METASCAN=off (or 0) in the environment, or SWEEP_WALK_NO_METASCAN,
- * turns all of it off; SWEEP_METASCAN=on uses it on every device class.
+ * turns all of it off; SWEEP_METASCAN=hdd keeps it to the HDD class.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -58,7 +60,7 @@ struct meta_dev {
 };
 
 struct walk_meta {
-	enum { META_AUTO, META_ON } mode;
+	enum { META_ALL, META_HDD } mode;
 	struct meta_dev devs[META_DEVS];
 	unsigned ndevs;
 	/* Directories queued since the last prefetch (a reference each). */
@@ -91,8 +93,8 @@ void walk_meta_new(struct walk *w)
 	if (env && (!strcasecmp(env, "off") || !strcmp(env, "0") || !strcasecmp(env, "no")))
 		return;
 	w->meta = calloc(1, sizeof(*w->meta));
-	if (w->meta && env && (!strcasecmp(env, "on") || !strcmp(env, "1") || !strcasecmp(env, "yes")))
-		w->meta->mode = META_ON;
+	if (w->meta && env && !strcasecmp(env, "hdd"))
+		w->meta->mode = META_HDD;
 }
 
 void walk_meta_free(struct walk *w)
@@ -139,8 +141,7 @@ static struct sweep__metascan *engine_for(struct walk *w, const struct dnode *d,
 			return NULL;
 		md = &mt->devs[mt->ndevs++];
 		*md = (struct meta_dev){ .dev = d->dev };
-		/* Positioning costs nothing on the SSD class: the walk keeps its plain way there. */
-		bool want = mt->mode == META_ON || (d->fs && d->fs->device_class == SWEEP_DEVICE_HDD);
+		bool want = mt->mode == META_ALL || (d->fs && d->fs->device_class == SWEEP_DEVICE_HDD);
 		if (want && fd >= 0 && sweep__metascan_open(fd, 0, &md->m) == 0)
 			md->prefetch = strcmp(sweep__metascan_fstype(md->m), "ext4") == 0;
 	}

@@ -26,8 +26,8 @@ extern "C" {
 #define SWEEP_WALK_NO_STAT      0x8u /* do not stat non-directories: st holds only st_dev (the directory's), st_ino and the type bits of st_mode */
 /*
  * Do not read the filesystem's metadata through its block device (directory
- * prefetch, inode hints for order), even where the caller may and the device
- * is of the HDD class. SWEEP_METASCAN=off in the environment does the same.
+ * prefetch, inode hints for order), even where the caller may.
+ * SWEEP_METASCAN=off in the environment does the same.
  */
 #define SWEEP_WALK_NO_METASCAN  0x10u
 

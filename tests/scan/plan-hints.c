@@ -14,7 +14,7 @@
  * class). --read also reads every planned file and prints
  * "<status> <bytes> <path>" lines after the plan (status 0 or a
  * SWEEP_READ_* value or -errno; bytes as read, from the reader's fstat).
- * Set SWEEP_METASCAN=off/on and SWEEP_DEVICE as the test needs.
+ * Set SWEEP_METASCAN=off (or on, the default) and SWEEP_DEVICE as the test needs.
  */
 #include <errno.h>
 #include <inttypes.h>
