@@ -139,4 +139,34 @@ size_t sweep__cscan_len(const struct sweep__cscan *q);
 /* How many times the queue wrapped to a new sweep. */
 uint64_t sweep__cscan_sweeps(const struct sweep__cscan *q);
 
+/*
+ * walk_meta.c, for plan.c: what the walk knows about the entry it is handing
+ * out right now (on this thread), beyond struct sweep_entry.
+ */
+struct sweep__entry_hint {
+	const struct sweep_entry *entry;
+	bool stated;    /* the walk stat'ed it: entry->st is the filesystem's answer */
+	bool have_hint; /* a raw inode hint agreed with the walk: phys and size are sort keys, never output */
+	uint64_t phys, size;
+};
+/* The hint for e when e is the entry being handed out (not a copy of it), else NULL. */
+const struct sweep__entry_hint *sweep__walk_entry_hint(const struct sweep_entry *e);
+
+/* Counts over every walk and plan of the process, for tests and measurements. */
+struct sweep__walk_meta_stats {
+	uint64_t dirs_prefetched, prefetch_bytes, prefetch_requests;
+	uint64_t hints_asked, hints_valid, hints_offered, dir_keys;
+	uint64_t plan_hinted;  /* files the plan placed by their hint, without opening them */
+	uint64_t plan_located; /* files the plan opened for FIEMAP */
+};
+void sweep__walk_meta_totals(struct sweep__walk_meta_stats *ret);
+void sweep__plan_count(bool hinted);
+
+/*
+ * sweep_plan_entry.flags, internal: planned without a stat (size from a hint
+ * or unknown, no ctime), so the reader has nothing from planning time to
+ * compare the file it opened with; it still checks identity (dev, ino, type).
+ */
+#define SWEEP__PLAN_UNSTATED 0x80000000u
+
 #endif

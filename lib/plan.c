@@ -259,7 +259,19 @@ static int plan_push(struct sweep_plan *p, const char *path, const struct sweep_
 	return plan_full(p);
 }
 
-/* AUTO becomes the policy of the filesystem holding the first file added. */
+/* AUTO becomes the policy of the filesystem holding the first file added (fi NULL: unknown). */
+static void resolve_order_fi(struct sweep_plan *p, const struct sweep_fsinfo *fi)
+{
+	/* Where the filesystem cannot be identified, inode order is the safe guess. */
+	p->order = !fi || fi->policy == SWEEP_ORDER_AUTO ? SWEEP_ORDER_INODE : fi->policy;
+	/*
+	 * SSD class: positioning costs nothing, so no FIEMAP and no sort: the
+	 * files are read as they were added, with the queue kept full.
+	 */
+	if (fi && fi->device_class == SWEEP_DEVICE_SSD)
+		p->order = SWEEP_ORDER_NONE;
+}
+
 static void resolve_order(struct sweep_plan *p, int fd, const char *path)
 {
 	struct sweep_fsinfo fi = { .size = sizeof(fi) };
@@ -268,14 +280,7 @@ static void resolve_order(struct sweep_plan *p, int fd, const char *path)
 	if (p->order != SWEEP_ORDER_AUTO)
 		return;
 	r = fd >= 0 ? sweep_fsinfo_fd(fd, &fi) : sweep_fsinfo_path(path, &fi);
-	/* Where the filesystem cannot be identified, inode order is the safe guess. */
-	p->order = r < 0 || fi.policy == SWEEP_ORDER_AUTO ? SWEEP_ORDER_INODE : fi.policy;
-	/*
-	 * SSD class: positioning costs nothing, so no FIEMAP and no sort: the
-	 * files are read as they were added, with the queue kept full.
-	 */
-	if (r == 0 && fi.device_class == SWEEP_DEVICE_SSD)
-		p->order = SWEEP_ORDER_NONE;
+	resolve_order_fi(p, r < 0 ? NULL : &fi);
 }
 
 /* Open for FIEMAP: name relative to dirfd as it stands, or (beneath) below dirfd without symlinks. */
@@ -307,20 +312,56 @@ static uint64_t first_located(const struct sweep_extent *ext, size_t n)
 	return SWEEP_NO_PHYS;
 }
 
-/* The file's location from dirfd/name (opened as open_noatime says), then the entry. */
+/*
+ * The file's location from dirfd/name (opened as open_noatime says), then the
+ * entry. eh: what the walk knows beyond the entry (NULL when not from a walk).
+ */
 static int add_located(struct sweep_plan *p, int dirfd, const char *name, bool follow, bool beneath,
-		       const char *path, const struct sweep_stat *st, uint64_t cookie, const struct reach *how)
+		       const char *path, const struct sweep_stat *st, uint64_t cookie, const struct reach *how,
+		       const struct sweep__entry_hint *eh, const struct sweep_fsinfo *fs)
 {
 	struct sweep_extent *ext = NULL;
 	size_t n = 0;
 	uint64_t phys = SWEEP_NO_PHYS;
 	int fd = -1, r;
+	struct sweep_stat own;
+	struct reach reach = *how;
+	bool unstated = eh && !eh->stated;
 
+	if (p->order == SWEEP_ORDER_AUTO && eh && fs)
+		resolve_order_fi(p, fs);
+	/*
+	 * The raw inode's first byte as the sort key, without open, FIEMAP and
+	 * close. A key only: the reader opens the file beneath its root, checks
+	 * its identity and takes everything it outputs from that file's fstat.
+	 */
+	if (eh && eh->have_hint && p->order == SWEEP_ORDER_PHYSICAL && !(p->opts.flags & SWEEP_PLAN_EXTENTS)) {
+		if (unstated) {
+			own = *st;
+			own.size = eh->size; /* for the batch's byte counts; the reader compares nothing with it */
+			own.ctime_sec = 0;
+			own.ctime_nsec = 0;
+			st = &own;
+			reach.flags |= SWEEP__PLAN_UNSTATED;
+		}
+		sweep__plan_count(true);
+		return plan_push(p, path, st, eh->phys, NULL, 0, cookie, &reach);
+	}
 	if (p->order == SWEEP_ORDER_AUTO || p->order == SWEEP_ORDER_PHYSICAL ||
 	    (p->opts.flags & SWEEP_PLAN_EXTENTS))
 		fd = open_noatime(dirfd, name, follow, beneath);
 	if (p->order == SWEEP_ORDER_AUTO)
 		resolve_order(p, fd, path);
+	if (unstated) {
+		struct stat raw;
+		/* Not stat'ed by the walk: the file just opened says what it is (one lookup, not two). */
+		if (fd >= 0 && fstat(fd, &raw) == 0) {
+			sweep_stat_from_stat(&own, &raw);
+			st = &own;
+		} else {
+			reach.flags |= SWEEP__PLAN_UNSTATED;
+		}
+	}
 	if (fd >= 0 && (p->order == SWEEP_ORDER_PHYSICAL || (p->opts.flags & SWEEP_PLAN_EXTENTS))) {
 		/* No location is not an error: the file sorts after the located ones. */
 		if (p->opts.flags & SWEEP_PLAN_EXTENTS) {
@@ -333,9 +374,12 @@ static int add_located(struct sweep_plan *p, int dirfd, const char *name, bool f
 				phys = v;
 		}
 	}
-	if (fd >= 0)
+	if (fd >= 0) {
+		if (p->order == SWEEP_ORDER_PHYSICAL || (p->opts.flags & SWEEP_PLAN_EXTENTS))
+			sweep__plan_count(false);
 		close(fd);
-	r = plan_push(p, path, st, phys, ext, n, cookie, how);
+	}
+	r = plan_push(p, path, st, phys, ext, n, cookie, &reach);
 	free(ext);
 	return r;
 }
@@ -345,7 +389,7 @@ SWEEP_EXPORT int sweep_plan_add(struct sweep_plan *p, int dirfd, const char *nam
 {
 	if (!p || !name || !path || !st)
 		return -EINVAL;
-	return add_located(p, dirfd, name, false, false, path, st, cookie, &by_path);
+	return add_located(p, dirfd, name, false, false, path, st, cookie, &by_path, NULL, NULL);
 }
 
 /* The index of the root at fd (same device and inode as one the batch has, or a new duplicate). */
@@ -405,7 +449,7 @@ SWEEP_EXPORT int sweep_plan_add_beneath(struct sweep_plan *p, int root_fd, const
 	r = beneath_reach(p, root_fd, 0, 0, rel, path, &how);
 	if (r < 0)
 		return r;
-	return add_located(p, root_fd, rel, false, true, path, st, cookie, &how);
+	return add_located(p, root_fd, rel, false, true, path, st, cookie, &how, NULL, NULL);
 }
 
 SWEEP_EXPORT int sweep_plan_add_entry(struct sweep_plan *p, const struct sweep_entry *e, uint64_t cookie)
@@ -424,7 +468,8 @@ SWEEP_EXPORT int sweep_plan_add_entry(struct sweep_plan *p, const struct sweep_e
 	} else if (follow) {
 		how.flags = SWEEP_PLAN_FOLLOW;
 	}
-	return add_located(p, e->dirfd, e->at_name, follow, false, e->path, &e->st, cookie, &how);
+	return add_located(p, e->dirfd, e->at_name, follow, false, e->path, &e->st, cookie, &how,
+			   sweep__walk_entry_hint(e), e->fs);
 }
 
 int sweep__plan_add_path(struct sweep_plan *p, const char *path, const struct sweep_stat *st, bool follow,
@@ -434,7 +479,7 @@ int sweep__plan_add_path(struct sweep_plan *p, const char *path, const struct sw
 
 	if (!p || !path || !st)
 		return -EINVAL;
-	return add_located(p, AT_FDCWD, path, follow, false, path, st, cookie, &how);
+	return add_located(p, AT_FDCWD, path, follow, false, path, st, cookie, &how, NULL, NULL);
 }
 
 SWEEP_EXPORT int sweep_plan_root_fd(const struct sweep_plan *p, uint32_t root)

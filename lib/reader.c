@@ -424,6 +424,9 @@ static int final_status(const struct rd_slot *s)
 				return SWEEP_READ_CHANGED;
 		}
 	}
+	/* Planned without a stat: nothing from then to compare with. */
+	if (e->flags & SWEEP__PLAN_UNSTATED)
+		return 0;
 	/* Between planning and opening (another file never gets here: opened() refused it). */
 	if (st->size < e->size)
 		return SWEEP_READ_SHRANK;

@@ -88,6 +88,8 @@ static void frame_free(struct frame *f)
 	free(f->ls.names);
 	free(f->st);
 	free(f->err);
+	free(f->hints);
+	free(f->hint_inos);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -177,6 +179,8 @@ static int load_chunk(struct walk *w, struct frame *f)
 	size_t m = 0;
 	f->chunk = f->pos;
 	f->chunk_n = n;
+	/* The inode-table blocks of these entries (and more) in one sweep, before statx asks for them. */
+	walk_meta_prepare(w, f, f->pos, n);
 	for (size_t i = f->pos; i < f->pos + n; i++) {
 		const struct dent *e = &ls->v[i];
 		f->err[i - f->pos] = 0;
@@ -185,6 +189,7 @@ static int load_chunk(struct walk *w, struct frame *f)
 		} else {
 			struct stat *st = &f->st[i - f->pos];
 			memset(st, 0, sizeof(*st));
+			st->st_dev = (dev_t)f->dir->dev; /* a bind-mounted file would differ: the reader's identity check says so */
 			st->st_ino = e->ino;
 			st->st_mode = DTTOIF(e->type);
 		}
@@ -264,10 +269,16 @@ static int emit(struct walk *w, const struct sweep_entry *e)
  * (FIEMAP on the directory, as ext4 and xfs allow); a directory without a
  * location (inline in its inode) stays next to its parent.
  */
-static uint64_t dir_key(struct walk *w, const struct dnode *c, int dirfd, const char *name, uint64_t parent_key)
+static uint64_t dir_key(struct walk *w, const struct dnode *c, int dirfd, const char *name, uint64_t parent_key,
+			const struct frame *f, size_t li, const struct stat *st)
 {
+	uint64_t key;
+
 	if (w->order != SWEEP_ORDER_PHYSICAL)
 		return c->ino;
+	/* The raw inode's first block, as FIEMAP would give it, without opening the directory. */
+	if (f && walk_meta_dir_key(w, f, li, st, &key) == 0)
+		return key;
 	if (w->nophys_dev_valid && w->nophys_dev == c->dev)
 		return c->ino;
 	int fd = openat(dirfd, name, walk_open_flags(c));
@@ -287,13 +298,15 @@ static uint64_t dir_key(struct walk *w, const struct dnode *c, int dirfd, const 
 	return parent_key;
 }
 
-static int enqueue(struct walk *w, struct dnode *c, int dirfd, const char *name, uint64_t parent_key)
+static int enqueue(struct walk *w, struct dnode *c, int dirfd, const char *name, uint64_t parent_key,
+		   const struct frame *f, size_t li, const struct stat *st)
 {
-	c->key = dir_key(w, c, dirfd, name, parent_key);
+	c->key = dir_key(w, c, dirfd, name, parent_key, f, li, st);
 	if (sweep__cscan_push(w->q, c->key, c) < 0) {
 		walk_dnode_unref(c);
 		return fatal(w, -ENOMEM);
 	}
+	walk_meta_queued(w, c);
 	return 0;
 }
 
@@ -311,6 +324,7 @@ static struct dnode *frame_emit(struct walk *w, struct frame *f)
 			return NULL;
 		const struct stat *dst = &f->st[f->pos - f->chunk];
 		int derr = f->err[f->pos - f->chunk];
+		size_t li = f->pos;
 		struct dent *de = &f->ls.v[f->pos++];
 		const char *name = dent_name(&f->ls, de);
 		size_t len;
@@ -361,7 +375,13 @@ static struct dnode *frame_emit(struct walk *w, struct frame *f)
 				descend = !(w->flags & SWEEP_WALK_XDEV) || (uint64_t)dst->st_dev == d->root_dev;
 			}
 		}
+		/* What the plan may take from the raw inode, offered for this very entry only. */
+		struct sweep__entry_hint eh = { .entry = &e, .stated = !derr && needs_stat(w, de) };
+		if (!derr && S_ISREG(dst->st_mode))
+			walk_meta_offer(w, f, li, eh.stated, dst, &eh);
+		walk_meta_set_current(&eh);
 		int r = emit(w, &e);
+		walk_meta_set_current(NULL);
 		if (r < 0)
 			return NULL;
 		if (!descend || r == SWEEP_WALK_SKIP)
@@ -378,7 +398,7 @@ static struct dnode *frame_emit(struct walk *w, struct frame *f)
 		c->follow = (w->flags & SWEEP_WALK_FOLLOW) && de->type == DT_LNK;
 		if (!w->cscan)
 			return c;
-		if (enqueue(w, c, f->fd, name, d->key) < 0)
+		if (enqueue(w, c, f->fd, name, d->key, f, li, dst) < 0)
 			return NULL;
 	}
 	return NULL;
@@ -404,6 +424,7 @@ static int frame_load(struct walk *w, struct frame *f, struct dnode *d, int fd, 
 		return w->stop;
 	f->chunk = f->chunk_n = 0;
 	sort_listing(w, &f->ls);
+	walk_meta_frame(w, f);
 	return 0;
 }
 
@@ -416,6 +437,8 @@ static void walk_cscan(struct walk *w)
 	while (!w->stop && sweep__cscan_pop(w->q, &item, NULL)) {
 		struct dnode *d = item;
 		size_t len;
+		/* A new generation of directories: their blocks in one sweep before the first getdents. */
+		walk_meta_before_read(w, d);
 		if (walk_path_of(w, d, &len) < 0) {
 			fatal(w, -ENOMEM);
 			walk_dnode_unref(d);
@@ -578,7 +601,7 @@ static int do_root(struct walk *w, const char *root, uint32_t index)
 	d->root_index = index;
 	d->follow = follow;
 	if (w->cscan)
-		return enqueue(w, d, AT_FDCWD, root, 0);
+		return enqueue(w, d, AT_FDCWD, root, 0, NULL, 0, NULL);
 	int fd = open(root, walk_open_flags(d));
 	if (fd < 0) {
 		report(w, root, SWEEP_WALK_OP_OPENDIR, -errno);
@@ -608,7 +631,8 @@ static enum sweep_order resolve_order(const struct sweep_walk_opts *o, const cha
 	return nroots ? SWEEP_ORDER_NONE : SWEEP_ORDER_INODE;
 }
 
-#define WALK_FLAGS (SWEEP_WALK_FOLLOW | SWEEP_WALK_FOLLOW_ROOTS | SWEEP_WALK_XDEV | SWEEP_WALK_NO_STAT)
+#define WALK_FLAGS \
+	(SWEEP_WALK_FOLLOW | SWEEP_WALK_FOLLOW_ROOTS | SWEEP_WALK_XDEV | SWEEP_WALK_NO_STAT | SWEEP_WALK_NO_METASCAN)
 
 SWEEP_EXPORT int sweep_walk(const char *const *roots, size_t nroots, const struct sweep_walk_opts *in)
 {
@@ -634,6 +658,7 @@ SWEEP_EXPORT int sweep_walk(const char *const *roots, size_t nroots, const struc
 	w.idx = calloc(w.batch, sizeof(*w.idx));
 	w.q = sweep__cscan_new();
 	w.dbuf = malloc(DBUF_SIZE);
+	walk_meta_new(&w);
 	int ret = 0;
 	if (!w.fsc || !w.sb || !w.q || !w.dbuf || !w.reqs || !w.idx)
 		ret = -ENOMEM;
@@ -643,6 +668,7 @@ SWEEP_EXPORT int sweep_walk(const char *const *roots, size_t nroots, const struc
 		walk_cscan(&w);
 	walk_fdcache_clear(&w);
 	walk_rootcache_clear(&w);
+	walk_meta_free(&w);
 	if (w.q) {
 		void *item;
 		while (sweep__cscan_pop(w.q, &item, NULL))

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "internal.h"
+#include "metascan.h"
 
 /* A directory the walk knows about: pending in the queue, being read, or an ancestor of one. */
 struct dnode {
@@ -20,6 +21,7 @@ struct dnode {
 	uint32_t root_index;
 	int depth;
 	bool follow; /* reached through a followed symlink: open without O_NOFOLLOW */
+	bool prefetched; /* its blocks were prefetched (walk_meta.c), or it was read */
 	size_t name_len;
 	char name[]; /* the component; for a root, the root as given */
 };
@@ -58,6 +60,11 @@ struct frame {
 	int root_fd;
 	size_t root_len;
 	uint64_t root_dev, root_ino;
+	/* Inode hints of entries [hint_at, hint_at + hint_n) (walk_meta.c); ms NULL: none. */
+	struct sweep__metascan *ms;
+	struct sweep__inode_hint *hints;
+	uint64_t *hint_inos;
+	size_t hint_at, hint_n;
 };
 
 /* Open directories kept for reopening their children cheaply (and beyond PATH_MAX). */
@@ -98,6 +105,7 @@ struct walk {
 	} rootc[ROOT_CACHE];
 	uint64_t nophys_dev; /* a device where FIEMAP/FIBMAP do not work */
 	bool nophys_dev_valid;
+	struct walk_meta *meta; /* the metadata engine's part, NULL when off (walk_meta.c) */
 };
 
 /* walk_open.c */
@@ -125,5 +133,23 @@ int walk_dnode_reopen(struct walk *w, const struct dnode *d);
  */
 int walk_root_fd(struct walk *w, struct dnode *d);
 void walk_rootcache_clear(struct walk *w);
+
+
+/* walk_meta.c: directory prefetch and inode hints from the block device. */
+void walk_meta_new(struct walk *w);
+void walk_meta_free(struct walk *w);
+/* Directory c was queued: its blocks go into the next prefetch. */
+void walk_meta_queued(struct walk *w, struct dnode *c);
+/* d is about to be read: prefetch its generation of queued directories first. */
+void walk_meta_before_read(struct walk *w, struct dnode *d);
+/* f was just loaded (listing sorted): decide whether its entries get hints. */
+void walk_meta_frame(struct walk *w, struct frame *f);
+/* Entries [i, i + n) are about to be stat'ed: make sure their hints are read. */
+void walk_meta_prepare(struct walk *w, struct frame *f, size_t i, size_t n);
+const struct sweep__inode_hint *walk_meta_hint(const struct frame *f, size_t i);
+int walk_meta_dir_key(struct walk *w, const struct frame *f, size_t i, const struct stat *st, uint64_t *ret_key);
+int walk_meta_offer(struct walk *w, const struct frame *f, size_t i, bool stated, const struct stat *st,
+		    struct sweep__entry_hint *eh);
+void walk_meta_set_current(const struct sweep__entry_hint *eh);
 
 #endif

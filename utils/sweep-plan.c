@@ -295,6 +295,17 @@ static enum sweep_order walk_order_for(enum sweep_order plan_order)
 	return SWEEP_ORDER_AUTO;
 }
 
+/* Whether the plan will sort by physical location (what AUTO resolves to, from the first root). */
+static bool plans_physical(enum sweep_order order, const char *const *roots, size_t n)
+{
+	struct sweep_fsinfo fi = { .size = sizeof(fi) };
+
+	if (order != SWEEP_ORDER_AUTO)
+		return order == SWEEP_ORDER_PHYSICAL;
+	return n > 0 && sweep_fsinfo_path(roots[0], &fi) == 0 && fi.policy == SWEEP_ORDER_PHYSICAL &&
+	       fi.device_class != SWEEP_DEVICE_SSD;
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -315,6 +326,8 @@ static void usage(FILE *out)
 		"      --buffer-size=SIZE   bytes per read request (default 1M)\n"
 		"      --no-compare         skip the readdir-order pass of the summary\n"
 		"      --device=CLASS       hdd, ssd or auto (default: probe the device)\n"
+		"      --no-metascan        do not read directory blocks and inodes through the\n"
+		"                           block device (prefetch and order hints; see sweep(7))\n"
 		"  -v, --verbose            say on stderr which device class each filesystem\n"
 		"                           got, and why\n"
 		"      --help               display this help and exit\n"
@@ -349,7 +362,7 @@ static void summary(const struct ctx *c, bool compared)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_HELP = 256, OPT_VERSION, OPT_DUMP, OPT_BUFSZ, OPT_MAXFILES, OPT_NOCOMPARE, OPT_DEVICE };
+	enum { OPT_HELP = 256, OPT_VERSION, OPT_DUMP, OPT_BUFSZ, OPT_MAXFILES, OPT_NOCOMPARE, OPT_DEVICE, OPT_NOMETASCAN };
 	static const struct option longopts[] = {
 		{ "order", required_argument, NULL, 'o' },
 		{ "read", no_argument, NULL, 'r' },
@@ -361,6 +374,7 @@ int main(int argc, char **argv)
 		{ "buffer-size", required_argument, NULL, OPT_BUFSZ },
 		{ "no-compare", no_argument, NULL, OPT_NOCOMPARE },
 		{ "device", required_argument, NULL, OPT_DEVICE },
+		{ "no-metascan", no_argument, NULL, OPT_NOMETASCAN },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "dump", required_argument, NULL, OPT_DUMP }, /* hidden: file data in plan order, for tests */
 		{ "help", no_argument, NULL, OPT_HELP },
@@ -423,6 +437,9 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case OPT_NOMETASCAN:
+			wopts.flags |= SWEEP_WALK_NO_METASCAN;
+			break;
 		case 'v':
 			verbose = true;
 			break;
@@ -469,6 +486,14 @@ int main(int argc, char **argv)
 		cli_die(1, "cannot create a plan: %s", strerror(-rc));
 
 	wopts.order = walk_order_for(popts.order);
+	/*
+	 * Where the plan sorts by location, the walk need not stat the files:
+	 * the plan takes each file's location from the walk's raw inode hint,
+	 * or opens the file for FIEMAP and fstat's it then (one lookup, not
+	 * two). The reader checks identity and reports from its own fstat.
+	 */
+	if (!c.locate_self && plans_physical(popts.order, (const char *const *)argv + optind, (size_t)(argc - optind)))
+		wopts.flags |= SWEEP_WALK_NO_STAT;
 	wopts.on_entry = on_entry;
 	wopts.on_error = on_error;
 	wopts.ctx = &c;

@@ -23,7 +23,13 @@ extern "C" {
 #define SWEEP_WALK_FOLLOW       0x1u /* follow every symlink (du -L, cp -L) */
 #define SWEEP_WALK_FOLLOW_ROOTS 0x2u /* follow symlinks named as roots only (-H) */
 #define SWEEP_WALK_XDEV         0x4u /* stay on the filesystem of each root (-x) */
-#define SWEEP_WALK_NO_STAT      0x8u /* do not stat non-directories: st holds only st_ino and the type bits of st_mode */
+#define SWEEP_WALK_NO_STAT      0x8u /* do not stat non-directories: st holds only st_dev (the directory's), st_ino and the type bits of st_mode */
+/*
+ * Do not read the filesystem's metadata through its block device (directory
+ * prefetch, inode hints for order), even where the caller may.
+ * SWEEP_METASCAN=off in the environment does the same.
+ */
+#define SWEEP_WALK_NO_METASCAN  0x10u
 
 /* sweep_entry.flags */
 #define SWEEP_ENTRY_FOLLOWED 0x1u /* a symlink stands at path and st describes its target (the walk followed it) */

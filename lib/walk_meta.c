@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The walk's use of the metadata engine (lib/metascan.h): where the caller
+ * may read the block device under an ext4 or xfs filesystem, on either
+ * device class (measured on the 1M-file ext4 tree: the walk of the SSD class,
+ * which stats every file, took 0.79x the time with it; the HDD class's plan
+ * 0.1x; bench/results/2026-11-23-1M-engine/README.md),
+ *
+ *  - directory prefetch: before the walk reads the first directory of a new
+ *    generation (the directories queued since the last prefetch: a level of
+ *    the tree, in practice), the blocks of all of them are started in one
+ *    ascending sweep of large requests (sweep__metascan_ranges, then
+ *    sweep__metascan_prefetch, which is POSIX_FADV_WILLNEED on the device).
+ *    ext4 finds them in the block device's page cache, so each getdents64
+ *    stops waiting for its own reads. xfs does not read through that cache:
+ *    no prefetch there.
+ *
+ *  - inode hints: before a directory's entries are stat'ed, the hints of a
+ *    slice of them (ascending inode numbers, as C-SCAN mode sorts them) are
+ *    read in one sweep over the inode tables. On ext4 that read leaves the
+ *    inode-table blocks in the cache the following statx calls use, so they
+ *    pay the VFS cost without an I/O wait. The hints also give each regular
+ *    file's first physical byte, which the plan takes instead of open +
+ *    FIEMAP + close, and each subdirectory's first block (its C-SCAN key).
+ *
+ * Nothing raw is trusted for output. A hint is offered to the plan only when
+ * it agrees with what the walk knows from the filesystem (inode number from
+ * getdents, and type, size and device from statx when the entry was
+ * stat'ed), and the plan uses it only as a sort key. What a tool outputs
+ * comes from the fstat of the file the reader opened beneath its root and
+ * checked by identity. A device older than the page cache (a journal not yet
+ * checkpointed, xfs's lazy inode writeback) only costs order: a stale or
+ * torn inode fails its checksum or its agreement check and goes the FIEMAP
+ * way; a stale but plausible one puts a file in a worse place in the sweep.
+ *
+ * SWEEP_METASCAN=off (or 0) in the environment, or SWEEP_WALK_NO_METASCAN,
+ * turns all of it off; SWEEP_METASCAN=hdd keeps it to the HDD class.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "walk_internal.h"
+
+/* Inodes per hint sweep within one directory (48 bytes each). */
+#define HINT_SLICE 4096u
+/* Filesystems (devices) the walk keeps an engine for. */
+#define META_DEVS 4
+/* Directories whose blocks one prefetch covers, and the bytes it may start. */
+#define PREFETCH_DIRS 65536u
+#define PREFETCH_BYTES (256ull << 20)
+
+struct meta_dev {
+	uint64_t dev;
+	struct sweep__metascan *m; /* NULL: not usable on this device */
+	bool used;
+	bool prefetch; /* the engine's prefetch reaches the filesystem (ext4) */
+};
+
+struct walk_meta {
+	enum { META_ALL, META_HDD } mode;
+	struct meta_dev devs[META_DEVS];
+	unsigned ndevs;
+	/* Directories queued since the last prefetch (a reference each). */
+	struct dnode **pend;
+	size_t npend, cap_pend;
+	struct sweep__walk_meta_stats stats;
+};
+
+static struct sweep__walk_meta_stats totals;
+
+void sweep__walk_meta_totals(struct sweep__walk_meta_stats *ret)
+{
+	*ret = totals;
+	ret->plan_hinted = __atomic_load_n(&totals.plan_hinted, __ATOMIC_RELAXED);
+	ret->plan_located = __atomic_load_n(&totals.plan_located, __ATOMIC_RELAXED);
+}
+
+void sweep__plan_count(bool hinted)
+{
+	__atomic_fetch_add(hinted ? &totals.plan_hinted : &totals.plan_located, 1, __ATOMIC_RELAXED);
+}
+
+void walk_meta_new(struct walk *w)
+{
+	const char *env = getenv("SWEEP_METASCAN");
+
+	w->meta = NULL;
+	if (w->flags & SWEEP_WALK_NO_METASCAN)
+		return;
+	if (env && (!strcasecmp(env, "off") || !strcmp(env, "0") || !strcasecmp(env, "no")))
+		return;
+	w->meta = calloc(1, sizeof(*w->meta));
+	if (w->meta && env && !strcasecmp(env, "hdd"))
+		w->meta->mode = META_HDD;
+}
+
+void walk_meta_free(struct walk *w)
+{
+	struct walk_meta *mt = w->meta;
+
+	if (!mt)
+		return;
+	for (size_t i = 0; i < mt->npend; i++)
+		walk_dnode_unref(mt->pend[i]);
+	free(mt->pend);
+	for (unsigned i = 0; i < mt->ndevs; i++)
+		sweep__metascan_free(mt->devs[i].m);
+	totals.dirs_prefetched += mt->stats.dirs_prefetched;
+	totals.prefetch_bytes += mt->stats.prefetch_bytes;
+	totals.prefetch_requests += mt->stats.prefetch_requests;
+	totals.hints_asked += mt->stats.hints_asked;
+	totals.hints_valid += mt->stats.hints_valid;
+	totals.hints_offered += mt->stats.hints_offered;
+	totals.dir_keys += mt->stats.dir_keys;
+	free(mt);
+	w->meta = NULL;
+}
+
+static struct meta_dev *dev_find(struct walk_meta *mt, uint64_t dev)
+{
+	for (unsigned i = 0; i < mt->ndevs; i++)
+		if (mt->devs[i].dev == dev)
+			return &mt->devs[i];
+	return NULL;
+}
+
+/* The engine for directory d (open as fd), opened on first use; NULL where it cannot or should not run. */
+static struct sweep__metascan *engine_for(struct walk *w, const struct dnode *d, int fd, struct meta_dev **ret_md)
+{
+	struct walk_meta *mt = w->meta;
+	struct meta_dev *md;
+
+	if (!mt)
+		return NULL;
+	md = dev_find(mt, d->dev);
+	if (!md) {
+		if (mt->ndevs == META_DEVS)
+			return NULL;
+		md = &mt->devs[mt->ndevs++];
+		*md = (struct meta_dev){ .dev = d->dev };
+		bool want = mt->mode == META_ALL || (d->fs && d->fs->device_class == SWEEP_DEVICE_HDD);
+		if (want && fd >= 0 && sweep__metascan_open(fd, 0, &md->m) == 0)
+			md->prefetch = strcmp(sweep__metascan_fstype(md->m), "ext4") == 0;
+	}
+	if (ret_md)
+		*ret_md = md;
+	return md->m;
+}
+
+/* ---- directory prefetch ---- */
+
+void walk_meta_queued(struct walk *w, struct dnode *c)
+{
+	struct walk_meta *mt = w->meta;
+	struct meta_dev *md;
+
+	if (!mt || !(md = dev_find(mt, c->dev)) || !md->prefetch)
+		return;
+	if (sweep__grow(&mt->pend, &mt->cap_pend, mt->npend + 1, sizeof(*mt->pend), 256) < 0)
+		return; /* no prefetch for it: only slower */
+	c->refs++;
+	mt->pend[mt->npend++] = c;
+}
+
+static int cmp_dnode_ino(const void *a, const void *b)
+{
+	const struct dnode *x = *(struct dnode *const *)a, *y = *(struct dnode *const *)b;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+/*
+ * d is about to be read. When it was queued after the last prefetch, start
+ * the blocks of every directory queued since (up to PREFETCH_DIRS of them and
+ * PREFETCH_BYTES of blocks, in inode order; the rest wait for the next one).
+ */
+void walk_meta_before_read(struct walk *w, struct dnode *d)
+{
+	struct walk_meta *mt = w->meta;
+
+	if (!mt || d->prefetched || mt->npend == 0)
+		return;
+	qsort(mt->pend, mt->npend, sizeof(*mt->pend), cmp_dnode_ino);
+	uint64_t *inos = malloc(HINT_SLICE * sizeof(*inos));
+	size_t done = 0;
+	uint64_t bytes = 0;
+	while (inos && done < mt->npend && done < PREFETCH_DIRS && bytes < PREFETCH_BYTES) {
+		/* One slice: directories of one device, ascending. */
+		struct meta_dev *md = dev_find(mt, mt->pend[done]->dev);
+		size_t n = 0, end = done;
+		while (end < mt->npend && n < HINT_SLICE && mt->pend[end]->dev == mt->pend[done]->dev)
+			inos[n++] = mt->pend[end++]->ino;
+		struct sweep__dev_range *r = NULL;
+		size_t nr = 0;
+		if (md && md->m && sweep__metascan_ranges(md->m, inos, n, &r, &nr) == 0) {
+			int k = sweep__metascan_prefetch(md->m, r, nr);
+			for (size_t i = 0; i < nr; i++)
+				bytes += r[i].len;
+			mt->stats.prefetch_requests += k > 0 ? (uint64_t)k : 0;
+			mt->stats.dirs_prefetched += n;
+		}
+		free(r);
+		for (size_t i = done; i < end; i++)
+			mt->pend[i]->prefetched = true;
+		done = end;
+	}
+	free(inos);
+	mt->stats.prefetch_bytes += bytes;
+	if (done == 0)
+		done = mt->npend; /* out of memory: give up on these */
+	for (size_t i = 0; i < done; i++)
+		walk_dnode_unref(mt->pend[i]);
+	memmove(mt->pend, mt->pend + done, (mt->npend - done) * sizeof(*mt->pend));
+	mt->npend -= done;
+	d->prefetched = true;
+}
+
+/* ---- inode hints ---- */
+
+void walk_meta_frame(struct walk *w, struct frame *f)
+{
+	f->ms = NULL;
+	f->hint_at = f->hint_n = 0;
+	if (!w->meta || !w->cscan)
+		return; /* depth-first listings are not in inode order */
+	f->ms = engine_for(w, f->dir, f->fd, NULL);
+}
+
+/* Hints for the listing's entries [i, i + HINT_SLICE), in one sweep (the listing is in inode order). */
+static void load_hints(struct walk *w, struct frame *f, size_t i)
+{
+	struct listing *ls = &f->ls;
+	size_t n = ls->n - i < HINT_SLICE ? ls->n - i : HINT_SLICE;
+
+	f->hint_at = i;
+	f->hint_n = 0;
+	if (!f->hints) {
+		f->hints = malloc(HINT_SLICE * sizeof(*f->hints));
+		f->hint_inos = malloc(HINT_SLICE * sizeof(*f->hint_inos));
+		if (!f->hints || !f->hint_inos) {
+			f->ms = NULL; /* no hints: only slower */
+			return;
+		}
+	}
+	for (size_t k = 0; k < n; k++) {
+		f->hint_inos[k] = ls->v[i + k].ino;
+		if (k && f->hint_inos[k] < f->hint_inos[k - 1]) {
+			f->ms = NULL; /* not in inode order (cannot happen in C-SCAN mode) */
+			return;
+		}
+	}
+	int r = sweep__metascan_inodes(f->ms, f->hint_inos, n, f->hints);
+	if (r < 0)
+		return;
+	f->hint_n = n;
+	w->meta->stats.hints_asked += n;
+	w->meta->stats.hints_valid += (uint64_t)r;
+}
+
+/*
+ * Before entries [i, i + n) are stat'ed: their hints, read in a sweep that
+ * also brings their inode-table blocks into the cache statx will use.
+ */
+void walk_meta_prepare(struct walk *w, struct frame *f, size_t i, size_t n)
+{
+	if (!f->ms || (i >= f->hint_at && i + n <= f->hint_at + f->hint_n))
+		return;
+	load_hints(w, f, i);
+}
+
+/* The listing entry i's hint when the sweep read it and found it valid, else NULL. */
+const struct sweep__inode_hint *walk_meta_hint(const struct frame *f, size_t i)
+{
+	if (!f->ms || i < f->hint_at || i >= f->hint_at + f->hint_n)
+		return NULL;
+	const struct sweep__inode_hint *h = &f->hints[i - f->hint_at];
+	if (!(h->flags & SWEEP__HINT_VALID) || h->ino != f->ls.v[i].ino)
+		return NULL;
+	return h;
+}
+
+/*
+ * A subdirectory's C-SCAN key from its hint (order PHYSICAL): its first
+ * block, as FIEMAP would say, without opening it. 0 with *ret_key, or -1.
+ */
+int walk_meta_dir_key(struct walk *w, const struct frame *f, size_t i, const struct stat *st, uint64_t *ret_key)
+{
+	const struct sweep__inode_hint *h = walk_meta_hint(f, i);
+
+	if (!h || !(h->flags & SWEEP__HINT_PHYS) || h->phys == SWEEP_NO_PHYS || !S_ISDIR(h->mode) ||
+	    (uint64_t)st->st_ino != h->ino || (uint64_t)st->st_dev != f->dir->dev)
+		return -1;
+	*ret_key = h->phys;
+	w->meta->stats.dir_keys++;
+	return 0;
+}
+
+/*
+ * What the plan may take from entry i's hint, checked against what the walk
+ * knows from the filesystem: the inode number (getdents), and when the
+ * entry was stat'ed, its device, type and size. Fills *eh; 0 when a hint
+ * is offered.
+ */
+int walk_meta_offer(struct walk *w, const struct frame *f, size_t i, bool stated, const struct stat *st,
+		    struct sweep__entry_hint *eh)
+{
+	const struct sweep__inode_hint *h = walk_meta_hint(f, i);
+
+	if (!h || !(h->flags & SWEEP__HINT_PHYS) || !S_ISREG(h->mode))
+		return -1;
+	if (stated && ((uint64_t)st->st_ino != h->ino || (uint64_t)st->st_dev != f->dir->dev || !S_ISREG(st->st_mode) ||
+		       (uint64_t)st->st_size != h->size))
+		return -1;
+	if (!stated && f->ls.v[i].type != DT_REG)
+		return -1;
+	eh->have_hint = true;
+	eh->phys = h->phys;
+	eh->size = h->size;
+	w->meta->stats.hints_offered++;
+	return 0;
+}
+
+/* ---- the entry being handed out, for sweep_plan_add_entry ---- */
+
+static _Thread_local const struct sweep__entry_hint *current;
+
+void walk_meta_set_current(const struct sweep__entry_hint *eh)
+{
+	current = eh;
+}
+
+const struct sweep__entry_hint *sweep__walk_entry_hint(const struct sweep_entry *e)
+{
+	/* Only the very entry the walk is handing out on this thread: never a copy, never a stale one. */
+	return current && current->entry == e ? current : NULL;
+}

@@ -1,0 +1,144 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# sweep-cp and sweep-tar on the metadata engine (SWEEP_METASCAN=on, HDD
+# class: directory prefetch, raw inode hints as the plan's keys) while
+# writers rewrite, tear, create, delete and rename files, on ext4 and xfs
+# loop images. Raw hints may be stale; output may not be wrong:
+#  - a subtree nobody writes to is copied and archived exactly;
+#  - every written file carries its own length and checksum, and every way
+#    but one of writing it (replace by rename, create, delete, rename over)
+#    keeps it valid at every moment; a copy or an archive member that does
+#    not verify must be one the tool reported (changed, shrank, grew,
+#    vanished, replaced) or one the writers rewrote in place, which passes
+#    through torn states that a reader may legitimately catch whole
+#    (GNU tar would too: no change happens while it is read).
+# Then, on the quiet tree, sweep-tar as uid 65534 (no device access: the
+# FIEMAP fallback) writes the members in the same order, with the same
+# contents, as root with hints.
+# Needs root and loop devices; skips (77) without them.
+set -u
+. "${TESTS_DIR:?}/common/loopfs.sh"
+loopfs_require ext4 xfs
+CP=${BUILD_ROOT:?}/utils/sweep-cp
+TAR=$BUILD_ROOT/utils/sweep-tar
+[ -x "$CP" ] && [ -x "$TAR" ] || loopfs_skip "tools not built"
+command -v tar >/dev/null || loopfs_skip "no tar"
+SECS=${PLAN_CONCURRENT_SECONDS:-4}
+W=$LOOPFS_WORK
+fail=0
+bad() { echo "FAIL: $*" >&2; fail=1; }
+chmod 755 "$W"
+export SWEEP_DEVICE=hdd SWEEP_METASCAN=on
+
+# sv.py make ROOT | churn ROOT SECONDS | check ROOT: self-verifying files ("SV <len> <sha256>\n" + body)
+SV=$W/sv.py
+cat >"$SV" <<'PY'
+import hashlib, os, random, sys, time
+def content(r, n):
+    body = r.randbytes(n)
+    return b"SV %d %s\n" % (n, hashlib.sha256(body).hexdigest().encode()) + body
+def ok(data):
+    head, _, body = data.partition(b"\n")
+    f = head.split()
+    return len(f) == 3 and f[0] == b"SV" and int(f[1]) == len(body) and hashlib.sha256(body).hexdigest().encode() == f[2]
+mode, root = sys.argv[1], sys.argv[2]
+r = random.Random(5)
+names = [f"{root}/churn/d{d}/f{k}" for d in range(8) for k in range(60)]
+if mode == "make":
+    for d in range(8):
+        os.makedirs(f"{root}/churn/d{d}", exist_ok=True)
+        os.makedirs(f"{root}/stable/s{d}", exist_ok=True)
+        for k in range(60):
+            with open(f"{root}/stable/s{d}/g{k}", "wb") as f:
+                f.write(content(r, r.randrange(30000)))
+    for p in names:
+        with open(p, "wb") as f:
+            f.write(content(r, r.randrange(30000)))
+elif mode == "churn":
+    end = time.monotonic() + float(sys.argv[3])
+    while time.monotonic() < end:
+        p, op = r.choice(names), r.random()
+        try:
+            if op < 0.3:  # rewrite in place without truncating first: readers may see it torn
+                with open(f"{root}/../inplace.log", "a") as log:
+                    log.write(os.path.relpath(p, root) + "\n")
+                fd = os.open(p, os.O_WRONLY | os.O_CREAT, 0o644)
+                data = content(r, r.randrange(60000))
+                for i in range(0, len(data), 8192):
+                    os.pwrite(fd, data[i:i + 8192], i)
+                os.ftruncate(fd, len(data))
+                os.close(fd)
+            elif op < 0.5:  # replace by a new inode
+                with open(p + ".new", "wb") as f:
+                    f.write(content(r, r.randrange(30000)))
+                os.rename(p + ".new", p)
+            elif op < 0.65:
+                os.unlink(p)
+            elif op < 0.85:
+                os.rename(p, r.choice(names))
+            else:
+                with open(p, "wb") as f:
+                    f.write(content(r, r.randrange(30000)))
+        except OSError:
+            pass
+elif mode == "check":  # print every file under root that does not verify
+    for dp, _, fs in os.walk(root):
+        for n in fs:
+            if not n.endswith(".new") and not ok(open(os.path.join(dp, n), "rb").read()):
+                print(os.path.relpath(os.path.join(dp, n), root))
+PY
+
+# reported LOG PATH: the tool named the file (by its path below the source) on stderr
+reported() { grep -qF -- "$2" "$1"; }
+
+check_output() { # check_output LABEL TREE LOG: stable exact, every bad churn file reported
+	local label=$1 tree=$2 log=$3 p
+	diff -r "$SRC/stable" "$tree/stable" >/dev/null || bad "$label: the untouched subtree differs"
+	while read -r p; do
+		reported "$log" "$p" || grep -qxF -- "${p#src/}" "$SRC/../inplace.log" 2>/dev/null ||
+			bad "$label: $p does not verify, was not reported, and was never rewritten in place"
+	done < <(python3 "$SV" check "$tree")
+	echo "$label: $(python3 "$SV" check "$tree" | wc -l) files torn or changed, $(grep -c . "$log") lines reported" >&2
+}
+
+run_fs() { # run_fs LABEL FSTYPE
+	local label=$1 mnt i
+	mnt=$(loopfs_new "$2" 320M) || { bad "$label: cannot make the filesystem"; return; }
+	SRC=$mnt/src
+	python3 "$SV" make "$SRC" || { bad "$label: make failed"; return; }
+	sync
+	python3 "$SV" churn "$SRC" "$SECS" &
+	local churn=$!
+	sleep 1 # the writers under way before the tools start
+	# the tools again and again while the writers run (at least once, at most 4 times)
+	for i in 1 2 3 4; do
+		[ $i = 1 ] || kill -0 $churn 2>/dev/null || break
+		"$CP" -a "$SRC" "$mnt/cp$i" 2>"$W/$label.cp$i.log"
+		[ $? -le 1 ] || bad "$label: sweep-cp failed: $(tail -2 "$W/$label.cp$i.log")"
+		check_output "$label cp$i" "$mnt/cp$i" "$W/$label.cp$i.log"
+		"$TAR" -cf "$W/$label.$i.tar" -C "$mnt" src 2>"$W/$label.tar$i.log"
+		[ $? -le 1 ] || bad "$label: sweep-tar failed: $(tail -2 "$W/$label.tar$i.log")"
+		mkdir -p "$W/$label.x$i" && tar -xf "$W/$label.$i.tar" -C "$W/$label.x$i" ||
+			bad "$label: GNU tar cannot extract sweep-tar's archive"
+		check_output "$label tar$i" "$W/$label.x$i/src" "$W/$label.tar$i.log"
+		rm -rf "$W/$label.x$i" "$W/$label.$i.tar" "$mnt/cp$i"
+	done
+	wait $churn
+	sync
+	[ "$2" = xfs ] && { xfs_freeze -f "$mnt" && xfs_freeze -u "$mnt"; }
+	# quiet now: root with hints and uid 65534 without give the same archive members in the same order
+	find "$SRC" -name '*.new' -delete
+	"$TAR" -cf "$W/$label.root.tar" -C "$mnt" src 2>"$W/$label.root.log" || bad "$label: sweep-tar (root) failed"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$TAR" -cf - -C "$mnt" src >"$W/$label.nobody.tar" 2>"$W/$label.nobody.log" ||
+		bad "$label: sweep-tar as uid 65534 failed: $(tail -2 "$W/$label.nobody.log")"
+	tar -tf "$W/$label.root.tar" >"$W/$label.root.list" && tar -tf "$W/$label.nobody.tar" >"$W/$label.nobody.list" &&
+		cmp -s "$W/$label.root.list" "$W/$label.nobody.list" || bad "$label: member order as uid 65534 differs from root's"
+	mkdir -p "$W/$label.xr" "$W/$label.xn"
+	tar -xf "$W/$label.root.tar" -C "$W/$label.xr" && tar -xf "$W/$label.nobody.tar" -C "$W/$label.xn" &&
+		diff -r "$W/$label.xr" "$W/$label.xn" >/dev/null && diff -r "$SRC" "$W/$label.xr/src" >/dev/null ||
+		bad "$label: archive contents differ (root, uid 65534, the tree)"
+}
+
+run_fs ext4 ext4
+run_fs xfs xfs
+exit $fail

@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The walk and the plan on the metadata engine (lib/walk_meta.c), on ext4
+# (with inline_data) and xfs loop images holding a file of every size and
+# mapping class (populate.py: inline, holes, unwritten extents, fragmented):
+#  - the plan built from raw inode hints (SWEEP_METASCAN=on, HDD class) lists
+#    the same files in the same order, with the same first bytes, as the
+#    plan built with open + FIEMAP (SWEEP_METASCAN=off), with and without
+#    SWEEP_WALK_NO_STAT; and it really came from the hints (no file opened);
+#  - reading that plan delivers every file with its real size and status 0;
+#  - as uid 65534 (no access to the device) the fallback runs (every file
+#    opened for FIEMAP) and gives the same plan.
+# Needs root and loop devices; skips (77) without them.
+set -u
+. "${TESTS_DIR:?}/common/loopfs.sh"
+loopfs_require ext4 xfs
+PH=${BUILD_ROOT:?}/tests/scan/plan-hints
+POP=$TESTS_DIR/scan/populate.py
+W=$LOOPFS_WORK
+fail=0
+bad() { echo "FAIL: $*" >&2; fail=1; }
+chmod 755 "$W" # uid 65534 must reach the mount points
+export SWEEP_DEVICE=hdd # the engine's default class; loop devices may probe as SSD
+
+meta() { sed -n 's/.*\b'"$2"'=\([0-9]*\).*/\1/p' "$1"; } # meta FILE KEY: a count from plan-hints' stderr
+
+check_fs() { # check_fs LABEL FSTYPE [mkfs options...]
+	local label=$1 fstype=$2 mnt n hinted located
+	shift 2
+	mnt=$(loopfs_new "$fstype" 320M "$@") || { bad "$label: cannot make the filesystem"; return; }
+	python3 "$POP" "$mnt/t" 4096 || { bad "$label: populate failed"; return; }
+	# some ordinary directories too, written out of name order
+	python3 - "$mnt/t/many" <<'PY'
+import os, random, sys
+r = random.Random(7)
+for d in range(12):
+    os.makedirs(f"{sys.argv[1]}/d{d}", exist_ok=True)
+for k in r.sample(range(600), 600):
+    with open(f"{sys.argv[1]}/d{k % 12}/f{k}", "wb") as f:
+        f.write(os.urandom(r.randrange(20000)))
+PY
+	sync
+	# xfs writes inodes home lazily: a freeze makes the device current (otherwise hints go FIEMAP's way, also fine)
+	[ "$fstype" = xfs ] && { xfs_freeze -f "$mnt" && xfs_freeze -u "$mnt"; }
+	n=$(find "$mnt/t" -type f | wc -l)
+
+	SWEEP_METASCAN=off "$PH" "$mnt/t" >"$W/$label.off" 2>"$W/$label.off.err" || bad "$label: plan-hints (off) failed"
+	[ "$(meta "$W/$label.off.err" plan_hinted)" = 0 ] || bad "$label: hints used with SWEEP_METASCAN=off"
+	[ "$(wc -l <"$W/$label.off")" = "$n" ] || bad "$label: FIEMAP plan has $(wc -l <"$W/$label.off") files, find $n"
+	for mode in stat no-stat; do
+		local args=() out=$W/$label.$mode
+		[ $mode = no-stat ] && args=(--no-stat)
+		SWEEP_METASCAN=on "$PH" "${args[@]}" "$mnt/t" >"$out" 2>"$out.err" || bad "$label $mode: plan-hints failed"
+		hinted=$(meta "$out.err" plan_hinted)
+		located=$(meta "$out.err" plan_located)
+		echo "$label $mode: $(tail -1 "$out.err")" >&2
+		# every file placed by its hint; only files whose hint was not usable opened
+		[ "${hinted:-0}" -gt 0 ] && [ $((hinted + located)) = "$n" ] ||
+			bad "$label $mode: $hinted files by hint + $located by FIEMAP, $n files"
+		[ "$fstype" = ext4 ] && [ "$located" != 0 ] && bad "$label $mode: $located files opened on ext4 after sync"
+		cmp -s "$W/$label.off" "$out" || { bad "$label $mode: hint plan differs from FIEMAP plan"; diff "$W/$label.off" "$out" | head -5 >&2; }
+	done
+	# the plan from hints, read: every file, its real size, nothing reported
+	SWEEP_METASCAN=on "$PH" --no-stat --read "$mnt/t" 2>/dev/null | sed -n 's/^read //p' | sort -k3 >"$W/$label.read"
+	find "$mnt/t" -type f -printf '0 %s %p\n' | sort -k3 >"$W/$label.want"
+	cmp -s "$W/$label.want" "$W/$label.read" || { bad "$label: read of the hint plan differs"; diff "$W/$label.want" "$W/$label.read" | head -5 >&2; }
+	# without access to the device: the fallback, and the same plan
+	setpriv --reuid=65534 --regid=65534 --clear-groups env SWEEP_METASCAN=on "$PH" --no-stat "$mnt/t" >"$W/$label.nobody" 2>"$W/$label.nobody.err" ||
+		bad "$label: plan-hints as uid 65534 failed: $(tail -2 "$W/$label.nobody.err")"
+	[ "$(meta "$W/$label.nobody.err" plan_hinted)" = 0 ] && [ "$(meta "$W/$label.nobody.err" plan_located)" = "$n" ] ||
+		bad "$label: as uid 65534: $(tail -1 "$W/$label.nobody.err")"
+	cmp -s "$W/$label.off" "$W/$label.nobody" || bad "$label: the plan as uid 65534 differs"
+}
+
+check_fs ext4 ext4 -O inline_data
+check_fs xfs xfs
+exit $fail
