@@ -59,9 +59,13 @@ variant() { # variant NAME [sweep-tar options...]
 	"$T" -c -f "$a" --totals "$@" -C "$WORK/src" tree deep 2> "$WORK/$name.err"
 	rc=$?
 	[ $rc = 0 ] || { cat "$WORK/$name.err" >&2; fail "$name: exit status $rc"; }
-	# Sockets are skipped with a note, as GNU tar does; nothing else is said.
+	# Sockets are skipped with a note, as GNU tar does; besides --totals' lines
+	# (the device class of each operand, the totals) nothing else is said.
 	grep -q "^sweep-tar: tree/sock: socket ignored$" "$WORK/$name.err" || fail "$name: no socket note"
-	if grep -v -e "socket ignored" -e "^Total bytes written" -e "^Members:" "$WORK/$name.err" >&2; then
+	[ "$(grep -c "^sweep-tar: $WORK/src/[a-z]*: .*: device class [hds]*d (" "$WORK/$name.err")" = 2 ] ||
+		fail "$name: --totals did not name each operand's device class"
+	if grep -v -e "socket ignored" -e "^Total bytes written" -e "^Members:" -e ": device class [hds]*d (" \
+		"$WORK/$name.err" >&2; then
 		fail "$name: unexpected messages"
 	fi
 	gnu_x "$a" "$WORK/$name.g" tree
