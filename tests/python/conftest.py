@@ -24,6 +24,14 @@ from firstblock import first as first_physical  # noqa: E402 - FIEMAP, independe
 os.environ.setdefault("SWEEP_DEVICE", "hdd")
 
 
+def child_python_env(env):
+    """env for a child python that loads libsweep: in the sanitizer build it needs the runtimes
+    preloaded, as this interpreter has them (run.py keeps them out of every other child)."""
+    if os.environ.get("SWEEP_PY_LD_PRELOAD"):
+        env = dict(env, LD_PRELOAD=os.environ["SWEEP_PY_LD_PRELOAD"])
+    return env
+
+
 def fd_count():
     return len(os.listdir("/proc/self/fd"))
 

@@ -56,6 +56,12 @@ if os.environ.get("SWEEP_SANITIZE") and not os.environ.get("SWEEP_PY_PRELOADED")
     os.environ["SWEEP_PY_PRELOADED"] = "1"
     os.execv(sys.executable, [sys.executable] + sys.argv)
 
+# The runtimes are loaded in this interpreter now; its children (cc, mkfs, cp, pip) must not get them:
+# a compiler under a preloaded ASan crashes. A child python that loads libsweep gets them back
+# (conftest.child_python_env).
+if os.environ.get("SWEEP_PY_PRELOADED") and "LD_PRELOAD" in os.environ:
+    os.environ["SWEEP_PY_LD_PRELOAD"] = os.environ.pop("LD_PRELOAD")
+
 here = os.path.dirname(os.path.abspath(__file__))
 outcomes = Outcomes()
 rc = pytest.main(["-p", "no:cacheprovider", "-rs", "-v", "--rootdir", here]

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 import sweep
-from conftest import BUILD_ROOT, SOURCE_ROOT
+from conftest import BUILD_ROOT, SOURCE_ROOT, child_python_env
 
 
 def header_version():
@@ -28,7 +28,7 @@ def test_versions_agree():
 
 def import_with(library):
     """`import sweep` in a fresh interpreter with SWEEP_LIBRARY=library: (exit status, last stderr line)."""
-    env = dict(os.environ, SWEEP_LIBRARY=library, PYTHONPATH=os.path.join(SOURCE_ROOT, "python"))
+    env = child_python_env(dict(os.environ, SWEEP_LIBRARY=library, PYTHONPATH=os.path.join(SOURCE_ROOT, "python")))
     r = subprocess.run([sys.executable, "-c", "import sweep; print(sweep.library_version())"], env=env,
                        capture_output=True, text=True)
     return r.returncode, (r.stderr.strip().splitlines() or [""])[-1], r.stdout.strip()

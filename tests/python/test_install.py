@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import SOURCE_ROOT
+from conftest import SOURCE_ROOT, child_python_env
 
 
 BUILD_TOOLS = ("pip", "setuptools", "wheel")  # Debian: python3-pip, python3-setuptools, python3-wheel
@@ -51,7 +51,7 @@ def test_pip_install_into_a_venv(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     probe = ("import sweep, sys; print(sweep.__file__); "
              "print(sweep.order([sys.argv[1]]) == [sys.argv[1]], sweep.library_version())")
-    out = subprocess.run([py, "-c", probe, str(src / "pyproject.toml")], env=env, cwd=str(tmp_path),
+    out = subprocess.run([py, "-c", probe, str(src / "pyproject.toml")], env=child_python_env(env), cwd=str(tmp_path),
                          capture_output=True, text=True, check=True).stdout.split("\n")
     assert out[0].startswith(str(venv) + "/lib/") and out[0].endswith("/site-packages/sweep/__init__.py")
     assert out[1].startswith("True ")
