@@ -6,8 +6,9 @@
 # loop images. Raw hints may be stale; output may not be wrong:
 #  - a subtree nobody writes to is copied and archived exactly;
 #  - every written file carries its own length and checksum, and every way
-#    but one of writing it (replace by rename, create, delete, rename over)
-#    keeps it valid at every moment; a copy or an archive member that does
+#    but two of writing it (replace by rename, delete, rename over; not a
+#    rewrite in place, nor a truncate-and-write of an existing name) keeps it
+#    valid at every moment; a copy or an archive member that does
 #    not verify must be one the tool reported (changed, shrank, grew,
 #    vanished, replaced) or one the writers rewrote in place, which passes
 #    through torn states that a reader may legitimately catch whole
@@ -76,7 +77,9 @@ elif mode == "churn":
                 os.unlink(p)
             elif op < 0.85:
                 os.rename(p, r.choice(names))
-            else:
+            else:  # open with O_TRUNC: in place too when p exists (truncated, then written)
+                with open(f"{root}/../inplace.log", "a") as log:
+                    log.write(os.path.relpath(p, root) + "\n")
                 with open(p, "wb") as f:
                     f.write(content(r, r.randrange(30000)))
         except OSError:

@@ -79,7 +79,7 @@ PY
 }
 
 run_fs() { # run_fs FSTYPE
-	local fs=$1 mnt scans=0 i out
+	local fs=$1 mnt scans=0 refused=0 i out rc
 	mnt=$(loopfs_new "$fs" 400M) || { bad "$fs: cannot make a loop filesystem"; return; }
 	out=$LOOPFS_WORK/$fs
 	mkdir -p "$mnt/t"
@@ -90,16 +90,24 @@ run_fs() { # run_fs FSTYPE
 	local pid=$!
 	# scan until the writers stop: hints (FIRST mode) and the directory prefetch (ALL mode)
 	while kill -0 $pid 2>/dev/null; do
-		"$SCAN" --repeat 3 "$mnt/t" >/dev/null 2>"$out.scan" ||
-			bad "$fs: scan during writes, exit $?: $(grep -E 'MISMATCH|ERROR|runtime error|scan-tree:' "$out.scan" | head -5)"
+		"$SCAN" --repeat 3 "$mnt/t" >/dev/null 2>"$out.scan"
+		rc=$?
+		case $rc in
+		0) ;;
+		3) # the engine refused what it read mid-write (a superblock or descriptor torn on the device):
+		   # the walk then goes without hints; refusing is right, crashing or passing garbage is not
+			refused=$((refused + 1)) ;;
+		*) bad "$fs: scan during writes, exit $rc: $(grep -E 'MISMATCH|ERROR|runtime error|scan-tree:' "$out.scan" | head -5)" ;;
+		esac
 		"$SCAN" --prefetch --walk-only "$mnt/t" >/dev/null 2>"$out.pf" ||
 			bad "$fs: prefetch walk during writes, exit $?: $(grep -E 'ERROR|runtime error|scan-tree:' "$out.pf" | head -5)"
 		scans=$((scans + 1))
 		[ $fail = 0 ] || break
 	done
 	wait $pid
-	echo "$fs: $scans scan rounds during $(cat "$out.churn"); last: $(grep '^hints:' "$out.scan" | tail -1)"
-	[ $scans -ge 2 ] || bad "$fs: only $scans scans ran while the writers did"
+	echo "$fs: $scans scan rounds ($refused refused to open mid-write) during $(cat "$out.churn"); last: $(grep '^hints:' "$out.scan" | tail -1)"
+	# how many rounds fit in the writers' time depends on the machine's load: one is the case
+	[ $((scans - refused)) -ge 1 ] || bad "$fs: no scan completed while the writers ran ($scans tried)"
 	sync
 	[ "$fs" = xfs ] && { fsfreeze -f "$mnt" && fsfreeze -u "$mnt"; }
 	"$SCAN" --check "$mnt/t" >/dev/null 2>"$out.final" ||
