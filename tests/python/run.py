@@ -51,7 +51,9 @@ if os.environ.get("SWEEP_SANITIZE") and not os.environ.get("SWEEP_PY_PRELOADED")
         print(f"SKIP: no sanitizer runtime to preload for {os.environ['SWEEP_SANITIZE']}")
         sys.exit(77)
     os.environ["LD_PRELOAD"] = " ".join(libs + [os.environ.get("LD_PRELOAD", "")]).strip()
-    os.environ["ASAN_OPTIONS"] = "detect_leaks=0:abort_on_error=1:" + os.environ.get("ASAN_OPTIONS", "")
+    # last, so that it wins over a detect_leaks=1 from the caller (bootstrap.sh sets one)
+    os.environ["SWEEP_PY_ASAN_OPTIONS"] = os.environ.get("ASAN_OPTIONS", "")
+    os.environ["ASAN_OPTIONS"] = "abort_on_error=1:" + os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
     os.environ["UBSAN_OPTIONS"] = "halt_on_error=1:print_stacktrace=1:" + os.environ.get("UBSAN_OPTIONS", "")
     os.environ["SWEEP_PY_PRELOADED"] = "1"
     os.execv(sys.executable, [sys.executable] + sys.argv)
@@ -61,6 +63,7 @@ if os.environ.get("SWEEP_SANITIZE") and not os.environ.get("SWEEP_PY_PRELOADED")
 # (conftest.child_python_env).
 if os.environ.get("SWEEP_PY_PRELOADED") and "LD_PRELOAD" in os.environ:
     os.environ["SWEEP_PY_LD_PRELOAD"] = os.environ.pop("LD_PRELOAD")
+    os.environ["ASAN_OPTIONS"] = os.environ.pop("SWEEP_PY_ASAN_OPTIONS", "")  # the caller's, for the children
 
 here = os.path.dirname(os.path.abspath(__file__))
 outcomes = Outcomes()
