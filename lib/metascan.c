@@ -432,7 +432,13 @@ static int open_dev(int devfd, unsigned flags, const struct sweep__ms_fs *only, 
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
 		if (only && formats[i] != only)
 			continue;
-		r = formats[i]->open(m, &m->fsdata);
+		/*
+		 * A mounted filesystem rewrites its superblock (free counts, then the
+		 * checksum) while we read it: a checksum that fails can be a torn read
+		 * of a live block, so read it again a few times before refusing.
+		 */
+		for (int tries = 0; (r = formats[i]->open(m, &m->fsdata)) == -EBADMSG && tries < 4; tries++)
+			usleep(1000u << tries);
 		if (r == 0) {
 			m->fs = formats[i];
 			break;
