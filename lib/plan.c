@@ -121,7 +121,7 @@ SWEEP_EXPORT int sweep_plan_new(const struct sweep_plan_opts *opts, struct sweep
 	rc = sweep__opts_copy(&o, sizeof(o), opts, offsetof(struct sweep_plan_opts, order) + sizeof(o.order));
 	if (rc < 0)
 		return rc;
-	if ((unsigned)o.order > SWEEP_ORDER_NONE || sweep__flags_check(o.flags, SWEEP_PLAN_EXTENTS) < 0)
+	if ((unsigned)o.order > SWEEP_ORDER_NONE || sweep__flags_check(o.flags, SWEEP_PLAN_EXTENTS | SWEEP_PLAN_LOCATE) < 0)
 		return -EINVAL;
 	p = calloc(1, sizeof(*p));
 	if (!p)
@@ -316,6 +316,12 @@ static uint64_t first_located(const struct sweep_extent *ext, size_t n)
  * The file's location from dirfd/name (opened as open_noatime says), then the
  * entry. eh: what the walk knows beyond the entry (NULL when not from a walk).
  */
+/* The plan looks locations up: it sorts by them, or the caller wants them (extents for a trace, or shown). */
+static bool locates(const struct sweep_plan *p)
+{
+	return p->order == SWEEP_ORDER_PHYSICAL || (p->opts.flags & (SWEEP_PLAN_EXTENTS | SWEEP_PLAN_LOCATE));
+}
+
 static int add_located(struct sweep_plan *p, int dirfd, const char *name, bool follow, bool beneath,
 		       const char *path, const struct sweep_stat *st, uint64_t cookie, const struct reach *how,
 		       const struct sweep__entry_hint *eh, const struct sweep_fsinfo *fs)
@@ -335,7 +341,7 @@ static int add_located(struct sweep_plan *p, int dirfd, const char *name, bool f
 	 * close. A key only: the reader opens the file beneath its root, checks
 	 * its identity and takes everything it outputs from that file's fstat.
 	 */
-	if (eh && eh->have_hint && p->order == SWEEP_ORDER_PHYSICAL && !(p->opts.flags & SWEEP_PLAN_EXTENTS)) {
+	if (eh && eh->have_hint && locates(p) && !(p->opts.flags & SWEEP_PLAN_EXTENTS)) {
 		if (unstated) {
 			own = *st;
 			own.size = eh->size; /* for the batch's byte counts; the reader compares nothing with it */
@@ -347,8 +353,7 @@ static int add_located(struct sweep_plan *p, int dirfd, const char *name, bool f
 		sweep__plan_count(true);
 		return plan_push(p, path, st, eh->phys, NULL, 0, cookie, &reach);
 	}
-	if (p->order == SWEEP_ORDER_AUTO || p->order == SWEEP_ORDER_PHYSICAL ||
-	    (p->opts.flags & SWEEP_PLAN_EXTENTS))
+	if (p->order == SWEEP_ORDER_AUTO || locates(p))
 		fd = open_noatime(dirfd, name, follow, beneath);
 	if (p->order == SWEEP_ORDER_AUTO)
 		resolve_order(p, fd, path);
@@ -362,7 +367,7 @@ static int add_located(struct sweep_plan *p, int dirfd, const char *name, bool f
 			reach.flags |= SWEEP__PLAN_UNSTATED;
 		}
 	}
-	if (fd >= 0 && (p->order == SWEEP_ORDER_PHYSICAL || (p->opts.flags & SWEEP_PLAN_EXTENTS))) {
+	if (fd >= 0 && locates(p)) {
 		/* No location is not an error: the file sorts after the located ones. */
 		if (p->opts.flags & SWEEP_PLAN_EXTENTS) {
 			enum sweep_extent_source src;
@@ -375,7 +380,7 @@ static int add_located(struct sweep_plan *p, int dirfd, const char *name, bool f
 		}
 	}
 	if (fd >= 0) {
-		if (p->order == SWEEP_ORDER_PHYSICAL || (p->opts.flags & SWEEP_PLAN_EXTENTS))
+		if (locates(p))
 			sweep__plan_count(false);
 		close(fd);
 	}

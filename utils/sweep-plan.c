@@ -43,8 +43,7 @@ struct motion {
 };
 
 struct ctx {
-	struct sweep_plan *plan;
-	struct sweep_reader *reader;
+	struct sweep_batch *batch; /* the library's plan-and-read loop */
 	enum sweep_order order;
 	bool read;
 	int trace_fd;
@@ -56,8 +55,8 @@ struct ctx {
 	uint64_t files, bytes;
 	uint64_t mem_sum, mem_entries, mem_peak; /* plan memory at each flush */
 	double read_seconds;
+	double read_started;
 	bool first_fs_seen;
-	bool locate_self; /* order INODE, NAME or NONE: the plan would not look locations up */
 };
 
 static void motion_add(struct motion *m, uint64_t phys, uint64_t size, uint32_t bs)
@@ -152,19 +151,14 @@ static int on_end(const struct sweep_file *f, int status, void *vctx)
 	return 0;
 }
 
-/* Print, trace and read the batch in its sorted order, then empty it. */
-static int flush(struct ctx *c)
+/* A batch, sorted: print and trace it, then let the batch read it (or not, without --read). */
+static int on_batch(const struct sweep_plan *p, void *vctx)
 {
-	struct sweep_plan *p = c->plan;
+	struct ctx *c = vctx;
 	size_t n = sweep_plan_count(p);
 	size_t mem = sweep_plan_memory(p);
 	int rc;
 
-	if (n == 0)
-		return 0;
-	rc = sweep_plan_sort(p);
-	if (rc < 0)
-		return rc;
 	c->order = sweep_plan_order(p);
 	c->mem_sum += mem;
 	c->mem_entries += n;
@@ -187,22 +181,24 @@ static int flush(struct ctx *c)
 		if (rc < 0)
 			cli_die(1, "--trace: %s", strerror(-rc));
 	}
-	if (c->read) {
-		static const struct sweep_read_ops ops = {
-			.size = sizeof(ops),
-			.data = on_data,
-			.end = on_end,
-		};
-		double t0 = now();
-		fflush(stdout);
-		rc = sweep_reader_run(c->reader, p, &ops, c);
-		c->read_seconds += now() - t0;
-		if (rc < 0) {
-			cli_error(rc, "reading");
-			exit(1);
-		}
+	if (!c->read)
+		return SWEEP_BATCH_NO_READ;
+	fflush(stdout);
+	c->read_started = now();
+	return 0;
+}
+
+static int on_batch_end(const struct sweep_plan *p, int status, void *vctx)
+{
+	struct ctx *c = vctx;
+
+	(void)p;
+	if (c->read)
+		c->read_seconds += now() - c->read_started;
+	if (status < 0) {
+		cli_error(status, "reading");
+		exit(1);
 	}
-	sweep_plan_clear(p);
 	return 0;
 }
 
@@ -234,22 +230,12 @@ static int on_entry(const struct sweep_entry *e, void *vctx)
 	}
 	if (e->stat_err || !S_ISREG(e->st.mode))
 		return 0;
-	/*
-	 * The plan looks locations up only where it sorts by them; this tool
-	 * prints them (and counts jumps) for every order, so it locates the
-	 * files itself when the order is forced to something else.
-	 */
-	if (c->locate_self)
-		rc = sweep_plan_add_located(c->plan, e->path, &e->st, locate(e), 0);
-	else
-		rc = sweep_plan_add_entry(c->plan, e, 0);
+	/* A full batch is printed and read here (on_batch); an error reading it ends the run there. */
+	rc = sweep_batch_add_entry(c->batch, e, 0);
 	if (rc < 0) {
 		cli_path_error(esc(e->path), rc);
 		c->status = 1;
-		return 0;
 	}
-	if (rc == 1)
-		return flush(c);
 	return 0;
 }
 
@@ -381,8 +367,13 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct sweep_plan_opts popts = { .size = sizeof(popts) };
-	struct sweep_reader_opts ropts = { .size = sizeof(ropts) };
+	/* the whole tree in one sorted batch unless --max-files or --memory-limit say otherwise */
+	struct sweep_batch_opts bopts = { .size = sizeof(bopts), .max_files = SIZE_MAX };
+	static const struct sweep_read_ops ops = {
+		.size = sizeof(ops),
+		.data = on_data,
+		.end = on_end,
+	};
 	struct sweep_walk_opts wopts = { .size = sizeof(wopts) };
 	struct ctx c = { .trace_fd = -1, .dump_fd = -1, .block_size = 4096, .trace_header = true };
 	bool compare = true, verbose = false;
@@ -395,7 +386,7 @@ int main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "o:rt:m:b:q:v", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
-			if (sweep_order_parse(optarg, &popts.order) < 0)
+			if (sweep_order_parse(optarg, &bopts.order) < 0)
 				cli_die(2, "invalid order %s (physical, inode, name, none or auto)", cli_quote(optarg));
 			break;
 		case 'r':
@@ -407,26 +398,26 @@ int main(int argc, char **argv)
 				cli_die(1, "%s: %s", optarg, strerror(errno));
 			break;
 		case 'm':
-			popts.max_bytes = (size_t)parse_size_opt("--memory-limit", optarg);
+			bopts.max_bytes = (size_t)parse_size_opt("--memory-limit", optarg);
 			break;
 		case OPT_MAXFILES:
-			popts.max_entries = (size_t)parse_size_opt("--max-files", optarg);
+			bopts.max_files = (size_t)parse_size_opt("--max-files", optarg);
 			break;
 		case 'b':
 			if (strcmp(optarg, "auto") == 0)
-				ropts.backend = SWEEP_BACKEND_AUTO;
+				bopts.backend = SWEEP_BACKEND_AUTO;
 			else if (strcmp(optarg, "uring") == 0)
-				ropts.backend = SWEEP_BACKEND_URING;
+				bopts.backend = SWEEP_BACKEND_URING;
 			else if (strcmp(optarg, "syscall") == 0)
-				ropts.backend = SWEEP_BACKEND_SYSCALL;
+				bopts.backend = SWEEP_BACKEND_SYSCALL;
 			else
 				cli_die(2, "invalid backend %s (auto, uring or syscall)", cli_quote(optarg));
 			break;
 		case 'q':
-			ropts.queue_depth = (unsigned)parse_size_opt("--queue-depth", optarg);
+			bopts.queue_depth = (unsigned)parse_size_opt("--queue-depth", optarg);
 			break;
 		case OPT_BUFSZ:
-			ropts.buffer_size = (size_t)parse_size_opt("--buffer-size", optarg);
+			bopts.buffer_size = (size_t)parse_size_opt("--buffer-size", optarg);
 			break;
 		case OPT_NOCOMPARE:
 			compare = false;
@@ -468,31 +459,36 @@ int main(int argc, char **argv)
 		cli_device_report((const char *const *)argv + optind, (size_t)(argc - optind));
 	if (c.dump_fd >= 0)
 		c.read = true;
-	if (c.read) {
-		rc = sweep_reader_new(&ropts, &c.reader);
-		if (rc < 0)
-			cli_die(1, "cannot create a reader: %s", strerror(-rc));
-	}
-	c.order = popts.order;
-	c.locate_self = popts.order == SWEEP_ORDER_INODE || popts.order == SWEEP_ORDER_NAME ||
-			popts.order == SWEEP_ORDER_NONE;
+	c.order = bopts.order;
+	/*
+	 * The plan looks locations up only where it sorts by them; this tool
+	 * prints them (and counts jumps) in every order, so it asks for them.
+	 * A trace is worth most with every extent.
+	 */
+	bool locate_anyway = bopts.order == SWEEP_ORDER_INODE || bopts.order == SWEEP_ORDER_NAME ||
+			     bopts.order == SWEEP_ORDER_NONE;
+	if (locate_anyway)
+		bopts.plan_flags |= SWEEP_PLAN_LOCATE;
 	if (c.trace_fd >= 0) {
-		/* A trace is worth most with every extent; the plan then locates files in any order. */
-		popts.flags |= SWEEP_PLAN_EXTENTS;
-		c.locate_self = false;
+		bopts.plan_flags |= SWEEP_PLAN_EXTENTS;
+		locate_anyway = false;
 	}
-	rc = sweep_plan_new(&popts, &c.plan);
+	bopts.ops = c.read ? &ops : NULL;
+	bopts.on_batch = on_batch;
+	bopts.on_batch_end = on_batch_end;
+	bopts.ctx = &c;
+	rc = sweep_batch_new(&bopts, &c.batch);
 	if (rc < 0)
-		cli_die(1, "cannot create a plan: %s", strerror(-rc));
+		cli_die(1, "cannot set up the plan and the reader: %s", strerror(-rc));
 
-	wopts.order = walk_order_for(popts.order);
+	wopts.order = walk_order_for(bopts.order);
 	/*
 	 * Where the plan sorts by location, the walk need not stat the files:
 	 * the plan takes each file's location from the walk's raw inode hint,
 	 * or opens the file for FIEMAP and fstat's it then (one lookup, not
 	 * two). The reader checks identity and reports from its own fstat.
 	 */
-	if (!c.locate_self && plans_physical(popts.order, (const char *const *)argv + optind, (size_t)(argc - optind)))
+	if (!locate_anyway && plans_physical(bopts.order, (const char *const *)argv + optind, (size_t)(argc - optind)))
 		wopts.flags |= SWEEP_WALK_NO_STAT;
 	wopts.on_entry = on_entry;
 	wopts.on_error = on_error;
@@ -502,20 +498,21 @@ int main(int argc, char **argv)
 		cli_error(rc, "walk");
 		return 1;
 	}
-	if (flush(&c) < 0)
+	if (sweep_batch_flush(c.batch) < 0)
 		c.status = 1;
 	fflush(stdout);
 
 	if (c.read) {
-		struct sweep_read_stats st = { .size = sizeof(st) };
-		sweep_reader_stats(c.reader, &st);
+		struct sweep_batch_stats bs = { .size = sizeof(bs) };
+		sweep_batch_stats(c.batch, &bs);
+		const struct sweep_read_stats st = bs.read;
 		fprintf(stderr, "%s: read %" PRIu64 " files, %" PRIu64 " bytes in %.3f s (backend %s, %" PRIu64
 			" requests, %" PRIu64 " failed, %" PRIu64 " changed)\n",
 			cli_prog(), st.files, st.bytes, c.read_seconds,
-			sweep_backend_name(sweep_reader_backend(c.reader)), st.requests, st.failed, st.changed);
+			sweep_backend_name(sweep_batch_backend(c.batch)), st.requests, st.failed, st.changed);
 	}
 	/* The plain walk a tar or cp would do: depth first, each directory in readdir order. */
-	if (compare && popts.order == SWEEP_ORDER_NONE) {
+	if (compare && bopts.order == SWEEP_ORDER_NONE) {
 		c.dir_motion = c.plan_motion;
 	} else if (compare) {
 		struct sweep_walk_opts dopts = { .size = sizeof(dopts) };
@@ -537,7 +534,6 @@ int main(int argc, char **argv)
 		cli_error(-errno, "--trace");
 		c.status = 1;
 	}
-	sweep_reader_free(c.reader);
-	sweep_plan_free(c.plan);
+	sweep_batch_free(c.batch);
 	return c.status;
 }

@@ -18,6 +18,8 @@ extern "C" {
 
 /* sweep_plan_opts.flags */
 #define SWEEP_PLAN_EXTENTS 0x1u /* keep every extent of each file (for trace export), not only the first */
+#define SWEEP_PLAN_LOCATE  0x2u /* look each file's first byte up in every order (to show or count it); the
+				   order alone still decides the sort */
 
 /* sweep_plan_entry.root when the path is opened as it stands (no root to resolve it beneath). */
 #define SWEEP_PLAN_NO_ROOT UINT32_MAX
