@@ -390,16 +390,18 @@ static unsigned queue_depth(const struct tar_opts *o)
 
 static int setup(struct tar *t, const struct tar_opts *o)
 {
-	struct sweep_plan_opts po = {
-		.size = sizeof(po),
+	struct sweep_batch_opts bo = {
+		.size = sizeof(bo),
 		.order = o->order,
+		.max_files = SIZE_MAX, /* a batch is bounded by its memory (--memory-limit) alone */
 		.max_bytes = (size_t)o->memory_limit,
-		.flags = o->plan_trace ? SWEEP_PLAN_EXTENTS : 0,
-	};
-	struct sweep_reader_opts ro = {
-		.size = sizeof(ro),
+		.plan_flags = o->plan_trace ? SWEEP_PLAN_EXTENTS : 0,
 		.queue_depth = queue_depth(o),
-		.flags = SWEEP_READ_SPARSE | SWEEP_READ_NOATIME,
+		.read_flags = SWEEP_READ_SPARSE | SWEEP_READ_NOATIME,
+		.ops = &tar_read_ops,
+		.on_batch = tar_on_batch,
+		.on_batch_end = tar_on_batch_end,
+		.ctx = t,
 	};
 	int r;
 
@@ -431,9 +433,7 @@ static int setup(struct tar *t, const struct tar_opts *o)
 	t->dirs = dir_spool_new(t);
 	if (!t->dirs)
 		return -1;
-	r = sweep_plan_new(&po, &t->plan);
-	if (r == 0)
-		r = sweep_reader_new(&ro, &t->reader);
+	r = sweep_batch_new(&bo, &t->batch);
 	if (r < 0) {
 		cli_error(r, "cannot set up the reader");
 		return -1;
@@ -468,8 +468,7 @@ static void teardown(struct tar *t)
 		if (t->root_fds[i] >= 0)
 			close(t->root_fds[i]);
 	free(t->root_fds);
-	sweep_plan_free(t->plan);
-	sweep_reader_free(t->reader);
+	sweep_batch_free(t->batch);
 }
 
 int main(int argc, char **argv)

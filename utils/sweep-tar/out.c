@@ -285,9 +285,11 @@ void tar_out_totals(struct tar *t)
 	progress_clear(t->progress);
 	fflush(stdout);
 	fprintf(stderr, "Total bytes written: %llu (%s, %s)\n", (unsigned long long)bytes, size, rate);
+	struct sweep_batch_stats bs = { .size = sizeof(bs) };
+	sweep_batch_stats(t->batch, &bs);
 	fprintf(stderr, "Members: %llu, files read: %llu in %llu batch%s, plan memory: %.0f bytes per file (peak %llu bytes)\n",
 		(unsigned long long)t->members, (unsigned long long)t->files,
-		(unsigned long long)t->batches, t->batches == 1 ? "" : "es",
-		t->plan_files ? (double)t->plan_mem_sum / (double)t->plan_files : 0.0,
-		(unsigned long long)t->plan_mem_peak);
+		(unsigned long long)bs.batches, bs.batches == 1 ? "" : "es",
+		bs.files ? (double)bs.plan_memory_sum / (double)bs.files : 0.0,
+		(unsigned long long)bs.plan_memory_peak);
 }

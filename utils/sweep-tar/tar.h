@@ -6,8 +6,9 @@
  *                                symlink, device, FIFO, later hard link
  *                                           -> written at once
  *                                regular file -> added to the plan
- *   plan full or walk over --> sort, read with sweep_reader_run(), write
- *                              each file's header and data in plan order
+ *   plan full or walk over --> sweep_batch sorts and reads it (the
+ *                              library's loop); tar_read_ops write each
+ *                              file's header and data in plan order
  *   walk over --> spooled directory entries, last met first (so each
  *                 follows its subdirectories), end of archive
  *
@@ -135,8 +136,8 @@ struct tar {
 
 	struct links *links;
 	struct dir_spool *dirs;
-	struct sweep_plan *plan;
-	struct sweep_reader *reader;
+	struct sweep_batch *batch;      /* plan and read: the library's loop (walk.c's hooks) */
+	const struct sweep_plan *plan;  /* the batch being read, for the reader callbacks */
 	int trace_fd;
 	bool trace_header_done;
 
@@ -146,10 +147,8 @@ struct tar {
 
 	/* --totals */
 	double start;
-	uint64_t members, files, batches;
+	uint64_t members, files;
 	uint64_t files_opened, bytes_read; /* the test hooks' counts (read:N, bytes:N) */
-	uint64_t plan_files, plan_mem_sum; /* files planned and plan memory, summed over batches */
-	uint64_t plan_mem_peak;
 };
 
 /* names.c */
@@ -291,9 +290,10 @@ int tar_link_done(struct tar *t, struct link_rec *rec, bool ok, const char *path
 int tar_read_archive(struct tar *t, bool extract);
 
 /* walk.c */
+/* The batch's hooks: trace and test pause before a batch is read, the verdict after. */
+int tar_on_batch(const struct sweep_plan *p, void *ctx);
+int tar_on_batch_end(const struct sweep_plan *p, int status, void *ctx);
 /* Walk the roots, planning and writing as it goes; 0 or <0 when the archive failed. */
 int tar_walk(struct tar *t);
-/* Sort, read and write the plan's batch. <0 when the archive failed. */
-int tar_flush(struct tar *t);
 
 #endif

@@ -172,14 +172,14 @@ static int walk_file(struct tar *t, const struct sweep_entry *e, const char *nam
 	r = link_check(t, e, name, strip, &rec);
 	if (r != 0)
 		return r < 0 ? r : 0;
-	r = sweep_plan_add_entry(t->plan, e, strip);
+	r = sweep_batch_add_entry(t->batch, e, strip);
+	if (r < 0 && t->failed)
+		return -EIO; /* added, and the batch it filled stopped the archive (tar_on_batch_end said why) */
 	if (r < 0) {
 		tar_error(t, e->path, "Cannot open: %s", strerror(-r));
 		return rec ? tar_link_done(t, rec, false, e->path, strip, &e->st) : 0;
 	}
 	progress_plan(t->progress, 1, (uint64_t)e->st.size);
-	if (r == 1)
-		return tar_flush(t);
 	return 0;
 }
 
@@ -248,35 +248,33 @@ static int on_error(const struct sweep_walk_error *err, void *ctx)
 	return t->failed ? -EIO : 0;
 }
 
-int tar_flush(struct tar *t)
+int tar_on_batch(const struct sweep_plan *p, void *ctx)
 {
-	size_t n = sweep_plan_count(t->plan);
-	size_t mem;
+	struct tar *t = ctx;
 	int r;
 
-	if (n == 0 || t->failed)
-		return t->failed ? -EIO : 0;
+	if (t->failed)
+		return -EIO;
 	test_pause("plan", 0);
-	mem = sweep_plan_memory(t->plan);
-	t->batches++;
-	t->plan_files += n;
-	t->plan_mem_sum += mem;
-	if (mem > t->plan_mem_peak)
-		t->plan_mem_peak = mem;
-	r = sweep_plan_sort(t->plan);
-	if (r < 0)
-		cli_error(r, "cannot sort the plan; reading it as planned");
+	t->plan = p;
 	if (t->trace_fd >= 0) {
-		r = sweep_trace_write(t->plan, t->trace_fd, t->trace_header_done ? 0 : SWEEP_TRACE_HEADER);
+		r = sweep_trace_write(p, t->trace_fd, t->trace_header_done ? 0 : SWEEP_TRACE_HEADER);
 		if (r < 0)
 			cli_error(r, "%s", tar_printable(t->o->plan_trace));
 		t->trace_header_done = true;
 	}
-	r = sweep_reader_run(t->reader, t->plan, &tar_read_ops, t);
-	sweep_plan_clear(t->plan);
-	if (r < 0 && !t->failed) {
+	return 0;
+}
+
+int tar_on_batch_end(const struct sweep_plan *p, int status, void *ctx)
+{
+	struct tar *t = ctx;
+
+	(void)p;
+	t->plan = NULL;
+	if (status < 0 && !t->failed) {
 		progress_clear(t->progress);
-		cli_error(r, "cannot read the planned files");
+		cli_error(status, "cannot read the planned files");
 		cli_msg("Error is not recoverable: exiting now");
 		t->failed = true;
 		t->status = TAR_FATAL;
@@ -313,5 +311,6 @@ int tar_walk(struct tar *t)
 	}
 	if (t->failed)
 		return -EIO;
-	return tar_flush(t);
+	r = sweep_batch_flush(t->batch);
+	return t->failed || r < 0 ? -EIO : 0;
 }
