@@ -3,6 +3,7 @@
 # the sweep_ namespace.
 # check-man.sh --render MANDIR: every page renders with man(1) without warnings
 # (two at a time).
+# check-man.sh --listed MANDIR: every page is in MANDIR/meson.build's install list.
 set -u
 if [ "$1" = --render ]; then
 	ls "$2"/man*/*.[0-9] | xargs -P 2 -n 8 sh -c '
@@ -15,6 +16,16 @@ if [ "$1" = --render ]; then
 		done' sh || exit 1
 	echo "rendered $(ls "$2"/man*/*.[0-9] | wc -l) pages"
 	exit 0
+fi
+if [ "$1" = --listed ]; then
+	# Every page in the tree is installed: man/meson.build names each one.
+	fail=0
+	for page in "$2"/man*/*.[0-9]; do
+		rel=${page#"$2"/}
+		grep -qF "'$rel'" "$2/meson.build" || { echo "not installed (add it to man/meson.build): $rel"; fail=1; }
+	done
+	[ $fail = 0 ] && echo "every page is listed in man/meson.build"
+	exit $fail
 fi
 lib=$1 mandir=$2
 fail=0
