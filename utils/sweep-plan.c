@@ -87,23 +87,6 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int on_data(const struct sweep_file *f, uint64_t offset, const void *buf, size_t len, void *vctx)
 {
 	struct ctx *c = vctx;
@@ -112,7 +95,7 @@ static int on_data(const struct sweep_file *f, uint64_t offset, const void *buf,
 	(void)offset;
 	if (c->dump_fd < 0)
 		return 0;
-	rc = write_all(c->dump_fd, buf, len);
+	rc = cli_write_all(c->dump_fd, buf, len);
 	if (rc < 0) {
 		cli_error(rc, "--dump");
 		return rc; /* stop: a dump with a hole in it is worthless */

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <langinfo.h>
+#include <limits.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -34,6 +35,11 @@ enum {
 	OPT_NO_RECURSION,
 	OPT_RECURSION,
 	OPT_DEVICE,
+	OPT_STRIP_COMPONENTS,
+	OPT_SKIP_OLD_FILES,
+	OPT_OVERWRITE,
+	OPT_VERBATIM,
+	OPT_NO_VERBATIM,
 	OPT_HELP,
 	OPT_VERSION,
 };
@@ -48,6 +54,13 @@ static const struct option long_opts[] = {
 	{ "no-null", no_argument, NULL, OPT_NO_NULL },
 	{ "no-recursion", no_argument, NULL, OPT_NO_RECURSION },
 	{ "recursion", no_argument, NULL, OPT_RECURSION },
+	{ "verbatim-files-from", no_argument, NULL, OPT_VERBATIM },
+	{ "no-verbatim-files-from", no_argument, NULL, OPT_NO_VERBATIM },
+	{ "strip-components", required_argument, NULL, OPT_STRIP_COMPONENTS },
+	{ "keep-old-files", no_argument, NULL, 'k' },
+	{ "skip-old-files", no_argument, NULL, OPT_SKIP_OLD_FILES },
+	{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
+	{ "to-stdout", no_argument, NULL, 'O' },
 	{ "file", required_argument, NULL, 'f' },
 	{ "directory", required_argument, NULL, 'C' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -85,8 +98,16 @@ static void usage(FILE *out)
 		"  -f, --file=FILE            the archive ('-' or none: stdout, or stdin for -t/-x)\n"
 		"  -C, --directory=DIR        change to DIR for the PATHs that follow (-x: extract there)\n"
 		"  -T, --files-from=FILE      take PATHs from FILE, one a line ('-': stdin)\n"
-		"      --null                 -T files that follow are NUL-separated\n"
+		"      --null                 -T files that follow are NUL-separated (names only)\n"
+		"      --verbatim-files-from  lines of -T files that follow are names, even those\n"
+		"                             starting with '-' (otherwise '-C DIR' lines change\n"
+		"                             directory, as in GNU tar)\n"
 		"      --no-recursion         the PATHs themselves, not what is below them\n"
+		"      --strip-components=N   -x: drop N leading components of member names\n"
+		"  -k, --keep-old-files       -x: keep files that exist, as errors\n"
+		"      --skip-old-files       -x: keep files that exist, silently\n"
+		"      --overwrite            -x: replace files that exist (the default)\n"
+		"  -O, --to-stdout            -x: file data to stdout, nothing written to disk\n"
 		"  -v, --verbose              list members as they are written or extracted\n"
 		"      --totals               print the bytes written and the plan's memory use,\n"
 		"                             and each operand's device class and why\n"
@@ -114,7 +135,7 @@ static void old_style(int argc, char **argv)
 	static char buf[64];
 
 	if (argc > 1 && argv[1][0] != '-' && strlen(argv[1]) + 2 <= sizeof(buf) &&
-	    strspn(argv[1], "ctxfvzjJCT") == strlen(argv[1])) {
+	    strspn(argv[1], "ctxfvzjJCTkO") == strlen(argv[1])) {
 		buf[0] = '-';
 		strcpy(buf + 1, argv[1]);
 		argv[1] = buf;
@@ -196,23 +217,55 @@ static void set_mode(struct tar_opts *o, enum tar_mode m)
 }
 
 /*
+ * A line of a -T file that starts with '-' (without --null or
+ * --verbatim-files-from) is an option, as in GNU tar; the one that makes
+ * sense there is -C: "-C DIR", "-CDIR", "--directory=DIR" or
+ * "--directory DIR", for the names after it in the file and after the
+ * file. Others: GNU tar's "FILE:LINE: unrecognized option", exit 2 at the
+ * end, the rest goes on.
+ */
+static bool files_from_option(struct tar_opts *o, char **dir, const char *file, size_t lineno, const char *line)
+{
+	const char *arg = NULL;
+
+	if (strncmp(line, "-C", 2) == 0)
+		arg = line[2] == ' ' ? line + 3 : line + 2;
+	else if (strncmp(line, "--directory=", 12) == 0)
+		arg = line + 12;
+	else if (strncmp(line, "--directory ", 12) == 0)
+		arg = line + 12;
+	if (!arg || !*arg) {
+		cli_msg("%s:%zu: %s", tar_printable(file), lineno, arg ? "option requires an argument -- 'C'" : "unrecognized option");
+		o->names_failed = true;
+		return false;
+	}
+	*dir = change_dir(*dir, arg);
+	return true;
+}
+
+/*
  * -T FILE: its names are PATHs where -T stands, under the current -C; one
  * a line, or NUL-separated after --null (which, as in GNU tar, applies to
  * the -T options after it). Empty names are skipped.
  */
-static void files_from(struct tar_opts *o, const char *dir, const char *file, bool null)
+static void files_from(struct tar_opts *o, char **dir, const char *file, bool null, bool verbatim)
 {
 	FILE *f = strcmp(file, "-") == 0 ? stdin : fopen(file, "re");
 	char *line = NULL;
-	size_t cap = 0;
+	size_t cap = 0, lineno = 0;
 	ssize_t n;
 
 	if (!f)
 		cli_die(TAR_FATAL, "%s: Cannot open: %s", cli_quote(file), strerror(errno));
 	while ((n = getdelim(&line, &cap, null ? '\0' : '\n', f)) > 0) {
+		lineno++;
 		if (line[n - 1] == (null ? '\0' : '\n'))
 			line[--n] = '\0';
-		if (n > 0 && add_root(o, dir, line) < 0)
+		if (n > 0 && line[0] == '-' && !null && !verbatim) {
+			files_from_option(o, dir, file, lineno, line);
+			continue;
+		}
+		if (n > 0 && add_root(o, *dir, line) < 0)
 			cli_die(TAR_FATAL, "out of memory");
 	}
 	if (ferror(f))
@@ -225,14 +278,14 @@ static void files_from(struct tar_opts *o, const char *dir, const char *file, bo
 static void parse(int argc, char **argv, struct tar_opts *o)
 {
 	char *dir = NULL;
-	bool null = false;
+	bool null = false, verbatim = false;
 	uint64_t size;
 	int c;
 
 	o->memory_limit = DEFAULT_MEMORY_LIMIT;
 	old_style(argc, argv);
 	/* "-" first: operands come back in place, so -C applies to those after it. */
-	while ((c = getopt_long(argc, argv, "-ctxf:C:T:vX:zjJ", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "-ctxf:C:T:vX:zjJkO", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 1:
 			if (add_root(o, dir, optarg) < 0)
@@ -248,11 +301,33 @@ static void parse(int argc, char **argv, struct tar_opts *o)
 			set_mode(o, TAR_EXTRACT);
 			break;
 		case 'T':
-			files_from(o, dir, optarg, null);
+			files_from(o, &dir, optarg, null, verbatim);
 			break;
 		case OPT_NULL:
 		case OPT_NO_NULL:
 			null = c == OPT_NULL;
+			break;
+		case OPT_VERBATIM:
+		case OPT_NO_VERBATIM:
+			verbatim = c == OPT_VERBATIM;
+			break;
+		case OPT_STRIP_COMPONENTS:
+			if (cli_parse_size(optarg, &size) < 0 || strspn(optarg, "0123456789") != strlen(optarg) ||
+			    size > UINT_MAX)
+				cli_die(TAR_FATAL, "Invalid number of elements: %s", cli_quote(optarg));
+			o->strip_components = (unsigned)size;
+			break;
+		case 'k':
+			o->old_files = TAR_OLD_KEEP;
+			break;
+		case OPT_SKIP_OLD_FILES:
+			o->old_files = TAR_OLD_SKIP;
+			break;
+		case OPT_OVERWRITE:
+			o->old_files = TAR_OLD_REPLACE;
+			break;
+		case 'O':
+			o->to_stdout = true;
 			break;
 		case OPT_NO_RECURSION:
 		case OPT_RECURSION:
@@ -485,13 +560,17 @@ int main(int argc, char **argv)
 
 	if (o.mode != TAR_CREATE) {
 		t.o = &o;
-		t.listing = stdout;
+		t.listing = o.to_stdout ? stderr : stdout; /* -O: the data has stdout, as in GNU tar */
 		t.out_fd = -1;
 		t.trace_fd = -1;
-		if (tar_read_archive(&t, o.mode == TAR_EXTRACT) < 0)
+		if (tar_read_archive(&t, o.mode == TAR_EXTRACT) < 0) {
 			t.status = TAR_FATAL;
-		else if (t.status == TAR_FATAL)
-			cli_msg("Exiting with failure status due to previous errors");
+		} else {
+			if (o.names_failed)
+				t.status = TAR_FATAL;
+			if (t.status == TAR_FATAL)
+				cli_msg("Exiting with failure status due to previous errors");
+		}
 	} else if (setup(&t, &o) < 0) {
 		t.status = TAR_FATAL;
 	} else {
@@ -502,6 +581,8 @@ int main(int argc, char **argv)
 			tar_out_close(&t);
 		if (o.totals && t.out)
 			tar_out_totals(&t);
+		if (o.names_failed)
+			t.status = TAR_FATAL;
 	}
 	if (t.status == TAR_FATAL && !t.failed && t.out)
 		cli_msg("Exiting with failure status due to previous errors");

@@ -45,6 +45,9 @@ const char *cli_escape(const char *name, bool multibyte);
 /* An argument quoted as coreutils quote() does ('x' in C, curved quotes in a UTF-8 locale; two buffers). */
 const char *cli_quote_locale(const char *arg);
 
+/* Write all of buf (again after EINTR and short writes). 0 or -errno. */
+int cli_write_all(int fd, const void *buf, size_t len);
+
 /* Parse "123", "4K", "1.5M", "2G", "1T" (powers of 1024; KB/MB suffixes = 1000). 0 or -EINVAL. */
 int cli_parse_size(const char *s, uint64_t *ret);
 

@@ -20,6 +20,7 @@
  * directory is still filled and keeps its mtime.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -147,6 +148,111 @@ static int copy_data(struct archive *in, struct archive *disk)
 	return r == ARCHIVE_EOF ? ARCHIVE_OK : r;
 }
 
+/*
+ * --strip-components: name without its first n components (as GNU tar
+ * counts them: runs of '/' separate, "." is one), or NULL when nothing is
+ * left (the member is then skipped).
+ */
+static const char *strip_components(const char *name, unsigned n)
+{
+	for (; n > 0; n--) {
+		const char *s = strchr(name, '/');
+
+		if (!s)
+			return NULL;
+		while (*s == '/')
+			s++;
+		name = s;
+	}
+	return *name ? name : NULL;
+}
+
+/* Set the entry's name (or hard-link target) to its stripped form; false: skip the member. */
+static bool strip_entry(struct archive_entry *e, unsigned n)
+{
+	const char *name = strip_components(archive_entry_pathname(e), n);
+	const char *link = archive_entry_hardlink(e);
+	char *copy;
+
+	if (!name)
+		return false;
+	if (link && !(link = strip_components(link, n)))
+		return false; /* a hard link to a name that is stripped away: GNU tar skips it too */
+	/* Copies first: the stripped names point into the entry's own strings. */
+	if (link) {
+		if (!(copy = strdup(link)))
+			return false;
+		archive_entry_set_hardlink(e, copy);
+		free(copy);
+	}
+	if (!(copy = strdup(name)))
+		return false;
+	archive_entry_set_pathname(e, copy);
+	free(copy);
+	return true;
+}
+
+/*
+ * -k and --skip-old-files: does the member's name exist already (anything
+ * but a directory for a directory member)? Looked at without following
+ * its last component; nothing is written on the strength of this (the
+ * disk writer is told not to overwrite as well, for a name that appears
+ * after this look).
+ */
+static bool exists_already(struct archive_entry *e)
+{
+	struct stat st;
+
+	if (fstatat(AT_FDCWD, archive_entry_pathname(e), &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return false;
+	return !(S_ISDIR(st.st_mode) && archive_entry_filetype(e) == AE_IFDIR);
+}
+
+/* A hard-link member whose name is that file already: not in the way (GNU tar -k says nothing). */
+static bool linked_already(struct archive_entry *e)
+{
+	const char *link = archive_entry_hardlink(e);
+	struct stat st, target;
+
+	return link && fstatat(AT_FDCWD, archive_entry_pathname(e), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       fstatat(AT_FDCWD, link, &target, AT_SYMLINK_NOFOLLOW) == 0 && st.st_dev == target.st_dev &&
+	       st.st_ino == target.st_ino;
+}
+
+/* n zero bytes to stdout: a hole of a sparse member under -O. 0 or -errno. */
+static int zeros_to_stdout(uint64_t n)
+{
+	static const char zeros[65536];
+	int r = 0;
+
+	while (n > 0 && r == 0) {
+		size_t k = n < sizeof(zeros) ? (size_t)n : sizeof(zeros);
+		r = cli_write_all(STDOUT_FILENO, zeros, k);
+		n -= k;
+	}
+	return r;
+}
+
+/* -O: the member's data to stdout, holes as zeros. 0, or -errno (-EIO: the archive failed). */
+static int data_to_stdout(struct archive *in, struct archive_entry *e)
+{
+	const void *buf;
+	size_t len;
+	la_int64_t off, pos = 0;
+	int r;
+
+	while ((r = archive_read_data_block(in, &buf, &len, &off)) == ARCHIVE_OK) {
+		if (off > pos && (r = zeros_to_stdout((uint64_t)(off - pos))) < 0)
+			return r;
+		if ((r = cli_write_all(STDOUT_FILENO, buf, len)) < 0)
+			return r;
+		pos = off + (la_int64_t)len;
+	}
+	if (r != ARCHIVE_EOF)
+		return -EIO;
+	return archive_entry_size(e) > pos ? zeros_to_stdout((uint64_t)(archive_entry_size(e) - pos)) : 0;
+}
+
 static int open_in(struct tar *t, struct archive **ret)
 {
 	const char *file = t->o->archive;
@@ -178,7 +284,7 @@ static int open_in(struct tar *t, struct archive **ret)
 	return 0;
 }
 
-static struct archive *open_disk(void)
+static struct archive *open_disk(const struct tar_opts *o)
 {
 	struct archive *d = archive_write_disk_new();
 	int flags = ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NODOTDOT |
@@ -189,6 +295,8 @@ static struct archive *open_disk(void)
 	if (geteuid() == 0)
 		flags |= ARCHIVE_EXTRACT_OWNER | ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_ACL |
 			 ARCHIVE_EXTRACT_XATTR | ARCHIVE_EXTRACT_FFLAGS;
+	if (o->old_files != TAR_OLD_REPLACE)
+		flags |= ARCHIVE_EXTRACT_NO_OVERWRITE;
 	archive_write_disk_set_options(d, flags);
 	archive_write_disk_set_standard_lookup(d);
 	return d;
@@ -218,7 +326,7 @@ int tar_read_archive(struct tar *t, bool extract)
 		free(matched);
 		return r;
 	}
-	if (extract && !(disk = open_disk())) {
+	if (extract && !o->to_stdout && !(disk = open_disk(o))) {
 		archive_read_free(in);
 		free(matched);
 		return -ENOMEM;
@@ -236,6 +344,8 @@ int tar_read_archive(struct tar *t, bool extract)
 		if (!name || !selected(o, name, matched))
 			continue;
 		fix_times(e);
+		if (extract && o->strip_components && !strip_entry(e, o->strip_components))
+			continue;
 		if (!extract || o->verbose) {
 			FILE *out = extract ? t->listing : stdout;
 			if (o->verbose && !extract)
@@ -245,6 +355,23 @@ int tar_read_archive(struct tar *t, bool extract)
 		}
 		if (!extract)
 			continue;
+		if (o->to_stdout) {
+			/* Regular files' data only, as GNU tar -O; a hard link member has none. */
+			if (archive_entry_filetype(e) == AE_IFREG && !archive_entry_hardlink(e) &&
+			    (r = data_to_stdout(in, e)) < 0) {
+				cli_msg("write error: %s", strerror(-r));
+				cli_msg("Error is not recoverable: exiting now");
+				t->status = TAR_FATAL;
+				break;
+			}
+			r = ARCHIVE_OK;
+			continue;
+		}
+		if (o->old_files != TAR_OLD_REPLACE && exists_already(e)) {
+			if (o->old_files == TAR_OLD_KEEP && !linked_already(e))
+				tar_error(t, archive_entry_pathname(e), "Cannot open: %s", strerror(EEXIST));
+			continue;
+		}
 		r = archive_write_header(disk, e);
 		if (r == ARCHIVE_OK || r == ARCHIVE_WARN) {
 			if (r == ARCHIVE_WARN)

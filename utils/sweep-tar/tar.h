@@ -89,11 +89,22 @@ enum tar_mode {
 	TAR_EXTRACT,    /* -x */
 };
 
+/* -x on a name that exists (other than a directory over a directory). */
+enum tar_old_files {
+	TAR_OLD_REPLACE = 0, /* GNU tar's default: replace it */
+	TAR_OLD_KEEP,        /* -k, --keep-old-files: keep it, an error */
+	TAR_OLD_SKIP,        /* --skip-old-files: keep it, silently */
+};
+
 struct tar_opts {
 	enum tar_mode mode;
 	const char *archive; /* -f; NULL or "-" = stdout (-c) or stdin (-t, -x) */
 	const char *extract_dir; /* -x: the last -C */
 	bool no_recursion;   /* --no-recursion: the PATHs themselves, not what is below them */
+	unsigned strip_components; /* -x: --strip-components=N */
+	enum tar_old_files old_files; /* -x: what happens to a file that exists */
+	bool to_stdout;      /* -x -O: file data to stdout, nothing written to disk */
+	bool names_failed;   /* a -T file had a line that could not be used (said so; exit 2 at the end) */
 	enum tar_filter filter;
 	bool verbose, totals, progress, xdev;
 	enum sweep_order order;
