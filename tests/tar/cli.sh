@@ -209,3 +209,19 @@ if command -v script > /dev/null; then
 	same_members p2.tar p.tar "--progress"
 fi
 echo "ok: command line like GNU tar's"
+
+# The archive's size is what GNU tar's would be: whole 10240-byte records,
+# the last one padded (sweep-tar writes in 1 MB blocks of such records);
+# compressed, no padding at all after the compressed stream. A tree of more
+# than one block, so a short last block shows.
+mkdir big && head -c 3000000 /dev/urandom > big/r1 && head -c 1234567 /dev/urandom > big/r2
+"$T" -c -f big.tar big || fail "archiving big/"
+# GNU tar's size: the members and the two zero blocks, rounded up to a record
+want=$(python3 -c '
+import sys, tarfile
+with tarfile.open(sys.argv[1]) as t:
+    t.getmembers()
+    print(-(-(t.offset + 1024) // 10240) * 10240)' big.tar) || fail "python cannot read big.tar"
+[ "$(stat -c %s big.tar)" = "$want" ] || fail "archive of $(stat -c %s big.tar) bytes, GNU tar's padding gives $want"
+"$T" -c -z -f - big | gzip -t || fail "-z: the stream is not clean gzip (padding after it?)"
+echo "ok: archive size in whole records as GNU tar's"

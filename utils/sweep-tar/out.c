@@ -26,6 +26,9 @@ static double now(void)
  * the sink and later writes are discarded, so the caller sees the error
  * right after the call that hit it, and libarchive can still be closed.
  */
+/* About 1 MB, a whole number of GNU tar's 10240-byte records (the last one is padded to a record). */
+#define OUT_BLOCK (100 * 10240)
+
 static la_ssize_t sink_write(struct archive *a, void *ctx, const void *buf, size_t len)
 {
 	struct tar_sink *k = ctx;
@@ -131,7 +134,13 @@ int tar_out_open(struct tar *t)
 	 * Compressed: do not pad the compressed stream (gzip and friends
 	 * complain about trailing zeros).
 	 */
-	archive_write_set_bytes_in_last_block(t->out, t->o->filter == TAR_FILTER_NONE ? 0 : 1);
+	archive_write_set_bytes_in_last_block(t->out, t->o->filter == TAR_FILTER_NONE ? 10240 : 1);
+	/*
+	 * Written in 1 MB blocks, not GNU tar's 10 KiB records: the same
+	 * bytes, with a hundredth of the write calls, and into a pipe the
+	 * reader is woken once per pipe-full rather than once per record.
+	 */
+	archive_write_set_bytes_per_block(t->out, OUT_BLOCK);
 	if (tar_sink_open(t->out, &t->sink, t->out_fd) != ARCHIVE_OK || t->sink.err) {
 		out_failed(t);
 		return -EIO;
