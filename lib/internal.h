@@ -121,8 +121,13 @@ struct sweep__stat_req {
 	int err;          /* 0 or -errno */
 };
 struct sweep__stat_batch;
-/* backend must be resolved (URING or SYSCALL); depth = requests per submission. */
-struct sweep__stat_batch *sweep__stat_batch_new(enum sweep_backend backend, unsigned depth);
+/*
+ * backend must be resolved (URING or SYSCALL); depth = requests per
+ * submission. every_uring: with URING, every batch goes to io_uring (the
+ * caller asked for it by name); otherwise inodes that are cached are
+ * stat'ed with plain calls (statx_batch.c).
+ */
+struct sweep__stat_batch *sweep__stat_batch_new(enum sweep_backend backend, unsigned depth, bool every_uring);
 struct sweep__stat_batch *sweep__stat_batch_free(struct sweep__stat_batch *b);
 /* Stat reqs[0..n) relative to dirfd, in the order given; fills each req's err/st. */
 int sweep__stat_batch_run(struct sweep__stat_batch *b, int dirfd, struct sweep__stat_req *reqs, size_t n);

@@ -653,7 +653,8 @@ SWEEP_EXPORT int sweep_walk(const char *const *roots, size_t nroots, const struc
 	w.cscan = w.order == SWEEP_ORDER_INODE || w.order == SWEEP_ORDER_PHYSICAL;
 	w.fsc = sweep_fscache_new();
 	w.batch = opts->stat_batch ? opts->stat_batch : 64;
-	w.sb = sweep__stat_batch_new(sweep_backend_resolve(opts->backend), (unsigned)w.batch);
+	w.sb = sweep__stat_batch_new(sweep_backend_resolve(opts->backend), (unsigned)w.batch,
+				     opts->backend == SWEEP_BACKEND_URING);
 	w.reqs = calloc(w.batch, sizeof(*w.reqs));
 	w.idx = calloc(w.batch, sizeof(*w.idx));
 	w.q = sweep__cscan_new();

@@ -94,6 +94,11 @@ struct sweep_walk_opts {
 	 */
 	enum sweep_order order;
 	unsigned stat_batch;    /* entries per statx batch, 0 = default */
+	/*
+	 * How entries are stat'ed: AUTO uses io_uring for batches whose inodes
+	 * are not cached (and plain calls while they are); URING sends every
+	 * batch through io_uring; SYSCALL makes plain calls only.
+	 */
 	enum sweep_backend backend;
 	/* Called for every entry, roots first. Return 0 to go on,
 	 * SWEEP_WALK_SKIP to not descend into a directory, <0 to stop the walk
