@@ -269,7 +269,7 @@ static int emit(struct walk *w, const struct sweep_entry *e)
  * (FIEMAP on the directory, as ext4 and xfs allow); a directory without a
  * location (inline in its inode) stays next to its parent.
  */
-static uint64_t dir_key(struct walk *w, const struct dnode *c, int dirfd, const char *name, uint64_t parent_key,
+static uint64_t dir_key(struct walk *w, struct dnode *c, int dirfd, const char *name, uint64_t parent_key,
 			const struct frame *f, size_t li, const struct stat *st)
 {
 	uint64_t key;
@@ -286,7 +286,13 @@ static uint64_t dir_key(struct walk *w, const struct dnode *c, int dirfd, const 
 		return parent_key;
 	uint64_t phys;
 	int r = sweep_extent_first(fd, &phys);
-	close(fd);
+	/* Kept for its visit, which then needs no open of its own (a few at a time). */
+	if (r == 0 && c->kept_fd < 0 && w->kept_fds < KEPT_FDS) {
+		c->kept_fd = fd;
+		w->kept_fds++;
+	} else {
+		close(fd);
+	}
 	if (r == 0)
 		return phys;
 	if (r == -EOPNOTSUPP) {

@@ -22,6 +22,7 @@ struct dnode {
 	int depth;
 	bool follow; /* reached through a followed symlink: open without O_NOFOLLOW */
 	bool prefetched; /* its blocks were prefetched (walk_meta.c), or it was read */
+	int kept_fd; /* opened for its C-SCAN key and kept for its visit (-1: none; walk.c dir_key) */
 	size_t name_len;
 	char name[]; /* the component; for a root, the root as given */
 };
@@ -69,6 +70,8 @@ struct frame {
 
 /* Open directories kept for reopening their children cheaply (and beyond PATH_MAX). */
 #define FD_CACHE 8
+/* Queued directories kept open from their FIEMAP to their visit (well below RLIMIT_NOFILE's 1024). */
+#define KEPT_FDS 128
 /* Open roots (O_PATH) handed to the callbacks as sweep_entry.root_fd. */
 #define ROOT_CACHE 8
 
@@ -103,6 +106,7 @@ struct walk {
 		int fd;
 		uint64_t used;
 	} rootc[ROOT_CACHE];
+	size_t kept_fds; /* dnode.kept_fd held now, at most KEPT_FDS */
 	uint64_t nophys_dev; /* a device where FIEMAP/FIBMAP do not work */
 	bool nophys_dev_valid;
 	struct walk_meta *meta; /* the metadata engine's part, NULL when off (walk_meta.c) */
@@ -125,7 +129,7 @@ void walk_fdcache_clear(struct walk *w);
 /* fd is the directory d describes (same device and inode). */
 bool walk_same_dir(int fd, const struct dnode *d);
 /* Open d again however it can be reached, checked with walk_same_dir; fd or -errno. */
-int walk_dnode_reopen(struct walk *w, const struct dnode *d);
+int walk_dnode_reopen(struct walk *w, struct dnode *d);
 /*
  * An O_PATH descriptor of the root d lies below, checked to be the root that
  * was walked, kept in a small cache (the walk owns it); -1 with

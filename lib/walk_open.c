@@ -24,6 +24,7 @@ struct dnode *walk_dnode_new(struct dnode *parent, const char *name, size_t name
 	memcpy(d->name, name, name_len);
 	d->name_len = name_len;
 	d->refs = 1;
+	d->kept_fd = -1;
 	d->parent = parent;
 	if (parent) {
 		parent->refs++;
@@ -38,6 +39,8 @@ void walk_dnode_unref(struct dnode *d)
 {
 	while (d && --d->refs == 0) {
 		struct dnode *p = d->parent;
+		if (d->kept_fd >= 0)
+			close(d->kept_fd); /* never visited (the walk stopped, or skipped it) */
 		free(d);
 		d = p;
 	}
@@ -181,10 +184,21 @@ bool walk_same_dir(int fd, const struct dnode *d)
 	return fstat(fd, &st) == 0 && (uint64_t)st.st_dev == d->dev && (uint64_t)st.st_ino == d->ino;
 }
 
-/* Reopen a directory and check that it is still the one that was listed. */
-int walk_dnode_reopen(struct walk *w, const struct dnode *d)
+/*
+ * Reopen a directory and check that it is still the one that was listed;
+ * the descriptor kept from its C-SCAN key, when there is one (it was
+ * opened the same way, without following a symlink, and is checked the
+ * same way).
+ */
+int walk_dnode_reopen(struct walk *w, struct dnode *d)
 {
-	int fd = walk_dnode_open_chain(w, d);
+	int fd = d->kept_fd;
+	if (fd >= 0) {
+		d->kept_fd = -1;
+		w->kept_fds--;
+	} else {
+		fd = walk_dnode_open_chain(w, d);
+	}
 	if (fd < 0)
 		return fd;
 	if (!walk_same_dir(fd, d)) {
