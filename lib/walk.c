@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -287,7 +288,7 @@ static uint64_t dir_key(struct walk *w, struct dnode *c, int dirfd, const char *
 	uint64_t phys;
 	int r = sweep_extent_first(fd, &phys);
 	/* Kept for its visit, which then needs no open of its own (a few at a time). */
-	if (r == 0 && c->kept_fd < 0 && w->kept_fds < KEPT_FDS) {
+	if (r == 0 && c->kept_fd < 0 && w->kept_fds < w->kept_max) {
 		c->kept_fd = fd;
 		w->kept_fds++;
 	} else {
@@ -659,6 +660,8 @@ SWEEP_EXPORT int sweep_walk(const char *const *roots, size_t nroots, const struc
 	w.cscan = w.order == SWEEP_ORDER_INODE || w.order == SWEEP_ORDER_PHYSICAL;
 	w.fsc = sweep_fscache_new();
 	w.batch = opts->stat_batch ? opts->stat_batch : 64;
+	struct rlimit nofile;
+	w.kept_max = getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur / 8 < KEPT_FDS ? nofile.rlim_cur / 8 : KEPT_FDS;
 	w.sb = sweep__stat_batch_new(sweep_backend_resolve(opts->backend), (unsigned)w.batch,
 				     opts->backend == SWEEP_BACKEND_URING);
 	w.reqs = calloc(w.batch, sizeof(*w.reqs));

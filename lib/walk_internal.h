@@ -70,7 +70,7 @@ struct frame {
 
 /* Open directories kept for reopening their children cheaply (and beyond PATH_MAX). */
 #define FD_CACHE 8
-/* Queued directories kept open from their FIEMAP to their visit (well below RLIMIT_NOFILE's 1024). */
+/* Queued directories kept open from their FIEMAP to their visit: at most this, and an eighth of RLIMIT_NOFILE. */
 #define KEPT_FDS 128
 /* Open roots (O_PATH) handed to the callbacks as sweep_entry.root_fd. */
 #define ROOT_CACHE 8
@@ -106,7 +106,7 @@ struct walk {
 		int fd;
 		uint64_t used;
 	} rootc[ROOT_CACHE];
-	size_t kept_fds; /* dnode.kept_fd held now, at most KEPT_FDS */
+	size_t kept_fds, kept_max; /* dnode.kept_fd held now, and the most that may be */
 	uint64_t nophys_dev; /* a device where FIEMAP/FIBMAP do not work */
 	bool nophys_dev_valid;
 	struct walk_meta *meta; /* the metadata engine's part, NULL when off (walk_meta.c) */
