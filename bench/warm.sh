@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# bench/warm.sh: the warm-cache targets of bench/README.md, side by side.
+#
+#   bench/warm.sh BUILD [TREE] [REPEATS]
+#
+# TREE (default /usr/share) is read once to warm the caches, then each pair
+# runs alternately REPEATS times (default 5):
+#   sweep-tar -c             against  tar --format=pax --xattrs --acls -c
+#   sweep-tar -c --device=ssd
+#   sweep-du -s              against  du -s
+# Archives go through a pipe to cat (GNU tar skips reading data when its
+# archive is /dev/null). Each run's user+system CPU and wall come from
+# /usr/bin/time; the report gives medians and the ratio of medians to the
+# GNU tool, and the context switches (a machine-independent count).
+set -euo pipefail
+BUILD=${1:?usage: bench/warm.sh BUILD [TREE] [REPEATS]}
+TREE=${2:-/usr/share}
+REPEATS=${3:-5}
+T=$BUILD/utils/sweep-tar
+D=$BUILD/utils/sweep-du
+[ -x "$T" ] && [ -x "$D" ] || { echo "warm.sh: no sweep-tar/sweep-du in $BUILD" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "warm.sh: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+
+declare -A CMD=(
+	[gnu-tar]="tar --format=pax --xattrs --acls -cf - '$TREE' 2>/dev/null | cat >/dev/null"
+	[sweep-tar]="'$T' -cf - '$TREE' 2>/dev/null | cat >/dev/null"
+	[sweep-tar-ssd]="'$T' --device=ssd -cf - '$TREE' 2>/dev/null | cat >/dev/null"
+	[gnu-du]="du -s '$TREE' >/dev/null"
+	[sweep-du]="'$D' -s '$TREE' >/dev/null"
+)
+ORDER=(gnu-tar sweep-tar sweep-tar-ssd gnu-du sweep-du)
+
+# one timed run: the first command of the pipeline only (time wraps it alone)
+run() { # run ID
+	local id=$1 cmd=${CMD[$1]} first rest
+	first=${cmd%%|*}
+	rest=
+	[[ $cmd == *"|"* ]] && rest="|${cmd#*|}"
+	bash -c "/usr/bin/time -o '$OUT/t' -f '%U %S %e %c %w' $first $rest"
+	cat "$OUT/t" >> "$OUT/$id"
+}
+
+for id in "${ORDER[@]}"; do run "$id"; done # warm the caches
+for id in "${ORDER[@]}"; do : > "$OUT/$id"; done
+for ((i = 0; i < REPEATS; i++)); do
+	for id in "${ORDER[@]}"; do run "$id"; done
+done
+
+python3 - "$OUT" "$TREE" "$REPEATS" "${ORDER[@]}" <<'PY'
+import statistics, sys
+out, tree, reps, ids = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+med = {}
+for i in ids:
+    rows = [list(map(float, l.split())) for l in open(f"{out}/{i}") if l.strip()]
+    med[i] = dict(cpu=statistics.median(r[0] + r[1] for r in rows),
+                  wall=statistics.median(r[2] for r in rows),
+                  csw=statistics.median(r[3] + r[4] for r in rows))
+print(f"# warm cache, {tree}, medians of {reps} alternating runs")
+print("| tool | CPU s | wall s | ctx switches | CPU / GNU | wall / GNU |")
+print("|---|---|---|---|---|---|")
+for i in ids:
+    ref = med["gnu-tar" if "tar" in i else "gnu-du"]
+    m = med[i]
+    print(f"| {i} | {m['cpu']:.2f} | {m['wall']:.2f} | {m['csw']:.0f} | "
+          f"{m['cpu'] / ref['cpu']:.2f} | {m['wall'] / ref['wall']:.2f} |")
+PY
