@@ -203,13 +203,6 @@ static void identity(const char *sysdir, char *key, size_t size)
 
 /* ---- the probe ---- */
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * How long this thread has waited for a CPU while runnable, ns (schedstat:
  * 0 when the kernel does not say). On a loaded machine a read that
@@ -229,7 +222,7 @@ static uint64_t run_delay(void)
 /* ns since start, less the time this thread waited for a CPU since waited0 */
 static uint64_t device_time(uint64_t start, uint64_t waited0)
 {
-	uint64_t all = now_ns() - start, cpu = run_delay() - waited0;
+	uint64_t all = sweep__now_ns() - start, cpu = run_delay() - waited0;
 	return all > cpu ? all - cpu : 0;
 }
 
@@ -319,7 +312,7 @@ static int random_reads(int fd, void *buf, size_t blk, uint64_t nblocks, uint64_
 		/* Our reads go one at a time: anything in flight now is someone else's. */
 		if (inflight(busy[0]) + inflight(busy[1]) > 0)
 			rr->contended++;
-		uint64_t w = run_delay(), t = now_ns();
+		uint64_t w = run_delay(), t = sweep__now_ns();
 		int r = read_at(fd, buf, blk, at);
 		if (r < 0)
 			return r;
@@ -351,13 +344,13 @@ static int probe(int fd, uint64_t bdev, const char *const busy[2], struct measur
 	void *buf = NULL;
 	if (posix_memalign(&buf, blk, PROBE_SEQ_CHUNK) != 0)
 		return -ENOMEM;
-	uint64_t seed = now_ns() ^ (bdev * 0x9E3779B97F4A7C15ull);
+	uint64_t seed = sweep__now_ns() ^ (bdev * 0x9E3779B97F4A7C15ull);
 
 	/* Sequential: a first read to get there (not timed), then 1 MiB in 256 KiB reads. */
 	uint64_t span = PROBE_SEQ_CHUNK + PROBE_SEQ_BYTES;
 	uint64_t off = splitmix(&seed) % ((size - span) / blk) * blk;
 	int r = read_at(fd, buf, PROBE_SEQ_CHUNK, off);
-	uint64_t w0 = run_delay(), t0 = now_ns();
+	uint64_t w0 = run_delay(), t0 = sweep__now_ns();
 	for (uint64_t done = 0; r == 0 && done < PROBE_SEQ_BYTES; done += PROBE_SEQ_CHUNK)
 		r = read_at(fd, buf, PROBE_SEQ_CHUNK, off + PROBE_SEQ_CHUNK + done);
 	uint64_t seq_ns = device_time(t0, w0) / (PROBE_SEQ_BYTES / PROBE_BLOCK);

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <sweep.h>
 
 /*
@@ -27,6 +28,14 @@ int sweep__opts_copy(void *dst, size_t dst_size, const void *src, size_t min_siz
 static inline int sweep__flags_check(unsigned flags, unsigned known)
 {
 	return (flags & ~known) ? -EINVAL : 0;
+}
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+static inline uint64_t sweep__now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* 1 when io_uring with openat/read/statx works in this process. */

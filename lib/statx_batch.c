@@ -12,7 +12,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <time.h>
 
 #include "internal.h"
 
@@ -174,14 +173,6 @@ static void run_uring(struct sweep__stat_batch *b, int dirfd, struct sweep__stat
 #endif
 
 #if HAVE_LIBURING
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * Plain fstatat() calls while they come back from the inode cache: how
  * many of reqs[0..n) were done so (stopping after the first that was not
@@ -190,9 +181,9 @@ static uint64_t now_ns(void)
 static size_t stat_while_cached(int dirfd, struct sweep__stat_req *reqs, size_t n)
 {
 	for (size_t k = 0; k < n; k++) {
-		uint64_t t0 = now_ns();
+		uint64_t t0 = sweep__now_ns();
 		stat_one(dirfd, &reqs[k]);
-		if (now_ns() - t0 > CACHED_NS)
+		if (sweep__now_ns() - t0 > CACHED_NS)
 			return k + 1;
 	}
 	return n;
