@@ -32,18 +32,11 @@ static double now(void)
 static la_ssize_t sink_write(struct archive *a, void *ctx, const void *buf, size_t len)
 {
 	struct tar_sink *k = ctx;
-	size_t done = 0;
+	int r;
 
 	(void)a;
-	while (k->err == 0 && done < len) {
-		ssize_t n = write(k->fd, (const char *)buf + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			k->err = errno;
-		else
-			done += (size_t)n;
-	}
+	if (k->err == 0 && (r = cli_write_all(k->fd, buf, len)) < 0)
+		k->err = -r;
 	return (la_ssize_t)len;
 }
 
