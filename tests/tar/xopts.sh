@@ -108,4 +108,13 @@ prep
 "$T" -x -f kg.tar -C kx || fail "extracting over existing files: exit $?"
 [ "$(cat kx/f)" = one ] && [ ! -L kx/g ] && [ "$(cat kx/g)" = two ] || fail "the default did not replace existing files"
 [ "$(cat victim/keep)" = safe ] || fail "a member was written through a symlink"
+# -k looks at a name without following a symlink on the way: a member
+# through one is refused as such, not taken for a file that exists outside
+mkdir kl && ln -s ../victim kl/v && tar -c -f kv.tar -C k f --transform 's,^f$,v/keep,'
+"$T" -x -k -f kv.tar -C kl 2> kv.err
+rc=$?
+[ $rc = 2 ] || fail "-k, a member through a symlink: exit $rc, want 2"
+grep -q "symlink" kv.err && ! grep -q "File exists" kv.err ||
+	{ cat kv.err >&2; fail "-k looked through a symlink on the way"; }
+[ "$(cat victim/keep)" = safe ] || fail "-k wrote through a symlink"
 echo "ok: -k, --skip-old-files, replace by default; nothing written through a symlink"

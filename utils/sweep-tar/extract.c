@@ -193,17 +193,46 @@ static bool strip_entry(struct archive_entry *e, unsigned n)
 }
 
 /*
+ * lstat(2) of a member's name below the current directory (-C), following no
+ * symlink on the way (sweep_open_beneath): a name reached through a symlink
+ * is not looked at, here or by the disk writer, which refuses it. 0 or -1.
+ */
+static int lstat_member(const char *name, struct stat *st)
+{
+	size_t n = strlen(name);
+	char *copy;
+	int dfd, r;
+
+	while (n > 1 && name[n - 1] == '/')
+		n--;
+	if (!(copy = strndup(name, n)))
+		return -1;
+	char *base = strrchr(copy, '/');
+	if (base) {
+		*base++ = '\0';
+		dfd = sweep_open_beneath(AT_FDCWD, copy, O_PATH | O_DIRECTORY, 0);
+	} else {
+		base = copy;
+		dfd = AT_FDCWD;
+	}
+	r = dfd == AT_FDCWD || dfd >= 0 ? fstatat(dfd, base, st, AT_SYMLINK_NOFOLLOW) : -1;
+	if (dfd >= 0)
+		close(dfd);
+	free(copy);
+	return r;
+}
+
+/*
  * -k and --skip-old-files: does the member's name exist already (anything
- * but a directory for a directory member)? Looked at without following
- * its last component; nothing is written on the strength of this (the
- * disk writer is told not to overwrite as well, for a name that appears
- * after this look).
+ * but a directory for a directory member)? Nothing is written on the
+ * strength of this (the disk writer is told not to overwrite as well, for
+ * a name that appears after this look).
  */
 static bool exists_already(struct archive_entry *e)
 {
 	struct stat st;
 
-	if (fstatat(AT_FDCWD, archive_entry_pathname(e), &st, AT_SYMLINK_NOFOLLOW) != 0)
+	if (lstat_member(archive_entry_pathname(e), &st) != 0)
 		return false;
 	return !(S_ISDIR(st.st_mode) && archive_entry_filetype(e) == AE_IFDIR);
 }
@@ -214,9 +243,8 @@ static bool linked_already(struct archive_entry *e)
 	const char *link = archive_entry_hardlink(e);
 	struct stat st, target;
 
-	return link && fstatat(AT_FDCWD, archive_entry_pathname(e), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	       fstatat(AT_FDCWD, link, &target, AT_SYMLINK_NOFOLLOW) == 0 && st.st_dev == target.st_dev &&
-	       st.st_ino == target.st_ino;
+	return link && lstat_member(archive_entry_pathname(e), &st) == 0 && lstat_member(link, &target) == 0 &&
+	       st.st_dev == target.st_dev && st.st_ino == target.st_ino;
 }
 
 /* n zero bytes to stdout: a hole of a sparse member under -O. 0 or -errno. */
