@@ -50,6 +50,8 @@ SWEEP_EXPORT int sweep_batch_new(const struct sweep_batch_opts *opts, struct swe
 			.flags = b->o.read_flags,
 		};
 		rc = sweep_plan_new(&po, &b->plan);
+		/* A batch is sorted before anyone looks at a location: locate it all at once then. */
+		sweep__plan_defer_locate(b->plan, true);
 		if (rc == 0)
 			rc = sweep_reader_new(&ro, &b->reader);
 	}

@@ -182,5 +182,13 @@ void sweep__plan_count(bool hinted);
  * compare the file it opened with; it still checks identity (dev, ino, type).
  */
 #define SWEEP__PLAN_UNSTATED 0x80000000u
+/* sweep_plan_entry.flags, internal: not located yet; sweep_plan_sort() locates it (and clears this). */
+#define SWEEP__PLAN_PENDING 0x40000000u
+/*
+ * Let the plan locate files reached beneath a root when it sorts, several at
+ * a time, instead of one by one as they are added: for callers that sort
+ * before they look at an entry's location (sweep_batch does).
+ */
+void sweep__plan_defer_locate(struct sweep_plan *p, bool on);
 
 #endif

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,8 @@ struct sweep_plan {
 	uint32_t *idx; /* read order: indexes into the chunks */
 	size_t idx_cap;
 	struct arena arena;
+	bool defer;      /* locate files when sorting, several at once (sweep__plan_defer_locate) */
+	size_t npending; /* entries added with SWEEP__PLAN_PENDING */
 };
 
 static void *arena_alloc(struct arena *a, size_t size, size_t align)
@@ -353,6 +356,19 @@ static int add_located(struct sweep_plan *p, int dirfd, const char *name, bool f
 		sweep__plan_count(true);
 		return plan_push(p, path, st, eh->phys, NULL, 0, cookie, &reach);
 	}
+	/*
+	 * Reached beneath a root and only a sort key wanted: leave the open,
+	 * FIEMAP and close to sweep_plan_sort(), which does them for the
+	 * whole batch on several threads at once (locate_pending).
+	 */
+	if (p->defer && p->order == SWEEP_ORDER_PHYSICAL && !(p->opts.flags & SWEEP_PLAN_EXTENTS) &&
+	    reach.root != SWEEP_PLAN_NO_ROOT && !(reach.flags & SWEEP_PLAN_FOLLOW)) {
+		reach.flags |= SWEEP__PLAN_PENDING | (unstated ? SWEEP__PLAN_UNSTATED : 0);
+		r = plan_push(p, path, st, SWEEP_NO_PHYS, NULL, 0, cookie, &reach);
+		if (r >= 0)
+			p->npending++;
+		return r;
+	}
 	if (p->order == SWEEP_ORDER_AUTO || locates(p))
 		fd = open_noatime(dirfd, name, follow, beneath);
 	if (p->order == SWEEP_ORDER_AUTO)
@@ -545,10 +561,105 @@ static int cmp_entries(const void *va, const void *vb, void *vp)
 	return c;
 }
 
+void sweep__plan_defer_locate(struct sweep_plan *p, bool on)
+{
+	if (p)
+		p->defer = on;
+}
+
+/* Open, (fstat,) FIEMAP and close one pending entry: what add_located does at once for the others. */
+static void locate_one(struct sweep_plan *p, struct sweep_plan_entry *e)
+{
+	int fd = open_noatime(p->roots[e->root].fd, e->path + e->rel, false, true);
+	struct stat raw;
+	uint64_t v;
+
+	e->flags &= ~SWEEP__PLAN_PENDING;
+	if (fd < 0)
+		return; /* no location: the reader meets the same error and reports it */
+	if ((e->flags & SWEEP__PLAN_UNSTATED) && fstat(fd, &raw) == 0) {
+		struct sweep_stat st;
+		sweep_stat_from_stat(&st, &raw);
+		e->dev = st.dev;
+		e->ino = st.ino;
+		e->size = st.size;
+		e->ctime_sec = st.ctime_sec;
+		e->ctime_nsec = st.ctime_nsec;
+		e->flags &= ~SWEEP__PLAN_UNSTATED;
+	}
+	if (sweep_extent_first(fd, &v) == 0)
+		e->phys = v;
+	sweep__plan_count(false);
+	close(fd);
+}
+
+struct locator {
+	struct sweep_plan *p;
+	size_t next; /* the next entry index to look at, shared by the threads */
+};
+
+static void *locate_worker(void *arg)
+{
+	struct locator *l = arg;
+	size_t i;
+
+	while ((i = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED)) < l->p->count) {
+		struct sweep_plan_entry *e = entry_at(l->p, (uint32_t)i);
+		if (e->flags & SWEEP__PLAN_PENDING)
+			locate_one(l->p, e);
+	}
+	return NULL;
+}
+
+/* Threads for locate_pending: SWEEP_LOCATE_THREADS, else twice the CPUs (the opens wait for inode reads), 2..8. */
+static unsigned locate_threads(size_t pending)
+{
+	const char *env = getenv("SWEEP_LOCATE_THREADS");
+	long n;
+
+	if (env && *env) {
+		n = strtol(env, NULL, 10);
+	} else {
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+		n = n > 0 ? 2 * n : 2;
+		if (n < 2)
+			n = 2;
+	}
+	if (n > 8)
+		n = 8;
+	if (n < 1 || pending < 64)
+		n = 1; /* a few files: threads cost more than they save */
+	return (unsigned)n;
+}
+
+/*
+ * Locate every pending entry of the batch. Each open is a lookup and, for an
+ * inode not in memory yet, an inode read: the per-file kernel work that made
+ * planning without device access cost twice a find. Done by several threads,
+ * it overlaps with itself across CPUs and keeps several inode reads in flight.
+ * Each thread writes only the entries it took; the plan is not touched
+ * otherwise until they are joined.
+ */
+static void locate_pending(struct sweep_plan *p)
+{
+	struct locator l = { .p = p, .next = 0 };
+	pthread_t tid[8];
+	unsigned n = locate_threads(p->npending), started = 0;
+
+	while (started + 1 < n && pthread_create(&tid[started], NULL, locate_worker, &l) == 0)
+		started++;
+	locate_worker(&l); /* this thread takes its share too; alone, it does them all */
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	p->npending = 0;
+}
+
 SWEEP_EXPORT int sweep_plan_sort(struct sweep_plan *p)
 {
 	if (!p)
 		return -EINVAL;
+	if (p->npending)
+		locate_pending(p);
 	if (p->order == SWEEP_ORDER_NONE || p->order == SWEEP_ORDER_AUTO) {
 		/* As added; AUTO with no file added yet has nothing to sort. */
 		for (size_t i = 0; i < p->count; i++)
@@ -576,6 +687,7 @@ SWEEP_EXPORT void sweep_plan_clear(struct sweep_plan *p)
 	if (!p)
 		return;
 	p->count = 0;
+	p->npending = 0;
 	arena_reset(&p->arena);
 	roots_close(p);
 }

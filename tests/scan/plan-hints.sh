@@ -70,6 +70,24 @@ PY
 	[ "$(meta "$W/$label.nobody.err" plan_hinted)" = 0 ] && [ "$(meta "$W/$label.nobody.err" plan_located)" = "$n" ] ||
 		bad "$label: as uid 65534: $(tail -1 "$W/$label.nobody.err")"
 	cmp -s "$W/$label.off" "$W/$label.nobody" || bad "$label: the plan as uid 65534 differs"
+	# sweep-plan plans through sweep_batch, which locates a batch's files
+	# when it sorts, on several threads (SWEEP_LOCATE_THREADS): as uid 65534,
+	# threaded or not, the same plan as root's from the hints
+	local SP=$BUILD_ROOT/utils/sweep-plan t
+	SWEEP_METASCAN=on "$SP" -o physical --no-compare "$mnt/t" >"$W/$label.tool" 2>"$W/$label.tool.err" ||
+		bad "$label: sweep-plan failed: $(tail -2 "$W/$label.tool.err")"
+	# (inline, empty and hole-only files have no location: '-')
+	located=$(sed -n 's/.* located=\([0-9]*\) .*/\1/p' "$W/$label.tool.err")
+	[ "$(wc -l <"$W/$label.tool")" = "$n" ] && [ "$located" = "$(grep -vc '^- ' "$W/$label.tool")" ] &&
+		[ "$located" -gt 500 ] || bad "$label: sweep-plan: $(tail -1 "$W/$label.tool.err")"
+	for t in 1 4 8; do
+		setpriv --reuid=65534 --regid=65534 --clear-groups env SWEEP_LOCATE_THREADS=$t \
+			"$SP" -o physical --no-compare "$mnt/t" >"$W/$label.tool$t" 2>"$W/$label.tool$t.err" ||
+			bad "$label: sweep-plan as uid 65534 ($t threads) failed: $(tail -2 "$W/$label.tool$t.err")"
+		grep -q " located=$located " "$W/$label.tool$t.err" || bad "$label ($t threads): $(tail -1 "$W/$label.tool$t.err")"
+		cmp -s "$W/$label.tool" "$W/$label.tool$t" ||
+			{ bad "$label: sweep-plan as uid 65534 ($t threads) differs"; diff "$W/$label.tool" "$W/$label.tool$t" | head -5 >&2; }
+	done
 }
 
 check_fs ext4 ext4 -O inline_data
