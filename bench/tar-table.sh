@@ -5,6 +5,8 @@
 # bound (bytes / the model's media rate). A run during which anything else
 # dropped the page cache is repeated (up to 3 tries).
 #   BUILD_DIR=build bench/tar-table.sh /tmp/tt /work/bench-images/full/ext4/step6.img
+# TOOLS="sweep-plan-read sweep-tar" runs those only; the -noprefetch variants
+# (SWEEP_PREFETCH=off) show what the disk-class prefetch in physical order gains.
 set -euo pipefail
 out=$1; shift
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,10 +20,12 @@ echo "| fs | tool | wall s | seeks | requests | MB read | HDD model s | bound s 
 echo "|---|---|---|---|---|---|---|---|---|"
 for img in "$@"; do
 	fs=$(blkid -o value -s TYPE "$img")
-	for tool in sweep-plan-read sweep-tar gnu-tar gnu-tar-inode bsdtar; do
+	for tool in ${TOOLS:-sweep-plan-read sweep-tar gnu-tar gnu-tar-inode bsdtar}; do
 		case $tool in
 		sweep-plan-read) cmd=("$B/sweep-plan" --no-compare -r .) ;;
 		sweep-tar) cmd=("$B/sweep-tar" -c -f - .) ;;
+		sweep-plan-read-noprefetch) cmd=(env SWEEP_PREFETCH=off "$B/sweep-plan" --no-compare -r .) ;;
+		sweep-tar-noprefetch) cmd=(env SWEEP_PREFETCH=off "$B/sweep-tar" -c -f - .) ;;
 		gnu-tar) cmd=(tar -cf - .) ;;
 		gnu-tar-inode) cmd=(tar --sort=inode -cf - .) ;;
 		bsdtar) cmd=(bsdtar -cf - .) ;;

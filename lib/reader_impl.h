@@ -61,6 +61,11 @@ struct rd_slot {
 	uint64_t sub_off;
 	bool sub_done;
 	unsigned reads_queued;             /* reads in the FIFO (in flight or awaiting delivery) */
+	/* physical-order prefetch (reader.c, prefetch_group) */
+	uint64_t pf_upto;                  /* bytes from 0 asked for with WILLNEED; reads wait below it */
+	struct sweep_extent *pf_ext;       /* the file's extents (FIEMAP), malloc'ed */
+	size_t pf_n;
+	bool pf_mapped;                    /* pf_ext looked up (maybe none) */
 	/* delivery */
 	bool begun, skip, eof;
 	uint64_t delivered;
@@ -102,6 +107,10 @@ struct sweep_reader {
 	size_t ring_head, ring_tail; /* allocation FIFO in bytes */
 	size_t held, peak_held; /* bytes of buffers handed out (read or being read, not yet delivered) */
 	unsigned shuffle_seed; /* test hook: handle each batch of completions in a random order */
+	/* test hook: told of every WILLNEED the physical-order prefetch issues, in issue order */
+	void (*pf_log)(void *ctx, const struct sweep_file *f, uint64_t phys, uint64_t off, uint64_t len);
+	void *pf_log_ctx;
+	uint64_t pf_group; /* test hook: bytes per prefetch group (0: PF_GROUP) */
 };
 
 /* Backends (NULL when not built in). */
@@ -110,6 +119,12 @@ extern const struct rd_backend sweep__rd_sync;
 
 /* Test hook: handle each batch of completions in a pseudo-random order (0 = off). */
 void sweep__reader_set_shuffle(struct sweep_reader *r, unsigned seed);
+
+/* Test hook: see sweep_reader.pf_log (NULL: off) and pf_group (0: the default). */
+void sweep__reader_set_prefetch_log(struct sweep_reader *r,
+				    void (*fn)(void *ctx, const struct sweep_file *f, uint64_t phys, uint64_t off,
+					       uint64_t len),
+				    void *ctx, uint64_t group_bytes);
 
 /* Test hook: the most buffer bytes held at once since the reader was created. */
 size_t sweep__reader_peak_buffered(const struct sweep_reader *r);

@@ -219,12 +219,12 @@ static void both_backends(void (*fn)(enum sweep_backend))
 		fn(SWEEP_BACKEND_URING);
 }
 
-/* The reader's default max_buffered for files in the scratch directory. */
+/* The reader's default max_buffered for files in the scratch directory (by its device class). */
 static size_t default_ring(void)
 {
 	struct sweep_fsinfo fi = { .size = sizeof(fi) };
 
-	if (sweep_fsinfo_path(dir, &fi) == 0 && fi.rotational == 1)
+	if (sweep_fsinfo_path(dir, &fi) == 0 && fi.device_class == SWEEP_DEVICE_HDD)
 		return 16u << 20;
 	return 64u << 20;
 }
@@ -600,6 +600,192 @@ static void test_args(void **state)
 	sweep_plan_free(p);
 }
 
+/* ---- physical-order prefetch (HDD class, io_uring) ---- */
+
+#define PF_FILES 3
+#define PF_CHUNK (16u << 10)
+#define PF_ROUNDS 24
+
+struct pf_seen {
+	size_t n;
+	struct {
+		uint64_t cookie, phys, off, len;
+	} v[4096];
+};
+
+static void pf_record(void *ctx, const struct sweep_file *f, uint64_t phys, uint64_t off, uint64_t len)
+{
+	struct pf_seen *l = ctx;
+
+	if (l->n < 4096)
+		l->v[l->n++] = (typeof(l->v[0])){ f->entry->cookie, phys, off, len };
+}
+
+/* Files written a chunk each in turn, with a sync after every chunk: their extents interleave on disk. */
+static bool make_interleaved(char names[][32], uint64_t *seeds)
+{
+	unsigned char buf[PF_CHUNK];
+	int fd[PF_FILES];
+	bool fragmented = true;
+
+	for (unsigned i = 0; i < PF_FILES; i++) {
+		snprintf(names[i], 32, "interleaved-%u", i);
+		seeds[i] = 100 + i;
+		fd[i] = openat(dfd, names[i], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		assert_true(fd[i] >= 0);
+	}
+	for (unsigned k = 0; k < PF_ROUNDS; k++)
+		for (unsigned i = 0; i < PF_FILES; i++) {
+			for (size_t b = 0; b < PF_CHUNK; b++)
+				buf[b] = byte_at(seeds[i], (uint64_t)k * PF_CHUNK + b);
+			assert_int_equal(write(fd[i], buf, PF_CHUNK), (ssize_t)PF_CHUNK);
+			assert_int_equal(fsync(fd[i]), 0);
+		}
+	for (unsigned i = 0; i < PF_FILES; i++) {
+		struct sweep_extent *x = NULL;
+		size_t n = 0;
+		enum sweep_extent_source src;
+		if (sweep_extents_get(fd[i], &x, &n, &src) < 0 || n < 4)
+			fragmented = false;
+		free(x);
+		close(fd[i]);
+	}
+	return fragmented;
+}
+
+/* The physical byte FIEMAP gives for offset off of file name (SWEEP_NO_PHYS: none). */
+static uint64_t phys_at(const char *name, uint64_t off)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC);
+	struct sweep_extent *x = NULL;
+	size_t n = 0;
+	enum sweep_extent_source src;
+	uint64_t phys = SWEEP_NO_PHYS;
+
+	assert_true(fd >= 0);
+	if (sweep_extents_get(fd, &x, &n, &src) == 0)
+		for (size_t k = 0; k < n; k++)
+			if (off >= x[k].logical && off < x[k].logical + x[k].length && !(x[k].flags & SWEEP_EXTENT_NOLOC))
+				phys = x[k].physical + (off - x[k].logical);
+	free(x);
+	close(fd);
+	return phys;
+}
+
+/*
+ * Read the interleaved files, planned last-written first (so that plan order
+ * is not disk order), with a prefetch log; group: bytes per group (0: the
+ * default).
+ */
+static void pf_run(char names[][32], const uint64_t *seeds, uint64_t group, struct pf_seen *log)
+{
+	struct seen *s = calloc(1, sizeof(*s));
+	char rnames[PF_FILES][32];
+	uint64_t rseeds[PF_FILES];
+
+	for (unsigned i = 0; i < PF_FILES; i++) {
+		memcpy(rnames[i], names[PF_FILES - 1 - i], 32);
+		rseeds[i] = seeds[PF_FILES - 1 - i];
+	}
+	struct sweep_plan *p = plan_files(rnames, rseeds, PF_FILES);
+	struct sweep_reader *r = new_reader(SWEEP_BACKEND_URING, 0, 0, 0, 0, 0x5eed);
+
+	assert_non_null(s);
+	memset(log, 0, sizeof(*log));
+	sweep__reader_set_prefetch_log(r, pf_record, log, group);
+	s->check_content = true;
+	run_ok(r, p, s);
+	for (unsigned i = 0; i < PF_FILES; i++) {
+		assert_int_equal(s->statuses[i], 0);
+		assert_int_equal(s->delivered[i], (uint64_t)PF_CHUNK * PF_ROUNDS);
+	}
+	sweep_reader_free(r);
+	sweep_plan_free(p);
+	free(s);
+}
+
+/* Every byte of every file asked for exactly once, each piece at the place FIEMAP gives. */
+static void pf_check_cover(char names[][32], const uint64_t *seeds, const struct pf_seen *log)
+{
+	for (unsigned i = 0; i < PF_FILES; i++) {
+		uint64_t covered = 0, want = (uint64_t)PF_CHUNK * PF_ROUNDS;
+		for (size_t k = 0; k < log->n; k++) {
+			if (log->v[k].cookie != seeds[i])
+				continue;
+			covered += log->v[k].len;
+			if (log->v[k].phys != phys_at(names[i], log->v[k].off))
+				fail_msg("%s: piece at %llu asked for at %llu, FIEMAP says %llu", names[i],
+					 (unsigned long long)log->v[k].off, (unsigned long long)log->v[k].phys,
+					 (unsigned long long)phys_at(names[i], log->v[k].off));
+			for (size_t m = 0; m < k; m++)
+				if (log->v[m].cookie == seeds[i] && log->v[m].off < log->v[k].off + log->v[k].len &&
+				    log->v[k].off < log->v[m].off + log->v[m].len)
+					fail_msg("%s: bytes at %llu asked for twice", names[i], (unsigned long long)log->v[k].off);
+		}
+		assert_int_equal(covered, want);
+	}
+}
+
+static void test_prefetch(void **state)
+{
+	static char names[PF_FILES][32];
+	static uint64_t seeds[PF_FILES];
+	struct pf_seen *log = calloc(1, sizeof(*log));
+
+	(void)state;
+	assert_non_null(log);
+	if (!uring_ok() || !make_interleaved(names, seeds)) {
+		free(log);
+		skip(); /* no io_uring, or a filesystem that did not interleave (or has no FIEMAP) */
+	}
+	assert_int_equal(sweep_device_force(SWEEP_DEVICE_HDD), 0);
+
+	/* One group (the files fit): the whole run asked for in ascending physical order. */
+	pf_run(names, seeds, 0, log);
+	assert_true(log->n > PF_FILES * 4);
+	for (size_t k = 1; k < log->n; k++)
+		if (log->v[k].phys < log->v[k - 1].phys)
+			fail_msg("prefetch %zu at %llu after %llu: not in physical order", k,
+				 (unsigned long long)log->v[k].phys, (unsigned long long)log->v[k - 1].phys);
+	pf_check_cover(names, seeds, log);
+	/* and not simply in plan order (which the files were not written in): a piece of a file planned later came first */
+	bool reordered = false;
+	for (size_t k = 1; k < log->n; k++)
+		if (log->v[k].cookie > log->v[k - 1].cookie) /* planned last-written first: plan order is descending seeds */
+			reordered = true;
+	assert_true(reordered);
+
+	/* Groups of 40 KiB, smaller than a file: a group ends inside a file and the next goes on from there. */
+	pf_run(names, seeds, 40u << 10, log);
+	pf_check_cover(names, seeds, log);
+
+	/* SWEEP_PREFETCH=off, and the SSD class: none. */
+	setenv("SWEEP_PREFETCH", "off", 1);
+	pf_run(names, seeds, 0, log);
+	unsetenv("SWEEP_PREFETCH");
+	assert_int_equal(log->n, 0);
+	assert_int_equal(sweep_device_force(SWEEP_DEVICE_SSD), 0);
+	pf_run(names, seeds, 0, log);
+	assert_int_equal(log->n, 0);
+	assert_int_equal(sweep_device_force(SWEEP_DEVICE_AUTO), 0);
+	free(log);
+}
+
+/* The mixed files of test_order_uring with the disk's prefetch on, and off (SSD class), on purpose. */
+static void test_order_uring_classes(void **state)
+{
+	(void)state;
+	if (!uring_ok())
+		skip();
+	for (int c = SWEEP_DEVICE_HDD; c <= SWEEP_DEVICE_SSD; c++) {
+		assert_int_equal(sweep_device_force((enum sweep_device_class)c), 0);
+		ordered_delivery(SWEEP_BACKEND_URING, 64, 8192, 256 * 1024, 0);
+		ordered_delivery(SWEEP_BACKEND_URING, 0, 0, 0, 0);
+		ordered_delivery(SWEEP_BACKEND_URING, 8, 65536, 4096, 0);
+	}
+	assert_int_equal(sweep_device_force(SWEEP_DEVICE_AUTO), 0);
+}
+
 /* SWEEP_BACKEND=syscall in the environment turns AUTO into the fallback. */
 static void test_env_backend(void **state)
 {
@@ -627,6 +813,8 @@ int main(void)
 		cmocka_unit_test(test_sparse),
 		cmocka_unit_test(test_args),
 		cmocka_unit_test(test_env_backend),
+		cmocka_unit_test(test_prefetch),
+		cmocka_unit_test(test_order_uring_classes),
 	};
 	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
 }

@@ -6,6 +6,7 @@
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <wchar.h>
 #include <wctype.h>
@@ -20,6 +21,21 @@ void cli_init(const char *argv0)
 {
 	const char *slash;
 
+	struct rlimit nofile;
+
+	/*
+	 * The soft limit on open files up to the hard one (at most 65536): the
+	 * reader keeps a window of files open (up to 1024 on a disk, a quarter
+	 * of this limit), the walk some directories. No tool uses select(),
+	 * which is what the low default soft limit protects.
+	 */
+	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0) {
+		rlim_t want = nofile.rlim_max == RLIM_INFINITY || nofile.rlim_max > 65536 ? 65536 : nofile.rlim_max;
+		if (nofile.rlim_cur != RLIM_INFINITY && nofile.rlim_cur < want) {
+			nofile.rlim_cur = want;
+			(void)setrlimit(RLIMIT_NOFILE, &nofile);
+		}
+	}
 	if (!argv0)
 		return;
 	slash = strrchr(argv0, '/');

@@ -12,6 +12,8 @@
 #   read      sweep-plan --read --no-compare     vs tar cf - | cat
 #   tar       sweep-tar -cf - | cat              vs tar cf - | cat
 #   nobody    as uid 65534: sweep-plan --no-compare vs find -printf
+#   locate    as uid 65534: sweep-plan --no-compare, its batch located on
+#             threads (the default) vs on one (SWEEP_LOCATE_THREADS=1)
 #   prefetch  sweep-plan --no-compare            vs the same with --no-metascan
 #   ssd       SWEEP_DEVICE=ssd: sweep-plan --no-compare with SWEEP_METASCAN=on vs off
 # Every run but the ssd pair's is of the HDD class (SWEEP_DEVICE=hdd, unless
@@ -24,7 +26,7 @@ BENCH_PROG=1M-engine
 HERE=$(cd "$(dirname "$0")" && pwd)
 TAR=$BUILD/utils/sweep-tar
 
-FSLIST=ext4 REPEATS=3 OUT=$HERE/out PAIRS=plan,read,tar,nobody,prefetch,ssd
+FSLIST=ext4 REPEATS=3 OUT=$HERE/out PAIRS=plan,read,tar,nobody,locate,prefetch,ssd
 while [ $# -gt 0 ]; do
 	case $1 in
 	--fs) FSLIST=$2; shift ;;
@@ -69,6 +71,9 @@ pair() { # pair FS NAME REP: one A run, then one B run
 	nobody)
 		run "$fs" nobody sweep-plan "$rep" setpriv --reuid=65534 --regid=65534 --clear-groups "$PLAN" --no-compare "$T"
 		run "$fs" nobody find "$rep" setpriv --reuid=65534 --regid=65534 --clear-groups find "$T" -printf '%i %s\n' ;;
+	locate)
+		run "$fs" locate threads "$rep" setpriv --reuid=65534 --regid=65534 --clear-groups "$PLAN" --no-compare "$T"
+		run "$fs" locate one-thread "$rep" setpriv --reuid=65534 --regid=65534 --clear-groups env SWEEP_LOCATE_THREADS=1 "$PLAN" --no-compare "$T" ;;
 	prefetch)
 		run "$fs" prefetch metascan "$rep" "$PLAN" --no-compare "$T"
 		run "$fs" prefetch no-metascan "$rep" "$PLAN" --no-compare --no-metascan "$T" ;;
