@@ -676,7 +676,8 @@ static void prefetch_group(struct run *u)
 			break; /* the group is full inside this file: the next one starts here */
 		u->pf_next = k + 1;
 	}
-	qsort(l.v, l.n, sizeof(*l.v), cmp_piece);
+	if (l.n > 1)
+		qsort(l.v, l.n, sizeof(*l.v), cmp_piece);
 	for (size_t k = 0; k < l.n; k++) {
 		const struct pf_piece *x = &l.v[k];
 		(void)posix_fadvise(x->s->f.fd, (off_t)x->off, (off_t)x->len, POSIX_FADV_WILLNEED);
