@@ -595,18 +595,30 @@ static void locate_one(struct sweep_plan *p, struct sweep_plan_entry *e)
 
 struct locator {
 	struct sweep_plan *p;
-	size_t next; /* the next entry index to look at, shared by the threads */
+	size_t next;  /* the first entry index of the next chunk, shared by the threads */
+	size_t chunk; /* entries taken at once */
 };
 
+/*
+ * Each thread takes a run of neighbouring entries (in walk order: one
+ * directory's files, by inode) rather than the next entry: on xfs every
+ * lookup in a directory and every read of an inode cluster takes that
+ * buffer's lock, even to read, so threads working side by side in one
+ * directory queued on the same locks; the 1M-file tree as uid 65534 took
+ * 56 s of system time on 4 threads against 21 s on one.
+ */
 static void *locate_worker(void *arg)
 {
 	struct locator *l = arg;
 	size_t i;
 
-	while ((i = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED)) < l->p->count) {
-		struct sweep_plan_entry *e = entry_at(l->p, (uint32_t)i);
-		if (e->flags & SWEEP__PLAN_PENDING)
-			locate_one(l->p, e);
+	while ((i = __atomic_fetch_add(&l->next, l->chunk, __ATOMIC_RELAXED)) < l->p->count) {
+		size_t end = i + l->chunk < l->p->count ? i + l->chunk : l->p->count;
+		for (; i < end; i++) {
+			struct sweep_plan_entry *e = entry_at(l->p, (uint32_t)i);
+			if (e->flags & SWEEP__PLAN_PENDING)
+				locate_one(l->p, e);
+		}
 	}
 	return NULL;
 }
@@ -642,9 +654,11 @@ static unsigned locate_threads(size_t pending)
  */
 static void locate_pending(struct sweep_plan *p)
 {
-	struct locator l = { .p = p, .next = 0 };
 	pthread_t tid[8];
 	unsigned n = locate_threads(p->npending), started = 0;
+	/* Two runs per thread: apart from each other, with some balance left for the ones that find inodes cached. */
+	size_t chunk = p->count / (2 * n);
+	struct locator l = { .p = p, .next = 0, .chunk = chunk > 32 ? chunk : 32 };
 
 	while (started + 1 < n && pthread_create(&tid[started], NULL, locate_worker, &l) == 0)
 		started++;
