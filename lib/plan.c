@@ -668,6 +668,36 @@ static void locate_pending(struct sweep_plan *p)
 	p->npending = 0;
 }
 
+/*
+ * cmp_entries' order for a large batch on one device, by radix sort
+ * (key_sort.c): physical order is (first block, inode, index), inode order
+ * (inode, index). -1 where it does not apply or memory is short: qsort then.
+ */
+static int radix_sort(struct sweep_plan *p)
+{
+	if ((p->order != SWEEP_ORDER_PHYSICAL && p->order != SWEEP_ORDER_INODE) || !sweep__key_sort_pays(p->count))
+		return -1;
+	struct sweep__key_rec *v = malloc(p->count * sizeof(*v));
+	if (!v)
+		return -1;
+	uint64_t dev = entry_at(p, 0)->dev;
+	for (size_t i = 0; i < p->count; i++) {
+		const struct sweep_plan_entry *e = entry_at(p, (uint32_t)i);
+		if (e->dev != dev) {
+			free(v); /* several devices: one after another, by the comparison */
+			return -1;
+		}
+		bool phys = p->order == SWEEP_ORDER_PHYSICAL;
+		v[i] = (struct sweep__key_rec){ .k1 = phys ? e->phys : e->ino, .k2 = phys ? e->ino : 0, .idx = (uint32_t)i };
+	}
+	int r = sweep__key_sort(v, p->count);
+	if (r == 0)
+		for (size_t i = 0; i < p->count; i++)
+			p->idx[i] = v[i].idx;
+	free(v);
+	return r;
+}
+
 SWEEP_EXPORT int sweep_plan_sort(struct sweep_plan *p)
 {
 	if (!p)
@@ -680,6 +710,8 @@ SWEEP_EXPORT int sweep_plan_sort(struct sweep_plan *p)
 			p->idx[i] = (uint32_t)i;
 		return 0;
 	}
+	if (radix_sort(p) == 0)
+		return 0;
 	qsort_r(p->idx, p->count, sizeof(*p->idx), cmp_entries, p);
 	return 0;
 }
