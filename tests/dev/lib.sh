@@ -12,6 +12,8 @@
 # Checks, skips, cleanup and the exit status: tests/common/lib.sh.
 . "$TESTS_DIR/common/lib.sh"
 set -u
+# These tests are about the probe: never the class the suite may force (meson -Dtest_device).
+unset SWEEP_DEVICE
 
 P=$BUILD_ROOT/tests/dev/devclass-probe
 T=
