@@ -191,9 +191,9 @@ void sweep__plan_count(bool hinted);
  */
 void sweep__plan_defer_locate(struct sweep_plan *p, bool on);
 
-/* key_sort.c: a stable radix sort of (k1, k2) records; ties keep their order. -ENOMEM, else 0. */
-struct sweep__key_rec {
-	uint64_t k1, k2;
+/* key_sort.c: a stable radix sort of (key, index) records by key; ties keep their order. -ENOMEM, else 0. */
+struct __attribute__((packed)) sweep__key_rec {
+	uint64_t key;
 	uint32_t idx;
 };
 int sweep__key_sort(struct sweep__key_rec *v, size_t n);

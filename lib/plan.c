@@ -670,8 +670,9 @@ static void locate_pending(struct sweep_plan *p)
 
 /*
  * cmp_entries' order for a large batch on one device, by radix sort
- * (key_sort.c): physical order is (first block, inode, index), inode order
- * (inode, index). -1 where it does not apply or memory is short: qsort then.
+ * (key_sort.c): physical order is (first block, inode, index), by inode
+ * then, stably, by first block; inode order is (inode, index). -1 where it
+ * does not apply or memory is short: qsort then.
  */
 static int radix_sort(struct sweep_plan *p)
 {
@@ -687,10 +688,14 @@ static int radix_sort(struct sweep_plan *p)
 			free(v); /* several devices: one after another, by the comparison */
 			return -1;
 		}
-		bool phys = p->order == SWEEP_ORDER_PHYSICAL;
-		v[i] = (struct sweep__key_rec){ .k1 = phys ? e->phys : e->ino, .k2 = phys ? e->ino : 0, .idx = (uint32_t)i };
+		v[i] = (struct sweep__key_rec){ .key = e->ino, .idx = (uint32_t)i };
 	}
 	int r = sweep__key_sort(v, p->count);
+	if (r == 0 && p->order == SWEEP_ORDER_PHYSICAL) {
+		for (size_t i = 0; i < p->count; i++)
+			v[i].key = entry_at(p, v[i].idx)->phys;
+		r = sweep__key_sort(v, p->count);
+	}
 	if (r == 0)
 		for (size_t i = 0; i < p->count; i++)
 			p->idx[i] = v[i].idx;

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The plan's radix sort (lib/key_sort.c) against qsort with the plan's comparison: (k1, k2, insertion order). */
+/*
+ * The plan's radix sort (lib/key_sort.c) against qsort with the plan's
+ * comparison, (primary, secondary, insertion order): sorted by the
+ * secondary key and then, stably, by the primary, as sweep_plan_sort does.
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,9 +14,14 @@
 
 #include "internal.h"
 
-static int cmp_rec(const void *va, const void *vb)
+struct want {
+	uint64_t k1, k2;
+	uint32_t idx;
+};
+
+static int cmp_want(const void *va, const void *vb)
 {
-	const struct sweep__key_rec *a = va, *b = vb;
+	const struct want *a = va, *b = vb;
 	if (a->k1 != b->k1)
 		return a->k1 < b->k1 ? -1 : 1;
 	if (a->k2 != b->k2)
@@ -32,17 +41,22 @@ static uint64_t rnd(uint64_t *s)
 /* n records whose keys are drawn by pick(); sorted both ways, they must agree record for record. */
 static void check(size_t n, uint64_t seed, uint64_t (*pick)(uint64_t *, int))
 {
-	struct sweep__key_rec *v = calloc(n ? n : 1, sizeof(*v)), *want = calloc(n ? n : 1, sizeof(*want));
+	struct sweep__key_rec *v = calloc(n ? n : 1, sizeof(*v));
+	struct want *want = calloc(n ? n : 1, sizeof(*want));
 	assert_non_null(v);
 	assert_non_null(want);
-	for (size_t i = 0; i < n; i++)
-		v[i] = (struct sweep__key_rec){ .k1 = pick(&seed, 1), .k2 = pick(&seed, 2), .idx = (uint32_t)i };
-	memcpy(want, v, n * sizeof(*v));
-	qsort(want, n, sizeof(*want), cmp_rec);
+	for (size_t i = 0; i < n; i++) {
+		want[i] = (struct want){ .k1 = pick(&seed, 1), .k2 = pick(&seed, 2), .idx = (uint32_t)i };
+		v[i] = (struct sweep__key_rec){ .key = want[i].k2, .idx = (uint32_t)i };
+	}
 	assert_int_equal(sweep__key_sort(v, n), 0);
+	for (size_t i = 0; i < n; i++)
+		v[i].key = want[v[i].idx].k1;
+	assert_int_equal(sweep__key_sort(v, n), 0);
+	qsort(want, n, sizeof(*want), cmp_want);
 	for (size_t i = 0; i < n; i++) {
 		assert_int_equal(v[i].idx, want[i].idx);
-		assert_true(v[i].k1 == want[i].k1 && v[i].k2 == want[i].k2);
+		assert_true(v[i].key == want[i].k1);
 	}
 	free(v);
 	free(want);
@@ -93,7 +107,7 @@ static void test_sorted_and_reversed(void **state)
 	struct sweep__key_rec *v = calloc(n, sizeof(*v));
 	assert_non_null(v);
 	for (size_t i = 0; i < n; i++)
-		v[i] = (struct sweep__key_rec){ .k1 = (n - i) * 4096, .k2 = i, .idx = (uint32_t)i };
+		v[i] = (struct sweep__key_rec){ .key = (n - i) * 4096, .idx = (uint32_t)i };
 	assert_int_equal(sweep__key_sort(v, n), 0);
 	for (size_t i = 0; i < n; i++)
 		assert_int_equal(v[i].idx, n - 1 - i);
