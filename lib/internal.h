@@ -191,6 +191,9 @@ void sweep__plan_count(bool hinted);
  */
 void sweep__plan_defer_locate(struct sweep_plan *p, bool on);
 
+/* walk_ahead.c: directories the walk's read-ahead threads loaded in this process (for tests). */
+uint64_t sweep__walk_ahead_loaded(void);
+
 /* key_sort.c: a stable radix sort of (key, index) records by key; ties keep their order. -ENOMEM, else 0. */
 struct __attribute__((packed)) sweep__key_rec {
 	uint64_t key;

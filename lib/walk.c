@@ -83,7 +83,7 @@ static int listing_add(struct listing *ls, const struct linux_dirent64 *de, uint
 	return 0;
 }
 
-static void frame_free(struct frame *f)
+void walk_frame_free(struct frame *f)
 {
 	free(f->ls.v);
 	free(f->ls.names);
@@ -94,29 +94,59 @@ static void frame_free(struct frame *f)
 	memset(f, 0, sizeof(*f));
 }
 
-/* Read the whole directory. A failure part way is reported and what was read is kept. */
-static int read_dir(struct walk *w, int fd, struct listing *ls, const char *path)
+int walk_scratch_init(struct walk_scratch *s, const struct walk *w, enum sweep_backend backend, size_t cap)
+{
+	*s = (struct walk_scratch){ .cap = cap };
+	s->sb = sweep__stat_batch_new(backend, (unsigned)w->batch, w->o->backend == SWEEP_BACKEND_URING);
+	s->reqs = calloc(cap, sizeof(*s->reqs));
+	s->idx = calloc(cap, sizeof(*s->idx));
+	s->dbuf = malloc(DBUF_SIZE);
+	if (!s->sb || !s->reqs || !s->idx || !s->dbuf) {
+		walk_scratch_fini(s);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void walk_scratch_fini(struct walk_scratch *s)
+{
+	sweep__stat_batch_free(s->sb);
+	free(s->reqs);
+	free(s->idx);
+	free(s->dbuf);
+	memset(s, 0, sizeof(*s));
+}
+
+/*
+ * Read the whole directory with getdents64 through dbuf (DBUF_SIZE bytes).
+ * -ENOMEM when the listing cannot grow; a failure of getdents64 part way is
+ * *ret_err (what was read is kept), for the caller to report. Touches nothing
+ * of the walk's: the read-ahead threads call it too (walk_ahead.c).
+ */
+static int getdents_all(int fd, char *dbuf, struct listing *ls, int *ret_err)
 {
 	uint32_t index = 0;
 	ls->n = 0;
 	ls->nlen = 0;
+	*ret_err = 0;
 	for (;;) {
-		long n = syscall(SYS_getdents64, fd, w->dbuf, DBUF_SIZE);
+		long n = syscall(SYS_getdents64, fd, dbuf, DBUF_SIZE);
 		if (n == 0)
 			return 0;
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return report(w, path, SWEEP_WALK_OP_READDIR, -errno);
+			*ret_err = -errno;
+			return 0;
 		}
 		for (long off = 0; off < n;) {
-			const struct linux_dirent64 *de = (const void *)(w->dbuf + off);
+			const struct linux_dirent64 *de = (const void *)(dbuf + off);
 			off += de->d_reclen;
 			const char *nm = de->d_name;
 			if (nm[0] == '.' && (nm[1] == '\0' || (nm[1] == '.' && nm[2] == '\0')))
 				continue;
 			if (listing_add(ls, de, index++) < 0)
-				return fatal(w, -ENOMEM);
+				return -ENOMEM;
 		}
 	}
 }
@@ -156,7 +186,7 @@ static bool needs_stat(const struct walk *w, const struct dent *e)
 }
 
 /* Put the listing in emission order: inode (C-SCAN), name, or as read. */
-static void sort_listing(struct walk *w, struct listing *ls)
+static void sort_listing(const struct walk *w, struct listing *ls)
 {
 	if (ls->n < 2)
 		return; /* also keeps qsort away from a NULL array (UBSan) */
@@ -166,29 +196,43 @@ static void sort_listing(struct walk *w, struct listing *ls)
 		qsort(ls->v, ls->n, sizeof(*ls->v), cmp_ino);
 }
 
-/* Stat the next batch of entries from f->pos, in inode order within the batch. */
-static int load_chunk(struct walk *w, struct frame *f)
+/* f->st and f->err: room for n entries. */
+static int frame_stat_room(struct frame *f, size_t n)
 {
-	if (!f->st) {
-		f->st = calloc(w->batch, sizeof(*f->st));
-		f->err = calloc(w->batch, sizeof(*f->err));
-		if (!f->st || !f->err)
-			return fatal(w, -ENOMEM);
-	}
+	if (f->st_cap >= n)
+		return 0;
+	struct stat *st = realloc(f->st, n * sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	f->st = st;
+	int *err = realloc(f->err, n * sizeof(*err));
+	if (!err)
+		return -ENOMEM;
+	f->err = err;
+	f->st_cap = n;
+	return 0;
+}
+
+/*
+ * Stat listing entries [from, from + n) (n <= f->st_cap, and <= the
+ * scratch's batch size) into f->st/f->err, which then describe entries
+ * [from, from + n): in inode order, through the scratch's stat batch. Only
+ * reads the walk's settings, so the read-ahead threads call it too, each
+ * with its own scratch.
+ */
+int walk_stat_entries(const struct walk *w, struct frame *f, size_t from, size_t n, struct walk_scratch *s)
+{
 	struct listing *ls = &f->ls;
-	size_t n = ls->n - f->pos < w->batch ? ls->n - f->pos : w->batch;
 	size_t m = 0;
-	f->chunk = f->pos;
+	f->chunk = from;
 	f->chunk_n = n;
-	/* The inode-table blocks of these entries (and more) in one sweep, before statx asks for them. */
-	walk_meta_prepare(w, f, f->pos, n);
-	for (size_t i = f->pos; i < f->pos + n; i++) {
+	for (size_t i = from; i < from + n; i++) {
 		const struct dent *e = &ls->v[i];
-		f->err[i - f->pos] = 0;
+		f->err[i - from] = 0;
 		if (needs_stat(w, e)) {
-			w->idx[m++] = i;
+			s->idx[m++] = i;
 		} else {
-			struct stat *st = &f->st[i - f->pos];
+			struct stat *st = &f->st[i - from];
 			memset(st, 0, sizeof(*st));
 			st->st_dev = (dev_t)f->dir->dev; /* a bind-mounted file would differ: the reader's identity check says so */
 			st->st_ino = e->ino;
@@ -197,26 +241,38 @@ static int load_chunk(struct walk *w, struct frame *f)
 	}
 	/* Name order is for the caller; the disk still prefers inode order. */
 	if (w->order == SWEEP_ORDER_NAME)
-		qsort_r(w->idx, m, sizeof(*w->idx), cmp_idx_ino, ls);
+		qsort_r(s->idx, m, sizeof(*s->idx), cmp_idx_ino, ls);
 	int flags = (w->flags & SWEEP_WALK_FOLLOW) ? 0 : AT_SYMLINK_NOFOLLOW;
 	for (size_t k = 0; k < m; k++) {
-		size_t i = w->idx[k];
-		w->reqs[k] = (struct sweep__stat_req){
-			.name = dent_name(ls, &ls->v[i]), .flags = flags, .st = &f->st[i - f->pos]
+		size_t i = s->idx[k];
+		s->reqs[k] = (struct sweep__stat_req){
+			.name = dent_name(ls, &ls->v[i]), .flags = flags, .st = &f->st[i - from]
 		};
 	}
-	int r = sweep__stat_batch_run(w->sb, f->fd, w->reqs, m);
+	int r = sweep__stat_batch_run(s->sb, f->fd, s->reqs, m);
 	if (r < 0)
-		return fatal(w, r);
+		return r;
 	for (size_t k = 0; k < m; k++) {
-		size_t j = w->idx[k] - f->pos;
-		int err = w->reqs[k].err;
+		size_t j = s->idx[k] - from;
+		int err = s->reqs[k].err;
 		/* A dangling symlink under FOLLOW is reported as the link itself (as find -L does). */
 		if (err == -ENOENT && flags == 0)
-			err = fstatat(f->fd, w->reqs[k].name, &f->st[j], AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+			err = fstatat(f->fd, s->reqs[k].name, &f->st[j], AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
 		f->err[j] = err;
 	}
 	return 0;
+}
+
+/* Stat the next batch of entries from f->pos, in inode order within the batch. */
+static int load_chunk(struct walk *w, struct frame *f)
+{
+	if (frame_stat_room(f, w->batch) < 0)
+		return fatal(w, -ENOMEM);
+	size_t n = f->ls.n - f->pos < w->batch ? f->ls.n - f->pos : w->batch;
+	/* The inode-table blocks of these entries (and more) in one sweep, before statx asks for them. */
+	walk_meta_prepare(w, f, f->pos, n);
+	int r = walk_stat_entries(w, f, f->pos, n, &w->scr);
+	return r < 0 ? fatal(w, r) : 0;
 }
 
 /* ---- handing entries out ---- */
@@ -411,8 +467,29 @@ static struct dnode *frame_emit(struct walk *w, struct frame *f)
 	return NULL;
 }
 
-/* Read directory d (open as fd, path in w->path) into frame f. */
-static int frame_load(struct walk *w, struct frame *f, struct dnode *d, int fd, size_t path_len)
+/*
+ * The read-ahead threads' part of loading a directory (walk_ahead.c): read
+ * f->fd whole, sort the listing, stat its first entries (up to s->cap).
+ * getdents64's failure is left in f->read_err for the walk to report. 0 or
+ * -ENOMEM.
+ */
+int walk_frame_fill(const struct walk *w, struct frame *f, struct walk_scratch *s)
+{
+	int r = getdents_all(f->fd, s->dbuf, &f->ls, &f->read_err);
+	if (r < 0)
+		return r;
+	sort_listing(w, &f->ls);
+	size_t n = f->ls.n < s->cap ? f->ls.n : s->cap;
+	f->chunk = f->chunk_n = 0;
+	if (n == 0)
+		return 0;
+	if (frame_stat_room(f, n > w->batch ? n : w->batch) < 0)
+		return -ENOMEM;
+	return walk_stat_entries(w, f, 0, n, s);
+}
+
+/* Directory d, open as fd, about to be handed out from frame f (w->path holds its path). */
+static void frame_begin(struct walk *w, struct frame *f, struct dnode *d, int fd, size_t path_len)
 {
 	f->dir = d;
 	f->fd = fd;
@@ -427,7 +504,15 @@ static int frame_load(struct walk *w, struct frame *f, struct dnode *d, int fd, 
 		f->root_dev = r->dev;
 		f->root_ino = r->ino;
 	}
-	if (read_dir(w, fd, &f->ls, w->path) < 0)
+}
+
+/* Read directory d (open as fd, path in w->path) into frame f. */
+static int frame_load(struct walk *w, struct frame *f, struct dnode *d, int fd, size_t path_len)
+{
+	frame_begin(w, f, d, fd, path_len);
+	if (getdents_all(fd, w->scr.dbuf, &f->ls, &f->read_err) < 0)
+		return fatal(w, -ENOMEM);
+	if (f->read_err && report(w, w->path, SWEEP_WALK_OP_READDIR, f->read_err) < 0)
 		return w->stop;
 	f->chunk = f->chunk_n = 0;
 	sort_listing(w, &f->ls);
@@ -437,39 +522,109 @@ static int frame_load(struct walk *w, struct frame *f, struct dnode *d, int fd, 
 
 /* ---- the two traversals ---- */
 
-static void walk_cscan(struct walk *w)
+/*
+ * The next directory from the queue, opened and checked to be the one that
+ * was listed: 1 with *ret_d (the queue's reference) and *ret_fd, 0 when the
+ * queue is empty or the walk stops.
+ */
+static int next_dir(struct walk *w, struct dnode **ret_d, int *ret_fd)
 {
-	struct frame f = { 0 };
 	void *item;
 	while (!w->stop && sweep__cscan_pop(w->q, &item, NULL)) {
 		struct dnode *d = item;
 		size_t len;
 		/* A new generation of directories: their blocks in one sweep before the first getdents. */
 		walk_meta_before_read(w, d);
-		if (walk_path_of(w, d, &len) < 0) {
-			fatal(w, -ENOMEM);
-			walk_dnode_unref(d);
-			break;
-		}
 		int fd = walk_dnode_reopen(w, d);
 		if (fd < 0) {
 			if (walk_path_of(w, d, &len) == 0)
 				report(w, w->path, SWEEP_WALK_OP_OPENDIR, fd);
+			else
+				fatal(w, -ENOMEM);
 			walk_dnode_unref(d);
 			continue;
 		}
-		/* walk_dnode_reopen may have reused w->path for an ancestor. */
-		if (walk_path_of(w, d, &len) < 0 || frame_load(w, &f, d, fd, len) < 0) {
-			close(fd);
-			walk_dnode_unref(d);
-			break;
-		}
-		frame_emit(w, &f);
-		/* Its subdirectories are queued with nearby keys: keep it open for them. */
-		walk_fdcache_put(w, d, fd);
-		walk_dnode_unref(d);
+		*ret_d = d;
+		*ret_fd = fd;
+		return 1;
 	}
-	frame_free(&f);
+	return 0;
+}
+
+/* Hand out a loaded directory's entries, then keep it open for its subdirectories, queued with nearby keys. */
+static void visit(struct walk *w, struct frame *f)
+{
+	frame_emit(w, f);
+	walk_fdcache_put(w, f->dir, f->fd);
+	walk_dnode_unref(f->dir);
+	f->fd = -1;
+	f->dir = NULL;
+}
+
+/*
+ * With read-ahead threads (walk_ahead.c): the next directories of the queue
+ * are opened here, a window of them ahead, and read and stat'ed by the
+ * threads; each is handed out here once loaded, in the order it was taken
+ * from the queue, so the order depends on the window's size only, never on
+ * timing.
+ */
+static void walk_cscan_ahead(struct walk *w)
+{
+	struct dnode *d;
+	int fd;
+	struct frame *f;
+
+	for (;;) {
+		while (walk_ahead_room(w->ahead) && next_dir(w, &d, &fd) > 0) {
+			if (walk_ahead_submit(w->ahead, d, fd) < 0) {
+				close(fd);
+				walk_dnode_unref(d);
+				fatal(w, -ENOMEM);
+			}
+		}
+		if (!(f = walk_ahead_take(w->ahead)))
+			break;
+		size_t len;
+		if (!w->stop && f->fill_err)
+			fatal(w, f->fill_err);
+		if (!w->stop && walk_path_of(w, f->dir, &len) < 0)
+			fatal(w, -ENOMEM);
+		if (!w->stop) {
+			frame_begin(w, f, f->dir, f->fd, len);
+			if (f->read_err)
+				report(w, w->path, SWEEP_WALK_OP_READDIR, f->read_err);
+		}
+		if (!w->stop) {
+			walk_meta_frame(w, f);
+			visit(w, f);
+		}
+		/* Stopping: what was read ahead is dropped (walk_ahead_put closes and releases it). */
+		walk_ahead_put(w->ahead);
+	}
+}
+
+static void walk_cscan(struct walk *w)
+{
+	struct frame f = { 0 };
+	struct dnode *d;
+	int fd;
+	void *item;
+
+	if (w->ahead) {
+		walk_cscan_ahead(w);
+	} else {
+		while (next_dir(w, &d, &fd) > 0) {
+			size_t len;
+			/* walk_dnode_reopen may have used w->path for an ancestor: the path again. */
+			if (walk_path_of(w, d, &len) < 0 || frame_load(w, &f, d, fd, len) < 0) {
+				close(fd);
+				walk_dnode_unref(d);
+				break;
+			}
+			visit(w, &f);
+		}
+	}
+	walk_frame_free(&f);
 	/* Stopped early: release whatever is still queued. */
 	while (sweep__cscan_pop(w->q, &item, NULL))
 		walk_dnode_unref(item);
@@ -625,15 +780,19 @@ static int do_root(struct walk *w, const char *root, uint32_t index)
  * readdir order. Directory-block keys measured on an aged ext4 image: about
  * half the seeks of inode keys (tests/walk/measure-dir-keys.sh).
  */
-static enum sweep_order resolve_order(const struct sweep_walk_opts *o, const char *const *roots, size_t nroots)
+static enum sweep_order resolve_order(const struct sweep_walk_opts *o, const char *const *roots, size_t nroots,
+				      bool *ret_ssd)
 {
+	*ret_ssd = false;
 	if (o->order != SWEEP_ORDER_AUTO)
 		return o->order;
 	for (size_t i = 0; i < nroots; i++) {
 		struct sweep_fsinfo fi = { .size = sizeof(fi) };
-		/* SSD class: C-SCAN by inode still batches the stats, but no FIEMAP on directories. */
-		if (sweep_fsinfo_path(roots[i], &fi) == 0 && fi.policy != SWEEP_ORDER_NONE)
-			return fi.device_class == SWEEP_DEVICE_SSD ? SWEEP_ORDER_INODE : fi.policy;
+		if (sweep_fsinfo_path(roots[i], &fi) == 0 && fi.policy != SWEEP_ORDER_NONE) {
+			/* SSD class: C-SCAN by inode still batches the stats, but no FIEMAP on directories. */
+			*ret_ssd = fi.device_class == SWEEP_DEVICE_SSD;
+			return *ret_ssd ? SWEEP_ORDER_INODE : fi.policy;
+		}
 	}
 	return nroots ? SWEEP_ORDER_NONE : SWEEP_ORDER_INODE;
 }
@@ -656,26 +815,25 @@ SWEEP_EXPORT int sweep_walk(const char *const *roots, size_t nroots, const struc
 	    (unsigned)o.backend > SWEEP_BACKEND_SYSCALL)
 		return -EINVAL;
 	struct walk w = { .o = opts, .flags = opts->flags };
-	w.order = resolve_order(opts, roots, nroots);
+	w.order = resolve_order(opts, roots, nroots, &w.ssd);
 	w.cscan = w.order == SWEEP_ORDER_INODE || w.order == SWEEP_ORDER_PHYSICAL;
 	w.fsc = sweep_fscache_new();
 	w.batch = opts->stat_batch ? opts->stat_batch : 64;
 	struct rlimit nofile;
 	w.kept_max = getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur / 8 < KEPT_FDS ? nofile.rlim_cur / 8 : KEPT_FDS;
-	w.sb = sweep__stat_batch_new(sweep_backend_resolve(opts->backend), (unsigned)w.batch,
-				     opts->backend == SWEEP_BACKEND_URING);
-	w.reqs = calloc(w.batch, sizeof(*w.reqs));
-	w.idx = calloc(w.batch, sizeof(*w.idx));
+	w.backend = sweep_backend_resolve(opts->backend);
+	int ret = walk_scratch_init(&w.scr, &w, w.backend, w.batch);
 	w.q = sweep__cscan_new();
-	w.dbuf = malloc(DBUF_SIZE);
 	walk_meta_new(&w);
-	int ret = 0;
-	if (!w.fsc || !w.sb || !w.q || !w.dbuf || !w.reqs || !w.idx)
+	if (!ret && (!w.fsc || !w.q))
 		ret = -ENOMEM;
+	if (!ret)
+		walk_ahead_new(&w);
 	for (size_t i = 0; !ret && i < nroots && !w.stop; i++)
 		do_root(&w, roots[i], (uint32_t)i);
 	if (!ret && w.cscan && !w.stop)
 		walk_cscan(&w);
+	walk_ahead_free(&w);
 	walk_fdcache_clear(&w);
 	walk_rootcache_clear(&w);
 	walk_meta_free(&w);
@@ -685,14 +843,11 @@ SWEEP_EXPORT int sweep_walk(const char *const *roots, size_t nroots, const struc
 			walk_dnode_unref(item);
 	}
 	for (size_t i = 0; i < w.stack_cap; i++)
-		frame_free(&w.stack[i]);
+		walk_frame_free(&w.stack[i]);
 	free(w.stack);
-	free(w.reqs);
-	free(w.idx);
-	free(w.dbuf);
+	walk_scratch_fini(&w.scr);
 	free(w.path);
 	sweep__cscan_free(w.q);
-	sweep__stat_batch_free(w.sb);
 	sweep_fscache_free(w.fsc);
 	if (ret)
 		return ret;

@@ -57,6 +57,9 @@ struct frame {
 	size_t chunk, chunk_n; /* entries [chunk, chunk + chunk_n) have their stat in st/err */
 	struct stat *st;       /* batch entries */
 	int *err;
+	size_t st_cap;         /* room in st and err */
+	int read_err;          /* getdents64 failed part way (-errno): reported, what was read is kept */
+	int fill_err;          /* a read-ahead thread could not load it (-ENOMEM) */
 	/* The root this directory lies below (walk_root_fd; borrowed, -1 when none) and its path length. */
 	int root_fd;
 	size_t root_len;
@@ -66,6 +69,15 @@ struct frame {
 	struct sweep__inode_hint *hints;
 	uint64_t *hint_inos;
 	size_t hint_at, hint_n;
+};
+
+/* What one thread needs to read and stat a directory: the walk's own, and each read-ahead thread's. */
+struct walk_scratch {
+	struct sweep__stat_batch *sb;
+	struct sweep__stat_req *reqs;
+	size_t *idx;
+	size_t cap; /* entries reqs and idx have room for */
+	char *dbuf; /* getdents64 buffer */
 };
 
 /* Open directories kept for reopening their children cheaply (and beyond PATH_MAX). */
@@ -81,16 +93,14 @@ struct walk {
 	bool cscan;
 	enum sweep_order order; /* emission order within a directory */
 	struct sweep_fscache *fsc;
-	struct sweep__stat_batch *sb;
+	enum sweep_backend backend; /* resolved: how entries are stat'ed */
+	struct walk_scratch scr;
 	struct sweep__cscan *q;
 	uint64_t next_id;
 	int errors;
 	int stop; /* <0: a callback or a fatal error ended the walk */
 	char *path;
 	size_t path_cap;
-	char *dbuf; /* getdents64 buffer */
-	struct sweep__stat_req *reqs;
-	size_t *idx;
 	size_t batch; /* entries per stat batch */
 	struct frame *stack; /* depth-first mode */
 	size_t depth, stack_cap;
@@ -110,7 +120,35 @@ struct walk {
 	uint64_t nophys_dev; /* a device where FIEMAP/FIBMAP do not work */
 	bool nophys_dev_valid;
 	struct walk_meta *meta; /* the metadata engine's part, NULL when off (walk_meta.c) */
+	bool ssd; /* the SSD class chose the order (AUTO) */
+	struct walk_ahead *ahead; /* read-ahead threads, NULL when none (walk_ahead.c) */
 };
+
+/* walk.c, for the read-ahead threads too */
+int walk_scratch_init(struct walk_scratch *s, const struct walk *w, enum sweep_backend backend, size_t cap);
+void walk_scratch_fini(struct walk_scratch *s);
+void walk_frame_free(struct frame *f);
+int walk_stat_entries(const struct walk *w, struct frame *f, size_t from, size_t n, struct walk_scratch *s);
+int walk_frame_fill(const struct walk *w, struct frame *f, struct walk_scratch *s);
+
+/*
+ * walk_ahead.c: directories read and stat'ed ahead of the walk on worker
+ * threads (the SSD class: several directories in flight). The walk submits
+ * directories in the order it will hand them out and takes them back, loaded,
+ * in that order.
+ */
+/* Start the threads when the walk should have them (w->ahead stays NULL otherwise). */
+void walk_ahead_new(struct walk *w);
+/* Stop the threads and drop what is still queued (closing its fds, releasing its nodes). */
+void walk_ahead_free(struct walk *w);
+/* Whether another directory may be submitted. */
+bool walk_ahead_room(const struct walk_ahead *a);
+/* Queue directory d (a reference, given) open as fd (given): 0 or -ENOMEM (nothing taken). */
+int walk_ahead_submit(struct walk_ahead *a, struct dnode *d, int fd);
+/* The oldest submitted directory once loaded (f->dir, f->fd, the listing, its first stats); NULL when none. */
+struct frame *walk_ahead_take(struct walk_ahead *a);
+/* Done with the frame walk_ahead_take gave: its fd is closed and its node released if still set. */
+void walk_ahead_put(struct walk_ahead *a);
 
 /* walk_open.c */
 /* A node for a directory called name under parent (NULL for a root); holds a reference to parent. */

@@ -6,17 +6,29 @@
 . "$TESTS_DIR/common/lib.sh"
 set -u
 
-walk_setup() { # walk_setup uring|syscall
-	export SWEEP_BACKEND=$1
+walk_setup() { # walk_setup uring|syscall|threads
+	# threads: io_uring stats, and the read-ahead threads forced on whatever the device class
+	if [ "$1" = threads ]; then
+		export SWEEP_BACKEND=uring SWEEP_WALK_THREADS=8
+	else
+		export SWEEP_BACKEND=$1
+		unset SWEEP_WALK_THREADS
+	fi
 	W=$BUILD_ROOT/tests/walk/walk-list
 	[ -x "$W" ] || die "no $W"
 	T=$(mktemp -d "${TMPDIR:-/tmp}/sweep-walk.XXXXXX")
 	chmod 755 "$T"
 	on_exit walk_cleanup
 	# A -uring variant where io_uring is refused would only repeat the syscall case: skip it.
-	"$W" -0 "$T" >/dev/null 2>"$T/.backend"
+	"$W" -0 --order=inode "$T" >/dev/null 2>"$T/.backend"
 	walk_check_backend "$T/.backend"
+	walk_check_ahead "$T/.backend"
 	rm -f "$T/.backend"
+}
+
+# How many directories the walk's read-ahead threads loaded in the walk-list run whose stderr is in FILE.
+walk_ahead_count() { # walk_ahead_count STDERR_FILE
+	sed -n 's/^walk-list: backend=.* ahead=\([0-9]*\)$/\1/p' "$1" | tail -1
 }
 
 walk_cleanup() {
@@ -49,6 +61,14 @@ walk_check_backend() { # walk_check_backend STDERR_FILE
 		# The -uring variant cannot run its case where io_uring is refused: a skip, not a pass.
 		[ "$got" = uring ] || skip "io_uring is not available here"
 	fi
+}
+
+# With the threads asked for, a C-SCAN walk (not order none or name) must have used them.
+walk_check_ahead() { # walk_check_ahead STDERR_FILE
+	[ -n "${SWEEP_WALK_THREADS:-}" ] || return 0
+	local n
+	n=$(walk_ahead_count "$1")
+	[ "${n:-0}" -gt 0 ] || die "SWEEP_WALK_THREADS=$SWEEP_WALK_THREADS: no directory was read ahead"
 }
 
 # same_set A B: the NUL-separated lists A and B hold the same paths, each once.

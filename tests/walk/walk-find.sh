@@ -50,6 +50,7 @@ for order in inode physical auto none name; do
 	for opt in "" --no-stat; do
 		"$W" -0 --order=$order $opt "$r" >"$T/walk" 2>"$T/err" || { cat "$T/err" >&2; die "walk-list --order=$order $opt failed"; }
 		walk_check_backend "$T/err"
+		case $order in inode|physical|auto) walk_check_ahead "$T/err" ;; esac
 		same_set "$T/find" "$T/walk" || die "--order=$order $opt: not the set find gives"
 	done
 done
@@ -93,6 +94,11 @@ same_set "$T/find-prune" "$T/walk-prune" || die "SKIP did not prune like find -p
 rc=$?
 [ $rc = 3 ] || die "stopped walk: exit $rc, want 3 (ECANCELED passed back)"
 [ "$(tr -cd '\0' <"$T/walk-stop" | wc -c)" = 10 ] || die "walk went on after the callback stopped it"
+
+# The order depends on the tree (and the read-ahead window), never on timing: two runs, one sequence.
+"$W" -0 --order=inode "$r" >"$T/walk-again1" 2>/dev/null
+"$W" -0 --order=inode "$r" >"$T/walk-again2" 2>/dev/null
+same_seq "$T/walk-again1" "$T/walk-again2" || die "two C-SCAN walks of one tree differ in order"
 
 # Tiny stat batches give the same result.
 "$W" -0 --batch=1 "$r" >"$T/walk-b1" 2>/dev/null

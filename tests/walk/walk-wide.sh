@@ -26,12 +26,22 @@ n=$(tr -cd '\0' <"$T/find" | wc -c)
 [ "$n" -gt 100000 ] || die "only $n entries"
 # Per backend: the C-SCAN walk (its -l listing gives the set too: no name
 # here has a space or newline) and one depth-first order.
-backends=syscall
-have_uring && backends="uring syscall" || skip_part "the io_uring walk: not available here"
-for SWEEP_BACKEND in $backends; do
+# The last pass has the read-ahead threads load the directories (the wide one
+# is stat'ed partly by a thread, partly by the walk).
+backends="syscall threads"
+have_uring && backends="uring syscall threads" || skip_part "the io_uring walk: not available here"
+for variant in $backends; do
+	SWEEP_BACKEND=$variant
+	unset SWEEP_WALK_THREADS
+	if [ $variant = threads ]; then
+		export SWEEP_WALK_THREADS=8
+		SWEEP_BACKEND=syscall
+		have_uring && SWEEP_BACKEND=uring
+	fi
 	export SWEEP_BACKEND
 	"$W" -l --order=inode "$r" >"$T/long" 2>"$T/err" || { head -5 "$T/err" >&2; die "$SWEEP_BACKEND -l"; }
 	walk_check_backend "$T/err"
+	walk_check_ahead "$T/err"
 	awk '{ printf "%s%c", $7, 0 }' "$T/long" >"$T/walk"
 	same_set "$T/find" "$T/walk" || die "$SWEEP_BACKEND --order=inode"
 	# Inode order inside the big directory: the inode column of its direct entries ascends.
