@@ -170,6 +170,8 @@ const struct sweep__entry_hint *sweep__walk_entry_hint(const struct sweep_entry 
 struct sweep__walk_meta_stats {
 	uint64_t dirs_prefetched, prefetch_bytes, prefetch_requests;
 	uint64_t hints_asked, hints_valid, hints_offered, dir_keys;
+	uint64_t bulkstat_inodes; /* inodes an xfs bulkstat sweep read ahead of the walk */
+	uint64_t table_bytes;     /* inode table bytes an ext4 sweep read ahead of the walk */
 	uint64_t plan_hinted;  /* files the plan placed by their hint, without opening them */
 	uint64_t plan_located; /* files the plan opened for FIEMAP */
 };

@@ -644,6 +644,58 @@ static int range_cmp(const void *a, const void *b)
 /* Prefetch requests may be larger than sweep requests: nothing is copied, the kernel splits them. */
 #define PREFETCH_MAX (8u << 20)
 
+/* The ranges of a table sweep, handed to the sweep engine a request at most at a time. */
+struct table_walk {
+	struct sweep__dev_range *r;
+	size_t n, i;
+	uint64_t at; /* bytes of r[i] already handed out */
+};
+
+static int table_next(void *ctx, struct sweep__ms_item *ret)
+{
+	struct table_walk *t = ctx;
+	while (t->i < t->n && t->at >= t->r[t->i].len) {
+		t->i++;
+		t->at = 0;
+	}
+	if (t->i == t->n)
+		return 0;
+	uint64_t left = t->r[t->i].len - t->at;
+	*ret = (struct sweep__ms_item){ .off = t->r[t->i].off + t->at, .len = left < MS_MAX_REQ ? (uint32_t)left : MS_MAX_REQ };
+	t->at += ret->len;
+	return 1;
+}
+
+static void table_item(void *ctx, const struct sweep__ms_item *it, const uint8_t *bytes)
+{
+	/* Nothing to parse: reading the blocks into the cache is the point. */
+	(void)ctx;
+	(void)it;
+	(void)bytes;
+}
+
+long sweep__metascan_read_tables(struct sweep__metascan *m)
+{
+	if (!m)
+		return -EINVAL;
+	if (!m->fs->tables || m->drop_cache)
+		return -EOPNOTSUPP;
+	struct table_walk t = { 0 };
+	int r = m->fs->tables(m, &t.r, &t.n);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < t.n; i++) /* within the device, whatever the descriptors said */
+		if (t.r[i].off >= m->dev_size)
+			t.r[i].len = 0;
+		else if (t.r[i].len > m->dev_size - t.r[i].off)
+			t.r[i].len = m->dev_size - t.r[i].off;
+	qsort(t.r, t.n, sizeof(*t.r), range_cmp);
+	uint64_t before = m->io_bytes;
+	r = sweep__ms_sweep(m, table_next, table_item, &t);
+	free(t.r);
+	return r < 0 ? r : (long)(m->io_bytes - before);
+}
+
 int sweep__metascan_prefetch(struct sweep__metascan *m, const struct sweep__dev_range *r, size_t n)
 {
 	if (!m || (n && !r))

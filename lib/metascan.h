@@ -205,6 +205,16 @@ int sweep__metascan_ranges(struct sweep__metascan *m, const uint64_t *inos, size
 int sweep__metascan_prefetch(struct sweep__metascan *m, const struct sweep__dev_range *r, size_t n);
 
 /*
+ * Read every inode table block that holds inodes in use into the block
+ * device's page cache, in one ascending sweep of large requests, and wait
+ * for it (e2fsck's pass 1 reads the same). On ext4 that cache is the
+ * filesystem's own metadata cache, so a walk of the whole filesystem then
+ * stats without reading an inode table block of its own. Bytes read, or
+ * -EOPNOTSUPP (a format without such tables: xfs), -ENOMEM.
+ */
+long sweep__metascan_read_tables(struct sweep__metascan *m);
+
+/*
  * xfs, with CAP_SYS_ADMIN: authoritative stat of inos[0..n) (ascending,
  * repeats allowed) through XFS_IOC_BULKSTAT (v5), which reads the inode
  * btree and inode clusters in inode order, in large reads, without a path
@@ -220,6 +230,15 @@ struct sweep__bstat {
 	int err;
 };
 int sweep__xfs_bulkstat(int fd, const uint64_t *inos, size_t n, struct sweep__bstat *out);
+/*
+ * Bulkstat every inode of the xfs filesystem fd is on and throw the answers
+ * away: xfs reads its inode clusters in inode order (disk order) into its
+ * own buffer cache, in a few large reads, where later stats and opens find
+ * them. The number of inodes seen, or -errno (-EPERM without
+ * CAP_SYS_ADMIN, -EOPNOTSUPP where it is not xfs).
+ */
+long sweep__xfs_bulkstat_sweep(int fd);
+
 
 /* ---- Between lib/metascan*.c and their unit tests; not for other modules. ---- */
 
@@ -350,6 +369,12 @@ struct sweep__ms_fs {
 	/* Before a scan of inos[0..n) (ascending, n > 0): refresh what may have changed. May be NULL. */
 	void (*prepare)(struct sweep__metascan *m, const uint64_t *inos, size_t n);
 	void (*scan_ops)(const void *fsdata, struct sweep__ms_scan_ops *ret);
+	/*
+	 * Every device range that holds inodes in use (ext4: the initialised
+	 * part of each group's inode table), ascending, into a malloc'ed
+	 * *ret of *ret_n. NULL where the format has no such tables to sweep.
+	 */
+	int (*tables)(struct sweep__metascan *m, struct sweep__dev_range **ret, size_t *ret_n);
 };
 extern const struct sweep__ms_fs sweep__ms_ext4, sweep__ms_xfs;
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * xfs bulkstat (XFS_IOC_BULKSTAT, the v5 call of Linux 5.3): authoritative
+ * The xfs ioctls the walk uses. bulkstat (XFS_IOC_BULKSTAT, the v5 call of Linux 5.3): authoritative
  * stat of many inodes per call, in inode order. xfs reads the inode btree
  * and whole inode clusters for it, so a tree's inodes arrive in a few large
  * reads instead of one path lookup, VFS inode and stat per file. It needs
@@ -99,7 +99,41 @@ int sweep__xfs_bulkstat(int fd, const uint64_t *inos, size_t n, struct sweep__bs
 	return r < 0 ? r : found;
 }
 
+long sweep__xfs_bulkstat_sweep(int fd)
+{
+	struct xfs_bulkstat_req *req = calloc(1, sizeof(*req) + BULK_MAX * sizeof(struct xfs_bulkstat));
+	if (!req)
+		return -ENOMEM;
+	long seen = 0;
+	int r = 0;
+	uint64_t next = 0;
+	for (;;) {
+		memset(&req->hdr, 0, sizeof(req->hdr));
+		req->hdr.ino = next;
+		req->hdr.icount = BULK_MAX;
+		if (ioctl(fd, XFS_IOC_BULKSTAT, req) < 0) {
+			r = -errno;
+			if (r == -EINVAL || r == -ENOTTY)
+				r = -EOPNOTSUPP;
+			break;
+		}
+		seen += req->hdr.ocount;
+		/* The call leaves in ino where the next one starts; no progress or a short reply is the end. */
+		if (req->hdr.ocount == 0 || req->hdr.ino <= next)
+			break;
+		next = req->hdr.ino;
+	}
+	free(req);
+	return r < 0 && seen == 0 ? r : seen;
+}
+
 #else
+
+long sweep__xfs_bulkstat_sweep(int fd)
+{
+	(void)fd;
+	return -EOPNOTSUPP;
+}
 
 int sweep__xfs_bulkstat(int fd, const uint64_t *inos, size_t n, struct sweep__bstat *out)
 {

@@ -838,6 +838,27 @@ static void ext4_scan_ops(const void *fsdata, struct sweep__ms_scan_ops *ops)
 	};
 }
 
+static int ext4_tables(struct sweep__metascan *m, struct sweep__dev_range **ret, size_t *ret_n)
+{
+	struct ext4 *e = m->fsdata;
+	/* The descriptors as ext4 has them now: inodes allocated since open count too. */
+	refresh_groups(m, e, 0, e->ngroups - 1);
+	struct sweep__dev_range *r = malloc((e->ngroups ? e->ngroups : 1) * sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	size_t n = 0;
+	for (uint32_t g = 0; g < e->ngroups; g++) {
+		const struct group *gr = &e->groups[g];
+		if (gr->why != SWEEP__HINT_OK || gr->used == 0)
+			continue;
+		uint64_t len = (uint64_t)gr->used * e->isize;
+		r[n++] = (struct sweep__dev_range){ gr->itable << e->log_bsize, (len + e->bsize - 1) & ~(uint64_t)(e->bsize - 1) };
+	}
+	*ret = r;
+	*ret_n = n;
+	return 0;
+}
+
 const struct sweep__ms_fs sweep__ms_ext4 = {
 	.name = "ext4",
 	.open = ext4_open,
@@ -845,4 +866,5 @@ const struct sweep__ms_fs sweep__ms_ext4 = {
 	.block_size = ext4_block_size,
 	.prepare = ext4_prepare,
 	.scan_ops = ext4_scan_ops,
+	.tables = ext4_tables,
 };

@@ -323,8 +323,12 @@ static int emit(struct walk *w, const struct sweep_entry *e)
  * The directory's C-SCAN key. By inode, the seed's choice: the parent's
  * stat batch has just read the inode, so what reading the directory costs
  * is its blocks. With order PHYSICAL the key is where those blocks are
- * (FIEMAP on the directory, as ext4 and xfs allow); a directory without a
- * location (inline in its inode) stays next to its parent.
+ * (FIEMAP on the directory, as ext4 allows); a directory without a
+ * location (inline in its inode) stays next to its parent. xfs has no FIEMAP
+ * for directories, and keeps inode keys: its inode numbers encode where the
+ * inode lies, and its directory blocks lie near. (Keys from xfs's own
+ * GETBMAPX were tried: on the aged 115k-file xfs image the hdd7200 model of
+ * sweep-du took 5.1 s with them against 3.6 s with inode keys.)
  */
 static uint64_t dir_key(struct walk *w, struct dnode *c, int dirfd, const char *name, uint64_t parent_key,
 			const struct frame *f, size_t li, const struct stat *st)

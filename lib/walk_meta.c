@@ -34,9 +34,13 @@
  * way; a stale but plausible one puts a file in a worse place in the sweep.
  *
  * SWEEP_METASCAN=off (or 0) in the environment, or SWEEP_WALK_NO_METASCAN,
- * turns all of it off; SWEEP_METASCAN=hdd keeps it to the HDD class.
+ * turns all of it off; SWEEP_METASCAN=hdd keeps it to the HDD class;
+ * SWEEP_METASCAN=on also reads xfs's inodes raw, which by default it does
+ * not (engine_for says why). On a disk, a walk of a whole filesystem first
+ * reads every inode in one sweep (inode_sweep).
  */
 #include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,10 +61,11 @@ struct meta_dev {
 	struct sweep__metascan *m; /* NULL: not usable on this device */
 	bool used;
 	bool prefetch; /* the engine's prefetch reaches the filesystem (ext4) */
+	bool swept; /* the inode sweep of a whole filesystem was tried (inode_sweep) */
 };
 
 struct walk_meta {
-	enum { META_ALL, META_HDD } mode;
+	enum { META_ALL, META_HDD, META_XFS } mode; /* META_XFS: META_ALL and xfs too */
 	struct meta_dev devs[META_DEVS];
 	unsigned ndevs;
 	/* Directories queued since the last prefetch (a reference each). */
@@ -95,6 +100,9 @@ void walk_meta_new(struct walk *w)
 	w->meta = calloc(1, sizeof(*w->meta));
 	if (w->meta && env && !strcasecmp(env, "hdd"))
 		w->meta->mode = META_HDD;
+	/* Asked for by name: the raw engine on xfs too (see engine_for). */
+	if (w->meta && env && (!strcasecmp(env, "on") || !strcmp(env, "1") || !strcasecmp(env, "yes")))
+		w->meta->mode = META_XFS;
 }
 
 void walk_meta_free(struct walk *w)
@@ -115,6 +123,8 @@ void walk_meta_free(struct walk *w)
 	totals.hints_valid += mt->stats.hints_valid;
 	totals.hints_offered += mt->stats.hints_offered;
 	totals.dir_keys += mt->stats.dir_keys;
+	totals.bulkstat_inodes += mt->stats.bulkstat_inodes;
+	totals.table_bytes += mt->stats.table_bytes;
 	free(mt);
 	w->meta = NULL;
 }
@@ -141,7 +151,18 @@ static struct sweep__metascan *engine_for(struct walk *w, const struct dnode *d,
 			return NULL;
 		md = &mt->devs[mt->ndevs++];
 		*md = (struct meta_dev){ .dev = d->dev };
-		bool want = mt->mode == META_ALL || (d->fs && d->fs->device_class == SWEEP_DEVICE_HDD);
+		bool want = mt->mode != META_HDD || (d->fs && d->fs->device_class == SWEEP_DEVICE_HDD);
+		/*
+		 * Not on xfs unless asked for: xfs reads its metadata through its own
+		 * buffer cache, so every inode the engine reads is read again by the
+		 * filesystem (and the engine's reads bridge the holes of sparse inode
+		 * chunks). Aged 115k-file xfs image, hdd7200 model of the block trace:
+		 * sweep-du 31.2 s with the engine against 12.8 s without (GNU du
+		 * 25.1 s), sweep-plan --read 1.91x the bound against 1.36x. On xfs the
+		 * inode sweep is bulkstat's (inode_sweep).
+		 */
+		if (d->fs && strcmp(d->fs->fs_name, "xfs") == 0 && mt->mode != META_XFS)
+			want = false;
 		if (want && fd >= 0 && sweep__metascan_open(fd, 0, &md->m) == 0)
 			md->prefetch = strcmp(sweep__metascan_fstype(md->m), "ext4") == 0;
 	}
@@ -219,6 +240,55 @@ void walk_meta_before_read(struct walk *w, struct dnode *d)
 	d->prefetched = true;
 }
 
+/* ---- a whole filesystem: every inode in one sweep ---- */
+
+/* Whether fd is the root directory of a mount. */
+static bool mount_root(int fd)
+{
+	struct statx stx;
+	return statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, 0, &stx) == 0 &&
+	       (stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) && (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT);
+}
+
+/*
+ * On a disk, when the walk is about to read the root directory of a
+ * filesystem (so it will visit all of it), every inode in use is read first
+ * in one ascending sweep of large requests, as e2fsck's first pass does, so
+ * that the walk's stats (and the reader's opens) find them cached instead of
+ * reading inode blocks one by one between directory blocks:
+ *  - ext4: the engine reads the initialised part of every inode table into
+ *    the block device's page cache, ext4's own metadata cache;
+ *  - xfs (CAP_SYS_ADMIN): bulkstat of every inode, which reads the inode
+ *    clusters in inode order (disk order) into xfs's buffer cache; the
+ *    answers are thrown away, the walk still stats by name.
+ * What callers see is unchanged. Aged 115k-file images, hdd7200 model of the
+ * block trace: sweep-du on ext4 2.2 -> 1.3 s (GNU du 10.5 s), on xfs 12.8 ->
+ * 3.6 s (GNU du 25.1 s); sweep-plan --read 1.26x -> 1.25x the sequential
+ * bound on both. A subtree is not swept: the filesystem's other inodes
+ * could be many more than the tree's.
+ */
+static void inode_sweep(struct walk *w, const struct frame *f)
+{
+	struct walk_meta *mt = w->meta;
+	const struct dnode *d = f->dir;
+	struct meta_dev *md = dev_find(mt, d->dev);
+
+	if (!md || md->swept || !d->fs || d->fs->device_class != SWEEP_DEVICE_HDD)
+		return;
+	md->swept = true;
+	if (!mount_root(f->fd))
+		return;
+	if (md->m) {
+		long n = sweep__metascan_read_tables(md->m);
+		if (n > 0)
+			mt->stats.table_bytes += (uint64_t)n;
+	} else if (strcmp(d->fs->fs_name, "xfs") == 0) {
+		long n = sweep__xfs_bulkstat_sweep(f->fd);
+		if (n > 0)
+			mt->stats.bulkstat_inodes += (uint64_t)n;
+	}
+}
+
 /* ---- inode hints ---- */
 
 void walk_meta_frame(struct walk *w, struct frame *f)
@@ -228,6 +298,7 @@ void walk_meta_frame(struct walk *w, struct frame *f)
 	if (!w->meta || !w->cscan)
 		return; /* depth-first listings are not in inode order */
 	f->ms = engine_for(w, f->dir, f->fd, NULL);
+	inode_sweep(w, f);
 }
 
 /* Hints for the listing's entries [i, i + HINT_SLICE), in one sweep (the listing is in inode order). */

@@ -6,7 +6,7 @@
  * the process's metascan counts (walk_meta.c), so a test can tell which way
  * the plan went (raw hints or open + FIEMAP):
  *
- *   meta: plan_hinted=N plan_located=N hints_valid=N dirs_prefetched=N dir_keys=N
+ *   meta: plan_hinted=N plan_located=N hints_valid=N dirs_prefetched=N dir_keys=N table_bytes=N bulkstat_inodes=N
  *
  *   plan-hints [--no-stat] [--read] DIR...
  *
@@ -112,8 +112,9 @@ int main(int argc, char **argv)
 	sweep__walk_meta_totals(&s);
 	fprintf(stderr,
 		"meta: plan_hinted=%" PRIu64 " plan_located=%" PRIu64 " hints_valid=%" PRIu64 " dirs_prefetched=%" PRIu64
-		" prefetch_bytes=%" PRIu64 " dir_keys=%" PRIu64 "\n",
-		s.plan_hinted, s.plan_located, s.hints_valid, s.dirs_prefetched, s.prefetch_bytes, s.dir_keys);
+		" prefetch_bytes=%" PRIu64 " dir_keys=%" PRIu64 " table_bytes=%" PRIu64 " bulkstat_inodes=%" PRIu64 "\n",
+		s.plan_hinted, s.plan_located, s.hints_valid, s.dirs_prefetched, s.prefetch_bytes, s.dir_keys,
+		s.table_bytes, s.bulkstat_inodes);
 	sweep_plan_free(c.plan);
 	return c.errors ? 1 : 0;
 }

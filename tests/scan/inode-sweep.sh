@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# A walk of a whole filesystem on a disk reads every inode in use first, in
+# one sweep (lib/walk_meta.c, inode_sweep): ext4's inode tables through the
+# block device, xfs's inode clusters by bulkstat. On an ext4 and an xfs loop
+# image holding a file of every mapping class (populate.py), HDD class:
+#  - walking the mount root sweeps (the counts say so), a subtree does not;
+#  - the sweep changes nothing a tool outputs: sweep-plan's plan, sweep-du -a
+#    (also = GNU du -a) and sweep-tar's archive listing are the same with it,
+#    with SWEEP_METASCAN=off (no sweep) and as uid 65534 (bulkstat and the
+#    device refused: the fallback);
+#  - the tools do make the sweep's calls (strace: XFS_IOC_BULKSTAT on xfs,
+#    the block device opened on ext4).
+# Needs root and loop devices; skips (77) without them.
+set -u
+. "${TESTS_DIR:?}/common/lib.sh"
+. "$TESTS_DIR/common/loopfs.sh"
+loopfs_require ext4 xfs
+PH=${BUILD_ROOT:?}/tests/scan/plan-hints
+U=$BUILD_ROOT/utils
+W=$LOOPFS_WORK
+chmod 755 "$W" # uid 65534 must reach the mount points
+export SWEEP_DEVICE=hdd # the sweep is for disks; loop devices may probe as SSD
+unset SWEEP_METASCAN
+
+meta() { sed -n 's/.*\b'"$2"'=\([0-9]*\).*/\1/p' "$1"; } # meta FILE KEY: a count from plan-hints' stderr
+nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+
+check_fs() { # check_fs FSTYPE COUNT-KEY
+	local fs=$1 key=$2 mnt
+	mnt=$(loopfs_new "$fs" 320M) || die "$fs: cannot make the filesystem"
+	python3 "$TESTS_DIR/scan/populate.py" "$mnt/t" 4096 || die "$fs: populate failed"
+	mkdir -p "$mnt/u/v" && echo data >"$mnt/u/v/w"
+	chmod -R a+rX "$mnt"
+	sync
+	# xfs writes inodes home lazily; nothing here depends on it, but keep the device current
+	[ "$fs" = xfs ] && { xfs_freeze -f "$mnt" && xfs_freeze -u "$mnt"; }
+
+	"$PH" "$mnt" >"$W/$fs.plan" 2>"$W/$fs.plan.err" || die "$fs: plan-hints failed: $(tail -2 "$W/$fs.plan.err")"
+	[ "$(meta "$W/$fs.plan.err" "$key")" -gt 0 ] || die "$fs: no inode sweep at the mount root: $(tail -1 "$W/$fs.plan.err")"
+	"$PH" "$mnt/t" >/dev/null 2>"$W/$fs.sub.err" || die "$fs: plan-hints of a subtree failed"
+	[ "$(meta "$W/$fs.sub.err" "$key")" = 0 ] || die "$fs: a subtree was swept: $(tail -1 "$W/$fs.sub.err")"
+	SWEEP_METASCAN=off "$PH" "$mnt" >"$W/$fs.plan.off" 2>"$W/$fs.plan.off.err" || die "$fs: plan-hints (off) failed"
+	[ "$(meta "$W/$fs.plan.off.err" "$key")" = 0 ] || die "$fs: SWEEP_METASCAN=off still swept"
+	cmp -s "$W/$fs.plan" "$W/$fs.plan.off" || { diff "$W/$fs.plan" "$W/$fs.plan.off" | head -5 >&2; die "$fs: the plan differs with the sweep"; }
+
+	local how
+	for how in sweep off nobody; do
+		local pre=(env) o=$W/$fs.$how
+		[ $how = off ] && pre=(env SWEEP_METASCAN=off)
+		[ $how = nobody ] && pre=(nobody env)
+		"${pre[@]}" "$U/sweep-plan" -o physical --no-compare "$mnt" >"$o.splan" 2>"$o.err" || die "$fs $how: sweep-plan failed: $(tail -2 "$o.err")"
+		"${pre[@]}" "$U/sweep-du" -a "$mnt" >"$o.du" 2>"$o.err" || die "$fs $how: sweep-du failed: $(tail -2 "$o.err")"
+		"${pre[@]}" "$U/sweep-tar" -cf - -C "$mnt" . 2>"$o.err" | tar -tvf - --full-time >"$o.tar" ||
+			die "$fs $how: sweep-tar | tar -t failed: $(tail -2 "$o.err")"
+		[ -s "$o.tar" ] || die "$fs $how: empty archive"
+	done
+	local f
+	for f in splan du tar; do
+		[ $f = tar ] && { sort "$W/$fs.sweep.tar" >"$W/$fs.sweep.tar.s"; } # member order follows disk order
+		for how in off nobody; do
+			local a=$W/$fs.sweep.$f b=$W/$fs.$how.$f
+			if [ $f = tar ]; then sort "$b" >"$b.s"; a=$a.s; b=$b.s; fi
+			cmp -s "$a" "$b" || { diff "$a" "$b" | head -5 >&2; die "$fs: $f output with the sweep differs from $how"; }
+		done
+	done
+	du -a "$mnt" >"$W/$fs.gnu.du"
+	cmp -s "$W/$fs.gnu.du" "$W/$fs.sweep.du" || { diff "$W/$fs.gnu.du" "$W/$fs.sweep.du" | head -5 >&2; die "$fs: sweep-du -a is not du -a"; }
+
+	# The tool itself sweeps (not only the test program).
+	strace -f -e trace=ioctl,openat -o "$W/$fs.strace" "$U/sweep-du" -s "$mnt" >/dev/null 2>&1 || die "$fs: strace sweep-du failed"
+	if [ "$fs" = xfs ]; then
+		grep -q 'XFS_IOC_BULKSTAT\|_IOC(_IOC_READ, 0x58, 0x7f' "$W/$fs.strace" || die "xfs: sweep-du made no bulkstat call"
+	else
+		grep -q "openat(.*\"$(loopfs_dev "$mnt")\"" "$W/$fs.strace" || die "ext4: sweep-du did not open the block device"
+	fi
+	ok "$fs: swept at the root ($key=$(meta "$W/$fs.plan.err" "$key")), same output with, without and as uid 65534"
+}
+
+check_fs ext4 table_bytes
+check_fs xfs bulkstat_inodes
+finish
