@@ -232,10 +232,8 @@ static void write_failed(uint64_t tag, int err, void *ctx)
 {
 	struct sweep_copy *c = ctx;
 
-	if (tag < c->nq && !c->q[tag].err) {
-		c->q[tag].err = err;
-		c->q[tag].err_op = SWEEP_COPY_OP_WRITE;
-	}
+	if (tag < c->nq)
+		copy_write_failed(c, tag, err);
 }
 
 SWEEP_EXPORT int sweep_copy_new(const struct sweep_copy_opts *opts, struct sweep_copy **ret)
@@ -274,8 +272,8 @@ SWEEP_EXPORT int sweep_copy_new(const struct sweep_copy_opts *opts, struct sweep
 	struct sweep_batch_opts bo = {
 		.size = sizeof(bo),
 		.order = c->o.order,
-		.max_files = c->o.batch_files ? c->o.batch_files : COPY_DEFAULT_BATCH,
-		.max_bytes = c->o.batch_bytes,
+		.max_files = c->o.batch_files ? c->o.batch_files : SIZE_MAX,
+		.max_bytes = copy_batch_bytes(c),
 		.backend = c->o.backend,
 		.queue_depth = c->o.queue_depth,
 		.read_flags = (c->o.sparse == SWEEP_COPY_SPARSE_NEVER ? 0 : SWEEP_READ_SPARSE) | SWEEP_READ_NOATIME,

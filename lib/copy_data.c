@@ -64,39 +64,71 @@ int copy_put_in_place(struct sweep_copy *c, int dirfd, const char *tmp, const ch
 
 /* ---- the queue ---- */
 
-static void item_fail(struct qitem *it, enum sweep_copy_op op, int err)
+static void item_fail(struct qactive *a, enum sweep_copy_op op, int err)
 {
-	if (!it->err) {
-		it->err = err;
-		it->err_op = op;
+	if (!a->err) {
+		a->err = err;
+		a->err_op = op;
 	}
 }
 
 /* Close the copy; a named temporary (ours, made this run) is removed. */
-static void item_drop_temp(struct qitem *it)
+static void item_drop_temp(struct qactive *a)
 {
-	if (it->tmpfd >= 0)
-		close(it->tmpfd);
-	it->tmpfd = -1;
-	if (it->tmpname && it->dirfd >= 0)
-		unlinkat(it->dirfd, it->tmpname, 0);
-	free(it->tmpname);
-	it->tmpname = NULL;
-	if (it->dirfd >= 0)
-		close(it->dirfd);
-	it->dirfd = -1;
+	if (a->tmpfd >= 0)
+		close(a->tmpfd);
+	a->tmpfd = -1;
+	if (a->tmpname && a->dirfd >= 0)
+		unlinkat(a->dirfd, a->tmpname, 0);
+	free(a->tmpname);
+	a->tmpname = NULL;
+	if (a->dirfd >= 0)
+		close(a->dirfd);
+	a->dirfd = -1;
+}
+
+/* Start copying it (nothing held yet). */
+static struct qactive *active_start(struct qactive *a, struct qitem *it)
+{
+	memset(a, 0, sizeof(*a));
+	a->it = it;
+	a->tmpfd = a->dirfd = -1;
+	return a;
+}
+
+/* The file being copied, for the reader's callback on queue entry idx. */
+static struct qactive *active_for(struct sweep_copy *c, size_t idx)
+{
+	/* begin() is not called for a file that could not be opened: end() starts it then. */
+	return c->act.it == &c->q[idx] ? &c->act : active_start(&c->act, &c->q[idx]);
+}
+
+/* Whatever the file being copied still holds is let go. */
+static void active_drop(struct sweep_copy *c)
+{
+	if (c->act.it)
+		item_drop_temp(&c->act);
+	c->act.it = NULL;
+}
+
+void copy_write_failed(struct sweep_copy *c, uint64_t idx, int err)
+{
+	/* The writes are drained at the end of each file: a failed one is the current file's. */
+	if (c->act.it && c->act.it == &c->q[idx])
+		item_fail(&c->act, SWEEP_COPY_OP_WRITE, err);
 }
 
 void copy_queue_free(struct sweep_copy *c)
 {
+	active_drop(c);
 	for (size_t i = 0; i < c->nq; i++) {
-		item_drop_temp(&c->q[i]);
 		free(c->q[i].src);
 		free(c->q[i].place);
 	}
 	free(c->q);
 	c->q = NULL;
 	c->nq = c->capq = 0;
+	c->qbytes = 0;
 }
 
 int copy_enqueue(struct sweep_copy *c, const struct src_ref *s, const char *dst, const char *place,
@@ -110,7 +142,6 @@ int copy_enqueue(struct sweep_copy *c, const struct src_ref *s, const char *dst,
 		return copy_report(c, SWEEP_COPY_OP_OPEN_SRC, -ENOMEM, s->path, dst_show(c, dst), cookie);
 	it = &c->q[c->nq];
 	memset(it, 0, sizeof(*it));
-	it->tmpfd = it->dirfd = -1;
 	if (!(it->src = malloc(ls + ld)) || (place && !(it->place = strdup(place)))) {
 		free(it->src);
 		return copy_report(c, SWEEP_COPY_OP_OPEN_SRC, -ENOMEM, s->path, dst_show(c, dst), cookie);
@@ -118,7 +149,6 @@ int copy_enqueue(struct sweep_copy *c, const struct src_ref *s, const char *dst,
 	memcpy(it->src, s->path, ls);
 	it->dst = it->src + ls;
 	memcpy(it->dst, dst, ld);
-	it->st = *s->st;
 	it->cookie = cookie;
 	it->ln = ln;
 	it->existed = dst_st != NULL;
@@ -128,6 +158,7 @@ int copy_enqueue(struct sweep_copy *c, const struct src_ref *s, const char *dst,
 
 	/* Counted first: a full batch is read inside the add, and its callbacks find the item by index. */
 	size_t idx = c->nq++;
+	c->qbytes += sizeof(*it) + ls + ld + (place ? strlen(place) + 1 : 0);
 	if (c->o.on_plan)
 		c->o.on_plan(1, s->st->size, c->o.ctx);
 	if (s->walked)
@@ -145,6 +176,12 @@ int copy_enqueue(struct sweep_copy *c, const struct src_ref *s, const char *dst,
 	}
 	if (rc < 0 && !c->stop)
 		c->stop = rc;
+	/* The queue is bounded like the plan: a batch also ends when the queue holds its share of memory. */
+	if (rc >= 0 && c->nq > 0 && c->qbytes >= copy_batch_bytes(c) && !copy_stopped(c)) {
+		rc = sweep_batch_flush(c->batch);
+		if (rc < 0 && !c->stop)
+			c->stop = rc;
+	}
 	return copy_stopped(c);
 }
 
@@ -171,7 +208,7 @@ static bool tmpfile_unsupported(int err)
 }
 
 /* The copy's file: unnamed (O_TMPFILE) where the filesystem allows it, else a fresh name. */
-static int make_copy(struct sweep_copy *c, struct qitem *it)
+static int make_copy(struct sweep_copy *c, struct qactive *it)
 {
 	char tmp[32];
 
@@ -207,12 +244,12 @@ static int make_copy(struct sweep_copy *c, struct qitem *it)
  * Put the finished copy onto its name. Its directory is looked up again and
  * must still be the one the copy was made in.
  */
-static int commit(struct sweep_copy *c, struct qitem *it)
+static int commit(struct sweep_copy *c, struct qactive *it)
 {
 	const char *name;
 	struct stat now;
 	char tmp[32];
-	int dfd = item_dir(c, it, &name), rc;
+	int dfd = item_dir(c, it->it, &name), rc;
 
 	if (dfd < 0)
 		return dfd;
@@ -298,7 +335,7 @@ static bool cfr_unsupported(int err)
  * this pair and nothing was copied (the caller reads instead), 0 when done,
  * -errno on failure (item marked).
  */
-static int range_copy(struct sweep_copy *c, struct qitem *it, const struct sweep_file *f)
+static int range_copy(struct sweep_copy *c, struct qactive *it, const struct sweep_file *f)
 {
 	struct sweep_extent whole = { .logical = 0, .length = it->size };
 	const struct sweep_extent *map = f->data_map ? f->data_map : &whole;
@@ -338,13 +375,13 @@ static int range_copy(struct sweep_copy *c, struct qitem *it, const struct sweep
 static int rd_begin(const struct sweep_file *f, void *ctx)
 {
 	struct sweep_copy *c = ctx;
-	struct qitem *it = &c->q[f->entry->cookie];
+	struct qactive *it = active_for(c, f->entry->cookie);
 	int rc;
 
-	if (copy_step(c, SWEEP_COPY_STEP_OPENED, it->src, dst_show(c, it->dst), it->cookie) < 0)
+	if (copy_step(c, SWEEP_COPY_STEP_OPENED, it->it->src, dst_show(c, it->it->dst), it->it->cookie) < 0)
 		return c->stop;
 	it->size = f->st.size;
-	it->dirfd = item_dir(c, it, &it->name);
+	it->dirfd = item_dir(c, it->it, &it->name);
 	rc = it->dirfd < 0 ? it->dirfd : fstat(it->dirfd, &it->dir_st) < 0 ? -errno : make_copy(c, it);
 	if (rc < 0) {
 		item_fail(it, SWEEP_COPY_OP_CREATE, rc);
@@ -404,7 +441,7 @@ static int rd_begin(const struct sweep_file *f, void *ctx)
 static int rd_data(const struct sweep_file *f, uint64_t off, const void *buf, size_t len, void *ctx)
 {
 	struct sweep_copy *c = ctx;
-	struct qitem *it = &c->q[f->entry->cookie];
+	struct qactive *it = active_for(c, f->entry->cookie);
 
 	if (copy_stopped(c))
 		return c->stop;
@@ -424,22 +461,24 @@ static int rd_data(const struct sweep_file *f, uint64_t off, const void *buf, si
 }
 
 /* Everything after the data: size, metadata (of what was read), durability, then the name. */
-static void finish_file(struct sweep_copy *c, struct qitem *it, const struct sweep_file *f)
+static void finish_file(struct sweep_copy *c, struct qactive *it, const struct sweep_file *f)
 {
+	const struct qitem *q = it->it;
+
 	if (it->how != SWEEP_COPY_HOW_CLONE && ftruncate(it->tmpfd, (off_t)it->size) < 0) {
 		item_fail(it, SWEEP_COPY_OP_WRITE, -errno);
 		return;
 	}
-	if (!(c->o.preserve & SWEEP_PRESERVE_MODE) && fchmod(it->tmpfd, (mode_t)it->mode) < 0)
-		copy_report(c, SWEEP_COPY_OP_META, -errno, it->src, dst_show(c, it->dst), it->cookie);
+	if (!(c->o.preserve & SWEEP_PRESERVE_MODE) && fchmod(it->tmpfd, (mode_t)q->mode) < 0)
+		copy_report(c, SWEEP_COPY_OP_META, -errno, q->src, dst_show(c, q->dst), q->cookie);
 	/* The owner, mode and times of the file that was read, not of what the walk saw. */
 	struct meta_ref ms = { .fd = f->fd }, md = { .fd = it->tmpfd };
-	copy_apply_meta(c, &ms, &md, &f->st, c->o.preserve, it->src, dst_show(c, it->dst), it->cookie);
+	copy_apply_meta(c, &ms, &md, &f->st, c->o.preserve, q->src, dst_show(c, q->dst), q->cookie);
 	if ((c->o.flags & SWEEP_COPY_FSYNC) && fsync(it->tmpfd) < 0) {
 		item_fail(it, SWEEP_COPY_OP_WRITE, -errno);
 		return;
 	}
-	if (copy_step(c, SWEEP_COPY_STEP_WRITTEN, it->src, dst_show(c, it->dst), it->cookie) < 0) {
+	if (copy_step(c, SWEEP_COPY_STEP_WRITTEN, q->src, dst_show(c, q->dst), q->cookie) < 0) {
 		item_fail(it, SWEEP_COPY_OP_WRITE, c->stop);
 		return;
 	}
@@ -463,8 +502,8 @@ static void finish_file(struct sweep_copy *c, struct qitem *it, const struct swe
 static int rd_end(const struct sweep_file *f, int status, void *ctx)
 {
 	struct sweep_copy *c = ctx;
-	struct qitem *it = &c->q[f->entry->cookie];
-	struct sweep_stat st;
+	struct qactive *it = active_for(c, f->entry->cookie);
+	const struct qitem *q = it->it;
 
 	/* The data is written (or failed) before the file is sized, completed and named. */
 	int wrc = sweep__writer_drain(c->writer);
@@ -488,18 +527,19 @@ static int rd_end(const struct sweep_file *f, int status, void *ctx)
 	}
 	c->stats.bytes += it->bytes;
 	item_drop_temp(it);
-	st = f->fd >= 0 ? f->st : it->st;
 	if (it->err) {
-		copy_report(c, it->err_op, it->err, it->src, dst_show(c, it->dst), it->cookie);
-		if (it->ln)
-			link_settle(c, it->ln, false, it->err_op, it->err);
+		copy_report(c, it->err_op, it->err, q->src, dst_show(c, q->dst), q->cookie);
+		if (q->ln)
+			link_settle(c, q->ln, false, it->err_op, it->err);
 	} else if (!copy_stopped(c)) {
 		if (status > 0)
-			copy_report(c, SWEEP_COPY_OP_CHANGED, 0, it->src, dst_show(c, it->dst), it->cookie);
-		copy_done(c, it->src, dst_show(c, it->dst), &st, it->how, it->bytes, it->cookie, it->existed);
-		if (it->ln)
-			link_settle(c, it->ln, true, 0, 0);
+			copy_report(c, SWEEP_COPY_OP_CHANGED, 0, q->src, dst_show(c, q->dst), q->cookie);
+		/* Done: the file was opened, and what was copied is what it said (f->st). */
+		copy_done(c, q->src, dst_show(c, q->dst), &f->st, it->how, it->bytes, q->cookie, q->existed);
+		if (q->ln)
+			link_settle(c, q->ln, true, 0, 0);
 	}
+	c->act.it = NULL;
 	return copy_stopped(c) ? c->stop : 0;
 }
 
@@ -513,15 +553,16 @@ const struct sweep_read_ops copy_read_ops = {
 /* Files a batch could not reach (the run stopped), and every item once its batch is read: nothing of theirs stays. */
 static void queue_drop(struct sweep_copy *c)
 {
+	active_drop(c);
 	for (size_t i = 0; i < c->nq; i++) {
 		struct qitem *it = &c->q[i];
-		item_drop_temp(it);
 		if (it->ln && it->ln->state == LN_PENDING)
 			link_settle(c, it->ln, false, SWEEP_COPY_OP_READ, -ECANCELED);
 		free(it->src);
 		free(it->place);
 	}
 	c->nq = 0;
+	c->qbytes = 0;
 }
 
 int copy_on_batch(const struct sweep_plan *p, void *ctx)
@@ -563,27 +604,29 @@ SWEEP_EXPORT int sweep_copy_flush(struct sweep_copy *c)
  */
 int copy_stream(struct sweep_copy *c, const char *src, const struct sweep_stat *st, const char *dst)
 {
-	struct qitem it = { .src = (char *)src, .dst = (char *)dst, .tmpfd = -1, .st = *st };
+	struct qitem q = { .src = (char *)src, .dst = (char *)dst };
+	struct qactive it;
 	struct stat dst_st, in_st;
 	struct sweep_stat rst;
 	char *buf = NULL;
 	int in, rc;
 
+	active_start(&it, &q);
 	it.dirfd = dest_dir(c, dst, &it.name);
 	if (it.dirfd < 0)
 		return copy_report(c, SWEEP_COPY_OP_CREATE, it.dirfd, src, dst_show(c, dst), 0);
-	it.existed = fstatat(it.dirfd, it.name, &dst_st, AT_SYMLINK_NOFOLLOW) == 0;
-	if (it.existed && S_ISDIR(dst_st.st_mode)) {
+	q.existed = fstatat(it.dirfd, it.name, &dst_st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (q.existed && S_ISDIR(dst_st.st_mode)) {
 		close(it.dirfd);
 		return copy_report(c, SWEEP_COPY_OP_OVERWRITE_DIR, 0, src, dst_show(c, dst), 0);
 	}
-	if (it.existed && (c->o.flags & SWEEP_COPY_NO_CLOBBER)) {
+	if (q.existed && (c->o.flags & SWEEP_COPY_NO_CLOBBER)) {
 		close(it.dirfd);
 		copy_done(c, src, dst_show(c, dst), st, SWEEP_COPY_HOW_SKIPPED, 0, 0, true);
 		return 0;
 	}
-	it.keep_mode = it.existed && S_ISREG(dst_st.st_mode);
-	it.mode = it.keep_mode ? (uint32_t)(dst_st.st_mode & 07777) : (uint32_t)(st->mode & 0777 & ~c->umask);
+	q.keep_mode = q.existed && S_ISREG(dst_st.st_mode);
+	q.mode = q.keep_mode ? (uint32_t)(dst_st.st_mode & 07777) : (uint32_t)(st->mode & 0777 & ~c->umask);
 	in = open(src, O_RDONLY | O_NOCTTY | O_CLOEXEC);
 	if (in < 0) {
 		rc = -errno;
@@ -630,6 +673,6 @@ int copy_stream(struct sweep_copy *c, const char *src, const struct sweep_stat *
 		return copy_report(c, it.err_op, it.err, src, dst_show(c, dst), 0);
 	c->stats.bytes += it.bytes;
 	sweep_stat_from_stat(&rst, &in_st);
-	copy_done(c, src, dst_show(c, dst), &rst, SWEEP_COPY_HOW_DATA, it.bytes, 0, it.existed);
+	copy_done(c, src, dst_show(c, dst), &rst, SWEEP_COPY_HOW_DATA, it.bytes, 0, q.existed);
 	return 0;
 }

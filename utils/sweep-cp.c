@@ -84,7 +84,7 @@ static void usage(void)
 	       "  -x, --one-file-system        stay on this file system\n"
 	       "      --fsync                  flush each file to disk before renaming it into place\n"
 	       "      --order=ORDER            read order: auto, physical, inode, name, none\n"
-	       "      --batch=N                files per physical sweep (default 4096)\n"
+	       "      --batch=N                files per physical sweep (default: as many as 32 MiB holds)\n"
 	       "      --writes=HOW             write the data with: auto (default), uring, pwrite\n"
 	       "      --progress               show progress on a terminal\n"
 	       "      --stats                  print how the files were copied, on stderr, at the end\n"

@@ -167,8 +167,8 @@ struct sweep_copy_opts {
 	enum sweep_copy_writes writes;
 	enum sweep_order order;           /* source read order, AUTO = the filesystem's policy */
 	enum sweep_backend backend;
-	size_t batch_files;               /* files per sweep, 0 = 4096 */
-	size_t batch_bytes;               /* plan memory per sweep, 0 = no bound */
+	size_t batch_files;               /* files per sweep, 0 = no bound */
+	size_t batch_bytes;               /* plan (and queue) memory per sweep, 0 = 32 MiB */
 	unsigned queue_depth;             /* reader queue depth, 0 = from the device */
 	/* <0 from a callback stops the run; the engine then returns that value. All optional. */
 	int (*on_error)(const struct sweep_copy_error *err, void *ctx);

@@ -118,7 +118,7 @@ class CopyError(OSError):
 
 def copy(src, dst, *, into=False, recursive=True, preserve=("mode", "times"), dereference="never",
          hard_links=False, overwrite="always", reflink="auto", sparse="auto", one_file_system=False, fsync=False,
-         order="auto", batch=4096, backend="auto"):
+         order="auto", batch=None, backend="auto"):
     """Copy src to dst, reading the sources in physical order and writing the copies in that order.
 
     src: a path (str, bytes or os.PathLike), or a list of them. One path: dst is the name of the copy (as
@@ -131,7 +131,8 @@ def copy(src, dst, *, into=False, recursive=True, preserve=("mode", "times"), de
     or "all", or () for none. dereference: "never" (symlinks copied as symlinks), "always" (cp -L),
     "roots" (only a symlink named as src, cp -H). hard_links: keep hard links. overwrite: "always"
     (replace atomically), "never", "update" (only with an older one). reflink, sparse: "auto", "always",
-    "never". one_file_system: stay on src's filesystem. fsync: each file before it is put in place.
+    "never". one_file_system: stay on src's filesystem. fsync: each file before it is put in place. batch:
+    files per sweep of the source (None: as many as 32 MiB of plan holds).
 
     Returns CopyStats. Errors do not stop the copy (as with cp); at the end they are raised together as
     CopyError (an OSError) holding every CopyProblem. Nothing is printed.
@@ -265,7 +266,7 @@ def _copy_opts(*, into, recursive, preserve, dereference, hard_links, overwrite,
         reflink=_options.choice(reflink, "reflink", _lib.COPY_REFLINK),
         sparse=_options.choice(sparse, "sparse", _lib.COPY_SPARSE),
         order=_options.order_value(order, "order"), backend=_options.backend_value(backend),
-        batch_files=_options.need_int(batch, "batch", 1, 1 << 30))
+        batch_files=0 if batch is None else _options.need_int(batch, "batch", 1, 1 << 30))
 
 
 def _base_name(p):

@@ -170,12 +170,15 @@ static int teardown(void **state)
 	return 0;
 }
 
-static struct sweep_copy *engine(struct log *l, unsigned flags, unsigned preserve, volatile sig_atomic_t *cancel)
+/* An engine copying into dst/, with the test's callbacks; batch_bytes as sweep_copy_opts has it. */
+static struct sweep_copy *engine_batched(struct log *l, unsigned flags, unsigned preserve,
+					 volatile sig_atomic_t *cancel, size_t batch_bytes)
 {
 	struct sweep_copy_opts o = {
 		.size = sizeof(o),
 		.flags = flags,
 		.preserve = preserve,
+		.batch_bytes = batch_bytes,
 		.on_error = on_error,
 		.on_done = on_done,
 		.on_plan = on_plan,
@@ -190,6 +193,11 @@ static struct sweep_copy *engine(struct log *l, unsigned flags, unsigned preserv
 	snprintf(dst, sizeof(dst), "%s/dst", base);
 	assert_int_equal(sweep_copy_set_dest(c, AT_FDCWD, dst, NULL), 0);
 	return c;
+}
+
+static struct sweep_copy *engine(struct log *l, unsigned flags, unsigned preserve, volatile sig_atomic_t *cancel)
+{
+	return engine_batched(l, flags, preserve, cancel, 0);
 }
 
 static int copy_tree(struct log *l, unsigned flags, unsigned preserve, const char *to)
@@ -233,6 +241,46 @@ static void test_tree_types_and_contents(void **state)
 	assert_int_equal(lst("dst/t/a", &s1), 0);
 	assert_int_equal(lst("dst/t/sub/a2", &s2), 0);
 	assert_int_not_equal(s1.st_ino, s2.st_ino);
+}
+
+/* Copy src/ to dst/NAME with a batch bound of batch_bytes (0: the default); the engine's stats. */
+static void copy_batched(struct log *l, size_t batch_bytes, const char *name, struct sweep_copy_stats *st)
+{
+	struct sweep_copy *c = engine_batched(l, SWEEP_COPY_RECURSIVE, 0, NULL, batch_bytes);
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/src", base);
+	assert_int_equal(sweep_copy_tree(c, p, name), 0);
+	assert_int_equal(sweep_copy_finish(c), 0);
+	st->size = sizeof(*st);
+	assert_int_equal(sweep_copy_stats(c, st), 0);
+	sweep_copy_free(c);
+}
+
+/*
+ * A batch is bounded by memory, not by a count of files: 5,000 files go in
+ * one sweep by default (4,096 used to be the bound), and a small batch_bytes
+ * splits them (the queue's own memory ends a batch too), every file copied.
+ */
+static void test_batches_by_memory(void **state)
+{
+	struct sweep_copy_stats st;
+	struct log l = { 0 };
+
+	(void)state;
+	sh("cd %s/src && mkdir many && for i in $(seq 5000); do echo \"file $i\" > many/f$i; done", base);
+	copy_batched(&l, 0, "one", &st);
+	assert_int_equal(l.errors, 0);
+	assert_int_equal(st.files, 5004);
+	assert_int_equal(st.batches, 1);
+	struct log l2 = { 0 };
+	copy_batched(&l2, 64 << 10, "split", &st);
+	assert_int_equal(l2.errors, 0);
+	assert_int_equal(st.files, 5004);
+	assert_true(st.batches >= 4);
+	assert_string_equal(slurp("dst/split/many/f1"), "file 1\n");
+	assert_string_equal(slurp("dst/split/many/f4999"), "file 4999\n");
+	assert_string_equal(slurp("dst/one/many/f5000"), "file 5000\n");
 }
 
 static void test_preserve_and_links(void **state)
@@ -372,6 +420,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_tree_types_and_contents, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_batches_by_memory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_preserve_and_links, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replace_atomic_and_no_clobber, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_planted_symlink, setup, teardown),
