@@ -646,22 +646,48 @@ static int range_cmp(const void *a, const void *b)
 
 /* The ranges of a table sweep, handed to the sweep engine a request at most at a time. */
 struct table_walk {
-	struct sweep__dev_range *r;
+	struct sweep__ms_table *r;
 	size_t n, i;
 	uint64_t at; /* bytes of r[i] already handed out */
 };
 
+static int table_cmp(const void *a, const void *b)
+{
+	const struct sweep__ms_table *x = a, *y = b;
+	return x->dev.off < y->dev.off ? -1 : x->dev.off > y->dev.off;
+}
+
+/* The format's table runs, within the device, sorted by where they lie. */
+static int tables_of(struct sweep__metascan *m, struct sweep__ms_table **ret, size_t *ret_n)
+{
+	if (!m->fs->tables || m->drop_cache)
+		return -EOPNOTSUPP;
+	int r = m->fs->tables(m, ret, ret_n);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < *ret_n; i++) { /* within the device, whatever the descriptors said */
+		struct sweep__dev_range *d = &(*ret)[i].dev;
+		if (d->off >= m->dev_size)
+			d->len = 0;
+		else if (d->len > m->dev_size - d->off)
+			d->len = m->dev_size - d->off;
+	}
+	qsort(*ret, *ret_n, sizeof(**ret), table_cmp);
+	return 0;
+}
+
 static int table_next(void *ctx, struct sweep__ms_item *ret)
 {
 	struct table_walk *t = ctx;
-	while (t->i < t->n && t->at >= t->r[t->i].len) {
+	while (t->i < t->n && t->at >= t->r[t->i].dev.len) {
 		t->i++;
 		t->at = 0;
 	}
 	if (t->i == t->n)
 		return 0;
-	uint64_t left = t->r[t->i].len - t->at;
-	*ret = (struct sweep__ms_item){ .off = t->r[t->i].off + t->at, .len = left < MS_MAX_REQ ? (uint32_t)left : MS_MAX_REQ };
+	uint64_t left = t->r[t->i].dev.len - t->at;
+	*ret = (struct sweep__ms_item){ .off = t->r[t->i].dev.off + t->at,
+					.len = left < MS_MAX_REQ ? (uint32_t)left : MS_MAX_REQ };
 	t->at += ret->len;
 	return 1;
 }
@@ -678,22 +704,70 @@ long sweep__metascan_read_tables(struct sweep__metascan *m)
 {
 	if (!m)
 		return -EINVAL;
-	if (!m->fs->tables || m->drop_cache)
-		return -EOPNOTSUPP;
 	struct table_walk t = { 0 };
-	int r = m->fs->tables(m, &t.r, &t.n);
+	int r = tables_of(m, &t.r, &t.n);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < t.n; i++) /* within the device, whatever the descriptors said */
-		if (t.r[i].off >= m->dev_size)
-			t.r[i].len = 0;
-		else if (t.r[i].len > m->dev_size - t.r[i].off)
-			t.r[i].len = m->dev_size - t.r[i].off;
-	qsort(t.r, t.n, sizeof(*t.r), range_cmp);
 	uint64_t before = m->io_bytes;
 	r = sweep__ms_sweep(m, table_next, table_item, &t);
 	free(t.r);
 	return r < 0 ? r : (long)(m->io_bytes - before);
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Inodes whose hints are read at once while looking for directories (48 bytes each). */
+#define DIR_SLICE 65536u
+
+int sweep__metascan_dir_blocks(struct sweep__metascan *m, struct sweep__dev_range **ret, size_t *ret_n)
+{
+	if (!m || !ret || !ret_n)
+		return -EINVAL;
+	struct sweep__ms_table *t = NULL;
+	size_t nt = 0;
+	int r = tables_of(m, &t, &nt);
+	if (r < 0)
+		return r;
+	uint64_t *inos = malloc(DIR_SLICE * sizeof(*inos)), *dirs = NULL;
+	struct sweep__inode_hint *h = malloc(DIR_SLICE * sizeof(*h));
+	size_t ndirs = 0, capdirs = 0;
+	r = inos && h ? 0 : -ENOMEM;
+	/* In inode order, a slice at a time: each slice one forward sweep (of cached blocks, after the table read). */
+	for (size_t i = 0; r == 0 && i < nt; i++) {
+		for (uint64_t k = 0; r == 0 && k < t[i].count;) {
+			size_t n = 0;
+			while (k < t[i].count && n < DIR_SLICE)
+				inos[n++] = t[i].ino + k++;
+			int v = sweep__metascan_inodes(m, inos, n, h);
+			if (v < 0) {
+				r = v;
+				break;
+			}
+			for (size_t j = 0; j < n; j++) {
+				if (!(h[j].flags & SWEEP__HINT_VALID) || !S_ISDIR(h[j].mode))
+					continue;
+				if (sweep__grow(&dirs, &capdirs, ndirs + 1, sizeof(*dirs), 256) < 0) {
+					r = -ENOMEM;
+					break;
+				}
+				dirs[ndirs++] = h[j].ino;
+			}
+		}
+	}
+	free(inos);
+	free(h);
+	free(t);
+	if (r == 0) {
+		/* table runs are sorted by device offset, which on ext4 is not always inode order */
+		qsort(dirs, ndirs, sizeof(*dirs), u64_cmp);
+		r = sweep__metascan_ranges(m, dirs, ndirs, ret, ret_n);
+	}
+	free(dirs);
+	return r;
 }
 
 int sweep__metascan_prefetch(struct sweep__metascan *m, const struct sweep__dev_range *r, size_t n)

@@ -213,6 +213,15 @@ int sweep__metascan_prefetch(struct sweep__metascan *m, const struct sweep__dev_
  * -EOPNOTSUPP (a format without such tables: xfs), -ENOMEM.
  */
 long sweep__metascan_read_tables(struct sweep__metascan *m);
+/*
+ * The blocks of every directory of the filesystem, as device ranges sorted
+ * by offset with neighbours merged, into a malloc'ed *ret of *ret_n: the
+ * input of sweep__metascan_prefetch for a walk of the whole filesystem.
+ * Found by reading every inode in use (after sweep__metascan_read_tables
+ * they come from the cache), a slice at a time. 0, or -EOPNOTSUPP (no
+ * tables: xfs), -ENOMEM.
+ */
+int sweep__metascan_dir_blocks(struct sweep__metascan *m, struct sweep__dev_range **ret, size_t *ret_n);
 
 /*
  * xfs, with CAP_SYS_ADMIN: authoritative stat of inos[0..n) (ascending,
@@ -356,6 +365,11 @@ void *sweep__ms_pend_add(struct sweep__ms_scan *s, const struct sweep__inode_hin
 /* ALL mode: one located extent (device bytes). */
 void sweep__ms_range_add(struct sweep__ms_scan *s, uint64_t off, uint64_t len);
 
+struct sweep__ms_table {
+	struct sweep__dev_range dev; /* where the inodes lie */
+	uint64_t ino, count;         /* the inode numbers [ino, ino + count) */
+};
+
 struct sweep__ms_fs {
 	const char *name;
 	/*
@@ -370,11 +384,11 @@ struct sweep__ms_fs {
 	void (*prepare)(struct sweep__metascan *m, const uint64_t *inos, size_t n);
 	void (*scan_ops)(const void *fsdata, struct sweep__ms_scan_ops *ret);
 	/*
-	 * Every device range that holds inodes in use (ext4: the initialised
-	 * part of each group's inode table), ascending, into a malloc'ed
-	 * *ret of *ret_n. NULL where the format has no such tables to sweep.
+	 * Every run of inodes that may be in use (ext4: the initialised part of
+	 * each group's inode table) with the device range that holds it, into
+	 * a malloc'ed *ret of *ret_n. NULL where the format has no such tables.
 	 */
-	int (*tables)(struct sweep__metascan *m, struct sweep__dev_range **ret, size_t *ret_n);
+	int (*tables)(struct sweep__metascan *m, struct sweep__ms_table **ret, size_t *ret_n);
 };
 extern const struct sweep__ms_fs sweep__ms_ext4, sweep__ms_xfs;
 

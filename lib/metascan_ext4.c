@@ -838,12 +838,12 @@ static void ext4_scan_ops(const void *fsdata, struct sweep__ms_scan_ops *ops)
 	};
 }
 
-static int ext4_tables(struct sweep__metascan *m, struct sweep__dev_range **ret, size_t *ret_n)
+static int ext4_tables(struct sweep__metascan *m, struct sweep__ms_table **ret, size_t *ret_n)
 {
 	struct ext4 *e = m->fsdata;
 	/* The descriptors as ext4 has them now: inodes allocated since open count too. */
 	refresh_groups(m, e, 0, e->ngroups - 1);
-	struct sweep__dev_range *r = malloc((e->ngroups ? e->ngroups : 1) * sizeof(*r));
+	struct sweep__ms_table *r = malloc((e->ngroups ? e->ngroups : 1) * sizeof(*r));
 	if (!r)
 		return -ENOMEM;
 	size_t n = 0;
@@ -852,7 +852,11 @@ static int ext4_tables(struct sweep__metascan *m, struct sweep__dev_range **ret,
 		if (gr->why != SWEEP__HINT_OK || gr->used == 0)
 			continue;
 		uint64_t len = (uint64_t)gr->used * e->isize;
-		r[n++] = (struct sweep__dev_range){ gr->itable << e->log_bsize, (len + e->bsize - 1) & ~(uint64_t)(e->bsize - 1) };
+		r[n++] = (struct sweep__ms_table){
+			.dev = { gr->itable << e->log_bsize, (len + e->bsize - 1) & ~(uint64_t)(e->bsize - 1) },
+			.ino = (uint64_t)g * e->ipg + 1, /* inode numbers start at 1 */
+			.count = gr->used,
+		};
 	}
 	*ret = r;
 	*ret_n = n;

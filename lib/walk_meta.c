@@ -282,6 +282,19 @@ static void inode_sweep(struct walk *w, const struct frame *f)
 		long n = sweep__metascan_read_tables(md->m);
 		if (n > 0)
 			mt->stats.table_bytes += (uint64_t)n;
+		/* Then every directory's blocks, in one ascending sweep (as much of them as one prefetch may start). */
+		struct sweep__dev_range *r = NULL;
+		size_t nr = 0;
+		if (n > 0 && md->prefetch && sweep__metascan_dir_blocks(md->m, &r, &nr) == 0) {
+			uint64_t bytes = 0;
+			size_t k = 0;
+			for (; k < nr && bytes + r[k].len <= PREFETCH_BYTES; k++)
+				bytes += r[k].len;
+			int q = sweep__metascan_prefetch(md->m, r, k);
+			mt->stats.prefetch_requests += q > 0 ? (uint64_t)q : 0;
+			mt->stats.prefetch_bytes += bytes;
+		}
+		free(r);
 	} else if (strcmp(d->fs->fs_name, "xfs") == 0) {
 		long n = sweep__xfs_bulkstat_sweep(f->fd);
 		if (n > 0)

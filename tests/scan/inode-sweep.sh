@@ -31,6 +31,15 @@ check_fs() { # check_fs FSTYPE COUNT-KEY
 	mnt=$(loopfs_new "$fs" 320M) || die "$fs: cannot make the filesystem"
 	python3 "$TESTS_DIR/scan/populate.py" "$mnt/t" 4096 || die "$fs: populate failed"
 	mkdir -p "$mnt/u/v" && echo data >"$mnt/u/v/w"
+	# directories of several blocks each, made in turns so that their blocks interleave
+	python3 - "$mnt/d" <<'PY'
+import os, sys
+for i in range(40):
+    os.makedirs(f"{sys.argv[1]}/d{i}")
+for k in range(120):
+    for i in range(40):
+        open(f"{sys.argv[1]}/d{i}/a-rather-long-file-name-to-fill-directory-blocks-{k:04d}", "w").close()
+PY
 	chmod -R a+rX "$mnt"
 	sync
 	# xfs writes inodes home lazily; nothing here depends on it, but keep the device current
@@ -66,6 +75,18 @@ check_fs() { # check_fs FSTYPE COUNT-KEY
 	done
 	du -a "$mnt" >"$W/$fs.gnu.du"
 	cmp -s "$W/$fs.gnu.du" "$W/$fs.sweep.du" || { diff "$W/$fs.gnu.du" "$W/$fs.sweep.du" | head -5 >&2; die "$fs: sweep-du -a is not du -a"; }
+
+	# ext4: the directory blocks the engine finds from the inode tables are
+	# exactly every located extent of every directory, as FIEMAP says.
+	if [ "$fs" = ext4 ]; then
+		"$BUILD_ROOT/tests/scan/scan-tree" --dir-blocks "$mnt" >"$W/dirblocks" || die "ext4: scan-tree --dir-blocks failed"
+		find "$mnt" -xdev -type d -print0 | python3 "$TESTS_DIR/scan/dir-extents.py" >"$W/dirblocks.want" ||
+			die "ext4: FIEMAP of the directories failed"
+		[ "$(awk '{ s += $3 } END { print s }' "$W/dirblocks.want")" -ge $((64 * 4096)) ] ||
+			die "ext4: too few directory blocks to compare: $(cat "$W/dirblocks.want")"
+		cmp -s "$W/dirblocks.want" "$W/dirblocks" ||
+			{ diff "$W/dirblocks.want" "$W/dirblocks" | head -5 >&2; die "ext4: the engine's directory blocks differ from FIEMAP's"; }
+	fi
 
 	# The tool itself sweeps (not only the test program).
 	strace -f -e trace=ioctl,openat -o "$W/$fs.strace" "$U/sweep-du" -s "$mnt" >/dev/null 2>&1 || die "$fs: strace sweep-du failed"

@@ -394,7 +394,9 @@ static void usage(FILE *f)
 {
 	fputs("usage: scan-tree [--check] [--bulkstat] [--statx] [--nocsum] [--dev PATH] [--repeat N]\n"
 	      "                 [--drop-caches] [--list] [--walk-only] [--prefetch] [--blockmap]\n"
-	      "                 [--inos-out FILE | --inos-in FILE] DIR\n"
+	      "                 [--inos-out FILE | --inos-in FILE] [--dir-blocks] DIR\n"
+	      "--dir-blocks prints the blocks of every directory of DIR's filesystem as the\n"
+	      "engine finds them from its inode tables (\"range OFFSET LENGTH\" lines) and exits.\n"
 	      "--inos-out saves the sorted inode numbers the walk found; --inos-in takes them\n"
 	      "instead of walking (no names: only the hint, bulkstat and timing modes).\n",
 	      f);
@@ -420,10 +422,11 @@ int main(int argc, char **argv)
 		{ "walk-only", no_argument, NULL, 'w' }, { "help", no_argument, NULL, 'h' },
 		{ "prefetch", no_argument, NULL, 'p' }, { "blockmap", no_argument, NULL, 'B' },
 		{ "inos-out", required_argument, NULL, 'O' }, { "inos-in", required_argument, NULL, 'I' },
+		{ "dir-blocks", no_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool check = false, bulk = false, do_statx = false, list = false, walk_only = false, drop = false;
-	bool prefetch = false;
+	bool prefetch = false, dir_blocks = false;
 	const char *inos_out = NULL, *inos_in = NULL;
 	unsigned flags = 0;
 	const char *dev = NULL;
@@ -444,6 +447,7 @@ int main(int argc, char **argv)
 		case 'B': blockmap = true; break;
 		case 'O': inos_out = optarg; break;
 		case 'I': inos_in = optarg; break;
+		case 'k': dir_blocks = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -456,6 +460,23 @@ int main(int argc, char **argv)
 	if (rootfd < 0) {
 		fprintf(stderr, "scan-tree: %s: %s\n", argv[optind], strerror(errno));
 		return 2;
+	}
+	if (dir_blocks) {
+		struct sweep__metascan *dm = NULL;
+		struct sweep__dev_range *r = NULL;
+		size_t nr = 0;
+		int e = sweep__metascan_open(rootfd, flags, &dm);
+		long t = e < 0 ? e : sweep__metascan_read_tables(dm);
+		e = t < 0 ? (int)t : sweep__metascan_dir_blocks(dm, &r, &nr);
+		if (e < 0) {
+			fprintf(stderr, "scan-tree: dir blocks: %s\n", strerror(-e));
+			return e == -EOPNOTSUPP ? 77 : 3;
+		}
+		for (size_t i = 0; i < nr; i++)
+			printf("range %" PRIu64 " %" PRIu64 "\n", r[i].off, r[i].len);
+		free(r);
+		sweep__metascan_free(dm);
+		return 0;
 	}
 
 	size_t n = 0;
