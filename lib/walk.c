@@ -802,7 +802,8 @@ static enum sweep_order resolve_order(const struct sweep_walk_opts *o, const cha
 }
 
 #define WALK_FLAGS \
-	(SWEEP_WALK_FOLLOW | SWEEP_WALK_FOLLOW_ROOTS | SWEEP_WALK_XDEV | SWEEP_WALK_NO_STAT | SWEEP_WALK_NO_METASCAN)
+	(SWEEP_WALK_FOLLOW | SWEEP_WALK_FOLLOW_ROOTS | SWEEP_WALK_XDEV | SWEEP_WALK_NO_STAT | SWEEP_WALK_NO_METASCAN | \
+	 SWEEP_WALK_PLAN_ONLY)
 
 SWEEP_EXPORT int sweep_walk(const char *const *roots, size_t nroots, const struct sweep_walk_opts *in)
 {

@@ -100,8 +100,10 @@ void walk_meta_new(struct walk *w)
 	w->meta = calloc(1, sizeof(*w->meta));
 	if (w->meta && env && !strcasecmp(env, "hdd"))
 		w->meta->mode = META_HDD;
-	/* Asked for by name: the raw engine on xfs too (see engine_for). */
+	/* Asked for by name, or nothing will open the files: the raw engine on xfs too (see engine_for). */
 	if (w->meta && env && (!strcasecmp(env, "on") || !strcmp(env, "1") || !strcasecmp(env, "yes")))
+		w->meta->mode = META_XFS;
+	if (w->meta && w->meta->mode == META_ALL && (w->flags & SWEEP_WALK_PLAN_ONLY))
 		w->meta->mode = META_XFS;
 }
 

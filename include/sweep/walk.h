@@ -30,6 +30,13 @@ extern "C" {
  * SWEEP_METASCAN=off in the environment does the same.
  */
 #define SWEEP_WALK_NO_METASCAN  0x10u
+/*
+ * The caller plans the files but will not open them (it wants their order
+ * only, as sweep-plan without --read): raw inode hints are read even on xfs,
+ * where an open would make the filesystem read each inode a second time,
+ * through its own cache (see sweep(7), "Metadata from the block device").
+ */
+#define SWEEP_WALK_PLAN_ONLY    0x20u
 
 /* sweep_entry.flags */
 #define SWEEP_ENTRY_FOLLOWED 0x1u /* a symlink stands at path and st describes its target (the walk followed it) */

@@ -8,13 +8,13 @@
  *
  *   meta: plan_hinted=N plan_located=N hints_valid=N dirs_prefetched=N dir_keys=N table_bytes=N bulkstat_inodes=N
  *
- *   plan-hints [--no-stat] [--read] DIR...
+ *   plan-hints [--no-stat] [--plan-only] [--read] DIR...
  *
  * --no-stat walks with SWEEP_WALK_NO_STAT (as sweep-plan does on the HDD
- * class). --read also reads every planned file and prints
+ * class), --plan-only with SWEEP_WALK_PLAN_ONLY. --read also reads every planned file and prints
  * "<status> <bytes> <path>" lines after the plan (status 0 or a
  * SWEEP_READ_* value or -errno; bytes as read, from the reader's fstat).
- * Set SWEEP_METASCAN=off (or on, the default) and SWEEP_DEVICE as the test needs.
+ * Set SWEEP_METASCAN (off, on; unset: the library's default) and SWEEP_DEVICE as the test needs.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -75,10 +75,12 @@ int main(int argc, char **argv)
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "--no-stat"))
 			wo.flags |= SWEEP_WALK_NO_STAT;
+		else if (!strcmp(argv[i], "--plan-only"))
+			wo.flags |= SWEEP_WALK_PLAN_ONLY;
 		else if (!strcmp(argv[i], "--read"))
 			do_read = 1;
 		else {
-			fprintf(stderr, "usage: plan-hints [--no-stat] [--read] DIR...\n");
+			fprintf(stderr, "usage: plan-hints [--no-stat] [--plan-only] [--read] DIR...\n");
 			return 2;
 		}
 	}

@@ -60,6 +60,17 @@ PY
 		[ "$fstype" = ext4 ] && [ "$located" != 0 ] && bad "$label $mode: $located files opened on ext4 after sync"
 		cmp -s "$W/$label.off" "$out" || { bad "$label $mode: hint plan differs from FIEMAP plan"; diff "$W/$label.off" "$out" | head -5 >&2; }
 	done
+	# the library's default: raw hints on ext4; on xfs only for a caller that will not open the files
+	"$PH" --no-stat "$mnt/t" >/dev/null 2>"$W/$label.default.err" || bad "$label: plan-hints (default) failed"
+	"$PH" --no-stat --plan-only "$mnt/t" >"$W/$label.planonly" 2>"$W/$label.planonly.err" || bad "$label: plan-hints --plan-only failed"
+	hinted=$(meta "$W/$label.default.err" plan_hinted)
+	if [ "$fstype" = xfs ]; then
+		[ "$hinted" = 0 ] || bad "xfs: raw hints used by default ($hinted files)"
+	else
+		[ "${hinted:-0}" -gt 0 ] || bad "$label: no raw hints by default"
+	fi
+	[ "$(meta "$W/$label.planonly.err" plan_hinted)" -gt 0 ] || bad "$label: no raw hints with SWEEP_WALK_PLAN_ONLY"
+	cmp -s "$W/$label.off" "$W/$label.planonly" || bad "$label: the SWEEP_WALK_PLAN_ONLY plan differs from FIEMAP's"
 	# the plan from hints, read: every file, its real size, nothing reported
 	SWEEP_METASCAN=on "$PH" --no-stat --read "$mnt/t" 2>/dev/null | sed -n 's/^read //p' | sort -k3 >"$W/$label.read"
 	find "$mnt/t" -type f -printf '0 %s %p\n' | sort -k3 >"$W/$label.want"
