@@ -9,6 +9,10 @@
  * sorting by. Where FIEMAP is missing, FIBMAP (block by block, needs
  * CAP_SYS_RAWIO) is the fallback; when neither works the caller uses inode
  * order.
+ *
+ * Whether a file's data is in the page cache (sweep__data_cached) belongs
+ * here too: where the data lies decides whether its place on the device
+ * matters at all.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -300,4 +306,100 @@ SWEEP_EXPORT int sweep_data_map(int fd, uint64_t size, struct sweep_extent **ret
 	*ret_map = x.v;
 	*ret_n = x.n;
 	return 0;
+}
+
+/*
+ * cachestat(2), Linux 6.5. glibc before 2.39 has neither the number nor the
+ * structs. New system calls have had one number on every architecture since
+ * 5.1 (424 on), except where the table is offset (alpha, mips, x32).
+ */
+#if defined(SYS_cachestat)
+#define NR_CACHESTAT SYS_cachestat
+#elif (defined(__x86_64__) && !defined(__ILP32__)) || defined(__i386__) || defined(__aarch64__) || \
+	defined(__arm__) || defined(__riscv) || defined(__powerpc__) || defined(__s390__) || defined(__loongarch__)
+#define NR_CACHESTAT 451
+#endif
+
+struct cachestat_range {
+	uint64_t off, len; /* len 0: to the end of the file */
+};
+
+struct cachestat_reply {
+	uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted, nr_recently_evicted;
+};
+
+static int real_cachestat(int fd, uint64_t *ret_pages)
+{
+#ifdef NR_CACHESTAT
+	struct cachestat_range r = { 0, 0 };
+	struct cachestat_reply cs;
+
+	if (syscall(NR_CACHESTAT, fd, &r, &cs, 0) < 0)
+		return -errno;
+	*ret_pages = cs.nr_cache;
+	return 0;
+#else
+	(void)fd, (void)ret_pages;
+	return -ENOSYS;
+#endif
+}
+
+static sweep__cachestat_fn do_cachestat = real_cachestat;
+
+sweep__cachestat_fn sweep__extent_set_cachestat(sweep__cachestat_fn fn)
+{
+	sweep__cachestat_fn old = do_cachestat;
+	do_cachestat = fn ? fn : real_cachestat;
+	return old;
+}
+
+#define MINCORE_WINDOW (16u << 20) /* bytes mapped and looked at per mincore */
+
+/*
+ * mincore() on a read-only shared mapping, where cachestat is missing. Only
+ * for the file's owner: for anyone else mincore (5.2 on) reports every page
+ * resident, to close a side channel, which would make a cold file look cached.
+ */
+static int mincore_cached(int fd, uint64_t size)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	unsigned char vec[MINCORE_WINDOW / 4096];
+	struct stat st;
+
+	if (ps <= 0 || (size_t)ps < 4096 || fstat(fd, &st) < 0 || st.st_uid != geteuid())
+		return -EPERM;
+	for (uint64_t off = 0; off < size; off += MINCORE_WINDOW) {
+		size_t len = size - off < MINCORE_WINDOW ? (size_t)(size - off) : MINCORE_WINDOW;
+		size_t pages = (len + (size_t)ps - 1) / (size_t)ps;
+		void *m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)off);
+		int r;
+
+		if (m == MAP_FAILED)
+			return -errno;
+		r = mincore(m, len, vec) < 0 ? -errno : 0;
+		munmap(m, len);
+		if (r < 0)
+			return r;
+		for (size_t i = 0; i < pages; i++)
+			if (!(vec[i] & 1))
+				return 0;
+	}
+	return 1;
+}
+
+int sweep__data_cached(int fd, uint64_t size)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	uint64_t cached;
+	int r;
+
+	if (size == 0)
+		return 1;
+	if (ps <= 0)
+		return -EINVAL;
+	r = do_cachestat(fd, &cached);
+	if (r == 0)
+		return cached >= (size + (uint64_t)ps - 1) / (uint64_t)ps;
+	/* Refused (EPERM: not the owner and not writable) says nothing; only a kernel without it falls back. */
+	return r == -ENOSYS ? mincore_cached(fd, size) : r;
 }

@@ -94,6 +94,17 @@ int sweep__plan_add_path(struct sweep_plan *p, const char *path, const struct sw
 typedef int (*sweep__ioctl_fn)(int fd, unsigned long request, void *arg);
 /* Replace it (NULL restores the real ioctl); returns the previous hook. Unit tests feed fake replies. */
 sweep__ioctl_fn sweep__extent_set_ioctl(sweep__ioctl_fn fn);
+/*
+ * Whether all size bytes of the file at fd are in the page cache: 1 yes, 0
+ * no, -errno when it cannot be told (cachestat refused, as it is for files
+ * the caller neither owns nor may write; no cachestat and not the owner).
+ * A size of 0 is cached. No I/O, nothing read.
+ */
+int sweep__data_cached(int fd, uint64_t size);
+/* The cachestat(2) that call makes: pages of fd in the cache, whole file. 0 or -errno (-ENOSYS: none). */
+typedef int (*sweep__cachestat_fn)(int fd, uint64_t *ret_pages);
+/* Replace it (NULL restores the real one); returns the previous hook. Unit tests reach the fallback. */
+sweep__cachestat_fn sweep__extent_set_cachestat(sweep__cachestat_fn fn);
 
 /* --- fsinfo (fsinfo.c) --- */
 /* Read sysfs under root instead of /sys (NULL restores it). For unit tests. */
@@ -192,6 +203,8 @@ void sweep__plan_count(bool hinted);
  * before they look at an entry's location (sweep_batch does).
  */
 void sweep__plan_defer_locate(struct sweep_plan *p, bool on);
+/* Whether the last sweep_plan_sort() found the batch in the page cache (SWEEP_PLAN_CACHE_CHECK). */
+bool sweep__plan_cached(const struct sweep_plan *p);
 
 /* walk_ahead.c: directories the walk's read-ahead threads loaded in this process (for tests). */
 uint64_t sweep__walk_ahead_loaded(void);

@@ -470,7 +470,8 @@ static int setup(struct tar *t, const struct tar_opts *o)
 		.order = o->order,
 		.max_files = SIZE_MAX, /* a batch is bounded by its memory (--memory-limit) alone */
 		.max_bytes = (size_t)o->memory_limit,
-		.plan_flags = o->plan_trace ? SWEEP_PLAN_EXTENTS : 0,
+		/* A batch already in the page cache is not located (warm trees: 3 system calls a file fewer). */
+		.plan_flags = SWEEP_PLAN_CACHE_CHECK | (o->plan_trace ? SWEEP_PLAN_EXTENTS : 0),
 		.queue_depth = queue_depth(o),
 		.read_flags = SWEEP_READ_SPARSE | SWEEP_READ_NOATIME,
 		.ops = &tar_read_ops,

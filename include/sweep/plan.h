@@ -20,6 +20,13 @@ extern "C" {
 #define SWEEP_PLAN_EXTENTS 0x1u /* keep every extent of each file (for trace export), not only the first */
 #define SWEEP_PLAN_LOCATE  0x2u /* look each file's first byte up in every order (to show or count it); the
 				   order alone still decides the sort */
+/*
+ * In physical order, a batch whose files are located when it is sorted (a
+ * sweep_batch's) is first sampled: when its data is already in the page
+ * cache it is not located but sorted by inode (physical order saves no
+ * seek there). A batch not in the cache is planned as without the flag.
+ */
+#define SWEEP_PLAN_CACHE_CHECK 0x4u
 
 /* sweep_plan_entry.root when the path is opened as it stands (no root to resolve it beneath). */
 #define SWEEP_PLAN_NO_ROOT UINT32_MAX

@@ -2,7 +2,8 @@
 /*
  * extent.c through a fake ioctl: FIEMAP replies paged by fm_start, every
  * flag, broken replies, and the FIBMAP fallback when FIEMAP fails. Plus
- * sweep_data_map on a real sparse file.
+ * sweep_data_map on a real sparse file, and sweep__data_cached (page cache
+ * residency) on a real file, through cachestat and through its fallback.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -374,6 +375,80 @@ static void test_data_map(void **state)
 	assert_int_equal(sweep_data_map(-1, 10, &map, &n), -EBADF);
 }
 
+/* ---- page cache residency ---- */
+
+static int fake_cs_ret;       /* nonzero: cachestat fails with it */
+static uint64_t fake_cs_pages; /* else: the pages it says are cached */
+static int fake_cs_calls;
+
+static int fake_cachestat(int fd, uint64_t *ret_pages)
+{
+	(void)fd;
+	fake_cs_calls++;
+	if (fake_cs_ret)
+		return fake_cs_ret;
+	*ret_pages = fake_cs_pages;
+	return 0;
+}
+
+/* A file of three pages and a bit, written, synced and read: cached; dropped, or partly read back: not (where the filesystem drops). */
+static void check_real_residency(long ps)
+{
+	size_t size = 3 * (size_t)ps + 100;
+	char *buf = malloc(size);
+
+	assert_non_null(buf);
+	memset(buf, 'z', size);
+	assert_int_equal(ftruncate(tmpfd, 0), 0);
+	assert_int_equal(pwrite(tmpfd, buf, size, 0), (ssize_t)size);
+	assert_int_equal(fsync(tmpfd), 0);
+	assert_int_equal(pread(tmpfd, buf, size, 0), (ssize_t)size);
+	assert_int_equal(sweep__data_cached(tmpfd, size), 1);
+	/* The whole file: a part of a large folio is not dropped. */
+	assert_int_equal(posix_fadvise(tmpfd, 0, 0, POSIX_FADV_DONTNEED), 0);
+	int r = sweep__data_cached(tmpfd, size);
+	if (r == 1)
+		printf("the filesystem of /tmp keeps dropped pages (tmpfs): only 'cached' is checked\n");
+	else
+		assert_int_equal(r, 0);
+	/* One page back (no read-ahead) is not the whole file. */
+	assert_int_equal(posix_fadvise(tmpfd, 0, 0, POSIX_FADV_RANDOM), 0);
+	assert_int_equal(pread(tmpfd, buf, 1, 0), 1);
+	assert_int_equal(posix_fadvise(tmpfd, 0, 0, POSIX_FADV_NORMAL), 0);
+	if (r == 0)
+		assert_int_equal(sweep__data_cached(tmpfd, size), 0);
+	/* Read again: whole again. */
+	assert_int_equal(pread(tmpfd, buf, size, 0), (ssize_t)size);
+	assert_int_equal(sweep__data_cached(tmpfd, size), 1);
+	free(buf);
+}
+
+static void test_data_cached(void **state)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+
+	(void)state;
+	/* The kernel's answer (cachestat, or mincore before 6.5) on a file we own. */
+	check_real_residency(ps);
+	/* The same through mincore, as on a kernel without cachestat. */
+	sweep__extent_set_cachestat(fake_cachestat);
+	fake_cs_ret = -ENOSYS;
+	check_real_residency(ps);
+	/* Refused (another user's file on 6.5+): unknown, never 'cached'. */
+	fake_cs_ret = -EPERM;
+	assert_int_equal(sweep__data_cached(tmpfd, 100), -EPERM);
+	/* Pages counted against the size, rounded up to a page. */
+	fake_cs_ret = 0;
+	fake_cs_pages = 3;
+	assert_int_equal(sweep__data_cached(tmpfd, 3 * (uint64_t)ps), 1);
+	assert_int_equal(sweep__data_cached(tmpfd, 3 * (uint64_t)ps + 1), 0);
+	/* Nothing to be cached: cached, without asking. */
+	fake_cs_calls = 0;
+	assert_int_equal(sweep__data_cached(tmpfd, 0), 1);
+	assert_int_equal(fake_cs_calls, 0);
+	sweep__extent_set_cachestat(NULL);
+}
+
 int main(void)
 {
 	skip_unless_backend_usable();
@@ -389,6 +464,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_neither, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_real_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_data_map, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_data_cached, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
