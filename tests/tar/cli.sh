@@ -56,6 +56,21 @@ same_members old.tar gnu.tar "cf"
 same_members stdout.tar gnu.tar "-f -"
 diff <(sort list.err) <(tar -tf stdout.tar | sort) >&2 || fail "-v listing (archive on stdout) differs from the members"
 "$T" -cvf v.tar s > list.out || fail "-cvf"
+
+# -f - into a pipe: the pipe is grown to hold a whole 1 MB block (a write
+# larger than the pipe sleeps until the reader drains it), where the kernel
+# allows it; either way the archive is whole and padded to 10240 bytes.
+"$T" -cf - s 2> /dev/null | python3 -c '
+import fcntl, sys
+data = sys.stdin.buffer.read()
+sys.stdout.buffer.write(data)
+print(fcntl.fcntl(0, 1032), file=sys.stderr)  # F_GETPIPE_SZ, after sweep-tar wrote it all
+' > pipe.tar 2> pipe.size || fail "-f - into a pipe"
+same_members pipe.tar gnu.tar "-f - into a pipe"
+[ $(($(stat -c %s pipe.tar) % 10240)) = 0 ] || fail "-f - into a pipe: not padded to 10240 bytes"
+if [ "$(cat /proc/sys/fs/pipe-max-size)" -ge 1048576 ]; then
+	[ "$(cat pipe.size)" -ge 1024000 ] || fail "-f - into a pipe: the pipe holds $(cat pipe.size) bytes, not a block"
+fi
 diff <(sort list.out) <(tar -tf v.tar | sort) >&2 || fail "-v listing differs from the members"
 
 # -C, more than once and relative to the one before, as GNU tar does.
