@@ -10,9 +10,11 @@
 #   sweep-tar -c --device=ssd
 #   sweep-du -s              against  du -s
 # Archives go through a pipe to cat (GNU tar skips reading data when its
-# archive is /dev/null). Each run's user+system CPU and wall come from
-# /usr/bin/time; the report gives medians and the ratio of medians to the
-# GNU tool, and the context switches (a machine-independent count).
+# archive is /dev/null). Each run's user+system CPU, wall and context
+# switches are those of the first command of the pipeline alone, from
+# wait4() in microseconds (/usr/bin/time rounds to 10 ms, a tenth of a du
+# run); the report gives medians and the ratio of medians to the GNU tool,
+# and the context switches (a machine-independent count).
 set -euo pipefail
 BUILD=${1:?usage: bench/warm.sh BUILD [TREE] [REPEATS]}
 TREE=${2:-/usr/share}
@@ -20,9 +22,26 @@ REPEATS=${3:-5}
 T=$BUILD/utils/sweep-tar
 D=$BUILD/utils/sweep-du
 [ -x "$T" ] && [ -x "$D" ] || { echo "warm.sh: no sweep-tar/sweep-du in $BUILD" >&2; exit 2; }
-[ -x /usr/bin/time ] || { echo "warm.sh: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
+
+# rtime.py OUT CMD...: run CMD; "user sys wall voluntary involuntary" of it alone into OUT
+cat >"$OUT/rtime.py" <<'PY'
+import os, sys, time
+out, argv = sys.argv[1], sys.argv[2:]
+t0 = time.monotonic()
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execvp(argv[0], argv)
+    finally:
+        os._exit(127)
+_, status, ru = os.wait4(pid, 0)
+wall = time.monotonic() - t0
+with open(out, "w") as f:
+    f.write(f"{ru.ru_utime:.6f} {ru.ru_stime:.6f} {wall:.6f} {ru.ru_nvcsw} {ru.ru_nivcsw}\n")
+sys.exit(os.waitstatus_to_exitcode(status))
+PY
 
 declare -A CMD=(
 	[gnu-tar]="tar --format=pax --xattrs --acls -cf - '$TREE' 2>/dev/null | cat >/dev/null"
@@ -39,7 +58,7 @@ run() { # run ID
 	first=${cmd%%|*}
 	rest=
 	[[ $cmd == *"|"* ]] && rest="|${cmd#*|}"
-	bash -c "/usr/bin/time -o '$OUT/t' -f '%U %S %e %c %w' $first $rest"
+	bash -c "python3 '$OUT/rtime.py' '$OUT/t' $first $rest"
 	cat "$OUT/t" >> "$OUT/$id"
 }
 
@@ -64,6 +83,6 @@ print("|---|---|---|---|---|---|")
 for i in ids:
     ref = med["gnu-tar" if "tar" in i else "gnu-du"]
     m = med[i]
-    print(f"| {i} | {m['cpu']:.2f} | {m['wall']:.2f} | {m['csw']:.0f} | "
+    print(f"| {i} | {m['cpu']:.3f} | {m['wall']:.3f} | {m['csw']:.0f} | "
           f"{m['cpu'] / ref['cpu']:.2f} | {m['wall'] / ref['wall']:.2f} |")
 PY
