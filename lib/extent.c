@@ -328,10 +328,10 @@ struct cachestat_reply {
 	uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted, nr_recently_evicted;
 };
 
-static int real_cachestat(int fd, uint64_t *ret_pages)
+static int real_cachestat(int fd, uint64_t off, uint64_t len, uint64_t *ret_pages)
 {
 #ifdef NR_CACHESTAT
-	struct cachestat_range r = { 0, 0 };
+	struct cachestat_range r = { off, len };
 	struct cachestat_reply cs;
 
 	if (syscall(NR_CACHESTAT, fd, &r, &cs, 0) < 0)
@@ -339,7 +339,7 @@ static int real_cachestat(int fd, uint64_t *ret_pages)
 	*ret_pages = cs.nr_cache;
 	return 0;
 #else
-	(void)fd, (void)ret_pages;
+	(void)fd, (void)off, (void)len, (void)ret_pages;
 	return -ENOSYS;
 #endif
 }
@@ -356,21 +356,21 @@ sweep__cachestat_fn sweep__extent_set_cachestat(sweep__cachestat_fn fn)
 #define MINCORE_WINDOW (16u << 20) /* bytes mapped and looked at per mincore */
 
 /*
- * mincore() on a read-only shared mapping, where cachestat is missing. Only
- * for the file's owner: for anyone else mincore (5.2 on) reports every page
- * resident, to close a side channel, which would make a cold file look cached.
+ * mincore() on a read-only shared mapping of [off, end) (off page-aligned),
+ * where cachestat is missing. Only for the file's owner: for anyone else
+ * mincore (5.2 on) reports every page resident, to close a side channel,
+ * which would make a cold file look cached.
  */
-static int mincore_cached(int fd, uint64_t size)
+static int mincore_cached(int fd, uint64_t off, uint64_t end, size_t ps)
 {
-	long ps = sysconf(_SC_PAGESIZE);
 	unsigned char vec[MINCORE_WINDOW / 4096];
 	struct stat st;
 
-	if (ps <= 0 || (size_t)ps < 4096 || fstat(fd, &st) < 0 || st.st_uid != geteuid())
+	if (ps < 4096 || fstat(fd, &st) < 0 || st.st_uid != geteuid())
 		return -EPERM;
-	for (uint64_t off = 0; off < size; off += MINCORE_WINDOW) {
-		size_t len = size - off < MINCORE_WINDOW ? (size_t)(size - off) : MINCORE_WINDOW;
-		size_t pages = (len + (size_t)ps - 1) / (size_t)ps;
+	for (; off < end; off += MINCORE_WINDOW) {
+		size_t len = end - off < MINCORE_WINDOW ? (size_t)(end - off) : MINCORE_WINDOW;
+		size_t pages = (len + ps - 1) / ps;
 		void *m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)off);
 		int r;
 
@@ -387,19 +387,46 @@ static int mincore_cached(int fd, uint64_t size)
 	return 1;
 }
 
+/* Whether every page of [off, off + len) is cached: 1, 0 or -errno. */
+static int range_cached(int fd, uint64_t off, uint64_t len, size_t ps)
+{
+	uint64_t lo = off / ps * ps, hi = (off + len + ps - 1) / ps * ps, cached;
+	int r = do_cachestat(fd, lo, hi - lo, &cached);
+
+	if (r == 0)
+		return cached >= (hi - lo) / ps;
+	/* Refused (EPERM: not the owner and not writable) says nothing; only a kernel without it falls back. */
+	return r == -ENOSYS ? mincore_cached(fd, lo, hi, ps) : r;
+}
+
 int sweep__data_cached(int fd, uint64_t size)
 {
 	long ps = sysconf(_SC_PAGESIZE);
-	uint64_t cached;
+	struct sweep_extent *map;
+	struct stat st;
+	size_t n;
 	int r;
 
 	if (size == 0)
 		return 1;
 	if (ps <= 0)
 		return -EINVAL;
-	r = do_cachestat(fd, &cached);
-	if (r == 0)
-		return cached >= (size + (uint64_t)ps - 1) / (uint64_t)ps;
-	/* Refused (EPERM: not the owner and not writable) says nothing; only a kernel without it falls back. */
-	return r == -ENOSYS ? mincore_cached(fd, size) : r;
+	r = range_cached(fd, 0, size, (size_t)ps);
+	if (r != 0)
+		return r;
+	/*
+	 * Pages missing. A sparse file's holes are never read (SWEEP_READ_SPARSE
+	 * skips them), so they stay uncached however warm the data is: where
+	 * fewer blocks are allocated than the size needs, only the data regions
+	 * count. A dense file missing pages is not cached, at one fstat more.
+	 */
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if ((uint64_t)st.st_blocks * 512 >= size || sweep_data_map(fd, size, &map, &n) < 0)
+		return 0;
+	r = 1;
+	for (size_t i = 0; i < n && r == 1; i++)
+		r = range_cached(fd, map[i].logical, map[i].length, (size_t)ps);
+	free(map);
+	return r;
 }

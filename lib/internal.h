@@ -95,14 +95,15 @@ typedef int (*sweep__ioctl_fn)(int fd, unsigned long request, void *arg);
 /* Replace it (NULL restores the real ioctl); returns the previous hook. Unit tests feed fake replies. */
 sweep__ioctl_fn sweep__extent_set_ioctl(sweep__ioctl_fn fn);
 /*
- * Whether all size bytes of the file at fd are in the page cache: 1 yes, 0
- * no, -errno when it cannot be told (cachestat refused, as it is for files
- * the caller neither owns nor may write; no cachestat and not the owner).
- * A size of 0 is cached. No I/O, nothing read.
+ * Whether the data of the first size bytes of the file at fd is all in the
+ * page cache (of a sparse file: its data regions, the holes are never
+ * read): 1 yes, 0 no, -errno when it cannot be told (cachestat refused, as
+ * it is for files the caller neither owns nor may write; no cachestat and
+ * not the owner). A size of 0 is cached. No I/O, nothing read.
  */
 int sweep__data_cached(int fd, uint64_t size);
-/* The cachestat(2) that call makes: pages of fd in the cache, whole file. 0 or -errno (-ENOSYS: none). */
-typedef int (*sweep__cachestat_fn)(int fd, uint64_t *ret_pages);
+/* The cachestat(2) that call makes: pages of fd cached in [off, off + len). 0 or -errno (-ENOSYS: none). */
+typedef int (*sweep__cachestat_fn)(int fd, uint64_t off, uint64_t len, uint64_t *ret_pages);
 /* Replace it (NULL restores the real one); returns the previous hook. Unit tests reach the fallback. */
 sweep__cachestat_fn sweep__extent_set_cachestat(sweep__cachestat_fn fn);
 
