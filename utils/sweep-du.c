@@ -29,6 +29,8 @@
 #define MAGIC_NFS   0x6969u
 #define MAGIC_CIFS  0xff534d42u
 #define MAGIC_TMPFS 0x01021994u
+#define MAGIC_EXT   0xef53u /* ext2, ext3, ext4 */
+#define MAGIC_XFS   0x58465342u
 
 /* ---- the walk: collect ---- */
 
@@ -133,6 +135,8 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 			if (!e->fs || (e->fs->fs_magic != MAGIC_NFS && e->fs->fs_magic != MAGIC_CIFS &&
 				       e->fs->fs_magic != MAGIC_TMPFS))
 				n.flags |= DU_SORTFS;
+			if (e->fs && (e->fs->fs_magic == MAGIC_EXT || e->fs->fs_magic == MAGIC_XFS))
+				n.flags |= DU_DINO_ST;
 		} else if (e->st.nlink > 1) {
 			n.flags |= DU_MULTI;
 		}
@@ -158,7 +162,33 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 }
 
 
-/* du_dino_fn: read the directory again for the d_ino values fts sorts on. */
+/*
+ * Whether the d_ino of every entry of dir is the st_ino the walk gave: on
+ * ext2/3/4 and xfs, for entries stat'ed without following, when no mount
+ * point is in dir (known from mountinfo by dir's canonical path, which is
+ * in scratch on the way in).
+ */
+static bool dino_is_st_ino(struct du *du, const struct du_tree *t, uint32_t dir, const uint32_t *kids, uint32_t n)
+{
+	char *real;
+	bool mount;
+
+	if (!(t->nodes[dir].flags & DU_DINO_ST) || du->o.follow == FOLLOW_ALL)
+		return false;
+	for (uint32_t j = 0; j < n; j++)
+		if (t->nodes[kids[j]].flags & DU_NOSTAT)
+			return false;
+	if (du->mounts_state == 0)
+		du->mounts_state = du_mounts_load(&du->mounts) == 0 ? 1 : -1;
+	real = du->mounts_state == 1 ? realpath(du->scratch, NULL) : NULL;
+	if (!real)
+		return false;
+	mount = du_mounts_in(&du->mounts, real);
+	free(real);
+	return !mount;
+}
+
+/* du_dino_fn: read the directory again for the d_ino values fts sorts on, unless they are the st_ino values. */
 static void dino(const struct du_tree *t, uint32_t dir, const uint32_t *kids, uint32_t n, uint64_t *keys,
 		 void *ctx)
 {
@@ -168,6 +198,9 @@ static void dino(const struct du_tree *t, uint32_t dir, const uint32_t *kids, ui
 	DIR *d;
 
 	if (du_tree_path(t, dir, &du->scratch, &du->scratch_cap) < 0)
+		return;
+	/* Reading an 18,000-entry directory again was 4% of sweep-du -s /usr/share. */
+	if (dino_is_st_ino(du, t, dir, kids, n))
 		return;
 	d = opendir(du->scratch);
 	if (!d)
@@ -317,6 +350,7 @@ int main(int argc, char **argv)
 	free(du.scratch);
 	du_tree_free(&du.tree);
 	du_map_clear(&du.ids);
+	du_mounts_free(&du.mounts);
 	exclude_free(du.o.exclude);
 	return du.ok ? 0 : 1;
 }

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # sweep-du against GNU du on real ext4 and xfs filesystems (loop images),
 # where the C-SCAN walk order really differs from readdir order, with a
-# filesystem mounted inside the tree for -x, and a tmpfs holding a directory
-# of more than 10,000 entries (fts does not sort those on tmpfs).
+# filesystem mounted inside the tree for -x, a tmpfs holding a directory of
+# more than 10,000 entries (fts does not sort those on tmpfs), and mount
+# points inside a directory of more than 10,000 entries on ext4.
 set -u
 . "$TESTS_DIR/du/lib.sh"
 . "$TESTS_DIR/common/loopfs.sh"
@@ -26,6 +27,11 @@ mkdir "$tmp"
 mount -t tmpfs -o size=64M tmpfs "$tmp" && LOOPFS_MOUNTS+=("$tmp")
 mkdir "$tmp/many" && (cd "$tmp/many" && seq -f 't%05g' 1 10200 | xargs touch && mkdir sub && echo x >sub/f)
 mount --bind "$tmp" "$xfs/t/mnt/data" && LOOPFS_MOUNTS+=("$xfs/t/mnt/data")
+# mount points in the directory of 10,500 entries, one of them a bind mount
+# from the same filesystem (same st_dev), one a file: there d_ino, which fts
+# sorts on, is not st_ino, and sweep-du must read the directory for it
+mount --bind "$ext4/t/a" "$ext4/t/many/dir5" && LOOPFS_MOUNTS+=("$ext4/t/many/dir5")
+mount --bind "$inner/data/blob" "$ext4/t/many/n00007" && LOOPFS_MOUNTS+=("$ext4/t/many/n00007")
 sync
 
 for fs in "$ext4" "$xfs"; do
@@ -36,4 +42,7 @@ for fs in "$ext4" "$xfs"; do
 	du_same -a "$tmp"
 	cd /
 done
+cd "$ext4" || die "cd"
+du_same -a t/many
+cd /
 finish

@@ -21,6 +21,7 @@
 #define DU_MULTI   0x02u /* st_nlink > 1: may be a hard link seen twice */
 #define DU_SORTFS  0x04u /* a directory on a filesystem where fts sorts big directories by inode */
 #define DU_NOSTAT  0x08u /* stat failed: size holds the positive errno (0: dangling symlink under -L) */
+#define DU_DINO_ST 0x10u /* a directory on ext2/3/4 or xfs: readdir's d_ino is st_ino, but at a mount point */
 
 struct du_node {
 	uint64_t size;  /* bytes (allocated or apparent, as the options say) */
@@ -94,6 +95,17 @@ static inline const char *du_name(const struct du_tree *t, uint32_t i)
  * (buf then holds the seconds, as du prints them).
  */
 int du_time_format(char *buf, size_t cap, const char *fmt, struct timespec ts);
+
+/* The directories holding a mount point (their canonical paths), as /proc/self/mountinfo lists them. */
+struct du_mounts {
+	char **dirs;
+	size_t n, cap;
+};
+/* Read them: 0, or -1 when mountinfo cannot be read (then nothing is known). */
+int du_mounts_load(struct du_mounts *m);
+/* Whether dir (canonical) holds a mount point. */
+bool du_mounts_in(const struct du_mounts *m, const char *dir);
+void du_mounts_free(struct du_mounts *m);
 
 /* Output sizes the way GNU du's human_readable does. */
 #define DU_AUTOSCALE 0x1
@@ -171,6 +183,8 @@ struct du {
 	struct progress *progress; /* on a terminal: entries and bytes seen so far */
 	struct timespec *times;  /* --time: per node, the time du reports */
 	size_t times_cap;
+	struct du_mounts mounts; /* read when a big directory first needs them */
+	int mounts_state;        /* 0 not read, 1 read, -1 unreadable */
 };
 
 /* Parse the command line into *o (exits with du's messages on a bad one). */
