@@ -152,6 +152,8 @@ struct sweep__stat_batch *sweep__stat_batch_new(enum sweep_backend backend, unsi
 struct sweep__stat_batch *sweep__stat_batch_free(struct sweep__stat_batch *b);
 /* Stat reqs[0..n) relative to dirfd, in the order given; fills each req's err/st. */
 int sweep__stat_batch_run(struct sweep__stat_batch *b, int dirfd, struct sweep__stat_req *reqs, size_t n);
+/* Whether the last run was answered from the inode cache throughout (no two slow stats in a row, no io_uring). */
+bool sweep__stat_batch_cached(const struct sweep__stat_batch *b);
 
 /* --- C-SCAN queue (walk_queue.c) --- */
 /* Items are served in ascending key from the last key served; keys below it wait for the next sweep. */
@@ -206,9 +208,13 @@ void sweep__plan_count(bool hinted);
 void sweep__plan_defer_locate(struct sweep_plan *p, bool on);
 /* Whether the last sweep_plan_sort() found the batch in the page cache (SWEEP_PLAN_CACHE_CHECK). */
 bool sweep__plan_cached(const struct sweep_plan *p);
+/* reader.c: pieces its physical-order prefetch asked for in this process (for tests). */
+uint64_t sweep__reader_prefetch_pieces(void);
 
 /* walk_ahead.c: directories the walk's read-ahead threads loaded in this process (for tests). */
 uint64_t sweep__walk_ahead_loaded(void);
+/* walk.c: directories the walk opened for FIEMAP to key them in this process (for tests). */
+uint64_t sweep__walk_dir_fiemaps(void);
 
 /* key_sort.c: a stable radix sort of (key, index) records by key; ties keep their order. -ENOMEM, else 0. */
 struct __attribute__((packed)) sweep__key_rec {

@@ -627,6 +627,14 @@ static int pf_pieces(struct pf_list *l, struct rd_slot *s, uint64_t lo, uint64_t
  * too (cheap: no I/O), a failed or empty file not at all. A failed
  * allocation or FIEMAP only makes the order worse, never the data.
  */
+/* Pieces the physical-order prefetch asked for, over the process (tests check when it runs). */
+static uint64_t prefetch_pieces;
+
+uint64_t sweep__reader_prefetch_pieces(void)
+{
+	return __atomic_load_n(&prefetch_pieces, __ATOMIC_RELAXED);
+}
+
 static void prefetch_group(struct run *u)
 {
 	struct pf_list l = { 0 };
@@ -681,6 +689,7 @@ static void prefetch_group(struct run *u)
 	for (size_t k = 0; k < l.n; k++) {
 		const struct pf_piece *x = &l.v[k];
 		(void)posix_fadvise(x->s->f.fd, (off_t)x->off, (off_t)x->len, POSIX_FADV_WILLNEED);
+		__atomic_fetch_add(&prefetch_pieces, 1, __ATOMIC_RELAXED);
 		if (u->r->pf_log)
 			u->r->pf_log(u->r->pf_log_ctx, &x->s->f, x->phys, x->off, x->len);
 	}
@@ -766,8 +775,15 @@ static int setup(struct run *u)
 		fi.size = 0;
 	if (!r->opts.queue_depth || !r->opts.max_buffered)
 		depth = default_depth(r, &fi, &ring_max);
-	/* The synchronous backend has its own read-ahead (WILLNEED file by file, a few ahead). */
+	/*
+	 * The synchronous backend has its own read-ahead (WILLNEED file by
+	 * file, a few ahead). A batch the plan found in the page cache
+	 * (SWEEP_PLAN_CACHE_CHECK) has nothing to ask the disk for: warm
+	 * /usr/share, sweep-tar's CPU 1.01x -> 0.95x GNU tar's without the
+	 * fadvise and FIEMAP of every file.
+	 */
 	u->prefetch = fi.size && fi.device_class == SWEEP_DEVICE_HDD && r->backend != SWEEP_BACKEND_SYSCALL &&
+		      !sweep__plan_cached(u->p) &&
 		      !(pf && (!strcasecmp(pf, "off") || !strcmp(pf, "0") || !strcasecmp(pf, "no")));
 	r->depth = r->opts.queue_depth ? r->opts.queue_depth : depth;
 	r->buffer_size = r->opts.buffer_size ? r->opts.buffer_size : DEFAULT_BUFFER;

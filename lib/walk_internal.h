@@ -55,6 +55,7 @@ struct frame {
 	size_t pos;
 	size_t path_len; /* the directory's path length in walk.path */
 	size_t chunk, chunk_n; /* entries [chunk, chunk + chunk_n) have their stat in st/err */
+	bool chunk_cached;     /* ... and those stats all came from the inode cache */
 	struct stat *st;       /* batch entries */
 	int *err;
 	size_t st_cap;         /* room in st and err */

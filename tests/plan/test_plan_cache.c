@@ -159,6 +159,7 @@ struct run {
 	uint64_t got[NFILES]; /* bytes delivered, each checked against the pattern */
 	int ends[NFILES], bad_status, bad_bytes;
 	uint64_t located; /* files the plan opened to locate them */
+	uint64_t prefetched; /* pieces the reader's physical-order prefetch asked for */
 };
 
 static int r_batch(const struct sweep_plan *p, void *ctx)
@@ -207,8 +208,11 @@ static const struct sweep_read_ops ops = { .size = sizeof(ops), .data = r_data, 
 
 static void run_batch(unsigned plan_flags, struct run *r)
 {
+	/* io_uring where it works: the reader's prefetch in physical order runs only there (HDD class). */
 	struct sweep_batch_opts bo = { .size = sizeof(bo), .order = SWEEP_ORDER_PHYSICAL, .plan_flags = plan_flags,
-				       .ops = &ops, .on_batch = r_batch, .ctx = r };
+				       .backend = sweep_backend_resolve(SWEEP_BACKEND_AUTO), .ops = &ops,
+				       .on_batch = r_batch, .ctx = r };
+	uint64_t pf = sweep__reader_prefetch_pieces();
 	struct sweep__walk_meta_stats before, after;
 	struct sweep_batch *b = NULL;
 
@@ -230,6 +234,7 @@ static void run_batch(unsigned plan_flags, struct run *r)
 	sweep_batch_free(b);
 	sweep__walk_meta_totals(&after);
 	r->located = after.plan_located - before.plan_located;
+	r->prefetched = sweep__reader_prefetch_pieces() - pf;
 	assert_int_equal(r->n, NFILES);
 }
 
@@ -259,6 +264,8 @@ static void test_cached_batch(void **state)
 		if (i > 0)
 			assert_true(r->ino[i - 1] < r->ino[i]);
 	}
+	/* Nothing for the disk to fetch: the reader's prefetch left it alone. */
+	assert_int_equal(r->prefetched, 0);
 	expect_read_exactly(r);
 	free(r);
 }
@@ -295,6 +302,9 @@ static void test_cold_batch_as_without_the_flag(void **state)
 	for (size_t i = 1; i < NFILES; i++)
 		by_inode = by_inode && r->ino[i - 1] < r->ino[i];
 	assert_false(by_inode);
+	/* A cold batch on a disk: its data asked for in physical order first (io_uring only). */
+	if (sweep_backend_resolve(SWEEP_BACKEND_AUTO) == SWEEP_BACKEND_URING)
+		assert_true(r->prefetched > 0);
 	expect_read_exactly(r);
 	free(want);
 	free(r);
@@ -323,6 +333,9 @@ int main(void)
 		cmocka_unit_test(test_locate_wins),
 	};
 
+	/* The disk class: the reader's prefetch in physical order, which a cached batch must not run. */
+	if (sweep_device_force(SWEEP_DEVICE_HDD) < 0)
+		return 1;
 	make_tree();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

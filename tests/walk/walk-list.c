@@ -263,7 +263,8 @@ int main(int argc, char **argv)
 	for (size_t k = 0; k < c.ndirs; k++)
 		free(c.dirs[k].path);
 	free(c.dirs);
-	fprintf(stderr, "walk-list: backend=%s result=%d ahead=%llu\n", sweep_backend_name(sweep_backend_resolve(o.backend)), r,
+	fprintf(stderr, "walk-list: backend=%s result=%d dir_fiemaps=%llu ahead=%llu\n",
+		sweep_backend_name(sweep_backend_resolve(o.backend)), r, (unsigned long long)sweep__walk_dir_fiemaps(),
 		(unsigned long long)sweep__walk_ahead_loaded());
 	if (c.quiet)
 		fprintf(stderr, "walk-list: %ld entries\n", c.count);
