@@ -274,6 +274,8 @@ SWEEP_EXPORT int sweep_copy_new(const struct sweep_copy_opts *opts, struct sweep
 		.order = c->o.order,
 		.max_files = c->o.batch_files ? c->o.batch_files : SIZE_MAX,
 		.max_bytes = copy_batch_bytes(c),
+		/* A batch already in the page cache is not opened for FIEMAP: its order does not matter. */
+		.plan_flags = SWEEP_PLAN_CACHE_CHECK,
 		.backend = c->o.backend,
 		.queue_depth = c->o.queue_depth,
 		.read_flags = (c->o.sparse == SWEEP_COPY_SPARSE_NEVER ? 0 : SWEEP_READ_SPARSE) | SWEEP_READ_NOATIME,

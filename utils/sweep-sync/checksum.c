@@ -91,6 +91,7 @@ static struct sweep_batch *batch_for(struct ck *k, uint64_t dev)
 	struct sweep_batch_opts bo = {
 		.size = sizeof(bo),
 		.order = SWEEP_ORDER_AUTO,
+		.plan_flags = SWEEP_PLAN_CACHE_CHECK, /* a cached batch is not located */
 		.read_flags = SWEEP_READ_NOATIME,
 		.ops = &ck_ops,
 		.ctx = k,
