@@ -18,7 +18,9 @@
  *
  * Not on a disk: there, concurrent directory reads would pull the head
  * between them; the HDD class keeps one C-SCAN pass with the metadata
- * engine's sweeps.
+ * engine's sweeps. Measured (doc/design.md, walk): forced into the HDD
+ * class on a 1M-file xfs tree, the threads saved 22% of the wall time on a
+ * fast disk and cost 4.5x the seeks and 7% more modeled HDD time.
  */
 #include <pthread.h>
 #include <stdlib.h>
