@@ -165,27 +165,21 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 /*
  * Whether the d_ino of every entry of dir is the st_ino the walk gave: on
  * ext2/3/4 and xfs, for entries stat'ed without following, when no mount
- * point is in dir (known from mountinfo by dir's canonical path, which is
- * in scratch on the way in).
+ * point is in dir: no entry on another device, and dir's filesystem mounted
+ * only once, so no bind mount of it stands there either (mounts.c).
  */
 static bool dino_is_st_ino(struct du *du, const struct du_tree *t, uint32_t dir, const uint32_t *kids, uint32_t n)
 {
-	char *real;
-	bool mount;
+	const struct du_node *d = &t->nodes[dir];
 
-	if (!(t->nodes[dir].flags & DU_DINO_ST) || du->o.follow == FOLLOW_ALL)
+	if (!(d->flags & DU_DINO_ST) || du->o.follow == FOLLOW_ALL)
 		return false;
 	for (uint32_t j = 0; j < n; j++)
-		if (t->nodes[kids[j]].flags & DU_NOSTAT)
+		if ((t->nodes[kids[j]].flags & DU_NOSTAT) || t->nodes[kids[j]].dev != d->dev)
 			return false;
 	if (du->mounts_state == 0)
 		du->mounts_state = du_mounts_load(&du->mounts) == 0 ? 1 : -1;
-	real = du->mounts_state == 1 ? realpath(du->scratch, NULL) : NULL;
-	if (!real)
-		return false;
-	mount = du_mounts_in(&du->mounts, real);
-	free(real);
-	return !mount;
+	return du->mounts_state == 1 && du_mounts_count(&du->mounts, t->devs[d->dev]) == 1;
 }
 
 /* du_dino_fn: read the directory again for the d_ino values fts sorts on, unless they are the st_ino values. */
@@ -197,10 +191,10 @@ static void dino(const struct du_tree *t, uint32_t dir, const uint32_t *kids, ui
 	uint32_t pos = 0, j = 0;
 	DIR *d;
 
-	if (du_tree_path(t, dir, &du->scratch, &du->scratch_cap) < 0)
-		return;
 	/* Reading an 18,000-entry directory again was 4% of sweep-du -s /usr/share. */
 	if (dino_is_st_ino(du, t, dir, kids, n))
+		return;
+	if (du_tree_path(t, dir, &du->scratch, &du->scratch_cap) < 0)
 		return;
 	d = opendir(du->scratch);
 	if (!d)

@@ -96,15 +96,15 @@ static inline const char *du_name(const struct du_tree *t, uint32_t i)
  */
 int du_time_format(char *buf, size_t cap, const char *fmt, struct timespec ts);
 
-/* The directories holding a mount point (their canonical paths), as /proc/self/mountinfo lists them. */
+/* The device of every mount, as /proc/self/mountinfo lists them (mounts.c says why). */
 struct du_mounts {
-	char **dirs;
+	uint64_t *devs;
 	size_t n, cap;
 };
 /* Read them: 0, or -1 when mountinfo cannot be read (then nothing is known). */
 int du_mounts_load(struct du_mounts *m);
-/* Whether dir (canonical) holds a mount point. */
-bool du_mounts_in(const struct du_mounts *m, const char *dir);
+/* How many mounts show the filesystem of device dev (st_dev). */
+size_t du_mounts_count(const struct du_mounts *m, uint64_t dev);
 void du_mounts_free(struct du_mounts *m);
 
 /* Output sizes the way GNU du's human_readable does. */
