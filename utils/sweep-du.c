@@ -182,6 +182,46 @@ static bool dino_is_st_ino(struct du *du, const struct du_tree *t, uint32_t dir,
 	return du->mounts_state == 1 && du_mounts_count(&du->mounts, t->devs[d->dev]) == 1;
 }
 
+/* Whether st is the node's file (device and inode). */
+static bool is_node(const struct du_tree *t, uint32_t i, const struct stat *st)
+{
+	return (uint64_t)st->st_ino == t->nodes[i].ino && (uint64_t)st->st_dev == t->devs[t->nodes[i].dev];
+}
+
+/*
+ * dir opened again after the walk, to be read (DESIGN §3a): beneath its
+ * root, opened as the user named it and checked to be the root walked, with
+ * no symlink followed below it; under -L, whose paths may pass through
+ * symlinks, by its path. Either way checked to be dir itself. -1 when it
+ * cannot be reached or something else stands there now.
+ */
+static int dir_open_again(struct du *du, const struct du_tree *t, uint32_t dir)
+{
+	uint32_t root = dir;
+	struct stat st;
+	int fd = -1, rfd;
+
+	while (t->nodes[root].parent != DU_NONE)
+		root = t->nodes[root].parent;
+	if (du_tree_path(t, dir, &du->scratch, &du->scratch_cap) < 0)
+		return -1;
+	if (du->o.follow == FOLLOW_ALL || root == dir) {
+		fd = open(du->scratch, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	} else {
+		rfd = open(du_name(t, root), O_PATH | O_DIRECTORY | O_CLOEXEC);
+		/* du_tree_path joins the root's name and the names below it with one '/' */
+		if (rfd >= 0 && fstat(rfd, &st) == 0 && is_node(t, root, &st))
+			fd = sweep_open_beneath(rfd, du->scratch + strlen(du_name(t, root)) + 1, O_RDONLY | O_DIRECTORY, 0);
+		if (rfd >= 0)
+			close(rfd);
+	}
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !is_node(t, dir, &st))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd < 0 ? -1 : fd;
+}
+
 /* du_dino_fn: read the directory again for the d_ino values fts sorts on, unless they are the st_ino values. */
 static void dino(const struct du_tree *t, uint32_t dir, const uint32_t *kids, uint32_t n, uint64_t *keys,
 		 void *ctx)
@@ -190,15 +230,19 @@ static void dino(const struct du_tree *t, uint32_t dir, const uint32_t *kids, ui
 	struct dirent *de;
 	uint32_t pos = 0, j = 0;
 	DIR *d;
+	int fd;
 
 	/* Reading an 18,000-entry directory again was 4% of sweep-du -s /usr/share. */
 	if (dino_is_st_ino(du, t, dir, kids, n))
 		return;
-	if (du_tree_path(t, dir, &du->scratch, &du->scratch_cap) < 0)
+	fd = dir_open_again(du, t, dir);
+	if (fd < 0)
 		return;
-	d = opendir(du->scratch);
-	if (!d)
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
 		return;
+	}
 	while (j < n && (de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
