@@ -94,13 +94,14 @@ static int add_filter(struct archive *a, enum tar_filter f)
 static size_t out_block(int fd)
 {
 	struct stat st;
-	int have;
+	int have, grown;
 
 	if (fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode))
 		return OUT_BLOCK;
 	have = fcntl(fd, F_GETPIPE_SZ);
-	if (have >= 0 && have < OUT_BLOCK)
-		have = fcntl(fd, F_SETPIPE_SZ, OUT_BLOCK) >= 0 ? fcntl(fd, F_GETPIPE_SZ) : have;
+	/* F_SETPIPE_SZ returns the size the pipe now has (at least the size asked for). */
+	if (have >= 0 && have < OUT_BLOCK && (grown = fcntl(fd, F_SETPIPE_SZ, OUT_BLOCK)) >= 0)
+		have = grown;
 	if (have < 0 || have >= OUT_BLOCK)
 		return OUT_BLOCK;
 	return have < 10240 ? 10240 : (size_t)have / 10240 * 10240;
