@@ -81,7 +81,7 @@ void copy_done(struct sweep_copy *c, const char *src, const char *dst, const str
 int copy_step(struct sweep_copy *c, enum sweep_copy_step step, const char *src, const char *dst, uint64_t cookie)
 {
 	if (c->o.on_step) {
-		int rc = c->o.on_step(step, src, dst, cookie, c->o.ctx);
+		int rc = copy_async_on_step(c, step, src, dst, cookie);
 		if (rc < 0 && !c->stop)
 			c->stop = rc;
 	}
@@ -94,18 +94,25 @@ struct meta_ctx {
 	uint64_t cookie;
 };
 
+void copy_report_meta(struct sweep_copy *c, enum sweep_copy_meta op, int err, const char *src, const char *dst,
+		      uint64_t cookie)
+{
+	struct sweep_copy_error ce = { .op = SWEEP_COPY_OP_META, .meta = op, .err = err, .src = src, .dst = dst,
+				       .cookie = cookie };
+
+	c->stats.errors++;
+	if (c->o.on_error) {
+		int rc = c->o.on_error(&ce, c->o.ctx);
+		if (rc < 0 && !c->stop)
+			c->stop = rc;
+	}
+}
+
 static void meta_failed(enum sweep_copy_meta op, int err, void *ctx)
 {
 	struct meta_ctx *m = ctx;
-	struct sweep_copy_error ce = { .op = SWEEP_COPY_OP_META, .meta = op, .err = err, .src = m->src, .dst = m->dst,
-				       .cookie = m->cookie };
 
-	m->c->stats.errors++;
-	if (m->c->o.on_error) {
-		int rc = m->c->o.on_error(&ce, m->c->o.ctx);
-		if (rc < 0 && !m->c->stop)
-			m->c->stop = rc;
-	}
+	copy_report_meta(m->c, op, err, m->src, m->dst, m->cookie);
 }
 
 void copy_apply_meta(struct sweep_copy *c, const struct meta_ref *src, const struct meta_ref *dst,
@@ -120,18 +127,23 @@ void copy_apply_meta(struct sweep_copy *c, const struct meta_ref *src, const str
 
 /* ---- the destination ---- */
 
-const char *dst_show(struct sweep_copy *c, const char *dst)
+const char *dst_show_in(const struct sweep_copy *c, const char *dst, char **buf, size_t *cap)
 {
 	size_t pl = strlen(c->show), dl = strlen(dst);
 	bool slash = pl > 0 && c->show[pl - 1] != '/' && dl > 0;
 
-	if (sweep__grow(&c->showbuf, &c->showcap, pl + slash + dl + 1, 1, 256) < 0)
+	if (sweep__grow(buf, cap, pl + slash + dl + 1, 1, 256) < 0)
 		return dst;
-	memcpy(c->showbuf, c->show, pl);
+	memcpy(*buf, c->show, pl);
 	if (slash)
-		c->showbuf[pl] = '/';
-	memcpy(c->showbuf + pl + slash, dst, dl + 1);
-	return c->showbuf;
+		(*buf)[pl] = '/';
+	memcpy(*buf + pl + slash, dst, dl + 1);
+	return *buf;
+}
+
+const char *dst_show(struct sweep_copy *c, const char *dst)
+{
+	return dst_show_in(c, dst, &c->showbuf, &c->showcap);
 }
 
 int dest_dir(struct sweep_copy *c, const char *dst, const char **ret_name)
@@ -217,10 +229,13 @@ SWEEP_EXPORT int sweep_copy_set_dest(struct sweep_copy *c, int dirfd, const char
 		close(fd);
 		return -ENOMEM;
 	}
+	/* The writer thread's copies still waiting go where they were meant to, first. */
+	copy_async_reap(c, true);
 	if (c->dest_fd >= 0)
 		close(c->dest_fd);
 	free(c->show);
 	c->dest_fd = fd;
+	c->dest_dev = st.st_dev;
 	c->show = s;
 	return 0;
 }
@@ -296,6 +311,8 @@ SWEEP_EXPORT int sweep_copy_new(const struct sweep_copy_opts *opts, struct sweep
 		rc = sweep_batch_new(&bo, &c->batch);
 	if (rc == 0)
 		rc = sweep__writer_new(&wo, &c->writer);
+	if (rc == 0)
+		rc = copy_async_new(c, &c->async);
 	if (rc < 0) {
 		sweep_copy_free(c);
 		return rc;
@@ -308,6 +325,9 @@ SWEEP_EXPORT struct sweep_copy *sweep_copy_free(struct sweep_copy *c)
 {
 	if (!c)
 		return NULL;
+	copy_async_reap(c, true); /* the thread's copies finish (or go) before the queue they name goes */
+	copy_async_free(c->async);
+	c->async = NULL;
 	sweep__writer_drain(c->writer); /* before the copies it may still write into are closed */
 	copy_queue_free(c);
 	for (size_t i = 0; i < c->ndirs; i++) {
@@ -336,9 +356,9 @@ SWEEP_EXPORT int sweep_copy_stats(const struct sweep_copy *c, struct sweep_copy_
 		return -EINVAL;
 	s = c->stats;
 	sweep__writer_stats(c->writer, &ws);
-	s.write_requests = ws.requests;
+	s.write_requests = ws.requests + copy_async_write_requests(c->async);
 	s.writes_uring = sweep__writer_backend(c->writer) == SWEEP_BACKEND_URING;
-	s.tmpfile = !c->no_tmpfile;
+	s.tmpfile = !__atomic_load_n(&c->no_tmpfile, __ATOMIC_RELAXED);
 	struct sweep_batch_stats bs = { .size = sizeof(bs) };
 	if (sweep_batch_stats(c->batch, &bs) == 0)
 		s.batches = bs.batches;

@@ -64,7 +64,7 @@ int copy_put_in_place(struct sweep_copy *c, int dirfd, const char *tmp, const ch
 
 /* ---- the queue ---- */
 
-static void item_fail(struct qactive *a, enum sweep_copy_op op, int err)
+void copy_item_fail(struct qactive *a, enum sweep_copy_op op, int err)
 {
 	if (!a->err) {
 		a->err = err;
@@ -72,8 +72,7 @@ static void item_fail(struct qactive *a, enum sweep_copy_op op, int err)
 	}
 }
 
-/* Close the copy; a named temporary (ours, made this run) is removed. */
-static void item_drop_temp(struct qactive *a)
+void copy_drop_temp(struct qactive *a)
 {
 	if (a->tmpfd >= 0)
 		close(a->tmpfd);
@@ -107,7 +106,7 @@ static struct qactive *active_for(struct sweep_copy *c, size_t idx)
 static void active_drop(struct sweep_copy *c)
 {
 	if (c->act.it)
-		item_drop_temp(&c->act);
+		copy_drop_temp(&c->act);
 	c->act.it = NULL;
 }
 
@@ -115,11 +114,12 @@ void copy_write_failed(struct sweep_copy *c, uint64_t idx, int err)
 {
 	/* The writes are drained at the end of each file: a failed one is the current file's. */
 	if (c->act.it && c->act.it == &c->q[idx])
-		item_fail(&c->act, SWEEP_COPY_OP_WRITE, err);
+		copy_item_fail(&c->act, SWEEP_COPY_OP_WRITE, err);
 }
 
 void copy_queue_free(struct sweep_copy *c)
 {
+	copy_async_reap(c, true);
 	active_drop(c);
 	for (size_t i = 0; i < c->nq; i++) {
 		free(c->q[i].src);
@@ -212,7 +212,8 @@ static int make_copy(struct sweep_copy *c, struct qactive *it)
 {
 	char tmp[32];
 
-	if (!c->no_tmpfile) {
+	/* Atomic: the writer thread makes copies too. */
+	if (!__atomic_load_n(&c->no_tmpfile, __ATOMIC_RELAXED)) {
 		int fd = openat(it->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
 		if (fd >= 0) {
 			it->tmpfd = fd;
@@ -220,7 +221,7 @@ static int make_copy(struct sweep_copy *c, struct qactive *it)
 		}
 		if (!tmpfile_unsupported(errno))
 			return -errno;
-		c->no_tmpfile = true;
+		__atomic_store_n(&c->no_tmpfile, true, __ATOMIC_RELAXED);
 	}
 	for (int tries = 0; tries < 100; tries++) {
 		copy_tmp_name(tmp);
@@ -238,6 +239,19 @@ static int make_copy(struct sweep_copy *c, struct qactive *it)
 			return -errno;
 	}
 	return -EEXIST;
+}
+
+/* Name the unnamed copy fd as to in dfd: 0 or -errno (-EEXIST: the name is taken). */
+static int link_tmpfile(int fd, int dfd, const char *to)
+{
+	if (linkat(fd, "", dfd, to, AT_EMPTY_PATH) == 0)
+		return 0;
+	if (errno != ENOENT && errno != EPERM)
+		return -errno;
+	/* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH */
+	char proc[64];
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	return linkat(AT_FDCWD, proc, dfd, to, AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
 }
 
 /*
@@ -262,24 +276,26 @@ static int commit(struct sweep_copy *c, struct qactive *it)
 		close(dfd);
 		return rc;
 	}
-	/* O_TMPFILE: give it a name. With no-clobber straight onto the final one (link refuses an existing name). */
-	char proc[64];
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", it->tmpfd);
-	bool direct = c->o.flags & SWEEP_COPY_NO_CLOBBER;
+	/*
+	 * O_TMPFILE: give it a name. Straight onto the final one where none
+	 * stood when the file was queued, or with no-clobber: link refuses an
+	 * existing name (never follows one), and a fresh copy saves a rename.
+	 */
+	bool noclobber = c->o.flags & SWEEP_COPY_NO_CLOBBER;
+	if (noclobber || !it->it->existed) {
+		rc = link_tmpfile(it->tmpfd, dfd, name);
+		if (rc != -EEXIST || noclobber) {
+			close(dfd);
+			return rc;
+		}
+		/* one appeared meanwhile: replaced, as any existing destination is */
+	}
 	rc = -EEXIST;
 	for (int tries = 0; tries < 100 && rc == -EEXIST; tries++) {
-		const char *to = name;
-		if (!direct) {
-			copy_tmp_name(tmp);
-			to = tmp;
-		}
-		rc = linkat(it->tmpfd, "", dfd, to, AT_EMPTY_PATH) < 0 ? -errno : 0;
-		if (rc == -ENOENT || rc == -EPERM) /* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH */
-			rc = linkat(AT_FDCWD, proc, dfd, to, AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
-		if (direct)
-			break;
+		copy_tmp_name(tmp);
+		rc = link_tmpfile(it->tmpfd, dfd, tmp);
 	}
-	if (rc == 0 && !direct) {
+	if (rc == 0) {
 		rc = renameat(dfd, tmp, dfd, name) < 0 ? -errno : 0;
 		if (rc < 0)
 			unlinkat(dfd, tmp, 0); /* the name we just made */
@@ -355,7 +371,7 @@ static int range_copy(struct sweep_copy *c, struct qactive *it, const struct swe
 				if (cfr_unsupported(err) && it->bytes == 0)
 					return 1;
 				bool wr = err == ENOSPC || err == EDQUOT || err == EFBIG;
-				item_fail(it, wr ? SWEEP_COPY_OP_WRITE : SWEEP_COPY_OP_READ, -err);
+				copy_item_fail(it, wr ? SWEEP_COPY_OP_WRITE : SWEEP_COPY_OP_READ, -err);
 				return -err;
 			}
 			if (n == 0) { /* the source shrank */
@@ -372,32 +388,65 @@ static int range_copy(struct sweep_copy *c, struct qactive *it, const struct swe
 	return 0;
 }
 
+/* The copy's file, made in the directory it goes into (held O_PATH until the copy is in place). */
+int copy_file_create(struct sweep_copy *c, struct qactive *it)
+{
+	it->dirfd = item_dir(c, it->it, &it->name);
+	if (it->dirfd < 0)
+		return it->dirfd;
+	return fstat(it->dirfd, &it->dir_st) < 0 ? -errno : make_copy(c, it);
+}
+
+/*
+ * As cp: with --sparse=always, and with auto for a source that has holes,
+ * zero blocks of the destination's block size become holes (so the copy is
+ * as sparse as the source even where block sizes differ). 0: none.
+ */
+size_t copy_punch_size(const struct sweep_copy *c, bool dense, const struct stat *tst)
+{
+	if (c->o.sparse == SWEEP_COPY_SPARSE_ALWAYS || (c->o.sparse == SWEEP_COPY_SPARSE_AUTO && !dense))
+		return tst && tst->st_blksize > 0 ? (size_t)tst->st_blksize : 4096;
+	return 0;
+}
+
+int copy_file_write(struct writer *w, struct qactive *it, const void *buf, size_t len, uint64_t off, uint64_t tag)
+{
+	return it->punch ? write_sparse(w, it->tmpfd, buf, len, off, it->punch, tag)
+			 : sweep__writer_write(w, it->tmpfd, buf, len, off, tag);
+}
+
+/* The source's data is all in one extent from 0 (or its map is unknown): no holes to keep. */
+static bool source_dense(const struct sweep_file *f)
+{
+	return !f->data_map || (f->data_map_len == 1 && f->data_map[0].logical == 0 &&
+				f->data_map[0].length == f->st.size);
+}
+
 static int rd_begin(const struct sweep_file *f, void *ctx)
 {
 	struct sweep_copy *c = ctx;
-	struct qactive *it = active_for(c, f->entry->cookie);
+	struct qitem *q = &c->q[f->entry->cookie];
 	int rc;
 
-	if (copy_step(c, SWEEP_COPY_STEP_OPENED, it->it->src, dst_show(c, it->it->dst), it->it->cookie) < 0)
+	if (copy_step(c, SWEEP_COPY_STEP_OPENED, q->src, dst_show(c, q->dst), q->cookie) < 0)
 		return c->stop;
+	if (c->async && copy_async_takes(c, q, f)) {
+		c->ajob = copy_async_begin(c, q, f->st.size, source_dense(f));
+		if (c->ajob)
+			return 0;
+	}
+	/* Copied here: what the thread has yet to finish is reported first, in the order it was read. */
+	copy_async_reap(c, true);
+	struct qactive *it = active_for(c, f->entry->cookie);
 	it->size = f->st.size;
-	it->dirfd = item_dir(c, it->it, &it->name);
-	rc = it->dirfd < 0 ? it->dirfd : fstat(it->dirfd, &it->dir_st) < 0 ? -errno : make_copy(c, it);
+	rc = copy_file_create(c, it);
 	if (rc < 0) {
-		item_fail(it, SWEEP_COPY_OP_CREATE, rc);
+		copy_item_fail(it, SWEEP_COPY_OP_CREATE, rc);
 		return SWEEP_READ_SKIP;
 	}
-	/*
-	 * As cp: with --sparse=always, and with auto for a source that has
-	 * holes, zero blocks of the destination's block size become holes (so
-	 * the copy is as sparse as the source even where block sizes differ).
-	 */
-	bool dense = !f->data_map || (f->data_map_len == 1 && f->data_map[0].logical == 0 &&
-				      f->data_map[0].length == it->size);
 	struct stat tst;
 	bool have_tst = fstat(it->tmpfd, &tst) == 0;
-	if (c->o.sparse == SWEEP_COPY_SPARSE_ALWAYS || (c->o.sparse == SWEEP_COPY_SPARSE_AUTO && !dense))
-		it->punch = have_tst && tst.st_blksize > 0 ? (size_t)tst.st_blksize : 4096;
+	it->punch = copy_punch_size(c, source_dense(f), have_tst ? &tst : NULL);
 	if (c->o.reflink != SWEEP_COPY_REFLINK_NEVER) {
 		bool known_no = c->noclone && have_tst && c->noclone_src == f->st.dev && c->noclone_dst == tst.st_dev;
 		if (!known_no && ioctl(it->tmpfd, FICLONE, f->fd) == 0) {
@@ -409,7 +458,7 @@ static int rd_begin(const struct sweep_file *f, void *ctx)
 		}
 		int err = known_no ? c->noclone_err : errno;
 		if (c->o.reflink == SWEEP_COPY_REFLINK_ALWAYS) {
-			item_fail(it, SWEEP_COPY_OP_CLONE, -err);
+			copy_item_fail(it, SWEEP_COPY_OP_CLONE, -err);
 			return SWEEP_READ_SKIP;
 		}
 		if (!known_no && have_tst && (err == EXDEV || err == EOPNOTSUPP || err == ENOTTY)) {
@@ -441,17 +490,19 @@ static int rd_begin(const struct sweep_file *f, void *ctx)
 static int rd_data(const struct sweep_file *f, uint64_t off, const void *buf, size_t len, void *ctx)
 {
 	struct sweep_copy *c = ctx;
-	struct qactive *it = active_for(c, f->entry->cookie);
 
 	if (copy_stopped(c))
 		return c->stop;
+	if (c->ajob) { /* on_bytes as the thread writes */
+		copy_async_data(c, c->ajob, buf, len, off);
+		return copy_stopped(c);
+	}
+	struct qactive *it = active_for(c, f->entry->cookie);
 	if (it->err || it->tmpfd < 0)
 		return 0;
-	uint64_t tag = f->entry->cookie;
-	int rc = it->punch ? write_sparse(c->writer, it->tmpfd, buf, len, off, it->punch, tag)
-			   : sweep__writer_write(c->writer, it->tmpfd, buf, len, off, tag);
+	int rc = copy_file_write(c->writer, it, buf, len, off, f->entry->cookie);
 	if (rc < 0) {
-		item_fail(it, SWEEP_COPY_OP_WRITE, rc);
+		copy_item_fail(it, SWEEP_COPY_OP_WRITE, rc);
 		return 0;
 	}
 	it->bytes += len;
@@ -460,57 +511,79 @@ static int rd_data(const struct sweep_file *f, uint64_t off, const void *buf, si
 	return 0;
 }
 
-/* Everything after the data: size, metadata (of what was read), durability, then the name. */
-static void finish_file(struct sweep_copy *c, struct qactive *it, const struct sweep_file *f)
+/*
+ * Everything after the data: size, metadata (of the file that was read:
+ * srcfd, st), durability, then the name. On the writer thread (it->job)
+ * what goes wrong is kept for the caller's thread to report.
+ */
+void copy_file_finish(struct sweep_copy *c, struct qactive *it, int srcfd, const struct sweep_stat *st)
 {
 	const struct qitem *q = it->it;
 
 	if (it->how != SWEEP_COPY_HOW_CLONE && ftruncate(it->tmpfd, (off_t)it->size) < 0) {
-		item_fail(it, SWEEP_COPY_OP_WRITE, -errno);
+		copy_item_fail(it, SWEEP_COPY_OP_WRITE, -errno);
 		return;
 	}
-	if (!(c->o.preserve & SWEEP_PRESERVE_MODE) && fchmod(it->tmpfd, (mode_t)q->mode) < 0)
-		copy_report(c, SWEEP_COPY_OP_META, -errno, q->src, dst_show(c, q->dst), q->cookie);
+	if (!(c->o.preserve & SWEEP_PRESERVE_MODE) && fchmod(it->tmpfd, (mode_t)q->mode) < 0) {
+		if (it->job)
+			copy_async_meta_failed(0, -errno, it->job);
+		else
+			copy_report(c, SWEEP_COPY_OP_META, -errno, q->src, dst_show(c, q->dst), q->cookie);
+	}
 	/* The owner, mode and times of the file that was read, not of what the walk saw. */
-	struct meta_ref ms = { .fd = f->fd }, md = { .fd = it->tmpfd };
-	copy_apply_meta(c, &ms, &md, &f->st, c->o.preserve, q->src, dst_show(c, q->dst), q->cookie);
+	struct meta_ref ms = { .fd = srcfd }, md = { .fd = it->tmpfd };
+	if (it->job)
+		meta_copy(&ms, &md, st, c->o.preserve, copy_async_meta_failed, it->job);
+	else
+		copy_apply_meta(c, &ms, &md, st, c->o.preserve, q->src, dst_show(c, q->dst), q->cookie);
 	if ((c->o.flags & SWEEP_COPY_FSYNC) && fsync(it->tmpfd) < 0) {
-		item_fail(it, SWEEP_COPY_OP_WRITE, -errno);
+		copy_item_fail(it, SWEEP_COPY_OP_WRITE, -errno);
 		return;
 	}
-	if (copy_step(c, SWEEP_COPY_STEP_WRITTEN, q->src, dst_show(c, q->dst), q->cookie) < 0) {
-		item_fail(it, SWEEP_COPY_OP_WRITE, c->stop);
+	int rc = it->job ? copy_async_step(c, it->job, SWEEP_COPY_STEP_WRITTEN)
+			 : copy_step(c, SWEEP_COPY_STEP_WRITTEN, q->src, dst_show(c, q->dst), q->cookie);
+	if (rc < 0) {
+		copy_item_fail(it, SWEEP_COPY_OP_WRITE, rc);
 		return;
 	}
 	if (it->tmpname) {
 		int fd = it->tmpfd;
 		it->tmpfd = -1;
 		if (close(fd) < 0) { /* delayed write errors (NFS, quotas) surface here */
-			item_fail(it, SWEEP_COPY_OP_WRITE, -errno);
+			copy_item_fail(it, SWEEP_COPY_OP_WRITE, -errno);
 			return;
 		}
 	}
-	int rc = commit(c, it);
+	rc = commit(c, it);
 	if (rc < 0) {
-		item_fail(it, rc == -EISDIR ? SWEEP_COPY_OP_OVERWRITE_DIR : SWEEP_COPY_OP_RENAME, rc == -EISDIR ? 0 : rc);
+		copy_item_fail(it, rc == -EISDIR ? SWEEP_COPY_OP_OVERWRITE_DIR : SWEEP_COPY_OP_RENAME, rc == -EISDIR ? 0 : rc);
 		return;
 	}
 	free(it->tmpname); /* in place now: no longer ours to remove */
 	it->tmpname = NULL;
+	it->placed = true;
 }
 
 static int rd_end(const struct sweep_file *f, int status, void *ctx)
 {
 	struct sweep_copy *c = ctx;
+
+	if (c->ajob) {
+		copy_async_end(c, c->ajob, f, status);
+		c->ajob = NULL;
+		copy_async_reap(c, false);
+		return copy_stopped(c) ? c->stop : 0;
+	}
+	copy_async_reap(c, true);
 	struct qactive *it = active_for(c, f->entry->cookie);
 	const struct qitem *q = it->it;
 
 	/* The data is written (or failed) before the file is sized, completed and named. */
 	int wrc = sweep__writer_drain(c->writer);
 	if (wrc < 0)
-		item_fail(it, SWEEP_COPY_OP_WRITE, wrc);
+		copy_item_fail(it, SWEEP_COPY_OP_WRITE, wrc);
 	if (status < 0)
-		item_fail(it, f->fd < 0 ? SWEEP_COPY_OP_OPEN_SRC : SWEEP_COPY_OP_READ, status);
+		copy_item_fail(it, f->fd < 0 ? SWEEP_COPY_OP_OPEN_SRC : SWEEP_COPY_OP_READ, status);
 	/* Cloned or copied by the kernel, the data never passed the reader's own checks: look again. */
 	struct stat now;
 	if (status == 0 && (it->how == SWEEP_COPY_HOW_CLONE || it->how == SWEEP_COPY_HOW_RANGE) &&
@@ -523,24 +596,32 @@ static int rd_end(const struct sweep_file *f, int status, void *ctx)
 		if (status == SWEEP_READ_SHRANK && it->how == SWEEP_COPY_HOW_DATA && fstat(f->fd, &now) == 0 &&
 		    (uint64_t)now.st_size < it->size)
 			it->size = (uint64_t)now.st_size;
-		finish_file(c, it, f);
+		copy_file_finish(c, it, f->fd, &f->st);
 	}
 	c->stats.bytes += it->bytes;
-	item_drop_temp(it);
+	copy_drop_temp(it);
+	copy_file_settle(c, q, it, status, &f->st);
+	c->act.it = NULL;
+	return copy_stopped(c) ? c->stop : 0;
+}
+
+/* Report a file's copy (on the caller's thread): failed, or done (and its other names linked). */
+void copy_file_settle(struct sweep_copy *c, const struct qitem *q, const struct qactive *it, int status,
+		      const struct sweep_stat *st)
+{
 	if (it->err) {
 		copy_report(c, it->err_op, it->err, q->src, dst_show(c, q->dst), q->cookie);
 		if (q->ln)
 			link_settle(c, q->ln, false, it->err_op, it->err);
-	} else if (!copy_stopped(c)) {
+	} else if (it->placed || !copy_stopped(c)) {
+		/* (A copy in place is reported even when the run stopped meanwhile: the writer thread may be ahead.) */
 		if (status > 0)
 			copy_report(c, SWEEP_COPY_OP_CHANGED, 0, q->src, dst_show(c, q->dst), q->cookie);
-		/* Done: the file was opened, and what was copied is what it said (f->st). */
-		copy_done(c, q->src, dst_show(c, q->dst), &f->st, it->how, it->bytes, q->cookie, q->existed);
-		if (q->ln)
+		/* Done: the file was opened, and what was copied is what it said (st). */
+		copy_done(c, q->src, dst_show(c, q->dst), st, it->how, it->bytes, q->cookie, q->existed);
+		if (q->ln && !copy_stopped(c))
 			link_settle(c, q->ln, true, 0, 0);
 	}
-	c->act.it = NULL;
-	return copy_stopped(c) ? c->stop : 0;
 }
 
 const struct sweep_read_ops copy_read_ops = {
@@ -553,6 +634,7 @@ const struct sweep_read_ops copy_read_ops = {
 /* Files a batch could not reach (the run stopped), and every item once its batch is read: nothing of theirs stays. */
 static void queue_drop(struct sweep_copy *c)
 {
+	copy_async_reap(c, true); /* the writer thread's copies name queue entries */
 	active_drop(c);
 	for (size_t i = 0; i < c->nq; i++) {
 		struct qitem *it = &c->q[i];
@@ -635,23 +717,23 @@ int copy_stream(struct sweep_copy *c, const char *src, const struct sweep_stat *
 	}
 	rc = fstat(in, &in_st) < 0 ? -errno : fstat(it.dirfd, &it.dir_st) < 0 ? -errno : make_copy(c, &it);
 	if (rc < 0) {
-		item_fail(&it, SWEEP_COPY_OP_CREATE, rc);
+		copy_item_fail(&it, SWEEP_COPY_OP_CREATE, rc);
 	} else if (!(buf = malloc(1 << 20))) {
-		item_fail(&it, SWEEP_COPY_OP_READ, -ENOMEM);
+		copy_item_fail(&it, SWEEP_COPY_OP_READ, -ENOMEM);
 	} else {
 		for (;;) {
 			ssize_t n = read(in, buf, 1 << 20);
 			if (n < 0 && errno == EINTR && !copy_stopped(c))
 				continue;
 			if (n < 0) {
-				item_fail(&it, SWEEP_COPY_OP_READ, copy_stopped(c) ? c->stop : -errno);
+				copy_item_fail(&it, SWEEP_COPY_OP_READ, copy_stopped(c) ? c->stop : -errno);
 				break;
 			}
 			if (n == 0)
 				break;
 			rc = sweep__writer_pwrite_full(it.tmpfd, buf, (size_t)n, it.size);
 			if (rc < 0) {
-				item_fail(&it, SWEEP_COPY_OP_WRITE, rc);
+				copy_item_fail(&it, SWEEP_COPY_OP_WRITE, rc);
 				break;
 			}
 			it.size += (uint64_t)n;
@@ -665,9 +747,9 @@ int copy_stream(struct sweep_copy *c, const char *src, const struct sweep_stat *
 		sweep_stat_from_stat(&f.st, &in_st);
 		it.how = SWEEP_COPY_HOW_DATA;
 		it.bytes = it.size;
-		finish_file(c, &it, &f);
+		copy_file_finish(c, &it, f.fd, &f.st);
 	}
-	item_drop_temp(&it);
+	copy_drop_temp(&it);
 	close(in);
 	if (it.err)
 		return copy_report(c, it.err_op, it.err, src, dst_show(c, dst), 0);

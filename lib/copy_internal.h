@@ -85,6 +85,8 @@ struct qactive {
 	enum sweep_copy_how how;
 	uint64_t size, bytes;
 	size_t punch; /* > 0: leave all-zero blocks of this size as holes */
+	bool placed;      /* the copy is in place under its final name */
+	struct ajob *job; /* made on the writer thread (copy_async.c): what fails is kept for the caller's thread */
 };
 
 /* A directory whose metadata sweep_copy_finish() applies. */
@@ -106,7 +108,9 @@ struct sweep_copy {
 	struct qitem *q;
 	size_t nq, capq;
 	size_t qbytes;         /* what the queue holds now, strings included (a batch is bounded by it) */
-	struct qactive act;    /* the file being copied */
+	struct qactive act;    /* the file being copied here */
+	struct copy_async *async; /* the writer thread, NULL when copies are made on the caller's thread */
+	struct ajob *ajob;     /* the file being read, when the writer thread makes its copy */
 	struct lnode **links; /* open addressing */
 	size_t nlinks, caplinks;
 	struct dirmeta *dirs;
@@ -114,7 +118,9 @@ struct sweep_copy {
 	struct sweep_copy_stats stats;
 	mode_t umask;
 	int stop; /* a callback's negative value or -ECANCELED: everything stops */
-	bool no_tmpfile; /* this destination refused O_TMPFILE once: named temporaries from now on */
+	bool no_tmpfile; /* this destination refused O_TMPFILE once: named temporaries from now on (atomic) */
+	uint64_t dest_dev; /* the destination root's filesystem */
+	bool test_thread_all; /* test builds: SWEEP_TEST_COPY=thread */
 	/* The last (source, destination) filesystem pair that could not clone: skip the ioctl for it. */
 	dev_t noclone_src, noclone_dst;
 	int noclone_err;
@@ -143,6 +149,8 @@ void copy_done(struct sweep_copy *c, const char *src, const char *dst, const str
 int copy_step(struct sweep_copy *c, enum sweep_copy_step step, const char *src, const char *dst, uint64_t cookie);
 /* A destination name as shown in messages (a buffer the next call reuses). */
 const char *dst_show(struct sweep_copy *c, const char *dst);
+/* The same into a buffer of the caller's (the writer thread's). */
+const char *dst_show_in(const struct sweep_copy *c, const char *dst, char **buf, size_t *cap);
 /*
  * The directory holding dst, beneath the destination root, opened O_PATH
  * without following symlinks; *ret_name points at dst's last component.
@@ -179,6 +187,47 @@ int copy_stream(struct sweep_copy *c, const char *src, const struct sweep_stat *
 void copy_tmp_name(char *buf);
 /* Put the entry at tmp (in dirfd) onto name: rename, or without replacing with no-clobber. */
 int copy_put_in_place(struct sweep_copy *c, int dirfd, const char *tmp, const char *name);
+
+void copy_item_fail(struct qactive *a, enum sweep_copy_op op, int err);
+/* Close the copy; a named temporary (ours, made this run) is removed. */
+void copy_drop_temp(struct qactive *a);
+int copy_file_create(struct sweep_copy *c, struct qactive *it);
+size_t copy_punch_size(const struct sweep_copy *c, bool dense, const struct stat *tst);
+int copy_file_write(struct writer *w, struct qactive *it, const void *buf, size_t len, uint64_t off, uint64_t tag);
+void copy_file_finish(struct sweep_copy *c, struct qactive *it, int srcfd, const struct sweep_stat *st);
+void copy_file_settle(struct sweep_copy *c, const struct qitem *q, const struct qactive *it, int status,
+		      const struct sweep_stat *st);
+
+/* copy.c */
+void copy_report_meta(struct sweep_copy *c, enum sweep_copy_meta op, int err, const char *src, const char *dst,
+		      uint64_t cookie);
+
+/*
+ * copy_async.c: a writer thread makes the copies of the files the reader
+ * hands over, in the order they are read, while the caller's thread reads on.
+ */
+struct ajob;
+struct copy_async;
+/* *ret NULL where copies stay on the caller's thread (one CPU, SWEEP_COPY_THREADS=0, io_uring writes). */
+int copy_async_new(struct sweep_copy *c, struct copy_async **ret);
+/* Waits for the thread (every job must have been reaped). Accepts NULL. */
+void copy_async_free(struct copy_async *a);
+/* Whether the thread can make this file's copy: data, no clone or kernel copy to try. */
+bool copy_async_takes(const struct sweep_copy *c, const struct qitem *q, const struct sweep_file *f);
+/* The file is open: hand it over (NULL: no memory, copy it here). */
+struct ajob *copy_async_begin(struct sweep_copy *c, struct qitem *q, uint64_t size, bool dense);
+void copy_async_data(struct sweep_copy *c, struct ajob *j, const void *buf, size_t len, uint64_t off);
+void copy_async_end(struct sweep_copy *c, struct ajob *j, const struct sweep_file *f, int status);
+/* Report the copies the thread finished, in the order they were read; with all, wait for every one. */
+void copy_async_reap(struct sweep_copy *c, bool all);
+/* On the writer thread: a metadata step failed, or the WRITTEN step (on_step, serialised). */
+void copy_async_meta_failed(enum sweep_copy_meta op, int err, void *job);
+int copy_async_step(struct sweep_copy *c, struct ajob *j, enum sweep_copy_step step);
+/* on_step, serialised with the thread's calls. */
+int copy_async_on_step(struct sweep_copy *c, enum sweep_copy_step step, const char *src, const char *dst,
+		       uint64_t cookie);
+/* Write requests the thread made. */
+uint64_t copy_async_write_requests(const struct copy_async *a);
 
 static inline size_t copy_batch_bytes(const struct sweep_copy *c)
 {

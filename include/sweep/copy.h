@@ -21,6 +21,15 @@
  *    ever removes names it created itself in this run.
  *  - Data path per file: FICLONE, then copy_file_range on one filesystem,
  *    else the reader's data (io_uring or pread) written as it arrives.
+ *  - One writer thread. Where the machine has more than one CPU, copies
+ *    that take the reader's data are created, written, completed and named
+ *    on a thread of the engine's own, one file after the other in read
+ *    order, while the caller's thread reads the next files
+ *    (SWEEP_COPY_THREADS=0 in the environment, or io_uring writes, keep
+ *    them on the caller's thread). The thread blocks every signal. Every
+ *    callback is made on the caller's thread, from within the engine's
+ *    functions, except on_step's SWEEP_COPY_STEP_WRITTEN, which comes from
+ *    the thread that completed the copy; calls to on_step never overlap.
  *
  * The engine never prints: errors go to on_error, completed entries to
  * on_done, data progress to on_bytes, and every step of every file to

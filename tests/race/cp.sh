@@ -7,8 +7,11 @@ CP=$BUILD_ROOT/utils/sweep-cp
 
 for backend in $(race_backends); do
 export SWEEP_BACKEND=$backend # both reader backends
+# copies made on the caller's thread, and every one on the engine's writer thread
+for copy in serial thread; do
+export SWEEP_TEST_COPY=$copy
 for ((iter = 0; iter < ITERATIONS; iter++)); do
-	CASE="cp ($backend): source file -> symlink to a root-only secret"
+	CASE="cp ($backend, $copy): source file -> symlink to a root-only secret"
 	world
 	run_paused plan 'rm src/d/g && ln -s ../../secret/shadow src/d/g' "$CP" -a src pub/dst/
 	expect "exit 1" [ "$RC" = 1 ]
@@ -17,7 +20,7 @@ for ((iter = 0; iter < ITERATIONS; iter++)); do
 	expect "the rest is copied" same_file "$W/src/d/big" "$W/pub/dst/src/d/big"
 	check_outside
 
-	CASE="cp ($backend): source directory -> symlink to the secret's directory"
+	CASE="cp ($backend, $copy): source directory -> symlink to the secret's directory"
 	world
 	run_paused plan 'mv src/d src/d.gone && ln -s ../secret src/d' "$CP" -a src pub/dst/
 	expect "exit 1" [ "$RC" = 1 ]
@@ -25,7 +28,7 @@ for ((iter = 0; iter < ITERATIONS; iter++)); do
 	expect "the other directory is copied" same_file "$W/src/e/f6" "$W/pub/dst/src/e/f6"
 	check_outside
 
-	CASE="cp ($backend): source file -> another file (the attacker's)"
+	CASE="cp ($backend, $copy): source file -> another file (the attacker's)"
 	world
 	run_paused plan 'printf evil >src/d/g.new && mv -f src/d/g.new src/d/g' "$CP" -a src pub/dst/
 	expect "exit 1" [ "$RC" = 1 ]
@@ -33,14 +36,14 @@ for ((iter = 0; iter < ITERATIONS; iter++)); do
 	expect "no copy of it" [ ! -e "$W/pub/dst/src/d/g" ]
 	check_outside
 
-	CASE="cp ($backend): source file -> directory"
+	CASE="cp ($backend, $copy): source file -> directory"
 	world
 	run_paused plan 'rm src/d/g && mkdir src/d/g' "$CP" -a src pub/dst/
 	expect "exit 1" [ "$RC" = 1 ]
 	expect "says the file was replaced" said "'src/d/g' was replaced during the copy"
 	check_outside
 
-	CASE="cp ($backend): destination directory -> symlink outside (before the reads)"
+	CASE="cp ($backend, $copy): destination directory -> symlink outside (before the reads)"
 	world
 	"$CP" -a "$W/src" "$W/pub/dst/" # a previous copy: dst/src/d belongs to the attacker, like src/d
 	run_paused plan 'mv pub/dst/src/d pub/dst/src/d.old && ln -s ../../../victim pub/dst/src/d' "$CP" -a src pub/dst/
@@ -49,7 +52,7 @@ for ((iter = 0; iter < ITERATIONS; iter++)); do
 	expect "the other directory is copied" same_file "$W/src/e/f1" "$W/pub/dst/src/e/f1"
 	check_outside
 
-	CASE="cp ($backend): destination directories -> symlinks outside (a copy complete, not yet in place)"
+	CASE="cp ($backend, $copy): destination directories -> symlinks outside (a copy complete, not yet in place)"
 	world
 	"$CP" -a "$W/src" "$W/pub/dst/"
 	chown 65534:65534 "$W/pub/dst/src/e"
@@ -60,14 +63,14 @@ for ((iter = 0; iter < ITERATIONS; iter++)); do
 		said "(was replaced during the copy|Too many levels of symbolic links)"
 	check_outside
 
-	CASE="cp ($backend): destination root -> symlink outside"
+	CASE="cp ($backend, $copy): destination root -> symlink outside"
 	world
 	run_paused plan 'mv pub/dst pub/dst.old && ln -s ../victim pub/dst' "$CP" -a src pub/dst/
 	expect "exit 0" [ "$RC" = 0 ]
 	expect "the copy went where the run began" same_file "$W/src/d/big" "$W/pub/dst.old/src/d/big"
 	check_outside
 
-	CASE="cp ($backend): a symlink planted in the destination tree (GNU cp writes through it)"
+	CASE="cp ($backend, $copy): a symlink planted in the destination tree (GNU cp writes through it)"
 	world
 	mkdir -p "$W/pub/dst/src/d"
 	ln -s ../../../../victim/g "$W/pub/dst/src/d/g"
@@ -79,4 +82,6 @@ for ((iter = 0; iter < ITERATIONS; iter++)); do
 	check_outside
 done
 done
+done
+unset SWEEP_TEST_COPY
 finish

@@ -21,32 +21,42 @@ mkdir -p "$src/d"
 for i in 1 2 3 4 5 6 7 8; do head -c $((i * 700000)) /dev/urandom >"$src/d/f$i"; done
 printf 'mine\n' >"$mnt/.sweep-tmp.notes" # looks like a temporary, is not one
 
+# Copies made on the caller's thread, paused mid-file; and on the engine's
+# writer thread, paused where the second copy is complete under its
+# temporary name (the thread's own step: the reader's byte count runs ahead
+# of the thread, so mid-file is not a point in its timeline).
+for copy in serial thread; do
+export SWEEP_TEST_COPY=$copy
+point=bytes:1000000
+[ $copy = thread ] && point=write:2
 for sig in INT TERM HUP; do
 	for tool in sync cp; do
 		dst=$mnt/$tool-$sig
 		rm -rf "$dst"
 		if [ $tool = sync ]; then
-			pause_at bytes:1000000 "$SYNC" -rt "$src/" "$dst/" 2>"$WORK/err" || { fail "$tool $sig: no pause"; continue; }
+			pause_at $point "$SYNC" -rt "$src/" "$dst/" 2>"$WORK/err" || { fail "$tool $sig ($copy): no pause"; continue; }
 		else
-			pause_at bytes:1000000 "$CP" -r "$src" "$dst" 2>"$WORK/err" || { fail "$tool $sig: no pause"; continue; }
+			pause_at $point "$CP" -r "$src" "$dst" 2>"$WORK/err" || { fail "$tool $sig ($copy): no pause"; continue; }
 		fi
 		left=$(find "$mnt" -name '.sweep-tmp.*' ! -name .sweep-tmp.notes | wc -l)
-		[ "$left" -ge 1 ] || fail "$tool $sig: no named temporary while paused mid-file"
+		[ "$left" -ge 1 ] || fail "$tool $sig ($copy): no named temporary while paused mid-file"
 		kill -$sig "$PAUSED_PID"
 		rc=0
 		resume || rc=$?
 		want=20
 		[ $tool = cp ] && want=$((128 + $(kill -l $sig)))
-		[ "$rc" = "$want" ] || fail "$tool $sig: exit $rc, want $want: $(cat "$WORK/err")"
+		[ "$rc" = "$want" ] || fail "$tool $sig ($copy): exit $rc, want $want: $(cat "$WORK/err")"
 		left=$(find "$mnt" -name '.sweep-tmp.*' ! -name .sweep-tmp.notes)
-		[ -z "$left" ] || fail "$tool $sig: temporaries left: $left"
+		[ -z "$left" ] || fail "$tool $sig ($copy): temporaries left: $left"
 		for f in "$dst"/d/f*; do
 			[ -e "$f" ] || continue
-			cmp -s "$f" "$src/d/$(basename "$f")" || fail "$tool $sig: a final name holds a partial file: $f"
+			cmp -s "$f" "$src/d/$(basename "$f")" || fail "$tool $sig ($copy): a final name holds a partial file: $f"
 		done
-		ok "$tool SIG$sig mid-file: exit $rc, no temporary left"
+		ok "$tool SIG$sig at $point ($copy copies): exit $rc, no temporary left"
 	done
 done
+done
+unset SWEEP_TEST_COPY
 check "the re-run after the signals exits 0" "$SYNC" -rt "$src/" "$mnt/sync-TERM/"
 check "the re-run converges" diff -r "$src" "$mnt/sync-TERM"
 check "a name that only looks like a temporary is kept" [ "$(cat "$mnt/.sweep-tmp.notes")" = mine ]

@@ -18,9 +18,12 @@ synced_world() {
 
 for backend in $(race_backends); do
 export SWEEP_BACKEND=$backend # both reader backends
+# copies made on the caller's thread, and every one on the engine's writer thread
+for copy in serial thread; do
+export SWEEP_TEST_COPY=$copy
 for ((iter = 0; iter < ITERATIONS; iter++)); do
 	for del in "" --delete; do
-		CASE="sync ($backend) $del: destination directory -> symlink outside, after the scan"
+		CASE="sync ($backend, $copy) $del: destination directory -> symlink outside, after the scan"
 		synced_world
 		run_paused walk 'mv pub/dst/d pub/dst/d.old && ln -s ../../victim pub/dst/d' "$SYNC" -ai $del src/ pub/dst/
 		expect "exit 23" [ "$RC" = 23 ]
@@ -29,14 +32,14 @@ for ((iter = 0; iter < ITERATIONS; iter++)); do
 		[ -n "$del" ] && expect "deletions were skipped after the errors" grep -q 'skipping file deletion' <<<"$OUT"
 		check_outside
 
-		CASE="sync ($backend) $del: destination directory -> symlink outside, while a file is written"
+		CASE="sync ($backend, $copy) $del: destination directory -> symlink outside, while a file is written"
 		synced_world
 		run_paused write:1 'mv pub/dst/d pub/dst/d.old && ln -s ../../victim pub/dst/d' "$SYNC" -ai $del src/ pub/dst/
 		expect "exit 23" [ "$RC" = 23 ]
 		expect "says the directory changed under it" said "(replaced|Too many levels of symbolic links)"
 		check_outside
 
-		CASE="sync ($backend) $del: source file -> symlink to a root-only secret"
+		CASE="sync ($backend, $copy) $del: source file -> symlink to a root-only secret"
 		synced_world
 		run_paused walk 'rm src/d/g && ln -s ../../secret/shadow src/d/g' "$SYNC" -ai $del src/ pub/dst/
 		expect "exit 23" [ "$RC" = 23 ]
@@ -44,21 +47,21 @@ for ((iter = 0; iter < ITERATIONS; iter++)); do
 		expect "the old copy stays" [ "$(cat "$W/pub/dst/d/g")" = g-data ]
 		check_outside
 
-		CASE="sync ($backend) $del: source directory -> symlink to the secret's directory"
+		CASE="sync ($backend, $copy) $del: source directory -> symlink to the secret's directory"
 		synced_world
 		run_paused walk 'mv src/d src/d.gone && ln -s ../secret src/d' "$SYNC" -ai $del src/ pub/dst/
 		expect "exit 23" [ "$RC" = 23 ]
 		expect "nothing under d was deleted" [ -e "$W/pub/dst/d/h" ]
 		check_outside
 
-		CASE="sync ($backend) $del: source file -> another file"
+		CASE="sync ($backend, $copy) $del: source file -> another file"
 		synced_world
 		run_paused walk 'printf evil >src/d/g.new && mv -f src/d/g.new src/d/g' "$SYNC" -ai $del src/ pub/dst/
 		expect "exit 23" [ "$RC" = 23 ]
 		expect "the old copy stays" [ "$(cat "$W/pub/dst/d/g")" = g-data ]
 		check_outside
 
-		CASE="sync ($backend) $del: destination root -> symlink outside"
+		CASE="sync ($backend, $copy) $del: destination root -> symlink outside"
 		synced_world
 		run_paused walk 'mv pub/dst pub/dst.old && ln -s ../victim pub/dst' "$SYNC" -ai $del src/ pub/dst/
 		expect "exit 0" [ "$RC" = 0 ]
@@ -67,7 +70,7 @@ for ((iter = 0; iter < ITERATIONS; iter++)); do
 		check_outside
 	done
 
-	CASE="sync ($backend) --delete: destination directory -> symlink outside, just before the deletions"
+	CASE="sync ($backend, $copy) --delete: destination directory -> symlink outside, just before the deletions"
 	synced_world
 	printf 'changed g\n' >"$W/pub/dst/d/g" # nothing to transfer: the run goes straight to --delete
 	touch -r "$W/src/d/g" "$W/pub/dst/d/g"
@@ -78,6 +81,8 @@ for ((iter = 0; iter < ITERATIONS; iter++)); do
 	check_outside
 done
 done
+done
+unset SWEEP_TEST_COPY
 
 # Not races, but from the same review.
 CASE="sync: a DEST-only name that looks like a temporary is kept without --delete"
