@@ -763,7 +763,8 @@ int sweep__metascan_dir_blocks(struct sweep__metascan *m, struct sweep__dev_rang
 	free(t);
 	if (r == 0) {
 		/* table runs are sorted by device offset, which on ext4 is not always inode order */
-		qsort(dirs, ndirs, sizeof(*dirs), u64_cmp);
+		if (ndirs) /* dirs may be NULL then, and qsort's pointer must not be */
+			qsort(dirs, ndirs, sizeof(*dirs), u64_cmp);
 		r = sweep__metascan_ranges(m, dirs, ndirs, ret, ret_n);
 	}
 	free(dirs);
