@@ -107,8 +107,8 @@ void copy_async_meta_failed(enum sweep_copy_meta op, int err, void *job)
 		j->def[j->ndef++] = (struct deferred){ .op = op, .err = err };
 }
 
-static int call_step(struct sweep_copy *c, enum sweep_copy_step step, const char *src, const char *dst,
-		     uint64_t cookie)
+int copy_async_on_step(struct sweep_copy *c, enum sweep_copy_step step, const char *src, const char *dst,
+		       uint64_t cookie)
 {
 	if (!c->o.on_step)
 		return 0;
@@ -118,12 +118,6 @@ static int call_step(struct sweep_copy *c, enum sweep_copy_step step, const char
 	if (c->async)
 		pthread_mutex_unlock(&c->async->step_mu);
 	return rc;
-}
-
-int copy_async_on_step(struct sweep_copy *c, enum sweep_copy_step step, const char *src, const char *dst,
-		       uint64_t cookie)
-{
-	return call_step(c, step, src, dst, cookie);
 }
 
 static bool run_stopped(struct copy_async *a)
@@ -138,7 +132,7 @@ int copy_async_step(struct sweep_copy *c, struct ajob *j, enum sweep_copy_step s
 {
 	/* dst_show()'s buffer is the caller's thread's: the job has its own. */
 	const char *show = dst_show_in(c, j->q->dst, &j->show, &j->showcap);
-	int rc = call_step(c, step, j->q->src, show, j->q->cookie);
+	int rc = copy_async_on_step(c, step, j->q->src, show, j->q->cookie);
 	if (rc < 0) {
 		j->step_rc = rc;
 		return rc;
@@ -241,8 +235,10 @@ static void *thread_main(void *arg)
 
 /* ---- the caller's thread ---- */
 
+static void reap(struct sweep_copy *c, const struct ajob *until, bool wait);
+
 /* SWEEP_COPY_THREADS=0 keeps every copy on the caller's thread (measuring, or a reason to). */
-static bool wanted(struct sweep_copy *c)
+static bool wanted(const struct sweep_copy *c)
 {
 	const char *env = getenv("SWEEP_COPY_THREADS");
 #if SWEEP_TEST_HOOKS
@@ -251,7 +247,7 @@ static bool wanted(struct sweep_copy *c)
 	if (t && !strcmp(t, "serial"))
 		return false;
 	if (t && !strcmp(t, "thread"))
-		return (c->test_thread_all = true);
+		return true;
 #endif
 	if (env && *env)
 		return strtoul(env, NULL, 10) > 0;
@@ -265,6 +261,10 @@ int copy_async_new(struct sweep_copy *c, struct copy_async **ret)
 	*ret = NULL;
 	if (!wanted(c))
 		return 0;
+#if SWEEP_TEST_HOOKS
+	const char *t = getenv("SWEEP_TEST_COPY");
+	c->test_thread_all = t && !strcmp(t, "thread");
+#endif
 	struct copy_async *a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
@@ -342,15 +342,17 @@ bool copy_async_takes(const struct sweep_copy *c, const struct qitem *q, const s
 	       c->noclone_src == f->st.dev && c->noclone_dst == c->dest_dev;
 }
 
-/* on_bytes, on the caller's thread, of what the thread wrote since the last call. */
-static void tell_bytes(struct sweep_copy *c)
+/* What the thread wrote since on_bytes was last told (lock held): the caller's thread tells it, unlocked. */
+static uint64_t take_written(struct copy_async *a)
 {
-	struct copy_async *a = c->async;
-
-	pthread_mutex_lock(&a->mu);
 	uint64_t n = a->written - a->told;
+
 	a->told = a->written;
-	pthread_mutex_unlock(&a->mu);
+	return n;
+}
+
+static void tell_bytes(struct sweep_copy *c, uint64_t n)
+{
 	if (n && c->o.on_bytes)
 		c->o.on_bytes(n, c->o.ctx);
 }
@@ -384,16 +386,15 @@ struct ajob *copy_async_begin(struct sweep_copy *c, struct qitem *q, uint64_t si
 	j->q = q;
 	j->dense = dense;
 	j->srcfd = -1;
-	j->act.it = q;
+	copy_active_start(&j->act, q);
 	j->act.job = j;
-	j->act.tmpfd = j->act.dirfd = -1;
 	j->act.size = size;
 	j->act.how = SWEEP_COPY_HOW_DATA;
 	pthread_mutex_lock(&a->mu);
 	while (a->jobs >= a->max_jobs) {
 		if (a->first->done) { /* reported now: the job goes */
 			pthread_mutex_unlock(&a->mu);
-			copy_async_reap(c, false);
+			reap(c, NULL, false);
 			pthread_mutex_lock(&a->mu);
 		} else {
 			wait_room(a);
@@ -441,8 +442,9 @@ void copy_async_data(struct sweep_copy *c, struct ajob *j, const void *buf, size
 	a->bytes += len;
 	if (a->idle && a->bytes >= COPY_ASYNC_WAKE_BYTES)
 		pthread_cond_signal(&a->work);
+	uint64_t told = take_written(a);
 	pthread_mutex_unlock(&a->mu);
-	tell_bytes(c);
+	tell_bytes(c, told);
 }
 
 void copy_async_end(struct sweep_copy *c, struct ajob *j, const struct sweep_file *f, int status)
@@ -450,7 +452,7 @@ void copy_async_end(struct sweep_copy *c, struct ajob *j, const struct sweep_fil
 	struct copy_async *a = c->async;
 	struct stat now;
 	uint64_t size = j->act.size;
-	int srcfd = -1;
+	int srcfd = -1, dup_err = 0;
 
 	/* The source shrank while it was read: the copy holds what was there. */
 	if (status == SWEEP_READ_SHRANK && fstat(f->fd, &now) == 0 && (uint64_t)now.st_size < size)
@@ -458,16 +460,17 @@ void copy_async_end(struct sweep_copy *c, struct ajob *j, const struct sweep_fil
 	if (status >= 0) {
 		srcfd = fcntl(f->fd, F_DUPFD_CLOEXEC, 3);
 		if (srcfd < 0 && errno == EMFILE) {
-			/* out of descriptors: the waiting jobs hold some */
-			copy_async_reap(c, true);
+			/* out of descriptors: the jobs before this one hold some (this one is not ended: not it) */
+			reap(c, j, true);
 			srcfd = fcntl(f->fd, F_DUPFD_CLOEXEC, 3);
 		}
+		dup_err = srcfd < 0 ? -errno : 0;
 	}
 	pthread_mutex_lock(&a->mu);
 	if (status < 0)
 		main_fail(j, f->fd < 0 ? SWEEP_COPY_OP_OPEN_SRC : SWEEP_COPY_OP_READ, status);
-	else if (srcfd < 0)
-		main_fail(j, SWEEP_COPY_OP_READ, -errno);
+	else if (dup_err)
+		main_fail(j, SWEEP_COPY_OP_READ, dup_err);
 	j->act.size = size;
 	j->srcfd = srcfd;
 	j->st = f->st;
@@ -503,23 +506,16 @@ static void settle(struct sweep_copy *c, struct ajob *j)
 	copy_file_settle(c, q, &j->act, j->status, &j->st);
 }
 
-void copy_async_reap(struct sweep_copy *c, bool all)
+/* Report the finished jobs before until (NULL: all), in order; with wait, wait for each. */
+static void reap(struct sweep_copy *c, const struct ajob *until, bool wait)
 {
 	struct copy_async *a = c->async;
 
-	if (!a)
-		return;
 	pthread_mutex_lock(&a->mu);
-	if (all && c->ajob) {
-		/* a file the reader began and will not end (the run stopped): the thread lets it go */
-		main_fail(c->ajob, SWEEP_COPY_OP_READ, -ECANCELED);
-		c->ajob->ended = true;
-		c->ajob = NULL;
-	}
 	a->stop = copy_stopped(c) != 0;
 	for (;;) {
 		struct ajob *j = a->first;
-		if (!j || (!j->done && !all))
+		if (j == until || (!j->done && !wait))
 			break;
 		if (!j->done) {
 			wait_room(a);
@@ -529,13 +525,34 @@ void copy_async_reap(struct sweep_copy *c, bool all)
 		if (!a->first)
 			a->last = NULL;
 		a->jobs--;
+		uint64_t told = take_written(a);
 		pthread_mutex_unlock(&a->mu);
-		tell_bytes(c);
+		tell_bytes(c, told);
 		settle(c, j);
 		job_free(j);
 		pthread_mutex_lock(&a->mu);
 		a->stop = copy_stopped(c) != 0;
 	}
+	uint64_t told = take_written(a);
 	pthread_mutex_unlock(&a->mu);
-	tell_bytes(c);
+	tell_bytes(c, told);
+}
+
+void copy_async_reap(struct sweep_copy *c, bool all)
+{
+	struct copy_async *a = c->async;
+
+	if (!a)
+		return;
+	if (all && c->ajob) {
+		/* a file the reader began and will not end (the run stopped): the thread lets it go */
+		pthread_mutex_lock(&a->mu);
+		main_fail(c->ajob, SWEEP_COPY_OP_READ, -ECANCELED);
+		c->ajob->ended = true;
+		if (a->idle)
+			pthread_cond_signal(&a->work);
+		pthread_mutex_unlock(&a->mu);
+		c->ajob = NULL;
+	}
+	reap(c, NULL, all);
 }

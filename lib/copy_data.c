@@ -87,7 +87,7 @@ void copy_drop_temp(struct qactive *a)
 }
 
 /* Start copying it (nothing held yet). */
-static struct qactive *active_start(struct qactive *a, struct qitem *it)
+struct qactive *copy_active_start(struct qactive *a, struct qitem *it)
 {
 	memset(a, 0, sizeof(*a));
 	a->it = it;
@@ -99,7 +99,7 @@ static struct qactive *active_start(struct qactive *a, struct qitem *it)
 static struct qactive *active_for(struct sweep_copy *c, size_t idx)
 {
 	/* begin() is not called for a file that could not be opened: end() starts it then. */
-	return c->act.it == &c->q[idx] ? &c->act : active_start(&c->act, &c->q[idx]);
+	return c->act.it == &c->q[idx] ? &c->act : copy_active_start(&c->act, &c->q[idx]);
 }
 
 /* Whatever the file being copied still holds is let go. */
@@ -693,7 +693,7 @@ int copy_stream(struct sweep_copy *c, const char *src, const struct sweep_stat *
 	char *buf = NULL;
 	int in, rc;
 
-	active_start(&it, &q);
+	copy_active_start(&it, &q);
 	it.dirfd = dest_dir(c, dst, &it.name);
 	if (it.dirfd < 0)
 		return copy_report(c, SWEEP_COPY_OP_CREATE, it.dirfd, src, dst_show(c, dst), 0);

@@ -188,6 +188,8 @@ void copy_tmp_name(char *buf);
 /* Put the entry at tmp (in dirfd) onto name: rename, or without replacing with no-clobber. */
 int copy_put_in_place(struct sweep_copy *c, int dirfd, const char *tmp, const char *name);
 
+/* Start copying it (nothing held yet). */
+struct qactive *copy_active_start(struct qactive *a, struct qitem *it);
 void copy_item_fail(struct qactive *a, enum sweep_copy_op op, int err);
 /* Close the copy; a named temporary (ours, made this run) is removed. */
 void copy_drop_temp(struct qactive *a);
