@@ -5,8 +5,9 @@
  * write-back or write-through, and a tagged queue the drive reorders itself
  * (shortest positioning time first, as drives with NCQ/TCQ do).
  *
- * Time inside a service computation is kept in double nanoseconds and
- * rounded once at the end, so results are identical run to run.
+ * Time inside a service computation is kept in double nanoseconds from
+ * its start and rounded once at the end (sim_time_after), so results are
+ * identical run to run and a finish is never before its start.
  */
 #include <errno.h>
 #include <math.h>
@@ -214,11 +215,11 @@ static void service(const struct hdd *h, uint64_t t, const struct sim_req *r, st
 			 * running; once stopped, the rest needs the media again.
 			 */
 			if (a < h->ra_limit && (b <= h->ra_limit || pos < h->ra_limit)) {
-				/* the drive is still reading towards b: stream */
-				double at = (double)h->ra_t0 + (double)(b - h->ra_from) * h->ra_sns;
-				double fin = (double)t + h->overhead_ns + bus;
+				/* the drive is still reading towards b: stream (times from t) */
+				double at = (h->ra_t0 >= t ? (double)(h->ra_t0 - t) : -(double)(t - h->ra_t0)) +
+					    (double)(b - h->ra_from) * h->ra_sns;
 				s->hit = true;
-				s->finish = (uint64_t)llround(fmax(fin, at));
+				s->finish = sim_time_after(t, fmax(h->overhead_ns + bus, at));
 				s->transfer_ns = (uint64_t)llround(media);
 				s->ra_extend = b + h->readahead_sect;
 				return;
@@ -266,14 +267,14 @@ static void service(const struct hdd *h, uint64_t t, const struct sim_req *r, st
 		sns = h->rev_ns / (double)c.spt;
 	}
 	time += xfer;
-	s->finish = (uint64_t)llround((double)t + time);
+	s->finish = sim_time_after(t, time);
 	s->transfer_ns = (uint64_t)llround(xfer);
 	return;
 
 bus_hit:
 	s->hit = true;
 	s->mechanical = false;
-	s->finish = (uint64_t)llround((double)t + h->overhead_ns + bus);
+	s->finish = sim_time_after(t, h->overhead_ns + bus);
 	s->transfer_ns = (uint64_t)llround(media);
 }
 
@@ -441,8 +442,7 @@ static void hdd_accept(struct sim_dev *d, uint64_t now, struct sim_req *r)
 			if (w) {
 				h->dirty_bytes += r->len;
 				r->start = now;
-				r->finish = now + (uint64_t)llround(h->overhead_ns +
-								    (double)r->len * h->bus_ns_per_byte);
+				r->finish = sim_time_after(now, h->overhead_ns + (double)r->len * h->bus_ns_per_byte);
 				ack_insert(h, r);
 				return;
 			}

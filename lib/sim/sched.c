@@ -499,7 +499,7 @@ static struct sim_req *pick_deadline(struct sched *s, uint64_t now)
 		if (!head)
 			return NULL;
 		uint64_t expire = op == SWEEP_SIM_READ ? s->read_expire : s->write_expire;
-		if (head->r.time_ns + expire <= now)
+		if (head->r.time_ns <= now && now - head->r.time_ns >= expire) /* no wrap with a huge expiry */
 			r = head;
 		else if (!(r = next_of_op(s, s->last_key, op)))
 			r = head; /* end of the sweep: start again from the oldest */
@@ -658,7 +658,7 @@ static struct sim_req *pick_bw(struct sched *s, uint64_t now)
 			struct bw_stream *st = bw_find(s, r->r.stream);
 			if (!st || st->tokens <= 0 || !st->deadline)
 				continue;
-			uint64_t dl = r->r.time_ns + st->deadline;
+			uint64_t dl = st->deadline < NONE64 - r->r.time_ns ? r->r.time_ns + st->deadline : NONE64;
 			if (dl <= now && (dl < edl || (dl == edl && r->seq < edf->seq))) {
 				edf = r;
 				edl = dl;

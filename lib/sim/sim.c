@@ -193,7 +193,8 @@ static struct sim_req *heap_pop(struct sweep_sim *s)
 
 SWEEP_EXPORT int sweep_sim_submit(struct sweep_sim *s, const struct sweep_sim_request *req)
 {
-	if (!s || !req || !req->length || req->op > SWEEP_SIM_WRITE || req->time_ns < s->now)
+	if (!s || !req || !req->length || req->op > SWEEP_SIM_WRITE || req->time_ns < s->now ||
+	    req->time_ns > SIM_TIME_MAX)
 		return -EINVAL;
 	struct sim_req *r = req_alloc(s);
 	if (!r)
@@ -326,10 +327,13 @@ SWEEP_EXPORT int sweep_sim_next_event(struct sweep_sim *s, uint64_t *ret_ns)
 	return 1;
 }
 
+/* The clock stops at SIM_TIME_MAX: an event past it (a finish beyond the clock's end) is -EOVERFLOW. */
 SWEEP_EXPORT int sweep_sim_advance(struct sweep_sim *s, uint64_t until)
 {
 	if (!s || until < s->now)
 		return -EINVAL;
+	if (until > SIM_TIME_MAX)
+		return -EOVERFLOW;
 	if (s->dispatch_pending)
 		dispatch(s);
 	for (;;) {

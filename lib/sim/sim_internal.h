@@ -3,6 +3,7 @@
 #ifndef SWEEP_SIM_INTERNAL_H
 #define SWEEP_SIM_INTERNAL_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,6 +41,28 @@ static inline void sim_out_end(void *ret, const void *full, size_t full_size)
 #define NS_PER_S 1000000000ull
 #define MIB (1024ull * 1024ull)
 #define NONE64 UINT64_MAX
+
+/*
+ * The model's clock runs from 0 to SIM_TIME_MAX ns (2^63 - 1: 292 years).
+ * sweep_sim_submit refuses later arrivals and sweep_sim_advance refuses
+ * (-EOVERFLOW) to move the clock to an event past it, so no time wraps
+ * around 2^64 or saturates in a conversion from double.
+ */
+#define SIM_TIME_MAX ((uint64_t)INT64_MAX)
+#define SIM_TIME_OVER (SIM_TIME_MAX + 1) /* a finish past the clock's end */
+/*
+ * t + d: a finish time from a start t and a duration d worked out in double
+ * ns, rounded once. The start stays an exact integer (a double holds whole
+ * ns only below 2^53), so the finish is never before it; a duration that
+ * is not finite or ends past SIM_TIME_MAX gives SIM_TIME_OVER.
+ */
+static inline uint64_t sim_time_after(uint64_t t, double d)
+{
+	if (t > SIM_TIME_MAX || !(d < 0x1p63))
+		return SIM_TIME_OVER;
+	uint64_t n = d > 0 ? (uint64_t)llround(d) : 0;
+	return n <= SIM_TIME_MAX - t ? t + n : SIM_TIME_OVER;
+}
 
 /* ---- requests ---------------------------------------------------------- */
 

@@ -433,7 +433,7 @@ static void ssd_accept(struct sim_dev *d, uint64_t now, struct sim_req *r)
 		d->cnt->transfer_ns += (uint64_t)s->t_link;
 	}
 	r->start = now;
-	r->finish = (uint64_t)llround(fin);
+	r->finish = sim_time_after(now, fin - t);
 	if (r->finish <= now)
 		r->finish = now + 1;
 	s->out[s->nout++] = r;

@@ -15,7 +15,8 @@
  *
  * tracefs and blkparse captures also give each request's dependency: the
  * request whose completion came last before it was issued, and the time
- * between the two (trace_replay.c replays that structure).
+ * between the two (trace_replay.c replays that structure). A completion
+ * timed before the issue it completes is -EBADMSG too.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -178,6 +179,8 @@ static int parse_time(struct loader *L, const char *what, const char *s, size_t 
 		if (!isdigit((unsigned char)buf[i]) && buf[i] != '.' && buf[i] != 'e' && buf[i] != 'E' &&
 		    !((buf[i] == '-' || buf[i] == '+') && i > 0 && (buf[i - 1] == 'e' || buf[i - 1] == 'E')))
 			return bad(L, "%s: %s '%s'", what, buf[i] == '-' && i == 0 ? "negative time" : "not a time", buf);
+	if (!strpbrk(buf, "0123456789")) /* "." is no time (the plain path below read it as 0) */
+		return bad(L, "%s: not a time '%s'", what, buf);
 	/* plain decimals (what every capture prints): exact, in integers */
 	size_t dot = strcspn(buf, ".eE");
 	if (dot <= 10 && !strpbrk(buf, "eE") && (unit_ns == 1e9 || unit_ns == 1e6)) {
@@ -365,16 +368,31 @@ static int issued(struct loader *L, uint64_t sector, uint64_t ts)
 	return fl_put(L, sector, L->t->n - 1);
 }
 
-static void completed(struct loader *L, uint64_t sector, uint64_t ts)
+/*
+ * A request completed: the last completion seen, for the dependencies of the
+ * issues after it. A completion timed before the issue it completes is an
+ * error: the gap to the next issue would then be longer than the capture
+ * (a request issued at 5e9 s, completed at 0 s, lets the next one wait 5e9 s
+ * after it in the model, and a chain of such gaps ran the model's clock past
+ * 2^63 ns: completions before their arrival).
+ */
+static int completed(struct loader *L, uint64_t sector, uint64_t ts)
 {
 	uint64_t idx;
 	if (L->outstanding)
 		L->outstanding--;
-	if (fl_take(L, sector, &idx)) {
-		L->last_done = idx;
-		L->last_done_ns = ts;
-		L->have_done = true;
-	}
+	if (!fl_take(L, sector, &idx))
+		return 0;
+	uint64_t at = L->t->v[idx].r.time_ns;
+	if (ts < at)
+		return bad(L, "completion of sector %llu at %llu.%09llu s, before its issue at %llu.%09llu s",
+			   (unsigned long long)sector, (unsigned long long)(ts / NS_PER_S),
+			   (unsigned long long)(ts % NS_PER_S), (unsigned long long)(at / NS_PER_S),
+			   (unsigned long long)(at % NS_PER_S));
+	L->last_done = idx;
+	L->last_done_ns = ts;
+	L->have_done = true;
+	return 0;
 }
 
 /* ---- formats ---- */
@@ -437,10 +455,8 @@ static int parse_tracefs(struct loader *L, const char *line)
 	}
 	if ((err = parse_u64(L, "sector", f.s[0], f.len[0], 10, &sector)))
 		return err;
-	if (is_complete) {
-		completed(L, sector, ts);
-		return 0;
-	}
+	if (is_complete)
+		return completed(L, sector, ts);
 	int op = rwbs_op(h.s[1], h.len[1]);
 	if (op < 0) {
 		L->t->skipped++;
@@ -477,10 +493,8 @@ static int parse_blkparse(struct loader *L, const char *line)
 	    (err = parse_u64(L, "sector", f.s[7], f.len[7], 10, &sector)) ||
 	    (err = parse_u64(L, "sector count", f.s[9], f.len[9], 10, &nsect)))
 		return err;
-	if (c) {
-		completed(L, sector, ts);
-		return 0;
-	}
+	if (c)
+		return completed(L, sector, ts);
 	if ((err = parse_u64(L, "pid", f.s[4], f.len[4], 10, &pid)) || (err = sectors(L, sector, nsect, &off, &len)))
 		return err;
 	if (!nsect) {

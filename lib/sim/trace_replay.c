@@ -67,6 +67,8 @@ static int64_t replay_depend(struct sweep_sim *s, struct sweep_sim_trace *t, con
 			struct sweep_sim_request r = t->v[root].r;
 			if (t->v[root].after != NONE64)
 				continue;
+			if (r.time_ns > SIM_TIME_MAX - base)
+				return -EOVERFLOW;
 			r.time_ns += base;
 			if (ev && r.time_ns > ev_t)
 				break;
@@ -90,7 +92,10 @@ static int64_t replay_depend(struct sweep_sim *s, struct sweep_sim_trace *t, con
 				/* its completion releases the requests that waited for it */
 				for (uint64_t k = t->kid_at[c[i].id]; k < t->kid_at[c[i].id + 1]; k++) {
 					struct sweep_sim_request r = t->v[t->kids[k]].r;
-					r.time_ns = c[i].finish_ns + t->v[t->kids[k]].think;
+					uint64_t think = t->v[t->kids[k]].think;
+					if (think > SIM_TIME_MAX - c[i].finish_ns)
+						return -EOVERFLOW; /* past the model's clock (sim_internal.h) */
+					r.time_ns = c[i].finish_ns + think;
 					if ((err = sweep_sim_submit(s, &r)) < 0)
 						return err;
 				}

@@ -50,10 +50,13 @@ tracefs|$ok_tracefs|  dd-1 [000] ..... nan: block_rq_issue: 7,0 R 4096 () 8 + 8 
 tracefs|$ok_tracefs|  dd-1 [000] ..... -1.5: block_rq_issue: 7,0 R 4096 () 8 + 8 [dd]|timestamp: negative time
 tracefs|$ok_tracefs|  dd-1 [000] ..... 2.0: block_rq_issue: 7,0 R 4096 () 8 + 200000000 [dd]|longer than the device
 tracefs|$ok_tracefs|  dd-1 [000] ..... 2.0: block_rq_issue: 7,0 R 4096 () 36028797018963968 + 8 [dd]|beyond 2^64 bytes
+tracefs|$ok_tracefs|  <idle>-0 [000] ..s.. 0.999999: block_rq_complete: 7,0 R () 8 + 8 [0]|before its issue at 1.000000000 s
 blkparse|  8,0 0 1 0.000000000 1 D R 8 + 8 [dd]|  8,0 0 2 inf 1 D R 8 + 8 [dd]|time: not a time 'inf'
+blkparse|  8,0 0 1 0.000000000 1 D R 8 + 8 [dd]|  8,0 0 2 . 1 D R 8 + 8 [dd]|time: not a time '.'
 blkparse|  8,0 0 1 0.000000000 1 D R 8 + 8 [dd]|  8,0 0 2 0.1 1 D R -8 + 8 [dd]|sector: negative value
 blkparse|  8,0 0 1 0.000000000 1 D R 8 + 8 [dd]|  8,0 0 2 0.1 1 D R 8 + 18446744073709551616 [dd]|sector count: value over 2^64-1
 blkparse|  8,0 0 1 0.000000000 1 D R 8 + 8 [dd]|  8,0 0 2 0.1 -1 D R 8 + 8 [dd]|pid: negative value
+blkparse|  8,0 0 1 9.000000000 1 D R 8 + 8 [dd]|  8,0 0 2 0.5 0 C R 8 + 8 [0]|completion of sector 8 at 0.500000000 s, before its issue at 9.000000000 s
 disksim|0.0 0 8 8 1|1.0 0 8 -8 1|size: negative value
 disksim|0.0 0 8 8 1|1e999 0 8 8 1|time: not a time
 disksim|0.0 0 8 8 1|1.0 0 8 8 xyz|flags: not a number
@@ -73,6 +76,12 @@ plan|R 0 4096 1|R 18446744073709551615 4096 1|beyond 2^64 bytes
 plan|R 0 4096 1|X 0 4096 1|operation: want R or W
 plan|R 0 4096 1|R 0 1e3 1|length: not a number
 EOT
+
+# a run past the model's clock (2^63 ns) fails instead of wrapping: a write acknowledged at 9.2e18 ns
+# over a bus of 1e-12 MB/s (4e18 ns)
+printf '0 0 0 8 1\n9199999999999 0 0 8 0\n' >"$work/far"
+rc=0; "$SIM" replay --device hdd7200 --set bus_mb_s=1e-12 --format disksim "$work/far" >/dev/null 2>"$work/err" || rc=$?
+[ $rc -eq 1 ] && grep -q "^sweep-sim: hdd7200/fcfs: Value too large" "$work/err" || fail "past 2^63 ns: rc $rc: $(cat "$work/err")"
 
 # --no-wrap: an offset past the end of the device is an error instead of wrapping around
 printf 'R 0 4096\nR 1000000000000 4096\n' >"$work/wrap"

@@ -85,6 +85,24 @@ static uint64_t picked_cyl(struct fx *f, uint64_t now)
 	return r->key;
 }
 
+/*
+ * Reads at cylinders a (stream sa) and b (stream sb) of the Eagle queued at
+ * 2^62 ns, the last dispatch at cylinder last: the cylinder picked at 2^62 ns
+ * (a time limit added to such arrivals must not wrap around 2^64).
+ */
+static uint64_t picked_late(const struct sweep_sim_options *o, const char *sched, uint64_t last, uint64_t a,
+			    uint32_t sa, uint64_t b, uint32_t sb)
+{
+	struct fx f;
+	fx_open(&f, "eagle", sched, o);
+	f.s->last_key = last;
+	fx_add(&f, eagle_off(a, 0, 0), 4096, SWEEP_SIM_READ, 1ull << 62, sa);
+	fx_add(&f, eagle_off(b, 0, 0), 4096, SWEEP_SIM_READ, 1ull << 62, sb);
+	uint64_t cyl = picked_cyl(&f, 1ull << 62);
+	fx_close(&f);
+	return cyl;
+}
+
 static void test_fcfs(void **state)
 {
 	(void)state;
@@ -285,6 +303,9 @@ static void test_deadline(void **state)
 	fx_add(&f, eagle_off(300, 0, 0), 4096, SWEEP_SIM_READ, 550 * NS_PER_MS, 0);
 	assert_int_equal(picked_cyl(&f, 600 * NS_PER_MS), 10);
 	fx_close(&f);
+	/* an expiry of 2^64-1 ns never expires (arrival + expiry wrapped around to an early deadline) */
+	struct sweep_sim_options never = { .size = sizeof(never), .read_expire_ns = UINT64_MAX };
+	assert_int_equal(picked_late(&never, "deadline", 250, 10, 0, 300, 0), 300);
 	/* writes get a batch after two read batches (writes_starved = 2) */
 	fx_open(&f, "eagle", "deadline", NULL);
 	fx_add(&f, eagle_off(500, 0, 0), 4096, SWEEP_SIM_WRITE, 0, 0);
@@ -369,6 +390,10 @@ static void test_bw(void **state)
 	fx_add(&f, eagle_off(800, 0, 0), 4096, SWEEP_SIM_READ, 0, 2);
 	assert_int_equal(picked_cyl(&f, 20 * NS_PER_MS), 800);
 	fx_close(&f);
+	/* a deadline of 2^64-1 ns is never past (it wrapped around to one in the past) */
+	st[1].deadline_ns = UINT64_MAX;
+	assert_int_equal(picked_late(&o, "bw", 100, 120, 1, 800, 2), 120);
+	st[1].deadline_ns = 10 * NS_PER_MS;
 
 	/* the SSF elevator takes the nearest eligible request, below the head too */
 	o.nstreams = 1;
@@ -959,6 +984,43 @@ static void test_traces(void **state)
 	assert_int_equal(sweep_sim_trace_load("/nonexistent/trace", NULL, &t), -ENOENT);
 	assert_int_equal(sweep_sim_trace_load(write_tmp("x", "R 0 4096 1\n"), "nosuch", &t), -EINVAL);
 	assert_null(t);
+
+	/*
+	 * A completion timed before the issue it completes is refused, in both
+	 * captures that pair them. The blkparse trace is the fuzz input kept in
+	 * data/fuzz/blkparse/completion-before-issue: each completion at 0 s
+	 * made the next issue wait 5e9 s after it, and the model's clock ran
+	 * past 2^63 ns on the third request (test_time_limits).
+	 */
+	const char *const early[][3] = {
+		{ "blkparse",
+		  "  8,0 0 1 5000000000.000000000 1 D R 0 + 8 [dd]\n"
+		  "  8,0 0 2 0.000000000 1 C R 0 + 8 [dd]\n"
+		  "  8,0 0 3 5000000000.000000000 1 D R 64 + 8 [dd]\n",
+		  "completion of sector 0 at 0.000000000 s, before its issue at 5000000000.000000000 s" },
+		{ "tracefs",
+		  "  dd-1 [000] ..... 2.500000: block_rq_issue: 7,0 R 4096 () 8 + 8 [dd]\n"
+		  "  <idle>-0 [000] ..s.. 2.499999: block_rq_complete: 7,0 R () 8 + 8 [0]\n",
+		  "completion of sector 8 at 2.499999000 s, before its issue at 2.500000000 s" },
+	};
+	for (size_t i = 0; i < sizeof(early) / sizeof(early[0]); i++) {
+		struct sweep_sim_trace_options to = { .size = sizeof(to), .format = early[i][0] };
+		struct sweep_sim_trace_error te = { .size = sizeof(te) };
+		assert_int_equal(sweep_sim_trace_open(write_tmp("early", early[i][1]), &to, &t, &te), -EBADMSG);
+		assert_null(t);
+		assert_int_equal(te.line, 2);
+		assert_string_equal(te.message, early[i][2]);
+	}
+	/* a completion at the instant of its issue is fine */
+	assert_int_equal(sweep_sim_trace_load(write_tmp("same", "  8,0 0 1 1.0 1 D R 0 + 8 [dd]\n"
+								"  8,0 0 2 1.0 1 C R 0 + 8 [dd]\n"
+								"  8,0 0 3 1.5 1 D R 64 + 8 [dd]\n"),
+					      "blkparse", &t),
+			 0);
+	struct sweep_sim_trace_info ti = { .size = sizeof(ti) };
+	assert_int_equal(sweep_sim_trace_get_info(t, &ti), 0);
+	assert_int_equal(ti.dependent, 1);
+	sweep_sim_trace_free(t);
 }
 
 static int src_trace(void *ctx, struct sweep_sim_request *r)
@@ -1059,6 +1121,98 @@ static void test_depend_replay(void **state)
 		      mean[0][0], mean[0][1], mean[1][0], mean[1][1]);
 	assert_true(mean[0][1] < 0.8 * mean[0][0]); /* open: the pile-up lets deadline sort */
 	assert_true(mean[1][0] == mean[1][1]);
+	sweep_sim_trace_free(tr);
+}
+
+/*
+ * The model's clock ends at 2^63 - 1 ns. A completion is never before its
+ * arrival and no time wraps: the fuzz target's "completion before arrival"
+ * was a dependent replay whose gaps added up past 2^63 ns, where the disk's
+ * finish (llround of a double) saturated to 2^63; and below that, a double
+ * holds no odd ns past 2^53, so a disk finish rounded to one came out before
+ * its start when the service took less than the rounding.
+ */
+struct arrival_check {
+	uint64_t n, early;
+};
+
+static void on_arrival_check(void *ctx, const struct sweep_sim_completion *c)
+{
+	struct arrival_check *k = ctx;
+	k->n++;
+	if (c->finish_ns < c->arrival_ns)
+		k->early++;
+}
+
+static void test_time_limits(void **state)
+{
+	(void)state;
+	const uint64_t tmax = (uint64_t)INT64_MAX;
+	struct sweep_sim_completion c;
+	uint64_t t;
+
+	/* a cache hit served in 0.004 ns at 2^62 + 5 ns: it finishes at its arrival, not 5 ns before */
+	struct sweep_sim_hdd_params hp = { .size = sizeof(hp) };
+	assert_int_equal(sweep_sim_preset_hdd("cheetah15k", &hp), 0);
+	hp.overhead_ms = 0;
+	hp.bus_mb_s = 1e9;
+	struct sweep_sim_options o = { .size = sizeof(o), .hdd = &hp, .sched = "fcfs" };
+	struct sweep_sim *sim;
+	assert_int_equal(sweep_sim_new(&o, &sim), 0);
+	struct sweep_sim_request r = { .time_ns = 1ull << 62, .offset = 1 << 20, .length = 4096, .id = 1 };
+	assert_int_equal(sweep_sim_submit(sim, &r), 0);
+	while (sweep_sim_next_event(sim, &t) == 1)
+		assert_true(sweep_sim_advance(sim, t) >= 0);
+	assert_int_equal(sweep_sim_poll(sim, &c, 1), 1);
+	assert_false(c.cache_hit);
+	r.time_ns = ((c.finish_ns >> 10) + 2) << 10 | 5; /* 5 ns past a double's 1024 ns step */
+	r.id = 2;
+	assert_int_equal(sweep_sim_submit(sim, &r), 0);
+	while (sweep_sim_next_event(sim, &t) == 1)
+		assert_true(sweep_sim_advance(sim, t) >= 0);
+	assert_int_equal(sweep_sim_poll(sim, &c, 1), 1);
+	assert_true(c.cache_hit);
+	assert_int_equal(c.arrival_ns, r.time_ns);
+	assert_int_equal(c.finish_ns, r.time_ns);
+	sweep_sim_free(sim);
+
+	/* arrivals past the clock's end are refused; a service that would end past it is -EOVERFLOW */
+	sim = new_sim("cheetah15k", "fcfs", 0, 0, 0);
+	r = (struct sweep_sim_request){ .time_ns = tmax + 4097, .length = 4096 };
+	assert_int_equal(sweep_sim_submit(sim, &r), -EINVAL);
+	r.time_ns = tmax - 1000;
+	assert_int_equal(sweep_sim_submit(sim, &r), 0);
+	assert_int_equal(sweep_sim_next_event(sim, &t), 1);
+	assert_int_equal(sweep_sim_advance(sim, t), 0); /* the arrival */
+	assert_int_equal(sweep_sim_next_event(sim, &t), 1);
+	assert_true(t > tmax);
+	assert_int_equal(sweep_sim_advance(sim, t), -EOVERFLOW);
+	assert_int_equal(sweep_sim_poll(sim, &c, 1), 0);
+	sweep_sim_free(sim);
+
+	/* a dependent replay whose gaps pass the clock's end: -EOVERFLOW, no completion before its arrival */
+	static char chain[] = "  8,0 0 1 0.0 1 D R 0 + 8 [dd]\n"
+			      "  8,0 0 2 0.1 1 C R 0 + 8 [dd]\n"
+			      "  8,0 0 3 0.2 1 D R 64 + 8 [dd]\n"
+			      "  8,0 0 4 0.3 1 C R 64 + 8 [dd]\n"
+			      "  8,0 0 5 0.4 1 D R 128 + 8 [dd]\n";
+	FILE *fp = fmemopen(chain, strlen(chain), "r");
+	assert_non_null(fp);
+	struct sweep_sim_trace_options to = { .size = sizeof(to), .format = "blkparse" };
+	struct sweep_sim_trace *tr;
+	assert_int_equal(sim_trace_read(fp, &to, &tr, NULL), 0);
+	fclose(fp);
+	assert_int_equal(tr->n, 3);
+	assert_true(tr->dependent && tr->v[1].after == 0 && tr->v[2].after == 1);
+	tr->v[1].think = tr->v[2].think = 5000000000ull * NS_PER_S; /* what the completions at 0 s made */
+	sim = new_sim("cheetah15k", "fcfs", 0, 0, 0);
+	struct arrival_check k = { 0, 0 };
+	struct sweep_sim_run_options ro = { .size = sizeof(ro), .mode = SWEEP_SIM_DEPEND,
+					    .on_complete = on_arrival_check, .ctx = &k };
+	assert_int_equal(sweep_sim_trace_replay(sim, tr, &ro), -EOVERFLOW);
+	assert_int_equal(k.n, 2);
+	assert_int_equal(k.early, 0);
+	sweep_sim_free(sim);
 	sweep_sim_trace_free(tr);
 }
 
@@ -1400,6 +1554,7 @@ int main(void)
 		cmocka_unit_test(test_traces),
 		cmocka_unit_test(test_open_replay),
 		cmocka_unit_test(test_depend_replay),
+		cmocka_unit_test(test_time_limits),
 		cmocka_unit_test(test_params),
 		cmocka_unit_test(test_api),
 		cmocka_unit_test(test_struct_rule),
