@@ -208,7 +208,7 @@ void sweep__plan_count(bool hinted);
 void sweep__plan_defer_locate(struct sweep_plan *p, bool on);
 /* Whether the last sweep_plan_sort() found the batch in the page cache (SWEEP_PLAN_CACHE_CHECK). */
 bool sweep__plan_cached(const struct sweep_plan *p);
-/* reader.c: pieces its physical-order prefetch asked for in this process (for tests). */
+/* reader_prefetch.c: pieces the reader's physical-order prefetch asked for in this process (for tests). */
 uint64_t sweep__reader_prefetch_pieces(void);
 
 /* walk_ahead.c: directories the walk's read-ahead threads loaded in this process (for tests). */

@@ -676,6 +676,22 @@ static int tables_of(struct sweep__metascan *m, struct sweep__ms_table **ret, si
 	return 0;
 }
 
+int64_t sweep__metascan_table_bytes(struct sweep__metascan *m)
+{
+	if (!m)
+		return -EINVAL;
+	struct sweep__ms_table *t = NULL;
+	size_t n = 0;
+	int r = tables_of(m, &t, &n);
+	if (r < 0)
+		return r;
+	uint64_t b = 0;
+	for (size_t i = 0; i < n; i++)
+		b += t[i].dev.len;
+	free(t);
+	return (int64_t)b;
+}
+
 static int table_next(void *ctx, struct sweep__ms_item *ret)
 {
 	struct table_walk *t = ctx;

@@ -204,6 +204,9 @@ int sweep__metascan_ranges(struct sweep__metascan *m, const uint64_t *inos, size
  */
 int sweep__metascan_prefetch(struct sweep__metascan *m, const struct sweep__dev_range *r, size_t n);
 
+/* The bytes sweep__metascan_read_tables would read; -EOPNOTSUPP where the format has no tables. */
+int64_t sweep__metascan_table_bytes(struct sweep__metascan *m);
+
 /*
  * Read every inode table block that holds inodes in use into the block
  * device's page cache, in one ascending sweep of large requests, and wait

@@ -11,12 +11,13 @@
  * buffers form a FIFO ring: no allocator, no fragmentation, and the request
  * at the head of the FIFO always has its buffer, so the run cannot stall.
  *
- * On a disk (HDD class, io_uring), the data of the files ahead is first
- * asked for with WILLNEED in physical order, extent by extent across a group
- * of files (prefetch_group): a fragmented file, or files whose extents
- * interleave on an aged filesystem, would otherwise send the head back and
- * forth at every extent while the reads go file by file. The reads then
- * find the page cache filled (or filling) in delivery order.
+ * On a disk (HDD class, io_uring), a thread of the reader's first asks for
+ * the data of the files ahead with WILLNEED in physical order, extent by
+ * extent across a large group of files (reader_prefetch.c): a fragmented
+ * file, or files whose extents interleave on an aged filesystem, would
+ * otherwise send the head back and forth at every extent while the reads go
+ * file by file. The reads wait for the thread, then find the page cache
+ * filled (or filling) in delivery order.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +29,7 @@
 #include <unistd.h>
 
 #include "reader_impl.h"
+#include "reader_prefetch.h"
 
 #define DEFAULT_BUFFER (1u << 20)
 #define MAX_DEFAULT_RING (64u << 20)
@@ -36,9 +38,6 @@
 #define SYNC_WINDOW 8u       /* files opened (and read ahead with WILLNEED) ahead of the one delivered */
 #define MAX_WINDOW 256u
 #define REAP_BATCH 64u
-#define PF_GROUP (64u << 20) /* bytes one physical-order prefetch group asks for at most */
-#define PF_SMALL (16u << 10) /* files this small are taken as one extent at their planned location */
-#define PF_WINDOW 1024u      /* files open at once while prefetching (see setup) */
 
 #define READ_FLAGS (SWEEP_READ_SPARSE | SWEEP_READ_NOATIME | SWEEP_READ_REGISTERED)
 
@@ -130,8 +129,9 @@ struct run {
 	unsigned reads_inflight, opens_inflight;
 	size_t nalloc; /* buffers handed out and not yet given back */
 	unsigned rand_state;
-	bool prefetch;  /* physical-order prefetch on (HDD class, io_uring) */
-	size_t pf_next; /* the first file not wholly prefetched yet */
+	bool prefetch;       /* physical-order prefetch on (HDD class, io_uring) */
+	struct sweep__pf *pf; /* its thread (NULL: could not start; the reads go alone) */
+	bool pf_blocked;     /* submit_reads stopped at what the thread has asked for */
 };
 
 static char *ring_alloc(struct run *u, size_t len, size_t *ret_end)
@@ -269,12 +269,15 @@ static int submit_reads(struct run *u)
 			s->map_i++;
 			continue;
 		}
-		if (u->prefetch && s->pf_upto < s->f.st.size) {
+		if (u->pf) {
 			/* Not past what was prefetched: the device gets these bytes in physical order first. */
-			if (s->sub_off >= s->pf_upto)
+			uint64_t upto;
+			if (!sweep__pf_allows(u->pf, s->index, s->sub_off, &upto, false)) {
+				u->pf_blocked = true;
 				break;
-			if (end > s->pf_upto)
-				end = s->pf_upto;
+			}
+			if (end > upto)
+				end = upto;
 		}
 		len = end - s->sub_off;
 		if (len > r->buffer_size)
@@ -423,8 +426,6 @@ static void release(struct rd_slot *s)
 	if (s->map != &s->whole)
 		free(s->map);
 	s->map = NULL;
-	free(s->pf_ext);
-	s->pf_ext = NULL;
 	s->f.fd = -1;
 	s->state = SLOT_EMPTY;
 }
@@ -551,151 +552,6 @@ static int deliver(struct run *u, bool *progress)
 	return 0;
 }
 
-/* One range of one file to ask for, at its physical place. */
-struct pf_piece {
-	uint64_t phys, off, len;
-	struct rd_slot *s;
-};
-
-struct pf_list {
-	struct pf_piece *v;
-	size_t n, cap;
-};
-
-static int pf_add(struct pf_list *l, struct rd_slot *s, uint64_t phys, uint64_t off, uint64_t len)
-{
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 256;
-		struct pf_piece *v = realloc(l->v, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-		l->cap = cap;
-	}
-	l->v[l->n++] = (struct pf_piece){ .phys = phys, .off = off, .len = len, .s = s };
-	return 0;
-}
-
-static int cmp_piece(const void *a, const void *b)
-{
-	const struct pf_piece *x = a, *y = b;
-
-	if (x->phys != y->phys)
-		return x->phys < y->phys ? -1 : 1;
-	return x->off < y->off ? -1 : x->off > y->off;
-}
-
-/* The pieces of [lo, hi) of the file in slot s: one per located extent, the rest at the planned location. */
-static int pf_pieces(struct pf_list *l, struct rd_slot *s, uint64_t lo, uint64_t hi)
-{
-	uint64_t planned = s->f.entry->phys;
-
-	if (!s->pf_mapped) {
-		enum sweep_extent_source src;
-		s->pf_mapped = true;
-		if (s->f.st.size <= PF_SMALL || sweep_extents_get(s->f.fd, &s->pf_ext, &s->pf_n, &src) < 0) {
-			s->pf_ext = NULL;
-			s->pf_n = 0;
-		}
-	}
-	if (s->pf_n == 0)
-		return pf_add(l, s, planned, lo, hi - lo);
-	for (size_t i = 0; i < s->pf_n; i++) {
-		const struct sweep_extent *x = &s->pf_ext[i];
-		uint64_t a = x->logical > lo ? x->logical : lo;
-		uint64_t b = x->logical + x->length < hi ? x->logical + x->length : hi;
-		int rc;
-
-		if (a >= b)
-			continue;
-		/* Unlocated (inline, delayed, unwritten) or reflinked: asked for where the file starts. */
-		if ((x->flags & SWEEP_EXTENT_NOLOC) || x->physical == SWEEP_NO_PHYS)
-			rc = pf_add(l, s, planned, a, b - a);
-		else
-			rc = pf_add(l, s, x->physical + (a - x->logical), a, b - a);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
-}
-
-/*
- * Physical-order prefetch of the next group of opened files: at most
- * PF_GROUP bytes, from the first file not wholly asked for yet, sorted by
- * physical address; until it goes out, the reads wait for it (submit_reads
- * stops at pf_upto). Holes are asked for
- * too (cheap: no I/O), a failed or empty file not at all. A failed
- * allocation or FIEMAP only makes the order worse, never the data.
- */
-/* Pieces the physical-order prefetch asked for, over the process (tests check when it runs). */
-static uint64_t prefetch_pieces;
-
-uint64_t sweep__reader_prefetch_pieces(void)
-{
-	return __atomic_load_n(&prefetch_pieces, __ATOMIC_RELAXED);
-}
-
-static void prefetch_group(struct run *u)
-{
-	struct pf_list l = { 0 };
-	const uint64_t group = u->r->pf_group ? u->r->pf_group : PF_GROUP;
-	uint64_t bytes = 0;
-	size_t i = u->pf_next, j;
-
-	if (i < u->head)
-		i = u->pf_next = u->head;
-	for (j = i; j < u->next_open && bytes < group; j++) {
-		struct rd_slot *s = slot_of(u, j);
-		if (s->state == SLOT_OPENING)
-			break;
-		if (s->state == SLOT_OPEN && s->f.st.size > s->pf_upto) {
-			uint64_t want = s->f.st.size - s->pf_upto;
-			bytes += want < group - bytes ? want : group - bytes;
-		}
-	}
-	if (j == i)
-		return;
-	/*
-	 * Go when the group is full, or holds every file left, or half a window
-	 * while more files wait to be opened, or when nothing at all is in
-	 * flight (the run would stall). Else more files are opening: a bigger
-	 * group sorts better.
-	 */
-	if (!(bytes >= group || j == u->n || (j - i >= u->r->window / 2 && u->next_open < u->n) ||
-	      (u->reads_inflight == 0 && u->opens_inflight == 0 && u->cursor >= i)))
-		return;
-	bytes = 0;
-	for (size_t k = i; k < j; k++) {
-		struct rd_slot *s = slot_of(u, k);
-		uint64_t take;
-
-		if (s->state != SLOT_OPEN || s->f.st.size <= s->pf_upto) {
-			u->pf_next = k + 1;
-			continue;
-		}
-		take = s->f.st.size - s->pf_upto;
-		if (take > group - bytes)
-			take = group - bytes;
-		if (pf_pieces(&l, s, s->pf_upto, s->pf_upto + take) < 0)
-			take = s->f.st.size - s->pf_upto; /* no memory: this file is read as it comes */
-		s->pf_upto += take;
-		bytes += take;
-		if (s->pf_upto < s->f.st.size)
-			break; /* the group is full inside this file: the next one starts here */
-		u->pf_next = k + 1;
-	}
-	if (l.n > 1)
-		qsort(l.v, l.n, sizeof(*l.v), cmp_piece);
-	for (size_t k = 0; k < l.n; k++) {
-		const struct pf_piece *x = &l.v[k];
-		(void)posix_fadvise(x->s->f.fd, (off_t)x->off, (off_t)x->len, POSIX_FADV_WILLNEED);
-		__atomic_fetch_add(&prefetch_pieces, 1, __ATOMIC_RELAXED);
-		if (u->r->pf_log)
-			u->r->pf_log(u->r->pf_log_ctx, &x->s->f, x->phys, x->off, x->len);
-	}
-	free(l.v);
-}
-
 static void shuffle(struct run *u, struct rd_req **v, int n)
 {
 	for (int i = n - 1; i > 0; i--) {
@@ -804,21 +660,6 @@ static int setup(struct run *u)
 		r->window = SYNC_WINDOW;
 	else
 		r->window = r->depth * 2 < 16 ? 16 : r->depth * 2 > MAX_WINDOW ? MAX_WINDOW : r->depth * 2;
-	if (u->prefetch && r->backend != SWEEP_BACKEND_SYSCALL) {
-		/*
-		 * A wider window gives the prefetch groups more files to sort: on
-		 * the aged step-5 images (bench/results/2026-11-24-prefetch), 256
-		 * files -> 1024 took ext4 from 4.2x to 3.9x the sequential bound,
-		 * xfs from 5.0x to 4.3x; 4096 added little. Bounded by a quarter of
-		 * RLIMIT_NOFILE: every file of the window is open.
-		 */
-		struct rlimit nofile;
-		rlim_t w = PF_WINDOW;
-		if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur != RLIM_INFINITY && nofile.rlim_cur / 4 < w)
-			w = nofile.rlim_cur / 4;
-		if (w > r->window)
-			r->window = (unsigned)w;
-	}
 	if (r->window > u->n)
 		r->window = (unsigned)u->n;
 	if (posix_memalign((void **)&r->ring, 4096, r->ring_size))
@@ -828,6 +669,13 @@ static int setup(struct run *u)
 		return -ENOMEM;
 	u->rand_state = r->shuffle_seed;
 	r->held = 0;
+	if (u->prefetch) {
+		struct sweep__pf_opts po = { .plan = u->p, .n = u->n, .group_max = r->pf_group,
+					      .noatime = !!(r->opts.flags & SWEEP_READ_NOATIME),
+					      .log = r->pf_log, .log_ctx = r->pf_log_ctx };
+		if (sweep__pf_start(&po, &u->pf) < 0)
+			u->pf = NULL; /* no thread: plan order, only slower */
+	}
 	return r->be->start(r);
 }
 
@@ -835,6 +683,8 @@ static void teardown(struct run *u)
 {
 	struct sweep_reader *r = u->r;
 
+	sweep__pf_stop(u->pf);
+	u->pf = NULL;
 	if (r->ring && r->be_state)
 		r->be->stop(r);
 	while (u->free_reqs) {
@@ -867,8 +717,7 @@ static int run_loop(struct run *u)
 				return rc;
 			u->next_open++;
 		}
-		if (u->prefetch)
-			prefetch_group(u);
+		u->pf_blocked = false;
 		rc = submit_reads(u);
 		if (rc < 0)
 			return rc;
@@ -878,12 +727,21 @@ static int run_loop(struct run *u)
 		rc = deliver(u, &progress);
 		if (rc < 0)
 			return rc;
+		if (u->pf)
+			sweep__pf_delivered(u->pf, u->head);
 		if (u->head == u->n)
 			return 0;
 		if (progress)
 			continue; /* delivery freed room: submit more before waiting */
-		if (u->reads_inflight + u->opens_inflight == 0)
-			return -EIO; /* nothing can complete: an internal accounting error */
+		if (u->reads_inflight + u->opens_inflight == 0) {
+			uint64_t upto;
+			if (!u->pf_blocked)
+				return -EIO; /* nothing can complete: an internal accounting error */
+			/* All delivered that may be: wait for the thread to ask for more. */
+			struct rd_slot *s = slot_of(u, u->cursor);
+			(void)sweep__pf_allows(u->pf, u->cursor, s->sub_off, &upto, true);
+			continue;
+		}
 		got = r->be->reap(r, batch, REAP_BATCH, true);
 		if (got < 0)
 			return got;

@@ -61,11 +61,6 @@ struct rd_slot {
 	uint64_t sub_off;
 	bool sub_done;
 	unsigned reads_queued;             /* reads in the FIFO (in flight or awaiting delivery) */
-	/* physical-order prefetch (reader.c, prefetch_group) */
-	uint64_t pf_upto;                  /* bytes from 0 asked for with WILLNEED; reads wait below it */
-	struct sweep_extent *pf_ext;       /* the file's extents (FIEMAP), malloc'ed */
-	size_t pf_n;
-	bool pf_mapped;                    /* pf_ext looked up (maybe none) */
 	/* delivery */
 	bool begun, skip, eof;
 	uint64_t delivered;
@@ -110,7 +105,7 @@ struct sweep_reader {
 	/* test hook: told of every WILLNEED the physical-order prefetch issues, in issue order */
 	void (*pf_log)(void *ctx, const struct sweep_file *f, uint64_t phys, uint64_t off, uint64_t len);
 	void *pf_log_ctx;
-	uint64_t pf_group; /* test hook: bytes per prefetch group (0: PF_GROUP) */
+	uint64_t pf_group; /* test hook: bytes per prefetch group at most (0: from the memory available) */
 };
 
 /* Backends (NULL when not built in). */

@@ -37,7 +37,8 @@
  * turns all of it off; SWEEP_METASCAN=hdd keeps it to the HDD class;
  * SWEEP_METASCAN=on also reads xfs's inodes raw, which by default it does
  * not (engine_for says why). On a disk, a walk of a whole filesystem first
- * reads every inode in one sweep (inode_sweep).
+ * reads every inode in one sweep, and so does a walk of a subtree once it
+ * has visited enough directories to pay for it (inode_sweep).
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -45,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/statfs.h>
 
 #include "walk_internal.h"
 
@@ -62,6 +64,9 @@ struct meta_dev {
 	bool used;
 	bool prefetch; /* the engine's prefetch reaches the filesystem (ext4) */
 	bool swept; /* the inode sweep of a whole filesystem was tried (inode_sweep) */
+	bool rent_known; /* rent is set (inode_sweep) */
+	uint64_t rent; /* directories a subtree walk visits before the sweep pays (inode_sweep) */
+	uint64_t dirs_seen;
 };
 
 struct walk_meta {
@@ -253,22 +258,47 @@ static bool mount_root(int fd)
 }
 
 /*
- * On a disk, when the walk is about to read the root directory of a
- * filesystem (so it will visit all of it), every inode in use is read first
- * in one ascending sweep of large requests, as e2fsck's first pass does, so
- * that the walk's stats (and the reader's opens) find them cached instead of
- * reading inode blocks one by one between directory blocks:
+ * On a disk, every inode in use is read in one ascending sweep of large
+ * requests, as e2fsck's first pass does, so that the walk's stats (and the
+ * reader's opens) find them cached instead of reading inode blocks one by
+ * one between directory blocks:
  *  - ext4: the engine reads the initialised part of every inode table into
- *    the block device's page cache, ext4's own metadata cache;
+ *    the block device's page cache, ext4's own metadata cache, then every
+ *    directory's blocks (as much of them as one prefetch may start);
  *  - xfs (CAP_SYS_ADMIN): bulkstat of every inode, which reads the inode
  *    clusters in inode order (disk order) into xfs's buffer cache; the
  *    answers are thrown away, the walk still stats by name.
  * What callers see is unchanged. Aged 115k-file images, hdd7200 model of the
  * block trace: sweep-du on ext4 2.2 -> 1.3 s (GNU du 10.5 s), on xfs 12.8 ->
  * 3.6 s (GNU du 25.1 s); sweep-plan --read 1.26x -> 1.25x the sequential
- * bound on both. A subtree is not swept: the filesystem's other inodes
- * could be many more than the tree's.
+ * bound on both.
+ *
+ * A walk of a whole filesystem sweeps before its first directory. A subtree
+ * may hold a small part of the filesystem's inodes, so there the sweep is
+ * rented, not bought: the walk first visits as many directories as the
+ * sweep's bytes would take to read at SWEEP_PER_DIR per directory (each
+ * directory visited without it costs about two seeks: its blocks, then its
+ * inodes), then sweeps. A small subtree never pays for the sweep; a large
+ * one pays for it at most twice over (and one of fewer than SWEEP_MIN_RENT
+ * directories never sweeps). Fragmented 115k-file ext4 image, a
+ * subtree of the root (bench/results/2026-11-25-frag-reader): the walk's part of
+ * sweep-plan --read went from 3,500 seeks to 80, in the model 10.7 -> 1.6 s.
  */
+#define SWEEP_PER_DIR (2u << 20) /* about two 8 ms seeks at 120 MB/s */
+#define SWEEP_MIN_RENT 16u       /* a subtree of fewer directories never sweeps, however small the tables */
+
+/* The bytes a sweep of the whole filesystem would read, or -1 where unknown. */
+static int64_t sweep_bytes(const struct meta_dev *md, const struct frame *f)
+{
+	if (md->m)
+		return sweep__metascan_table_bytes(md->m);
+	struct statfs sf;
+	/* bulkstat reads inode clusters: used inodes at xfs's default 512 bytes each */
+	if (fstatfs(f->fd, &sf) < 0 || sf.f_files < sf.f_ffree)
+		return -1;
+	return (int64_t)((uint64_t)(sf.f_files - sf.f_ffree) * 512u);
+}
+
 static void inode_sweep(struct walk *w, const struct frame *f)
 {
 	struct walk_meta *mt = w->meta;
@@ -277,14 +307,26 @@ static void inode_sweep(struct walk *w, const struct frame *f)
 
 	if (!md || md->swept || !d->fs || d->fs->device_class != SWEEP_DEVICE_HDD)
 		return;
-	md->swept = true;
-	if (!mount_root(f->fd))
+	if (!md->m && strcmp(d->fs->fs_name, "xfs") != 0) {
+		md->swept = true; /* nothing to sweep with */
 		return;
+	}
+	if (!md->rent_known) {
+		md->rent_known = true;
+		if (!mount_root(f->fd)) {
+			int64_t b = sweep_bytes(md, f);
+			md->rent = b < 0 ? UINT64_MAX : (uint64_t)b / SWEEP_PER_DIR;
+			if (md->rent < SWEEP_MIN_RENT)
+				md->rent = SWEEP_MIN_RENT;
+		}
+	}
+	if (md->dirs_seen++ < md->rent)
+		return;
+	md->swept = true;
 	if (md->m) {
 		long n = sweep__metascan_read_tables(md->m);
 		if (n > 0)
 			mt->stats.table_bytes += (uint64_t)n;
-		/* Then every directory's blocks, in one ascending sweep (as much of them as one prefetch may start). */
 		struct sweep__dev_range *r = NULL;
 		size_t nr = 0;
 		if (n > 0 && md->prefetch && sweep__metascan_dir_blocks(md->m, &r, &nr) == 0) {
@@ -297,7 +339,7 @@ static void inode_sweep(struct walk *w, const struct frame *f)
 			mt->stats.prefetch_bytes += bytes;
 		}
 		free(r);
-	} else if (strcmp(d->fs->fs_name, "xfs") == 0) {
+	} else {
 		long n = sweep__xfs_bulkstat_sweep(f->fd);
 		if (n > 0)
 			mt->stats.bulkstat_inodes += (uint64_t)n;

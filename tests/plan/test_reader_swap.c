@@ -180,6 +180,22 @@ static size_t index_of(const struct sweep_plan *p, const char *name)
 	return 0;
 }
 
+/* What the disk's prefetch thread asked for (HDD class): pieces of the victim, and of anything at all. */
+static unsigned pf_victim, pf_any;
+
+static void pf_record(void *ctx, const struct sweep_file *f, uint64_t phys, uint64_t off, uint64_t len)
+{
+	const char *path = f->entry->path;
+	size_t pl = strlen(path);
+	(void)ctx;
+	(void)phys;
+	(void)off;
+	(void)len;
+	pf_any++;
+	if (pl >= 10 && !strcmp(path + pl - 10, "sub/victim"))
+		pf_victim++;
+}
+
 static void run_case(enum sweep_backend b, enum how how, const char *swap, int want)
 {
 	struct seen s = { 0 };
@@ -196,8 +212,13 @@ static void run_case(enum sweep_backend b, enum how how, const char *swap, int w
 	if (swap)
 		sh("cd '%s' && %s", top, swap);
 	assert_int_equal(sweep_reader_new(&ro, &r), 0);
+	pf_victim = pf_any = 0;
+	sweep__reader_set_prefetch_log(r, pf_record, NULL, 0);
 	assert_int_equal(sweep_reader_run(r, p, &ops, &s), 0);
 	assert_int_equal(s.n, 3);
+	/* The prefetch thread opens as the reader does: a swapped victim is not asked for either. */
+	if (want != 0)
+		assert_int_equal(pf_victim, 0);
 	size_t v = index_of(p, "sub/victim"), bi = index_of(p, "before"), ai = index_of(p, "after");
 	assert_int_equal(s.status[bi], 0);
 	assert_string_equal(s.data[bi], "before-data");
@@ -285,6 +306,22 @@ static void test_uring_components(void **state)
 	sweep__open_beneath_force_components(1);
 	every_way(SWEEP_BACKEND_URING);
 	sweep__open_beneath_force_components(0);
+}
+
+/* The same with the disk's physical-order prefetch thread on (HDD class), which opens every file too. */
+static void test_uring_hdd_prefetch(void **state)
+{
+	(void)state;
+	if (!uring_ok())
+		skip();
+	assert_int_equal(sweep_device_force(SWEEP_DEVICE_HDD), 0);
+	uint64_t before = sweep__reader_prefetch_pieces();
+	every_way(SWEEP_BACKEND_URING);
+	sweep__open_beneath_force_components(1);
+	all_swaps(SWEEP_BACKEND_URING, BENEATH);
+	sweep__open_beneath_force_components(0);
+	assert_int_equal(sweep_device_force(SWEEP_DEVICE_AUTO), 0);
+	assert_true(sweep__reader_prefetch_pieces() > before); /* it did run */
 }
 
 /* A file more than PATH_MAX below the root is still reached beneath it (component walk). */
@@ -391,6 +428,7 @@ int main(void)
 		cmocka_unit_test(test_syscall_components),
 		cmocka_unit_test(test_uring_openat2),
 		cmocka_unit_test(test_uring_components),
+		cmocka_unit_test(test_uring_hdd_prefetch),
 		cmocka_unit_test(test_long_beneath),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

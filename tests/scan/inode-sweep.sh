@@ -4,7 +4,10 @@
 # one sweep (lib/walk_meta.c, inode_sweep): ext4's inode tables through the
 # block device, xfs's inode clusters by bulkstat. On an ext4 and an xfs loop
 # image holding a file of every mapping class (populate.py), HDD class:
-#  - walking the mount root sweeps (the counts say so), a subtree does not;
+#  - walking the mount root sweeps (the counts say so); a subtree of a few
+#    directories does not, one of more directories than the sweep costs
+#    (SWEEP_MIN_RENT, 16, here) does, after it has visited that many, with
+#    the same plan as without;
 #  - the sweep changes nothing a tool outputs: sweep-plan's plan, sweep-du -a
 #    (also = GNU du -a) and sweep-tar's archive listing are the same with it,
 #    with SWEEP_METASCAN=off (no sweep) and as uid 65534 (bulkstat and the
@@ -47,8 +50,12 @@ PY
 
 	"$PH" "$mnt" >"$W/$fs.plan" 2>"$W/$fs.plan.err" || die "$fs: plan-hints failed: $(tail -2 "$W/$fs.plan.err")"
 	[ "$(meta "$W/$fs.plan.err" "$key")" -gt 0 ] || die "$fs: no inode sweep at the mount root: $(tail -1 "$W/$fs.plan.err")"
-	"$PH" "$mnt/t" >/dev/null 2>"$W/$fs.sub.err" || die "$fs: plan-hints of a subtree failed"
-	[ "$(meta "$W/$fs.sub.err" "$key")" = 0 ] || die "$fs: a subtree was swept: $(tail -1 "$W/$fs.sub.err")"
+	"$PH" "$mnt/u" >/dev/null 2>"$W/$fs.sub.err" || die "$fs: plan-hints of a subtree failed"
+	[ "$(meta "$W/$fs.sub.err" "$key")" = 0 ] || die "$fs: a subtree of 2 directories was swept: $(tail -1 "$W/$fs.sub.err")"
+	"$PH" "$mnt/d" >"$W/$fs.subd" 2>"$W/$fs.subd.err" || die "$fs: plan-hints of a subtree failed"
+	[ "$(meta "$W/$fs.subd.err" "$key")" -gt 0 ] || die "$fs: a subtree of 41 directories was not swept: $(tail -1 "$W/$fs.subd.err")"
+	SWEEP_METASCAN=off "$PH" "$mnt/d" >"$W/$fs.subd.off" 2>/dev/null || die "$fs: plan-hints (off) of a subtree failed"
+	cmp -s "$W/$fs.subd" "$W/$fs.subd.off" || { diff "$W/$fs.subd" "$W/$fs.subd.off" | head -5 >&2; die "$fs: the subtree's plan differs with the sweep"; }
 	SWEEP_METASCAN=off "$PH" "$mnt" >"$W/$fs.plan.off" 2>"$W/$fs.plan.off.err" || die "$fs: plan-hints (off) failed"
 	[ "$(meta "$W/$fs.plan.off.err" "$key")" = 0 ] || die "$fs: SWEEP_METASCAN=off still swept"
 	cmp -s "$W/$fs.plan" "$W/$fs.plan.off" || { diff "$W/$fs.plan" "$W/$fs.plan.off" | head -5 >&2; die "$fs: the plan differs with the sweep"; }

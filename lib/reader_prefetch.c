@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The disk's physical-order prefetch: a thread that goes ahead of the reader
+ * through the plan, a group of files at a time. For each group it opens the
+ * files (beneath their root, as the reader does, and only regular files that
+ * are still the planned inode), maps their extents with FIEMAP, and asks for
+ * every extent of the group with POSIX_FADV_WILLNEED in ascending physical
+ * order. The reader then reads the group in plan order from the page cache,
+ * which is the reorder buffer; it never reads past what the thread has asked
+ * for (sweep__pf_allows), so no read of its own sends the head elsewhere.
+ *
+ * Why a thread, and why groups this large. On an aged filesystem the
+ * extents of the files of one directory interleave with those of files
+ * planned much later (appenders that ran concurrently wrote them into the
+ * same holes). A group catches only the interleaving within itself; every
+ * other group's data is a gap the head passes over, and each group sweeps
+ * the same regions again. hdd7200 model of every tree extent of the
+ * fragmented 115k-file images, sorted within groups of plan order
+ * (bench/results/2026-11-25-frag-reader): ext4 35.0 s in groups of 16 MiB,
+ * 31.1 s in 256 MiB, 28.3 s in 1 GiB, 25.6 s in one group; xfs 76.5, 37.1,
+ * 25.8, 23.1 s; reading each file whole in plan order, 78.6 and 112.7 s. The
+ * reader's window of open files (as it was before this thread) cannot hold
+ * groups of that size; the thread keeps no file open past its group, and
+ * the page cache keeps the data. WILLNEED blocks once the device's queue is
+ * full, so the thread runs at the device's pace while the reader delivers
+ * the previous group from the cache: the head never waits for the caller.
+ *
+ * Memory: a group is at most group_max bytes (by default an eighth of the
+ * memory available, at most PF_GROUP_MAX), and the thread starts a group
+ * only when the reader has begun to deliver the one before, so at most two
+ * groups wait in the page cache. Groups start small (PF_GROUP_FIRST) and
+ * grow fourfold, so the first bytes come soon.
+ *
+ * WILLNEED reads at most the file's read-ahead window (or the device's
+ * largest request) per call, so the pieces are asked for PF_CHUNK at a time.
+ * A failed open, FIEMAP or allocation only costs order, never data: the
+ * reader checks identity and reads whatever it finds.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "reader_prefetch.h"
+
+#define PF_GROUP_FIRST (64ull << 20)
+#define PF_GROUP_MAX (2ull << 30)
+#define PF_GROUP_MIN (64ull << 20) /* the default group_max is never smaller */
+#define PF_CHUNK (128u << 10)      /* the smallest usual read-ahead window: WILLNEED reads no more per call */
+#define PF_FDS 4096u               /* files a group keeps open from FIEMAP to WILLNEED (see fd_budget) */
+
+struct pf_piece {
+	uint64_t phys, off, len;
+	size_t file; /* index into the group's files */
+};
+
+struct pf_file {
+	size_t index; /* in the plan */
+	int fd;       /* -1: closed after FIEMAP (over the budget), opened again to ask */
+	struct sweep_stat st;
+};
+
+struct sweep__pf {
+	struct sweep__pf_opts o;
+	uint64_t group_max;
+	unsigned fd_budget;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	/* under mu */
+	size_t front;      /* files before it asked for wholly */
+	uint64_t front_off; /* and of file front, the bytes below this */
+	bool done;         /* the thread has finished (front is then n) */
+	size_t head;       /* the reader has delivered files before this */
+	bool stop;
+	/* the thread's own */
+	struct pf_piece *pieces;
+	size_t npieces, cap_pieces;
+	struct pf_file *files;
+	size_t nfiles, cap_files;
+};
+
+static uint64_t prefetch_pieces;
+
+uint64_t sweep__reader_prefetch_pieces(void)
+{
+	return __atomic_load_n(&prefetch_pieces, __ATOMIC_RELAXED);
+}
+
+/* An eighth of MemAvailable, within [PF_GROUP_MIN, PF_GROUP_MAX]; the minimum where it cannot be read. */
+static uint64_t default_group_max(void)
+{
+	FILE *f = fopen("/proc/meminfo", "re");
+	char line[128];
+	unsigned long long kib = 0;
+
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
+				break;
+		fclose(f);
+	}
+	uint64_t g = (uint64_t)kib * 1024 / 8;
+	return g < PF_GROUP_MIN ? PF_GROUP_MIN : g > PF_GROUP_MAX ? PF_GROUP_MAX : g;
+}
+
+/* Files a group may keep open: an eighth of RLIMIT_NOFILE (the reader's window and the caller need the rest). */
+static unsigned fd_budget(void)
+{
+	struct rlimit nofile;
+	rlim_t b = PF_FDS;
+
+	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur != RLIM_INFINITY && nofile.rlim_cur / 8 < b)
+		b = nofile.rlim_cur / 8;
+	return (unsigned)b;
+}
+
+/* Open plan file index as the reader would: beneath its root, no FIFO wait, and only the planned regular file. */
+static int open_planned(struct sweep__pf *pf, size_t index, struct sweep_stat *st)
+{
+	const struct sweep_plan_entry *e = sweep_plan_entry(pf->o.plan, index);
+	int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+	int fd = -EPERM;
+
+	if (pf->o.noatime)
+		fd = sweep__plan_open_entry(pf->o.plan, e, flags | O_NOATIME);
+	if (fd == -EPERM)
+		fd = sweep__plan_open_entry(pf->o.plan, e, flags);
+	if (fd < 0)
+		return fd;
+	struct stat raw;
+	if (fstat(fd, &raw) < 0 || !S_ISREG(raw.st_mode) || (uint64_t)raw.st_dev != e->dev ||
+	    (uint64_t)raw.st_ino != e->ino) {
+		close(fd);
+		return -ESTALE;
+	}
+	sweep_stat_from_stat(st, &raw);
+	return fd;
+}
+
+static int add_piece(struct sweep__pf *pf, uint64_t phys, uint64_t off, uint64_t len)
+{
+	if (sweep__grow(&pf->pieces, &pf->cap_pieces, pf->npieces + 1, sizeof(*pf->pieces), 1024) < 0)
+		return -ENOMEM;
+	pf->pieces[pf->npieces++] = (struct pf_piece){ .phys = phys, .off = off, .len = len, .file = pf->nfiles - 1 };
+	return 0;
+}
+
+/* The pieces of [lo, hi) of the group's last file (open as fd): one per located extent, the rest where it was planned. */
+static int map_file(struct sweep__pf *pf, int fd, uint64_t planned, uint64_t blksize, uint64_t lo, uint64_t hi)
+{
+	struct sweep_extent *x = NULL;
+	size_t n = 0;
+	enum sweep_extent_source src;
+	int rc = 0;
+
+	/* A file of one block has one extent: the plan's location is it. */
+	if (hi <= blksize || sweep_extents_get(fd, &x, &n, &src) < 0 || n == 0) {
+		free(x);
+		return add_piece(pf, planned, lo, hi - lo);
+	}
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		uint64_t a = x[i].logical > lo ? x[i].logical : lo;
+		uint64_t b = x[i].logical + x[i].length < hi ? x[i].logical + x[i].length : hi;
+		if (a >= b)
+			continue;
+		/* Unlocated (inline, delayed, unwritten) or reflinked: asked for where the file starts. */
+		if ((x[i].flags & SWEEP_EXTENT_NOLOC) || x[i].physical == SWEEP_NO_PHYS)
+			rc = add_piece(pf, planned, a, b - a);
+		else
+			rc = add_piece(pf, x[i].physical + (a - x[i].logical), a, b - a);
+	}
+	free(x);
+	return rc;
+}
+
+/*
+ * Collect the next group from (*idx, *off): open and map files until the
+ * group holds group bytes; a group may end inside a file, and the next one
+ * goes on from there.
+ */
+static int collect(struct sweep__pf *pf, size_t *idx, uint64_t *off, uint64_t group)
+{
+	uint64_t bytes = 0;
+
+	pf->npieces = pf->nfiles = 0;
+	while (*idx < pf->o.n && bytes < group && !__atomic_load_n(&pf->stop, __ATOMIC_RELAXED)) {
+		const struct sweep_plan_entry *e = sweep_plan_entry(pf->o.plan, *idx);
+		struct sweep_stat st;
+		int fd = open_planned(pf, *idx, &st);
+
+		if (fd < 0 || st.size <= *off) { /* gone, changed, or nothing (more) to read: the reader will see */
+			if (fd >= 0)
+				close(fd);
+			(*idx)++;
+			*off = 0;
+			continue;
+		}
+		uint64_t take = st.size - *off;
+		if (take > group - bytes)
+			take = group - bytes;
+		if (sweep__grow(&pf->files, &pf->cap_files, pf->nfiles + 1, sizeof(*pf->files), 256) < 0) {
+			close(fd);
+			return -ENOMEM;
+		}
+		pf->files[pf->nfiles++] = (struct pf_file){ .index = *idx, .fd = fd, .st = st };
+		uint64_t planned = e->phys != SWEEP_NO_PHYS ? e->phys : UINT64_MAX;
+		int rc = map_file(pf, fd, planned, st.blksize ? st.blksize : 4096, *off, *off + take);
+		if (pf->nfiles > pf->fd_budget) {
+			close(fd);
+			pf->files[pf->nfiles - 1].fd = -1;
+		}
+		if (rc < 0)
+			return rc;
+		bytes += take;
+		*off += take;
+		if (*off >= st.size) {
+			(*idx)++;
+			*off = 0;
+		}
+	}
+	return 0;
+}
+
+static int cmp_piece(const void *a, const void *b)
+{
+	const struct pf_piece *x = a, *y = b;
+
+	if (x->phys != y->phys)
+		return x->phys < y->phys ? -1 : 1;
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Ask for the group's pieces in physical order; files closed after FIEMAP are opened again one at a time. */
+static void issue(struct sweep__pf *pf)
+{
+	size_t cached = SIZE_MAX; /* the file reopened last, held in cfd */
+	int cfd = -1;
+
+	if (pf->npieces > 1)
+		qsort(pf->pieces, pf->npieces, sizeof(*pf->pieces), cmp_piece);
+	for (size_t k = 0; k < pf->npieces; k++) {
+		const struct pf_piece *x = &pf->pieces[k];
+		struct pf_file *f = &pf->files[x->file];
+		int fd = f->fd;
+
+		if (__atomic_load_n(&pf->stop, __ATOMIC_RELAXED))
+			break;
+		if (fd < 0) {
+			if (cached != x->file) {
+				struct sweep_stat st;
+				if (cfd >= 0)
+					close(cfd);
+				cfd = open_planned(pf, f->index, &st);
+				cached = x->file;
+			}
+			if ((fd = cfd) < 0)
+				continue;
+		}
+		for (uint64_t at = 0; at < x->len; at += PF_CHUNK) {
+			uint64_t len = x->len - at < PF_CHUNK ? x->len - at : PF_CHUNK;
+			(void)posix_fadvise(fd, (off_t)(x->off + at), (off_t)len, POSIX_FADV_WILLNEED);
+			__atomic_fetch_add(&prefetch_pieces, 1, __ATOMIC_RELAXED);
+			if (pf->o.log) {
+				struct sweep_file sf = { .entry = sweep_plan_entry(pf->o.plan, f->index), .fd = fd, .st = f->st };
+				pf->o.log(pf->o.log_ctx, &sf, x->phys == UINT64_MAX ? SWEEP_NO_PHYS : x->phys + at,
+					  x->off + at, len);
+			}
+		}
+	}
+	if (cfd >= 0)
+		close(cfd);
+	for (size_t i = 0; i < pf->nfiles; i++)
+		if (pf->files[i].fd >= 0)
+			close(pf->files[i].fd);
+	pf->nfiles = pf->npieces = 0;
+}
+
+static void *thread_main(void *arg)
+{
+	struct sweep__pf *pf = arg;
+	size_t idx = 0, prev_start = 0;
+	uint64_t off = 0, group = pf->group_max < PF_GROUP_FIRST ? pf->group_max : PF_GROUP_FIRST;
+
+	while (idx < pf->o.n) {
+		size_t start = idx;
+		/* At most two groups ahead of the reader: this one, and the one it is delivering. */
+		pthread_mutex_lock(&pf->mu);
+		while (!pf->stop && pf->head < prev_start)
+			pthread_cond_wait(&pf->cv, &pf->mu);
+		bool stop = pf->stop;
+		pthread_mutex_unlock(&pf->mu);
+		if (stop)
+			break;
+		int rc = collect(pf, &idx, &off, group);
+		issue(pf); /* after a failure too: what was collected is worth asking for; then the reader goes alone */
+		pthread_mutex_lock(&pf->mu);
+		pf->front = rc < 0 ? pf->o.n : idx;
+		pf->front_off = rc < 0 ? 0 : off;
+		pthread_cond_broadcast(&pf->cv);
+		pthread_mutex_unlock(&pf->mu);
+		if (rc < 0)
+			break;
+		prev_start = start;
+		group = group > pf->group_max / 4 ? pf->group_max : group * 4;
+	}
+	pthread_mutex_lock(&pf->mu);
+	pf->front = pf->o.n;
+	pf->front_off = 0;
+	pf->done = true;
+	pthread_cond_broadcast(&pf->cv);
+	pthread_mutex_unlock(&pf->mu);
+	return NULL;
+}
+
+int sweep__pf_start(const struct sweep__pf_opts *o, struct sweep__pf **ret)
+{
+	struct sweep__pf *pf = calloc(1, sizeof(*pf));
+	sigset_t all, old;
+	int rc;
+
+	if (!pf)
+		return -ENOMEM;
+	pf->o = *o;
+	pf->group_max = o->group_max ? o->group_max : default_group_max();
+	pf->fd_budget = fd_budget();
+	pthread_mutex_init(&pf->mu, NULL);
+	pthread_cond_init(&pf->cv, NULL);
+	/* The caller's signals stay the caller's. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = -pthread_create(&pf->thread, NULL, thread_main, pf);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc < 0) {
+		pthread_cond_destroy(&pf->cv);
+		pthread_mutex_destroy(&pf->mu);
+		free(pf);
+		return rc;
+	}
+	*ret = pf;
+	return 0;
+}
+
+bool sweep__pf_allows(struct sweep__pf *pf, size_t index, uint64_t off, uint64_t *ret_end, bool wait)
+{
+	bool ok;
+
+	pthread_mutex_lock(&pf->mu);
+	for (;;) {
+		ok = index < pf->front || (index == pf->front && off < pf->front_off);
+		if (ok || !wait || pf->done)
+			break;
+		pthread_cond_wait(&pf->cv, &pf->mu);
+	}
+	*ret_end = index < pf->front ? UINT64_MAX : pf->front_off;
+	if (pf->done) {
+		ok = true;
+		*ret_end = UINT64_MAX;
+	}
+	pthread_mutex_unlock(&pf->mu);
+	return ok;
+}
+
+void sweep__pf_delivered(struct sweep__pf *pf, size_t head)
+{
+	pthread_mutex_lock(&pf->mu);
+	if (head > pf->head) {
+		pf->head = head;
+		pthread_cond_broadcast(&pf->cv);
+	}
+	pthread_mutex_unlock(&pf->mu);
+}
+
+void sweep__pf_stop(struct sweep__pf *pf)
+{
+	if (!pf)
+		return;
+	pthread_mutex_lock(&pf->mu);
+	__atomic_store_n(&pf->stop, true, __ATOMIC_RELAXED); /* issue() looks without the lock */
+	pthread_cond_broadcast(&pf->cv);
+	pthread_mutex_unlock(&pf->mu);
+	pthread_join(pf->thread, NULL);
+	free(pf->pieces);
+	free(pf->files);
+	pthread_cond_destroy(&pf->cv);
+	pthread_mutex_destroy(&pf->mu);
+	free(pf);
+}
