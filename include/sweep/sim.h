@@ -190,11 +190,15 @@ SWEEP_EXPORT int sweep_sim_new(const struct sweep_sim_options *opts, struct swee
 /* Free a model; accepts NULL; returns NULL. */
 SWEEP_EXPORT struct sweep_sim *sweep_sim_free(struct sweep_sim *sim);
 
-/* Queue a request arriving at req->time_ns (>= sweep_sim_now()). 0, -EINVAL, -ENOMEM. */
+/* Queue a request arriving at req->time_ns (>= sweep_sim_now(), < 2^63 ns). 0, -EINVAL, -ENOMEM. */
 SWEEP_EXPORT int sweep_sim_submit(struct sweep_sim *sim, const struct sweep_sim_request *req);
 /* Time of the next thing that will happen. 1 and *ret_ns, or 0 when nothing is pending. */
 SWEEP_EXPORT int sweep_sim_next_event(struct sweep_sim *sim, uint64_t *ret_ns);
-/* Move the clock to until_ns (>= now). Returns the number of completions waiting. */
+/*
+ * Move the clock to until_ns (>= now). Returns the number of completions
+ * waiting, or -EOVERFLOW where a request would finish past the clock's end
+ * (2^63 - 1 ns).
+ */
 SWEEP_EXPORT int sweep_sim_advance(struct sweep_sim *sim, uint64_t until_ns);
 /* Take up to max completions, oldest first. Returns how many were copied. */
 SWEEP_EXPORT int sweep_sim_poll(struct sweep_sim *sim, struct sweep_sim_completion *out, unsigned max);
