@@ -3,8 +3,18 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "internal.h"
+
+unsigned sweep__nofile_share(unsigned div, unsigned cap)
+{
+	struct rlimit nofile;
+
+	if (getrlimit(RLIMIT_NOFILE, &nofile) < 0 || nofile.rlim_cur == RLIM_INFINITY || nofile.rlim_cur / div >= cap)
+		return cap;
+	return (unsigned)(nofile.rlim_cur / div);
+}
 
 static const char *const order_names[] = {
 	[SWEEP_ORDER_AUTO] = "auto",

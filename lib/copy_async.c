@@ -32,7 +32,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -270,10 +269,9 @@ int copy_async_new(struct sweep_copy *c, struct copy_async **ret)
 		return -ENOMEM;
 	a->c = c;
 	/* Each waiting job holds a descriptor: a quarter of what the process may still open. */
-	struct rlimit rl;
-	a->max_jobs = COPY_ASYNC_MAX_JOBS;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur / 4 < a->max_jobs)
-		a->max_jobs = rl.rlim_cur / 4 > 4 ? (unsigned)(rl.rlim_cur / 4) : 4;
+	a->max_jobs = sweep__nofile_share(4, COPY_ASYNC_MAX_JOBS);
+	if (a->max_jobs < 4)
+		a->max_jobs = 4;
 	struct writer_opts wo = { .size = sizeof(wo), .backend = SWEEP_BACKEND_SYSCALL, .on_fail = write_failed };
 	int rc = sweep__writer_new(&wo, &a->writer);
 	if (rc < 0) {

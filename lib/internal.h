@@ -77,6 +77,9 @@ int sweep__openat2_usable(void);
 /* Test hook: walk components even where openat2 works (1), or not (0). */
 void sweep__open_beneath_force_components(int on);
 
+/* A share of the open-file limit: RLIMIT_NOFILE / div, at most cap (cap where the limit is unknown or infinite). */
+unsigned sweep__nofile_share(unsigned div, unsigned cap);
+
 /* --- plan (plan.c) --- */
 /*
  * Open the file of a plan entry for reading the way the plan says it is
@@ -85,6 +88,8 @@ void sweep__open_beneath_force_components(int on);
  * caller's.
  */
 int sweep__plan_open_entry(const struct sweep_plan *p, const struct sweep_plan_entry *e, int flags);
+/* The identity check: st (fstat of what was opened) is the regular file e planned (same device and inode, where known). */
+bool sweep__plan_entry_is(const struct sweep_plan_entry *e, const struct sweep_stat *st);
 /* sweep_plan_add() by path (AT_FDCWD), following a final symlink when follow (SWEEP_PLAN_FOLLOW). */
 int sweep__plan_add_path(struct sweep_plan *p, const char *path, const struct sweep_stat *st, bool follow,
 			 uint64_t cookie);

@@ -866,6 +866,11 @@ fail:
 	return err;
 }
 
+bool sweep__plan_entry_is(const struct sweep_plan_entry *e, const struct sweep_stat *st)
+{
+	return S_ISREG(st->mode) && (!e->ino || (st->ino == e->ino && st->dev == e->dev));
+}
+
 int sweep__plan_open_entry(const struct sweep_plan *p, const struct sweep_plan_entry *e, int flags)
 {
 	if (e->root != SWEEP_PLAN_NO_ROOT) {

@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "reader_impl.h"
@@ -342,7 +341,7 @@ static void opened(struct run *u, struct rd_slot *s, int fd)
 	 * inode). Anything else -- a file swapped in since, a FIFO, a
 	 * directory -- is reported as -ESTALE and nothing of it is delivered.
 	 */
-	if (!S_ISREG(s->f.st.mode) || (e->ino && (s->f.st.ino != e->ino || s->f.st.dev != e->dev))) {
+	if (!sweep__plan_entry_is(e, &s->f.st)) {
 		s->err = -ESTALE;
 		goto fail;
 	}

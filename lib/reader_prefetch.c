@@ -43,7 +43,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -77,7 +76,6 @@ struct sweep__pf {
 	/* under mu */
 	size_t front;      /* files before it asked for wholly */
 	uint64_t front_off; /* and of file front, the bytes below this */
-	bool done;         /* the thread has finished (front is then n) */
 	size_t head;       /* the reader has delivered files before this */
 	bool stop;
 	/* the thread's own */
@@ -111,17 +109,6 @@ static uint64_t default_group_max(void)
 	return g < PF_GROUP_MIN ? PF_GROUP_MIN : g > PF_GROUP_MAX ? PF_GROUP_MAX : g;
 }
 
-/* Files a group may keep open: an eighth of RLIMIT_NOFILE (the reader's window and the caller need the rest). */
-static unsigned fd_budget(void)
-{
-	struct rlimit nofile;
-	rlim_t b = PF_FDS;
-
-	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur != RLIM_INFINITY && nofile.rlim_cur / 8 < b)
-		b = nofile.rlim_cur / 8;
-	return (unsigned)b;
-}
-
 /* Open plan file index as the reader would: beneath its root, no FIFO wait, and only the planned regular file. */
 static int open_planned(struct sweep__pf *pf, size_t index, struct sweep_stat *st)
 {
@@ -136,12 +123,15 @@ static int open_planned(struct sweep__pf *pf, size_t index, struct sweep_stat *s
 	if (fd < 0)
 		return fd;
 	struct stat raw;
-	if (fstat(fd, &raw) < 0 || !S_ISREG(raw.st_mode) || (uint64_t)raw.st_dev != e->dev ||
-	    (uint64_t)raw.st_ino != e->ino) {
+	if (fstat(fd, &raw) < 0) {
 		close(fd);
 		return -ESTALE;
 	}
 	sweep_stat_from_stat(st, &raw);
+	if (!sweep__plan_entry_is(e, st)) {
+		close(fd);
+		return -ESTALE;
+	}
 	return fd;
 }
 
@@ -303,20 +293,19 @@ static void *thread_main(void *arg)
 			break;
 		int rc = collect(pf, &idx, &off, group);
 		issue(pf); /* after a failure too: what was collected is worth asking for; then the reader goes alone */
-		pthread_mutex_lock(&pf->mu);
-		pf->front = rc < 0 ? pf->o.n : idx;
-		pf->front_off = rc < 0 ? 0 : off;
-		pthread_cond_broadcast(&pf->cv);
-		pthread_mutex_unlock(&pf->mu);
 		if (rc < 0)
 			break;
+		pthread_mutex_lock(&pf->mu);
+		pf->front = idx;
+		pf->front_off = off;
+		pthread_cond_broadcast(&pf->cv);
+		pthread_mutex_unlock(&pf->mu);
 		prev_start = start;
 		group = group > pf->group_max / 4 ? pf->group_max : group * 4;
 	}
 	pthread_mutex_lock(&pf->mu);
-	pf->front = pf->o.n;
+	pf->front = pf->o.n; /* finished (or failed): the reader reads the rest as it comes */
 	pf->front_off = 0;
-	pf->done = true;
 	pthread_cond_broadcast(&pf->cv);
 	pthread_mutex_unlock(&pf->mu);
 	return NULL;
@@ -332,7 +321,7 @@ int sweep__pf_start(const struct sweep__pf_opts *o, struct sweep__pf **ret)
 		return -ENOMEM;
 	pf->o = *o;
 	pf->group_max = o->group_max ? o->group_max : default_group_max();
-	pf->fd_budget = fd_budget();
+	pf->fd_budget = sweep__nofile_share(8, PF_FDS); /* the reader's window and the caller need the rest */
 	pthread_mutex_init(&pf->mu, NULL);
 	pthread_cond_init(&pf->cv, NULL);
 	/* The caller's signals stay the caller's. */
@@ -357,15 +346,11 @@ bool sweep__pf_allows(struct sweep__pf *pf, size_t index, uint64_t off, uint64_t
 	pthread_mutex_lock(&pf->mu);
 	for (;;) {
 		ok = index < pf->front || (index == pf->front && off < pf->front_off);
-		if (ok || !wait || pf->done)
+		if (ok || !wait)
 			break;
 		pthread_cond_wait(&pf->cv, &pf->mu);
 	}
 	*ret_end = index < pf->front ? UINT64_MAX : pf->front_off;
-	if (pf->done) {
-		ok = true;
-		*ret_end = UINT64_MAX;
-	}
 	pthread_mutex_unlock(&pf->mu);
 	return ok;
 }

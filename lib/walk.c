@@ -26,7 +26,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -889,8 +888,7 @@ SWEEP_EXPORT int sweep_walk(const char *const *roots, size_t nroots, const struc
 	w.cscan = w.order == SWEEP_ORDER_INODE || w.order == SWEEP_ORDER_PHYSICAL;
 	w.fsc = sweep_fscache_new();
 	w.batch = opts->stat_batch ? opts->stat_batch : 64;
-	struct rlimit nofile;
-	w.kept_max = getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur / 8 < KEPT_FDS ? nofile.rlim_cur / 8 : KEPT_FDS;
+	w.kept_max = sweep__nofile_share(8, KEPT_FDS);
 	w.backend = sweep_backend_resolve(opts->backend);
 	int ret = walk_scratch_init(&w.scr, &w, w.backend, w.batch);
 	w.q = sweep__cscan_new();
