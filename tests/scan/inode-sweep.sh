@@ -67,8 +67,11 @@ PY
 		[ $how = nobody ] && pre=(nobody env)
 		"${pre[@]}" "$U/sweep-plan" -o physical --no-compare "$mnt" >"$o.splan" 2>"$o.err" || die "$fs $how: sweep-plan failed: $(tail -2 "$o.err")"
 		"${pre[@]}" "$U/sweep-du" -a "$mnt" >"$o.du" 2>"$o.err" || die "$fs $how: sweep-du failed: $(tail -2 "$o.err")"
-		"${pre[@]}" "$U/sweep-tar" -cf - -C "$mnt" . 2>"$o.err" | tar -tvf - --full-time >"$o.tar" ||
+		# tar -tv pads its columns to the widest field seen so far, so the spacing depends on member
+		# order (disk order, which the sweep may change); the fields are compared, not the padding.
+		"${pre[@]}" "$U/sweep-tar" -cf - -C "$mnt" . 2>"$o.err" | tar -tvf - --full-time >"$o.tar.tv" ||
 			die "$fs $how: sweep-tar | tar -t failed: $(tail -2 "$o.err")"
+		tr -s ' ' <"$o.tar.tv" >"$o.tar"
 		[ -s "$o.tar" ] || die "$fs $how: empty archive"
 	done
 	local f
