@@ -180,6 +180,7 @@ struct sweep__entry_hint {
 	const struct sweep_entry *entry;
 	bool stated;    /* the walk stat'ed it: entry->st is the filesystem's answer */
 	bool have_hint; /* a raw inode hint agreed with the walk: phys and size are sort keys, never output */
+	bool deep;      /* it agreed, but the first extent is in a tree block not read yet (SWEEP__HINT_DEEP) */
 	uint64_t phys, size;
 };
 /* The hint for e when e is the entry being handed out (not a copy of it), else NULL. */
@@ -193,9 +194,11 @@ struct sweep__walk_meta_stats {
 	uint64_t table_bytes;     /* inode table bytes an ext4 sweep read ahead of the walk */
 	uint64_t plan_hinted;  /* files the plan placed by their hint, without opening them */
 	uint64_t plan_located; /* files the plan opened for FIEMAP */
+	uint64_t plan_deep;    /* files the plan located by a raw sweep of their extent-tree blocks (plan_deep.c) */
 };
 void sweep__walk_meta_totals(struct sweep__walk_meta_stats *ret);
-void sweep__plan_count(bool hinted);
+enum sweep__located_by { SWEEP__BY_HINT, SWEEP__BY_FIEMAP, SWEEP__BY_DEEP };
+void sweep__plan_count(enum sweep__located_by how);
 
 /*
  * sweep_plan_entry.flags, internal: planned without a stat (size from a hint
@@ -205,6 +208,17 @@ void sweep__plan_count(bool hinted);
 #define SWEEP__PLAN_UNSTATED 0x80000000u
 /* sweep_plan_entry.flags, internal: not located yet; sweep_plan_sort() locates it (and clears this). */
 #define SWEEP__PLAN_PENDING 0x40000000u
+/* sweep_plan_entry.flags, internal, with PENDING: its raw inode agreed, its first extent is in a tree block. */
+#define SWEEP__PLAN_DEEP 0x20000000u
+/*
+ * plan_deep.c: locate the DEEP entries v[0..n) (any order; reordered) by a
+ * raw sweep on the plan's engine *dp (opened on root_fd's filesystem at the
+ * first call, freed with sweep__plan_deep_free). Entries located lose
+ * PENDING; the count of them.
+ */
+struct sweep__plan_deep;
+size_t sweep__plan_deep_locate(struct sweep__plan_deep **dp, int root_fd, struct sweep_plan_entry **v, size_t n);
+void sweep__plan_deep_free(struct sweep__plan_deep *d);
 /*
  * Let the plan locate files reached beneath a root when it sorts, several at
  * a time, instead of one by one as they are added: for callers that sort

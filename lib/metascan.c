@@ -354,7 +354,7 @@ static int scan_run(struct sweep__metascan *m, struct sweep__ms_scan *s, const u
 	s->max_pend = m->dev_size / ops.block_len + 1024;
 	if ((r = sweep__ms_sweep(m, scan_next_inode, scan_got_inode, s)) < 0)
 		return r;
-	for (unsigned round = 0; s->npend && round < ops.max_rounds && !s->err; round++) {
+	for (unsigned round = 0; s->npend && !s->shallow && round < ops.max_rounds && !s->err; round++) {
 		qsort(s->pend, s->npend, ops.pend_size, pend_cmp);
 		s->ip = 0;
 		s->round_end = s->npend;
@@ -373,6 +373,9 @@ static int scan_run(struct sweep__metascan *m, struct sweep__ms_scan *s, const u
 	if (s->err)
 		return s->err;
 	/* what is still pending after the last round keeps an unknown location */
+	if (s->shallow && !s->all)
+		for (size_t i = 0; i < s->npend; i++)
+			out[pend_at(s, i)->hint].flags |= SWEEP__HINT_DEEP;
 	int valid = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (i && inos[i] == inos[i - 1])
@@ -571,7 +574,8 @@ unsigned sweep__metascan_block_size(const struct sweep__metascan *m)
 	return m && m->fs ? m->fs->block_size(m->fsdata) : 0;
 }
 
-int sweep__metascan_inodes(struct sweep__metascan *m, const uint64_t *inos, size_t n, struct sweep__inode_hint *out)
+static int inodes(struct sweep__metascan *m, const uint64_t *inos, size_t n, struct sweep__inode_hint *out,
+		  bool shallow)
 {
 	if (!m || (n && (!inos || !out)))
 		return -EINVAL;
@@ -580,11 +584,22 @@ int sweep__metascan_inodes(struct sweep__metascan *m, const uint64_t *inos, size
 			return -EINVAL;
 	if (n == 0)
 		return 0;
-	struct sweep__ms_scan s = { 0 };
+	struct sweep__ms_scan s = { .shallow = shallow };
 	int r = scan_run(m, &s, inos, n, out);
 	free(s.pend);
 	free(s.ranges);
 	return r;
+}
+
+int sweep__metascan_inodes(struct sweep__metascan *m, const uint64_t *inos, size_t n, struct sweep__inode_hint *out)
+{
+	return inodes(m, inos, n, out, false);
+}
+
+int sweep__metascan_inodes_shallow(struct sweep__metascan *m, const uint64_t *inos, size_t n,
+				   struct sweep__inode_hint *out)
+{
+	return inodes(m, inos, n, out, true);
 }
 
 static int range_cmp(const void *a, const void *b);
@@ -676,20 +691,63 @@ static int tables_of(struct sweep__metascan *m, struct sweep__ms_table **ret, si
 	return 0;
 }
 
-int64_t sweep__metascan_table_bytes(struct sweep__metascan *m)
+/*
+ * Tables closer than this on the device are one run: reading across the gap
+ * (unused table tails) costs less than the seek it saves. On ext4 with
+ * flex_bg a run is a flex group's tables; without it, one group's.
+ */
+#define RUN_GAP (8ull << 20)
+
+static int run_cmp(const void *a, const void *b)
 {
-	if (!m)
+	const struct sweep__ms_table_run *x = a, *y = b;
+	return x->ino_lo < y->ino_lo ? -1 : x->ino_lo > y->ino_lo;
+}
+
+int sweep__metascan_table_runs(struct sweep__metascan *m, struct sweep__ms_table_run **ret, size_t *ret_n)
+{
+	if (!m || !ret || !ret_n)
 		return -EINVAL;
 	struct sweep__ms_table *t = NULL;
-	size_t n = 0;
+	size_t n = 0, nr = 0;
 	int r = tables_of(m, &t, &n);
 	if (r < 0)
 		return r;
-	uint64_t b = 0;
-	for (size_t i = 0; i < n; i++)
-		b += t[i].dev.len;
+	struct sweep__ms_table_run *run = malloc((n ? n : 1) * sizeof(*run));
+	if (!run) {
+		free(t);
+		return -ENOMEM;
+	}
+	uint64_t end = 0; /* device end of the current run */
+	for (size_t i = 0; i < n; i++) {
+		const struct sweep__ms_table *x = &t[i];
+		if (x->count == 0 || x->dev.len == 0)
+			continue;
+		if (nr == 0 || x->dev.off > end + RUN_GAP) {
+			run[nr++] = (struct sweep__ms_table_run){ x->ino, x->ino + x->count, 0 };
+			end = 0;
+		}
+		struct sweep__ms_table_run *c = &run[nr - 1];
+		c->ino_lo = x->ino < c->ino_lo ? x->ino : c->ino_lo;
+		c->ino_hi = x->ino + x->count > c->ino_hi ? x->ino + x->count : c->ino_hi;
+		c->bytes += x->dev.len;
+		end = x->dev.off + x->dev.len > end ? x->dev.off + x->dev.len : end;
+	}
 	free(t);
-	return (int64_t)b;
+	/* By inode number; runs whose numbers interleave (no format lays them out so) become one. */
+	qsort(run, nr, sizeof(*run), run_cmp);
+	size_t k = 0;
+	for (size_t i = 0; i < nr; i++) {
+		if (k && run[i].ino_lo < run[k - 1].ino_hi) {
+			run[k - 1].ino_hi = run[i].ino_hi > run[k - 1].ino_hi ? run[i].ino_hi : run[k - 1].ino_hi;
+			run[k - 1].bytes += run[i].bytes;
+		} else {
+			run[k++] = run[i];
+		}
+	}
+	*ret = run;
+	*ret_n = k;
+	return 0;
 }
 
 static int table_next(void *ctx, struct sweep__ms_item *ret)
@@ -716,7 +774,7 @@ static void table_item(void *ctx, const struct sweep__ms_item *it, const uint8_t
 	(void)bytes;
 }
 
-long sweep__metascan_read_tables(struct sweep__metascan *m)
+long sweep__metascan_read_tables(struct sweep__metascan *m, uint64_t ino_lo, uint64_t ino_hi)
 {
 	if (!m)
 		return -EINVAL;
@@ -724,6 +782,11 @@ long sweep__metascan_read_tables(struct sweep__metascan *m)
 	int r = tables_of(m, &t.r, &t.n);
 	if (r < 0)
 		return r;
+	size_t k = 0; /* keep the tables of inodes in [ino_lo, ino_hi), still sorted by offset */
+	for (size_t i = 0; i < t.n; i++)
+		if (t.r[i].ino >= ino_lo && t.r[i].ino < ino_hi)
+			t.r[k++] = t.r[i];
+	t.n = k;
 	uint64_t before = m->io_bytes;
 	r = sweep__ms_sweep(m, table_next, table_item, &t);
 	free(t.r);
@@ -739,7 +802,8 @@ static int u64_cmp(const void *a, const void *b)
 /* Inodes whose hints are read at once while looking for directories (48 bytes each). */
 #define DIR_SLICE 65536u
 
-int sweep__metascan_dir_blocks(struct sweep__metascan *m, struct sweep__dev_range **ret, size_t *ret_n)
+int sweep__metascan_dir_blocks(struct sweep__metascan *m, uint64_t ino_lo, uint64_t ino_hi, struct sweep__dev_range **ret,
+			       size_t *ret_n)
 {
 	if (!m || !ret || !ret_n)
 		return -EINVAL;
@@ -754,11 +818,14 @@ int sweep__metascan_dir_blocks(struct sweep__metascan *m, struct sweep__dev_rang
 	r = inos && h ? 0 : -ENOMEM;
 	/* In inode order, a slice at a time: each slice one forward sweep (of cached blocks, after the table read). */
 	for (size_t i = 0; r == 0 && i < nt; i++) {
+		if (t[i].ino < ino_lo || t[i].ino >= ino_hi)
+			continue; /* another run's: read_tables' rule */
 		for (uint64_t k = 0; r == 0 && k < t[i].count;) {
 			size_t n = 0;
 			while (k < t[i].count && n < DIR_SLICE)
 				inos[n++] = t[i].ino + k++;
-			int v = sweep__metascan_inodes(m, inos, n, h);
+			/* only the type is wanted here: the files' tree blocks are not */
+			int v = sweep__metascan_inodes_shallow(m, inos, n, h);
 			if (v < 0) {
 				r = v;
 				break;

@@ -55,6 +55,8 @@ struct sweep_plan {
 	struct arena arena;
 	bool defer;      /* locate files when sorting, several at once (sweep__plan_defer_locate) */
 	size_t npending; /* entries added with SWEEP__PLAN_PENDING */
+	size_t ndeep;    /* of which with SWEEP__PLAN_DEEP */
+	struct sweep__plan_deep *deep; /* the engine that locates them (plan_deep.c) */
 	bool cached;     /* the last sort found the batch in the page cache: not located, in inode order */
 };
 
@@ -149,6 +151,7 @@ SWEEP_EXPORT struct sweep_plan *sweep_plan_free(struct sweep_plan *p)
 	if (!p)
 		return NULL;
 	roots_close(p);
+	sweep__plan_deep_free(p->deep);
 	for (size_t i = 0; i < p->nchunks; i++)
 		free(p->chunks[i]);
 	free(p->chunks);
@@ -355,7 +358,7 @@ static int add_located(struct sweep_plan *p, int dirfd, const char *name, bool f
 			st = &own;
 			reach.flags |= SWEEP__PLAN_UNSTATED;
 		}
-		sweep__plan_count(true);
+		sweep__plan_count(SWEEP__BY_HINT);
 		return plan_push(p, path, st, eh->phys, NULL, 0, cookie, &reach);
 	}
 	/*
@@ -365,10 +368,13 @@ static int add_located(struct sweep_plan *p, int dirfd, const char *name, bool f
 	 */
 	if (p->defer && p->order == SWEEP_ORDER_PHYSICAL && !(p->opts.flags & SWEEP_PLAN_EXTENTS) &&
 	    reach.root != SWEEP_PLAN_NO_ROOT && !(reach.flags & SWEEP_PLAN_FOLLOW)) {
-		reach.flags |= SWEEP__PLAN_PENDING | (unstated ? SWEEP__PLAN_UNSTATED : 0);
+		bool deep = eh && eh->deep;
+		reach.flags |= SWEEP__PLAN_PENDING | (unstated ? SWEEP__PLAN_UNSTATED : 0) | (deep ? SWEEP__PLAN_DEEP : 0);
 		r = plan_push(p, path, st, SWEEP_NO_PHYS, NULL, 0, cookie, &reach);
-		if (r >= 0)
+		if (r >= 0) {
 			p->npending++;
+			p->ndeep += deep;
+		}
 		return r;
 	}
 	if (p->order == SWEEP_ORDER_AUTO || locates(p))
@@ -399,7 +405,7 @@ static int add_located(struct sweep_plan *p, int dirfd, const char *name, bool f
 	}
 	if (fd >= 0) {
 		if (locates(p))
-			sweep__plan_count(false);
+			sweep__plan_count(SWEEP__BY_FIEMAP);
 		close(fd);
 	}
 	r = plan_push(p, path, st, phys, ext, n, cookie, &reach);
@@ -608,7 +614,7 @@ static void locate_one(struct sweep_plan *p, struct sweep_plan_entry *e, bool *c
 		e->phys = v;
 	if (cached)
 		*cached = sweep__data_cached(fd, e->size) == 1;
-	sweep__plan_count(false);
+	sweep__plan_count(SWEEP__BY_FIEMAP);
 	close(fd);
 }
 
@@ -671,6 +677,30 @@ static unsigned locate_threads(size_t pending)
  * Each thread writes only the entries it took; the plan is not touched
  * otherwise until they are joined.
  */
+/* The DEEP entries, by a raw sweep (plan_deep.c); what it cannot locate stays pending for locate_pending. */
+static void locate_deep(struct sweep_plan *p)
+{
+	struct sweep_plan_entry **v = malloc(p->ndeep * sizeof(*v));
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->count; i++) {
+		struct sweep_plan_entry *e = entry_at(p, (uint32_t)i);
+		if (!(e->flags & SWEEP__PLAN_DEEP))
+			continue;
+		e->flags &= ~SWEEP__PLAN_DEEP;
+		if (v && n < p->ndeep && (e->flags & SWEEP__PLAN_PENDING))
+			v[n++] = e;
+	}
+	p->ndeep = 0;
+	if (!v || n == 0) {
+		free(v);
+		return;
+	}
+	size_t located = sweep__plan_deep_locate(&p->deep, p->roots[v[0]->root].fd, v, n);
+	p->npending -= located < p->npending ? located : p->npending;
+	free(v);
+}
+
 static void locate_pending(struct sweep_plan *p)
 {
 	pthread_t tid[8];
@@ -729,7 +759,7 @@ static bool batch_cached(struct sweep_plan *p)
 	if (!seen)
 		return false;
 	for (size_t i = 0; i < p->count; i++)
-		entry_at(p, (uint32_t)i)->flags &= ~SWEEP__PLAN_PENDING;
+		entry_at(p, (uint32_t)i)->flags &= ~(SWEEP__PLAN_PENDING | SWEEP__PLAN_DEEP);
 	for (size_t i = 0; i < ntried; i++)
 		entry_at(p, tried[i])->phys = SWEEP_NO_PHYS;
 	return true;
@@ -781,8 +811,11 @@ SWEEP_EXPORT int sweep_plan_sort(struct sweep_plan *p)
 		p->cached = batch_cached(p);
 	if (p->cached)
 		p->npending = 0;
+	if (p->npending && p->ndeep)
+		locate_deep(p);
 	if (p->npending)
 		locate_pending(p);
+	p->ndeep = 0;
 	if (p->order == SWEEP_ORDER_NONE || p->order == SWEEP_ORDER_AUTO) {
 		/* As added; AUTO with no file added yet has nothing to sort. */
 		for (size_t i = 0; i < p->count; i++)
@@ -813,6 +846,7 @@ SWEEP_EXPORT void sweep_plan_clear(struct sweep_plan *p)
 		return;
 	p->count = 0;
 	p->npending = 0;
+	p->ndeep = 0;
 	p->cached = false;
 	arena_reset(&p->arena);
 	roots_close(p);

@@ -63,10 +63,23 @@ struct meta_dev {
 	struct sweep__metascan *m; /* NULL: not usable on this device */
 	bool used;
 	bool prefetch; /* the engine's prefetch reaches the filesystem (ext4) */
-	bool swept; /* the inode sweep of a whole filesystem was tried (inode_sweep) */
+	bool swept; /* the inode sweep of a whole filesystem was tried, or is not for this walk (inode_sweep) */
 	bool rent_known; /* rent is set (inode_sweep) */
 	uint64_t rent; /* directories a subtree walk visits before the sweep pays (inode_sweep) */
 	uint64_t dirs_seen;
+	/* ext4, a subtree: the table runs, each swept on its own once the walk has paid for it (runs_visit) */
+	struct run_rent *runs;
+	size_t nruns;
+};
+
+struct run_rent {
+	struct sweep__ms_table_run run;
+	uint64_t visits, rent;
+	bool swept;
+	/* Once swept: the blocks of the run's directories, prefetched when the visits reach dirs_rent too. */
+	struct sweep__dev_range *dirs;
+	size_t ndirs;
+	uint64_t dirs_rent;
 };
 
 struct walk_meta {
@@ -86,11 +99,15 @@ void sweep__walk_meta_totals(struct sweep__walk_meta_stats *ret)
 	*ret = totals;
 	ret->plan_hinted = __atomic_load_n(&totals.plan_hinted, __ATOMIC_RELAXED);
 	ret->plan_located = __atomic_load_n(&totals.plan_located, __ATOMIC_RELAXED);
+	ret->plan_deep = __atomic_load_n(&totals.plan_deep, __ATOMIC_RELAXED);
 }
 
-void sweep__plan_count(bool hinted)
+void sweep__plan_count(enum sweep__located_by how)
 {
-	__atomic_fetch_add(hinted ? &totals.plan_hinted : &totals.plan_located, 1, __ATOMIC_RELAXED);
+	uint64_t *c = how == SWEEP__BY_HINT ? &totals.plan_hinted
+		      : how == SWEEP__BY_DEEP ? &totals.plan_deep
+					      : &totals.plan_located;
+	__atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
 }
 
 void walk_meta_new(struct walk *w)
@@ -121,8 +138,12 @@ void walk_meta_free(struct walk *w)
 	for (size_t i = 0; i < mt->npend; i++)
 		walk_dnode_unref(mt->pend[i]);
 	free(mt->pend);
-	for (unsigned i = 0; i < mt->ndevs; i++)
+	for (unsigned i = 0; i < mt->ndevs; i++) {
 		sweep__metascan_free(mt->devs[i].m);
+		for (size_t k = 0; k < mt->devs[i].nruns; k++)
+			free(mt->devs[i].runs[k].dirs);
+		free(mt->devs[i].runs);
+	}
 	totals.dirs_prefetched += mt->stats.dirs_prefetched;
 	totals.prefetch_bytes += mt->stats.prefetch_bytes;
 	totals.prefetch_requests += mt->stats.prefetch_requests;
@@ -279,24 +300,119 @@ static bool mount_root(int fd)
  * sweep's bytes would take to read at SWEEP_PER_DIR per directory (each
  * directory visited without it costs about two seeks: its blocks, then its
  * inodes), then sweeps. A small subtree never pays for the sweep; a large
- * one pays for it at most twice over (and one of fewer than SWEEP_MIN_RENT
- * directories never sweeps). Fragmented 115k-file ext4 image, a
- * subtree of the root (bench/results/2026-11-25-frag-reader): the walk's part of
- * sweep-plan --read went from 3,500 seeks to 80, in the model 10.7 -> 1.6 s.
+ * one pays for it at most twice over.
+ *
+ * On ext4 the rent is per run of tables (a flex group's, in practice;
+ * sweep__metascan_table_runs): a subtree's inodes sit in the few flex groups
+ * its directories were created in, and the other runs are never read. A
+ * run is swept once as many directories with entries in it have been
+ * visited as its bytes cost (runs_visit); the blocks of the run's
+ * directories (found in the tables just read) are prefetched once the
+ * visits have paid for their bytes too, since some of them may be others'.
+ * Fragmented 115k-file ext4 image, a subtree of the root
+ * (bench/results/2026-11-25-frag-reader): the walk's part of sweep-plan
+ * --read went from 3,500 seeks to 80 with the whole-filesystem sweep, in the
+ * model 10.7 -> 1.6 s; by runs (and with the plan reading the files' tree
+ * blocks, plan_deep.c), sweep-sync's no-change re-run of it read 48 MB in 27
+ * seeks instead of 115 MB in 200, 0.65 s of the model instead of 1.99 s
+ * (rsync -a: 48 MB in 2,174 seeks, 2.61 s).
  */
 #define SWEEP_PER_DIR (2u << 20) /* about two 8 ms seeks at 120 MB/s */
-#define SWEEP_MIN_RENT 16u       /* a subtree of fewer directories never sweeps, however small the tables */
+#define SWEEP_MIN_RENT 16u       /* a subtree of fewer directories never sweeps a whole xfs, however small */
+#define RUN_MIN_RENT 4u          /* nor an ext4 run with fewer directories in it */
 
-/* The bytes a sweep of the whole filesystem would read, or -1 where unknown. */
-static int64_t sweep_bytes(const struct meta_dev *md, const struct frame *f)
+/* xfs: the bytes bulkstat of the whole filesystem reads, or -1 where unknown. */
+static int64_t sweep_bytes(const struct frame *f)
 {
-	if (md->m)
-		return sweep__metascan_table_bytes(md->m);
 	struct statfs sf;
 	/* bulkstat reads inode clusters: used inodes at xfs's default 512 bytes each */
 	if (fstatfs(f->fd, &sf) < 0 || sf.f_files < sf.f_ffree)
 		return -1;
 	return (int64_t)((uint64_t)(sf.f_files - sf.f_ffree) * 512u);
+}
+
+/* ext4: read the inode tables of inodes [lo, hi) (all: 0, UINT64_MAX) and wait; bytes read, or -errno. */
+static long read_tables(struct walk_meta *mt, struct meta_dev *md, uint64_t lo, uint64_t hi)
+{
+	long n = sweep__metascan_read_tables(md->m, lo, hi);
+	if (n > 0)
+		mt->stats.table_bytes += (uint64_t)n;
+	return n;
+}
+
+/* The directory blocks of those tables' inodes (from the cache, after read_tables), at most PREFETCH_BYTES. */
+static size_t dir_blocks(struct meta_dev *md, uint64_t lo, uint64_t hi, struct sweep__dev_range **ret, uint64_t *ret_bytes)
+{
+	size_t nr = 0, k = 0;
+	uint64_t bytes = 0;
+	*ret = NULL;
+	if (!md->prefetch || sweep__metascan_dir_blocks(md->m, lo, hi, ret, &nr) < 0)
+		return 0;
+	for (; k < nr && bytes + (*ret)[k].len <= PREFETCH_BYTES; k++)
+		bytes += (*ret)[k].len;
+	*ret_bytes = bytes;
+	return k;
+}
+
+/* Start r[0..n) without waiting. */
+static void prefetch_dirs(struct walk_meta *mt, struct meta_dev *md, const struct sweep__dev_range *r, size_t n)
+{
+	int q = sweep__metascan_prefetch(md->m, r, n);
+	mt->stats.prefetch_requests += q > 0 ? (uint64_t)q : 0;
+	for (size_t i = 0; i < n; i++)
+		mt->stats.prefetch_bytes += r[i].len;
+}
+
+/* ext4, a subtree: the table runs to rent one by one; false where there are none (no sweep). */
+static bool runs_load(struct meta_dev *md)
+{
+	struct sweep__ms_table_run *r = NULL;
+	size_t n = 0;
+	if (sweep__metascan_table_runs(md->m, &r, &n) < 0 || n == 0 ||
+	    !(md->runs = calloc(n, sizeof(*md->runs)))) {
+		free(r);
+		return false;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t rent = r[i].bytes / SWEEP_PER_DIR;
+		md->runs[i] = (struct run_rent){ .run = r[i], .rent = rent < RUN_MIN_RENT ? RUN_MIN_RENT : rent };
+	}
+	md->nruns = n;
+	free(r);
+	return true;
+}
+
+/* A directory's entries inos[0..n) (ascending) are about to be stat'ed: a visit to each run they lie in. */
+static void runs_visit(struct walk_meta *mt, struct meta_dev *md, const uint64_t *inos, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n && k < md->nruns;) {
+		while (k < md->nruns && md->runs[k].run.ino_hi <= inos[i])
+			k++;
+		if (k == md->nruns)
+			break;
+		struct run_rent *rr = &md->runs[k];
+		if (inos[i] < rr->run.ino_lo) {
+			i++; /* in no table's used part: newer than the descriptors we read */
+			continue;
+		}
+		rr->visits++;
+		if (!rr->swept && rr->visits >= rr->rent) {
+			rr->swept = true;
+			uint64_t bytes = 0;
+			if (read_tables(mt, md, rr->run.ino_lo, rr->run.ino_hi) > 0)
+				rr->ndirs = dir_blocks(md, rr->run.ino_lo, rr->run.ino_hi, &rr->dirs, &bytes);
+			rr->dirs_rent = bytes / SWEEP_PER_DIR;
+		}
+		if (rr->dirs && rr->visits >= rr->dirs_rent) {
+			prefetch_dirs(mt, md, rr->dirs, rr->ndirs);
+			free(rr->dirs);
+			rr->dirs = NULL;
+		}
+		while (i < n && inos[i] < rr->run.ino_hi)
+			i++;
+		k++;
+	}
 }
 
 static void inode_sweep(struct walk *w, const struct frame *f)
@@ -314,7 +430,12 @@ static void inode_sweep(struct walk *w, const struct frame *f)
 	if (!md->rent_known) {
 		md->rent_known = true;
 		if (!mount_root(f->fd)) {
-			int64_t b = sweep_bytes(md, f);
+			if (md->m) {
+				runs_load(md); /* by runs, as the walk's hints reach them */
+				md->swept = true;
+				return;
+			}
+			int64_t b = sweep_bytes(f);
 			md->rent = b < 0 ? UINT64_MAX : (uint64_t)b / SWEEP_PER_DIR;
 			if (md->rent < SWEEP_MIN_RENT)
 				md->rent = SWEEP_MIN_RENT;
@@ -324,20 +445,10 @@ static void inode_sweep(struct walk *w, const struct frame *f)
 		return;
 	md->swept = true;
 	if (md->m) {
-		long n = sweep__metascan_read_tables(md->m);
-		if (n > 0)
-			mt->stats.table_bytes += (uint64_t)n;
 		struct sweep__dev_range *r = NULL;
-		size_t nr = 0;
-		if (n > 0 && md->prefetch && sweep__metascan_dir_blocks(md->m, &r, &nr) == 0) {
-			uint64_t bytes = 0;
-			size_t k = 0;
-			for (; k < nr && bytes + r[k].len <= PREFETCH_BYTES; k++)
-				bytes += r[k].len;
-			int q = sweep__metascan_prefetch(md->m, r, k);
-			mt->stats.prefetch_requests += q > 0 ? (uint64_t)q : 0;
-			mt->stats.prefetch_bytes += bytes;
-		}
+		uint64_t bytes;
+		if (read_tables(mt, md, 0, UINT64_MAX) > 0)
+			prefetch_dirs(mt, md, r, dir_blocks(md, 0, UINT64_MAX, &r, &bytes));
 		free(r);
 	} else {
 		long n = sweep__xfs_bulkstat_sweep(f->fd);
@@ -381,7 +492,11 @@ static void load_hints(struct walk *w, struct frame *f, size_t i)
 			return;
 		}
 	}
-	int r = sweep__metascan_inodes(f->ms, f->hint_inos, n, f->hints);
+	struct meta_dev *md = dev_find(w->meta, f->dir->dev);
+	if (md && md->runs)
+		runs_visit(w->meta, md, f->hint_inos, n);
+	/* Not the files' extent-tree blocks: the plan reads the few it needs, a batch at a time (its DEEP entries). */
+	int r = sweep__metascan_inodes_shallow(f->ms, f->hint_inos, n, f->hints);
 	if (r < 0)
 		return;
 	f->hint_n = n;
@@ -438,7 +553,18 @@ int walk_meta_offer(struct walk *w, const struct frame *f, size_t i, bool stated
 {
 	const struct sweep__inode_hint *h = walk_meta_hint(f, i);
 
-	if (!h || !(h->flags & SWEEP__HINT_PHYS) || !S_ISREG(h->mode))
+	if (!h || !S_ISREG(h->mode))
+		return -1;
+	if (stated && ((uint64_t)st->st_ino != h->ino || (uint64_t)st->st_dev != f->dir->dev || !S_ISREG(st->st_mode) ||
+		       (uint64_t)st->st_size != h->size))
+		return -1;
+	if (!stated && f->ls.v[i].type != DT_REG)
+		return -1;
+	if (h->flags & SWEEP__HINT_DEEP) {
+		eh->deep = true; /* the plan reads its tree blocks with the batch's others */
+		return -1;
+	}
+	if (!(h->flags & SWEEP__HINT_PHYS))
 		return -1;
 	/*
 	 * No located data and not inline: an empty file, or, on xfs, an inode
@@ -452,11 +578,6 @@ int walk_meta_offer(struct walk *w, const struct frame *f, size_t i, bool stated
 	const char *fstype = sweep__metascan_fstype(f->ms);
 	if (h->phys == SWEEP_NO_PHYS && !(h->flags & SWEEP__HINT_INLINE) && (!fstype || strcmp(fstype, "ext4") != 0) &&
 	    (!stated || st->st_size != 0))
-		return -1;
-	if (stated && ((uint64_t)st->st_ino != h->ino || (uint64_t)st->st_dev != f->dir->dev || !S_ISREG(st->st_mode) ||
-		       (uint64_t)st->st_size != h->size))
-		return -1;
-	if (!stated && f->ls.v[i].type != DT_REG)
 		return -1;
 	eh->have_hint = true;
 	eh->phys = h->phys;

@@ -8,6 +8,9 @@
 #    directories does not, one of more directories than the sweep costs
 #    (SWEEP_MIN_RENT, 16, here) does, after it has visited that many, with
 #    the same plan as without;
+#  - a plan sorted as a batch sorts (--defer) is the same too; on ext4 it
+#    locates the files whose first extent is in a tree block by its own raw
+#    sweep (plan_deep.c; the walk reads no tree block);
 #  - the sweep changes nothing a tool outputs: sweep-plan's plan, sweep-du -a
 #    (also = GNU du -a) and sweep-tar's archive listing are the same with it,
 #    with SWEEP_METASCAN=off (no sweep) and as uid 65534 (bulkstat and the
@@ -59,6 +62,12 @@ PY
 	SWEEP_METASCAN=off "$PH" "$mnt" >"$W/$fs.plan.off" 2>"$W/$fs.plan.off.err" || die "$fs: plan-hints (off) failed"
 	[ "$(meta "$W/$fs.plan.off.err" "$key")" = 0 ] || die "$fs: SWEEP_METASCAN=off still swept"
 	cmp -s "$W/$fs.plan" "$W/$fs.plan.off" || { diff "$W/$fs.plan" "$W/$fs.plan.off" | head -5 >&2; die "$fs: the plan differs with the sweep"; }
+	# Located when the plan is sorted, as in a batch: the walk reads no extent-tree block, and on
+	# ext4 the files whose first extent is in one (populate.py makes such trees) are located by the
+	# plan's own raw sweep of those blocks, to the same first byte as FIEMAP's.
+	"$PH" --defer "$mnt" >"$W/$fs.defer" 2>"$W/$fs.defer.err" || die "$fs: plan-hints --defer failed"
+	cmp -s "$W/$fs.defer" "$W/$fs.plan.off" || { diff "$W/$fs.defer" "$W/$fs.plan.off" | head -5 >&2; die "$fs: the deferred plan differs"; }
+	[ "$fs" = ext4 ] && { [ "$(meta "$W/$fs.defer.err" plan_deep)" -gt 0 ] || die "ext4: no file located by the plan's raw sweep: $(tail -1 "$W/$fs.defer.err")"; }
 
 	local how
 	for how in sweep off nobody; do

@@ -6,12 +6,16 @@
  * the process's metascan counts (walk_meta.c), so a test can tell which way
  * the plan went (raw hints or open + FIEMAP):
  *
- *   meta: plan_hinted=N plan_located=N hints_valid=N dirs_prefetched=N dir_keys=N table_bytes=N bulkstat_inodes=N
+ *   meta: plan_hinted=N plan_located=N plan_deep=N hints_valid=N dirs_prefetched=N dir_keys=N table_bytes=N
+ *         bulkstat_inodes=N
  *
- *   plan-hints [--no-stat] [--plan-only] [--read] DIR...
+ *   plan-hints [--no-stat] [--plan-only] [--read] [--defer] DIR...
  *
  * --no-stat walks with SWEEP_WALK_NO_STAT (as sweep-plan does on the HDD
- * class), --plan-only with SWEEP_WALK_PLAN_ONLY. --read also reads every planned file and prints
+ * class), --plan-only with SWEEP_WALK_PLAN_ONLY. --defer locates the files
+ * the hints do not place when the plan is sorted, as sweep_batch does (files
+ * whose first extent is in an extent-tree block by a raw sweep: plan_deep),
+ * not as they are added. --read also reads every planned file and prints
  * "<status> <bytes> <path>" lines after the plan (status 0 or a
  * SWEEP_READ_* value or -errno; bytes as read, from the reader's fstat).
  * Set SWEEP_METASCAN (off, on; unset: the library's default) and SWEEP_DEVICE as the test needs.
@@ -70,7 +74,7 @@ int main(int argc, char **argv)
 	struct ctx c = { 0 };
 	struct sweep_plan_opts po = { .size = sizeof(po), .order = SWEEP_ORDER_PHYSICAL };
 	struct sweep_walk_opts wo = { .size = sizeof(wo), .order = SWEEP_ORDER_PHYSICAL };
-	int i = 1, do_read = 0;
+	int i = 1, do_read = 0, defer = 0;
 
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "--no-stat"))
@@ -79,13 +83,17 @@ int main(int argc, char **argv)
 			wo.flags |= SWEEP_WALK_PLAN_ONLY;
 		else if (!strcmp(argv[i], "--read"))
 			do_read = 1;
+		else if (!strcmp(argv[i], "--defer"))
+			defer = 1;
 		else {
-			fprintf(stderr, "usage: plan-hints [--no-stat] [--plan-only] [--read] DIR...\n");
+			fprintf(stderr, "usage: plan-hints [--no-stat] [--plan-only] [--read] [--defer] DIR...\n");
 			return 2;
 		}
 	}
 	if (i >= argc || sweep_plan_new(&po, &c.plan) < 0)
 		return 2;
+	/* as sweep_batch does: files without a usable hint are located when the plan is sorted */
+	sweep__plan_defer_locate(c.plan, defer);
 	wo.on_entry = on_entry;
 	wo.on_error = on_error;
 	wo.ctx = &c;
@@ -113,9 +121,10 @@ int main(int argc, char **argv)
 	struct sweep__walk_meta_stats s;
 	sweep__walk_meta_totals(&s);
 	fprintf(stderr,
-		"meta: plan_hinted=%" PRIu64 " plan_located=%" PRIu64 " hints_valid=%" PRIu64 " dirs_prefetched=%" PRIu64
+		"meta: plan_hinted=%" PRIu64 " plan_located=%" PRIu64 " plan_deep=%" PRIu64 " hints_valid=%" PRIu64
+		" dirs_prefetched=%" PRIu64
 		" prefetch_bytes=%" PRIu64 " dir_keys=%" PRIu64 " table_bytes=%" PRIu64 " bulkstat_inodes=%" PRIu64 "\n",
-		s.plan_hinted, s.plan_located, s.hints_valid, s.dirs_prefetched, s.prefetch_bytes, s.dir_keys,
+		s.plan_hinted, s.plan_located, s.plan_deep, s.hints_valid, s.dirs_prefetched, s.prefetch_bytes, s.dir_keys,
 		s.table_bytes, s.bulkstat_inodes);
 	sweep_plan_free(c.plan);
 	return c.errors ? 1 : 0;

@@ -48,15 +48,17 @@ PY
 	[ "$(meta "$W/$label.off.err" plan_hinted)" = 0 ] || bad "$label: hints used with SWEEP_METASCAN=off"
 	[ "$(wc -l <"$W/$label.off")" = "$n" ] || bad "$label: FIEMAP plan has $(wc -l <"$W/$label.off") files, find $n"
 	for mode in stat no-stat; do
-		local args=() out=$W/$label.$mode
-		[ $mode = no-stat ] && args=(--no-stat)
+		# --defer: as in a batch, so files whose first extent is in a tree block are located by the plan's raw sweep
+		local args=(--defer) out=$W/$label.$mode
+		[ $mode = no-stat ] && args+=(--no-stat)
 		SWEEP_METASCAN=on "$PH" "${args[@]}" "$mnt/t" >"$out" 2>"$out.err" || bad "$label $mode: plan-hints failed"
 		hinted=$(meta "$out.err" plan_hinted)
 		located=$(meta "$out.err" plan_located)
+		deep=$(meta "$out.err" plan_deep)
 		echo "$label $mode: $(tail -1 "$out.err")" >&2
 		# every file placed by its hint; only files whose hint was not usable opened
-		[ "${hinted:-0}" -gt 0 ] && [ $((hinted + located)) = "$n" ] ||
-			bad "$label $mode: $hinted files by hint + $located by FIEMAP, $n files"
+		[ "${hinted:-0}" -gt 0 ] && [ $((hinted + located + deep)) = "$n" ] ||
+			bad "$label $mode: $hinted files by hint + $located by FIEMAP + $deep by tree blocks, $n files"
 		[ "$fstype" = ext4 ] && [ "$located" != 0 ] && bad "$label $mode: $located files opened on ext4 after sync"
 		cmp -s "$W/$label.off" "$out" || { bad "$label $mode: hint plan differs from FIEMAP plan"; diff "$W/$label.off" "$out" | head -5 >&2; }
 	done

@@ -466,8 +466,8 @@ int main(int argc, char **argv)
 		struct sweep__dev_range *r = NULL;
 		size_t nr = 0;
 		int e = sweep__metascan_open(rootfd, flags, &dm);
-		long t = e < 0 ? e : sweep__metascan_read_tables(dm);
-		e = t < 0 ? (int)t : sweep__metascan_dir_blocks(dm, &r, &nr);
+		long t = e < 0 ? e : sweep__metascan_read_tables(dm, 0, UINT64_MAX);
+		e = t < 0 ? (int)t : sweep__metascan_dir_blocks(dm, 0, UINT64_MAX, &r, &nr);
 		if (e < 0) {
 			fprintf(stderr, "scan-tree: dir blocks: %s\n", strerror(-e));
 			return e == -EOPNOTSUPP ? 77 : 3;

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The plan's files whose first extent lies in an extent-tree block the walk
+ * did not read (SWEEP__PLAN_DEEP): the walk reads inodes a directory at a
+ * time without their tree blocks (sweep__metascan_inodes_shallow), because
+ * those blocks lie near each file's data, all over the disk. When the batch
+ * is sorted, the ones it holds are located here by one raw sweep over their
+ * inodes (cached by then) and one sorted sweep per tree level, on the plan's
+ * own engine, instead of an open + FIEMAP + close each in no order.
+ *
+ * Only a sort key comes from the device, as for any hint: the reader opens
+ * each file beneath its root and checks its identity. A hint that does not
+ * agree with the entry (another inode, another size) leaves the entry
+ * pending: the FIEMAP way locates it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "internal.h"
+#include "metascan.h"
+
+struct sweep__plan_deep {
+	struct sweep__metascan *m;
+	uint64_t dev;
+	bool tried; /* the engine was opened, or could not be */
+};
+
+void sweep__plan_deep_free(struct sweep__plan_deep *d)
+{
+	if (d) {
+		sweep__metascan_free(d->m);
+		free(d);
+	}
+}
+
+static int cmp_by_ino(const void *a, const void *b)
+{
+	const struct sweep_plan_entry *x = *(struct sweep_plan_entry *const *)a;
+	const struct sweep_plan_entry *y = *(struct sweep_plan_entry *const *)b;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+size_t sweep__plan_deep_locate(struct sweep__plan_deep **dp, int root_fd, struct sweep_plan_entry **v, size_t n)
+{
+	struct sweep__plan_deep *d = *dp;
+	struct stat st;
+
+	if (!d && !(d = *dp = calloc(1, sizeof(*d))))
+		return 0;
+	if (!d->tried) {
+		d->tried = true;
+		if (fstat(root_fd, &st) < 0 || sweep__metascan_open(root_fd, 0, &d->m) < 0)
+			d->m = NULL;
+		d->dev = (uint64_t)st.st_dev;
+	}
+	if (!d->m || n == 0)
+		return 0;
+	size_t k = 0; /* this device's entries, by inode */
+	for (size_t i = 0; i < n; i++)
+		if (v[i]->dev == d->dev)
+			v[k++] = v[i];
+	n = k;
+	qsort(v, n, sizeof(*v), cmp_by_ino);
+	uint64_t *inos = malloc(n * sizeof(*inos) + 1);
+	struct sweep__inode_hint *h = malloc(n * sizeof(*h) + 1);
+	size_t located = 0;
+	for (size_t i = 0; inos && h && i < n; i++)
+		inos[i] = v[i]->ino;
+	if (inos && h && sweep__metascan_inodes(d->m, inos, n, h) > 0) {
+		for (size_t i = 0; i < n; i++) {
+			struct sweep_plan_entry *e = v[i];
+			if (!(h[i].flags & SWEEP__HINT_VALID) || !(h[i].flags & SWEEP__HINT_PHYS) || !S_ISREG(h[i].mode) ||
+			    h[i].ino != e->ino || (!(e->flags & SWEEP__PLAN_UNSTATED) && h[i].size != e->size))
+				continue;
+			e->phys = h[i].phys;
+			e->flags &= ~SWEEP__PLAN_PENDING;
+			sweep__plan_count(SWEEP__BY_DEEP);
+			located++;
+		}
+	}
+	free(inos);
+	free(h);
+	return located;
+}
