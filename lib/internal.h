@@ -216,6 +216,8 @@ void sweep__plan_count(enum sweep__located_by how);
  * first call, freed with sweep__plan_deep_free). Entries located lose
  * PENDING; the count of them.
  */
+/* Whether SWEEP_METASCAN (off, 0, no) turns every raw read of the device off: the walk's and the plan's. */
+bool sweep__metascan_env_off(void);
 struct sweep__plan_deep;
 size_t sweep__plan_deep_locate(struct sweep__plan_deep **dp, int root_fd, struct sweep_plan_entry **v, size_t n);
 void sweep__plan_deep_free(struct sweep__plan_deep *d);

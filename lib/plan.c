@@ -677,18 +677,18 @@ static unsigned locate_threads(size_t pending)
  * Each thread writes only the entries it took; the plan is not touched
  * otherwise until they are joined.
  */
-/* The DEEP entries, by a raw sweep (plan_deep.c); what it cannot locate stays pending for locate_pending. */
+/*
+ * The pending entries by a raw sweep where it may run (plan_deep.c); what it
+ * cannot locate stays pending for locate_pending.
+ */
 static void locate_deep(struct sweep_plan *p)
 {
-	struct sweep_plan_entry **v = malloc(p->ndeep * sizeof(*v));
+	struct sweep_plan_entry **v = malloc(p->npending * sizeof(*v));
 	size_t n = 0;
 
-	for (size_t i = 0; i < p->count; i++) {
+	for (size_t i = 0; v && i < p->count && n < p->npending; i++) {
 		struct sweep_plan_entry *e = entry_at(p, (uint32_t)i);
-		if (!(e->flags & SWEEP__PLAN_DEEP))
-			continue;
-		e->flags &= ~SWEEP__PLAN_DEEP;
-		if (v && n < p->ndeep && (e->flags & SWEEP__PLAN_PENDING))
+		if (e->flags & SWEEP__PLAN_PENDING)
 			v[n++] = e;
 	}
 	p->ndeep = 0;
@@ -811,7 +811,7 @@ SWEEP_EXPORT int sweep_plan_sort(struct sweep_plan *p)
 		p->cached = batch_cached(p);
 	if (p->cached)
 		p->npending = 0;
-	if (p->npending && p->ndeep)
+	if (p->npending && !sweep__metascan_env_off())
 		locate_deep(p);
 	if (p->npending)
 		locate_pending(p);

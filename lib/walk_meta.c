@@ -117,7 +117,7 @@ void walk_meta_new(struct walk *w)
 	w->meta = NULL;
 	if (w->flags & SWEEP_WALK_NO_METASCAN)
 		return;
-	if (env && (!strcasecmp(env, "off") || !strcmp(env, "0") || !strcasecmp(env, "no")))
+	if (sweep__metascan_env_off())
 		return;
 	w->meta = calloc(1, sizeof(*w->meta));
 	if (w->meta && env && !strcasecmp(env, "hdd"))

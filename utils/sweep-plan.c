@@ -413,6 +413,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_NOMETASCAN:
 			wopts.flags |= SWEEP_WALK_NO_METASCAN;
+			setenv("SWEEP_METASCAN", "off", 1); /* the plan's own raw locating too */
 			break;
 		case 'v':
 			verbose = true;
