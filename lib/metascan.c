@@ -673,21 +673,30 @@ static int table_cmp(const void *a, const void *b)
 	return x->dev.off < y->dev.off ? -1 : x->dev.off > y->dev.off;
 }
 
-/* The format's table runs, within the device, sorted by where they lie. */
-static int tables_of(struct sweep__metascan *m, struct sweep__ms_table **ret, size_t *ret_n)
+/*
+ * The format's tables whose inode numbers start in [ino_lo, ino_hi) (0,
+ * UINT64_MAX: all), within the device, sorted by where they lie.
+ */
+static int tables_of(struct sweep__metascan *m, uint64_t ino_lo, uint64_t ino_hi, struct sweep__ms_table **ret,
+		     size_t *ret_n)
 {
 	if (!m->fs->tables || m->drop_cache)
 		return -EOPNOTSUPP;
 	int r = m->fs->tables(m, ret, ret_n);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < *ret_n; i++) { /* within the device, whatever the descriptors said */
-		struct sweep__dev_range *d = &(*ret)[i].dev;
-		if (d->off >= m->dev_size)
-			d->len = 0;
-		else if (d->len > m->dev_size - d->off)
-			d->len = m->dev_size - d->off;
+	size_t k = 0;
+	for (size_t i = 0; i < *ret_n; i++) {
+		struct sweep__ms_table t = (*ret)[i];
+		if (t.ino < ino_lo || t.ino >= ino_hi)
+			continue;
+		if (t.dev.off >= m->dev_size) /* within the device, whatever the descriptors said */
+			t.dev.len = 0;
+		else if (t.dev.len > m->dev_size - t.dev.off)
+			t.dev.len = m->dev_size - t.dev.off;
+		(*ret)[k++] = t;
 	}
+	*ret_n = k;
 	qsort(*ret, *ret_n, sizeof(**ret), table_cmp);
 	return 0;
 }
@@ -717,7 +726,7 @@ int sweep__metascan_table_runs(struct sweep__metascan *m, struct sweep__ms_table
 		return -EINVAL;
 	struct sweep__ms_table *t = NULL;
 	size_t n = 0, nr = 0;
-	int r = tables_of(m, &t, &n);
+	int r = tables_of(m, 0, UINT64_MAX, &t, &n);
 	if (r < 0)
 		return r;
 	struct sweep__ms_table_run *run = malloc((n ? n : 1) * sizeof(*run));
@@ -786,14 +795,9 @@ long sweep__metascan_read_tables(struct sweep__metascan *m, uint64_t ino_lo, uin
 	if (!m)
 		return -EINVAL;
 	struct table_walk t = { 0 };
-	int r = tables_of(m, &t.r, &t.n);
+	int r = tables_of(m, ino_lo, ino_hi, &t.r, &t.n);
 	if (r < 0)
 		return r;
-	size_t k = 0; /* keep the tables of inodes in [ino_lo, ino_hi), still sorted by offset */
-	for (size_t i = 0; i < t.n; i++)
-		if (t.r[i].ino >= ino_lo && t.r[i].ino < ino_hi)
-			t.r[k++] = t.r[i];
-	t.n = k;
 	uint64_t before = m->io_bytes;
 	r = sweep__ms_sweep(m, table_next, table_item, &t);
 	free(t.r);
@@ -816,7 +820,7 @@ int sweep__metascan_dir_blocks(struct sweep__metascan *m, uint64_t ino_lo, uint6
 		return -EINVAL;
 	struct sweep__ms_table *t = NULL;
 	size_t nt = 0;
-	int r = tables_of(m, &t, &nt);
+	int r = tables_of(m, ino_lo, ino_hi, &t, &nt);
 	if (r < 0)
 		return r;
 	uint64_t *inos = malloc(DIR_SLICE * sizeof(*inos)), *dirs = NULL;
@@ -825,8 +829,6 @@ int sweep__metascan_dir_blocks(struct sweep__metascan *m, uint64_t ino_lo, uint6
 	r = inos && h ? 0 : -ENOMEM;
 	/* In inode order, a slice at a time: each slice one forward sweep (of cached blocks, after the table read). */
 	for (size_t i = 0; r == 0 && i < nt; i++) {
-		if (t[i].ino < ino_lo || t[i].ino >= ino_hi)
-			continue; /* another run's: read_tables' rule */
 		for (uint64_t k = 0; r == 0 && k < t[i].count;) {
 			size_t n = 0;
 			while (k < t[i].count && n < DIR_SLICE)

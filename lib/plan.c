@@ -55,8 +55,7 @@ struct sweep_plan {
 	struct arena arena;
 	bool defer;      /* locate files when sorting, several at once (sweep__plan_defer_locate) */
 	size_t npending; /* entries added with SWEEP__PLAN_PENDING */
-	size_t ndeep;    /* of which with SWEEP__PLAN_DEEP */
-	struct sweep__plan_deep *deep; /* the engine that locates them (plan_deep.c) */
+	struct sweep__plan_deep *deep; /* the engine that locates them by a raw sweep first (plan_deep.c) */
 	bool cached;     /* the last sort found the batch in the page cache: not located, in inode order */
 };
 
@@ -371,10 +370,8 @@ static int add_located(struct sweep_plan *p, int dirfd, const char *name, bool f
 		bool deep = eh && eh->deep;
 		reach.flags |= SWEEP__PLAN_PENDING | (unstated ? SWEEP__PLAN_UNSTATED : 0) | (deep ? SWEEP__PLAN_DEEP : 0);
 		r = plan_push(p, path, st, SWEEP_NO_PHYS, NULL, 0, cookie, &reach);
-		if (r >= 0) {
+		if (r >= 0)
 			p->npending++;
-			p->ndeep += deep;
-		}
 		return r;
 	}
 	if (p->order == SWEEP_ORDER_AUTO || locates(p))
@@ -670,14 +667,6 @@ static unsigned locate_threads(size_t pending)
 }
 
 /*
- * Locate every pending entry of the batch. Each open is a lookup and, for an
- * inode not in memory yet, an inode read: the per-file kernel work that made
- * planning without device access cost twice a find. Done by several threads,
- * it overlaps with itself across CPUs and keeps several inode reads in flight.
- * Each thread writes only the entries it took; the plan is not touched
- * otherwise until they are joined.
- */
-/*
  * The pending entries by a raw sweep where it may run (plan_deep.c); what it
  * cannot locate stays pending for locate_pending.
  */
@@ -691,7 +680,6 @@ static void locate_deep(struct sweep_plan *p)
 		if (e->flags & SWEEP__PLAN_PENDING)
 			v[n++] = e;
 	}
-	p->ndeep = 0;
 	if (!v || n == 0) {
 		free(v);
 		return;
@@ -701,6 +689,14 @@ static void locate_deep(struct sweep_plan *p)
 	free(v);
 }
 
+/*
+ * Locate every pending entry of the batch. Each open is a lookup and, for an
+ * inode not in memory yet, an inode read: the per-file kernel work that made
+ * planning without device access cost twice a find. Done by several threads,
+ * it overlaps with itself across CPUs and keeps several inode reads in flight.
+ * Each thread writes only the entries it took; the plan is not touched
+ * otherwise until they are joined.
+ */
 static void locate_pending(struct sweep_plan *p)
 {
 	pthread_t tid[8];
@@ -815,7 +811,6 @@ SWEEP_EXPORT int sweep_plan_sort(struct sweep_plan *p)
 		locate_deep(p);
 	if (p->npending)
 		locate_pending(p);
-	p->ndeep = 0;
 	if (p->order == SWEEP_ORDER_NONE || p->order == SWEEP_ORDER_AUTO) {
 		/* As added; AUTO with no file added yet has nothing to sort. */
 		for (size_t i = 0; i < p->count; i++)
@@ -846,7 +841,6 @@ SWEEP_EXPORT void sweep_plan_clear(struct sweep_plan *p)
 		return;
 	p->count = 0;
 	p->npending = 0;
-	p->ndeep = 0;
 	p->cached = false;
 	arena_reset(&p->arena);
 	roots_close(p);

@@ -57,9 +57,10 @@ size_t sweep__plan_deep_locate(struct sweep__plan_deep **dp, int root_fd, struct
 		return 0;
 	if (!d->tried) {
 		d->tried = true;
-		if (fstat(root_fd, &st) < 0 || sweep__metascan_open(root_fd, 0, &d->m) < 0)
+		if (fstat(root_fd, &st) == 0 && sweep__metascan_open(root_fd, 0, &d->m) == 0)
+			d->dev = (uint64_t)st.st_dev;
+		else
 			d->m = NULL;
-		d->dev = (uint64_t)st.st_dev;
 	}
 	if (!d->m || n == 0)
 		return 0;
@@ -74,9 +75,11 @@ size_t sweep__plan_deep_locate(struct sweep__plan_deep **dp, int root_fd, struct
 			v[k++] = v[i];
 	}
 	n = k;
+	if (n == 0)
+		return 0;
 	qsort(v, n, sizeof(*v), cmp_by_ino);
-	uint64_t *inos = malloc(n * sizeof(*inos) + 1);
-	struct sweep__inode_hint *h = malloc(n * sizeof(*h) + 1);
+	uint64_t *inos = malloc(n * sizeof(*inos));
+	struct sweep__inode_hint *h = malloc(n * sizeof(*h));
 	size_t located = 0;
 	for (size_t i = 0; inos && h && i < n; i++)
 		inos[i] = v[i]->ino;

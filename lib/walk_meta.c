@@ -363,15 +363,15 @@ static void prefetch_dirs(struct walk_meta *mt, struct meta_dev *md, const struc
 		mt->stats.prefetch_bytes += r[i].len;
 }
 
-/* ext4, a subtree: the table runs to rent one by one; false where there are none (no sweep). */
-static bool runs_load(struct meta_dev *md)
+/* ext4, a subtree: the table runs to rent one by one; none (no sweep) where they cannot be had. */
+static void runs_load(struct meta_dev *md)
 {
 	struct sweep__ms_table_run *r = NULL;
 	size_t n = 0;
 	if (sweep__metascan_table_runs(md->m, &r, &n) < 0 || n == 0 ||
 	    !(md->runs = calloc(n, sizeof(*md->runs)))) {
 		free(r);
-		return false;
+		return;
 	}
 	for (size_t i = 0; i < n; i++) {
 		uint64_t rent = r[i].bytes / SWEEP_PER_DIR;
@@ -379,7 +379,6 @@ static bool runs_load(struct meta_dev *md)
 	}
 	md->nruns = n;
 	free(r);
-	return true;
 }
 
 /* A directory's entries inos[0..n) (ascending) are about to be stat'ed: a visit to each run they lie in. */
