@@ -177,6 +177,58 @@ static uint64_t ra_chunk_of(int fd)
 	return chunk;
 }
 
+/*
+ * Whether [off, end) lies in one range read by this handle. Such a range
+ * was read whole a moment ago (the inode tables, by read_tables), so a
+ * WILLNEED over it finds every page cached: it is skipped, because the
+ * kernel still looks each page up, and the walk's hint reads ask for the
+ * same tables again and again, a directory at a time. Aged 1M-file ext4
+ * tree: 180,000 requests advised 26 GB that way, 18% of sweep-plan's CPU.
+ * Pages the kernel has evicted since are read again by the pread, one by
+ * one: slower, never wrong.
+ */
+static bool resident(const struct sweep__metascan *m, uint64_t off, uint64_t end)
+{
+	size_t lo = 0, hi = m->nresident;
+	while (lo < hi) { /* the first range that ends after off */
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->resident[mid].off + m->resident[mid].len <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->nresident && m->resident[lo].off <= off && m->resident[lo].off + m->resident[lo].len >= end;
+}
+
+/* Add [off, off + len) to the resident ranges, merging neighbours. Out of memory: not added (only slower). */
+static void resident_add(struct sweep__metascan *m, uint64_t off, uint64_t len)
+{
+	if (len == 0 || m->drop_cache)
+		return;
+	uint64_t end = off + len;
+	size_t i = 0;
+	while (i < m->nresident && m->resident[i].off + m->resident[i].len < off)
+		i++;
+	size_t j = i; /* ranges [i, j) touch [off, end) and merge into it */
+	while (j < m->nresident && m->resident[j].off <= end) {
+		if (m->resident[j].off < off)
+			off = m->resident[j].off;
+		if (m->resident[j].off + m->resident[j].len > end)
+			end = m->resident[j].off + m->resident[j].len;
+		j++;
+	}
+	if (j == i) {
+		if (sweep__grow(&m->resident, &m->cap_resident, m->nresident + 1, sizeof(*m->resident), 64) < 0)
+			return;
+		memmove(m->resident + i + 1, m->resident + i, (m->nresident - i) * sizeof(*m->resident));
+		m->nresident++;
+		j = i + 1;
+	}
+	m->resident[i] = (struct sweep__dev_range){ off, end - off };
+	memmove(m->resident + i + 1, m->resident + j, (m->nresident - j) * sizeof(*m->resident));
+	m->nresident -= j - i - 1;
+}
+
 int sweep__ms_sweep(struct sweep__metascan *m, sweep__ms_next_fn next, sweep__ms_item_fn item, void *ctx)
 {
 	struct sweep__ms_slot *s = m->slots;
@@ -225,7 +277,10 @@ int sweep__ms_sweep(struct sweep__metascan *m, sweep__ms_next_fn next, sweep__ms
 				q->end = m->dev_size;
 			if (m->drop_cache)
 				advise(m, q->off, q->end - q->off, POSIX_FADV_DONTNEED);
-			advise(m, q->off, q->end - q->off, POSIX_FADV_WILLNEED);
+			if (resident(m, q->off, q->end))
+				m->advice_skipped++;
+			else
+				advise(m, q->off, q->end - q->off, POSIX_FADV_WILLNEED);
 			nq++;
 		}
 		if (nq == 0)
@@ -405,6 +460,7 @@ struct sweep__metascan *sweep__metascan_free(struct sweep__metascan *m)
 			free(m->slots[i].items);
 	free(m->slots);
 	free(m->buf);
+	free(m->resident);
 	if (m->fd >= 0)
 		close(m->fd);
 	free(m);
@@ -800,6 +856,8 @@ long sweep__metascan_read_tables(struct sweep__metascan *m, uint64_t ino_lo, uin
 		return r;
 	uint64_t before = m->io_bytes;
 	r = sweep__ms_sweep(m, table_next, table_item, &t);
+	for (size_t i = 0; r == 0 && i < t.n; i++)
+		resident_add(m, t.r[i].dev.off, t.r[i].dev.len);
 	free(t.r);
 	return r < 0 ? r : (long)(m->io_bytes - before);
 }

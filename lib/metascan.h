@@ -338,6 +338,14 @@ struct sweep__metascan {
 	uint8_t *buf;      /* one request */
 	struct sweep__ms_slot *slots;
 	uint64_t io_requests, io_bytes;
+	/*
+	 * Device ranges this handle has read whole and waited for (the inode
+	 * tables of sweep__metascan_read_tables), sorted and disjoint: a later
+	 * sweep inside them does not ask the device for them again.
+	 */
+	struct sweep__dev_range *resident;
+	size_t nresident, cap_resident;
+	uint64_t advice_skipped; /* requests not advised, being resident */
 };
 
 /* Read exactly len bytes at off: 0, or -EIO (short: past the end), -errno. */

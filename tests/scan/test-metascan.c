@@ -377,6 +377,39 @@ static void test_ext4_inodes(void **state)
 	free(m.b);
 }
 
+/*
+ * After read_tables, a sweep over those tables does not ask the device for
+ * them again (they were read whole and waited for), and finds the same hints.
+ */
+static void test_ext4_resident(void **state)
+{
+	(void)state;
+	struct img m = ext4_image();
+	struct sweep__metascan *s = e_open(&m), *fresh = e_open(&m);
+	const uint64_t inos[] = { 12, 13, 14, 15, 16, 17, 18, 19, 20, 21 };
+	size_t n = sizeof(inos) / sizeof(inos[0]);
+	struct sweep__inode_hint a[sizeof(inos) / sizeof(inos[0])], b[sizeof(inos) / sizeof(inos[0])];
+
+	assert_int_equal(sweep__metascan_read_tables(s, 100, 200), 0); /* no table starts there: nothing read */
+	assert_int_equal(s->nresident, 0);
+	assert_int_equal(sweep__metascan_inodes(s, inos, n, a), 8);
+	assert_int_equal(s->advice_skipped, 0);
+	assert_true(sweep__metascan_read_tables(s, 0, UINT64_MAX) >= (long)(E_USED * E_ISIZE));
+	assert_int_equal(s->nresident, 1);
+	assert_true(s->resident[0].off == E_ITABLE * E_BS);
+	assert_true(sweep__metascan_read_tables(s, 0, UINT64_MAX) > 0); /* again: merged, not added */
+	assert_int_equal(s->nresident, 1);
+	uint64_t skipped = s->advice_skipped;
+	assert_int_equal(sweep__metascan_inodes(s, inos, n, a), 8);
+	assert_true(s->advice_skipped > skipped);
+	assert_int_equal(sweep__metascan_inodes(fresh, inos, n, b), 8);
+	assert_int_equal(fresh->advice_skipped, 0);
+	assert_memory_equal(a, b, sizeof(a));
+	sweep__metascan_free(s);
+	sweep__metascan_free(fresh);
+	free(m.b);
+}
+
 static void test_xfs_classes(void **state)
 {
 	(void)state;
@@ -608,6 +641,7 @@ int main(void)
 		cmocka_unit_test(test_ext4_super),
 		cmocka_unit_test(test_ext4_groups),
 		cmocka_unit_test(test_ext4_inodes),
+		cmocka_unit_test(test_ext4_resident),
 		cmocka_unit_test(test_xfs_classes),
 		cmocka_unit_test(test_xfs_damage),
 		cmocka_unit_test(test_random_damage),
