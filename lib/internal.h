@@ -181,10 +181,20 @@ struct sweep__entry_hint {
 	bool stated;    /* the walk stat'ed it: entry->st is the filesystem's answer */
 	bool have_hint; /* a raw inode hint agreed with the walk: phys and size are sort keys, never output */
 	bool deep;      /* it agreed, but the first extent is in a tree block not read yet (SWEEP__HINT_DEEP) */
+	/*
+	 * Not read: the inode lies in tables the walk's engine (on device dev)
+	 * has in the cache. A plan that locates it at sort time by its own
+	 * raw sweep on that device leaves it so; any other use asks for it
+	 * now (sweep__walk_entry_hint_now).
+	 */
+	bool lazy;
+	uint64_t dev;
 	uint64_t phys, size;
 };
 /* The hint for e when e is the entry being handed out (not a copy of it), else NULL. */
 const struct sweep__entry_hint *sweep__walk_entry_hint(const struct sweep_entry *e);
+/* eh (from sweep__walk_entry_hint), its inode read now if it was lazy: the same hint, no longer lazy. */
+const struct sweep__entry_hint *sweep__walk_entry_hint_now(const struct sweep__entry_hint *eh);
 
 /* Counts over every walk and plan of the process, for tests and measurements. */
 struct sweep__walk_meta_stats {

@@ -862,6 +862,16 @@ long sweep__metascan_read_tables(struct sweep__metascan *m, uint64_t ino_lo, uin
 	return r < 0 ? r : (long)(m->io_bytes - before);
 }
 
+bool sweep__metascan_resident(struct sweep__metascan *m, uint64_t ino)
+{
+	struct sweep__ms_scan_ops ops;
+	uint64_t off;
+	if (!m || m->nresident == 0)
+		return false;
+	m->fs->scan_ops(m->fsdata, &ops);
+	return ops.loc(m->fsdata, ino, &off) == SWEEP__HINT_OK && resident(m, off, off + ops.inode_len);
+}
+
 static int u64_cmp(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

@@ -78,6 +78,7 @@
 #ifndef SWEEP_METASCAN_H
 #define SWEEP_METASCAN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -128,6 +129,7 @@ enum sweep__hint_why {
 	SWEEP__HINT_CORRUPT, /* a field is out of range, or the magic is wrong */
 	SWEEP__HINT_NOINO,   /* no such inode number on this filesystem */
 	SWEEP__HINT_EIO,     /* the block could not be read */
+	SWEEP__HINT_NOT_READ, /* not asked for: its table is in the cache, read it when needed (walk_meta.c) */
 };
 
 struct sweep__inode_hint {
@@ -244,6 +246,13 @@ int sweep__metascan_table_runs(struct sweep__metascan *m, struct sweep__ms_table
  * without such tables: xfs), -ENOMEM.
  */
 long sweep__metascan_read_tables(struct sweep__metascan *m, uint64_t ino_lo, uint64_t ino_hi);
+
+/*
+ * Whether ino's inode lies in tables this handle has read whole
+ * (sweep__metascan_read_tables): its hint costs a copy from the cache, no
+ * device read. False on xfs, and wherever unsure.
+ */
+bool sweep__metascan_resident(struct sweep__metascan *m, uint64_t ino);
 /*
  * The blocks of every directory of the filesystem whose table starts in
  * [ino_lo, ino_hi) (as sweep__metascan_read_tables; 0, UINT64_MAX: all), as

@@ -329,6 +329,13 @@ static bool locates(const struct sweep_plan *p)
 	return p->order == SWEEP_ORDER_PHYSICAL || (p->opts.flags & (SWEEP_PLAN_EXTENTS | SWEEP_PLAN_LOCATE));
 }
 
+/* Whether an entry reached so is left pending, to be located when the batch is sorted. */
+static bool sort_locates(const struct sweep_plan *p, const struct reach *how)
+{
+	return p->defer && p->order == SWEEP_ORDER_PHYSICAL && !(p->opts.flags & SWEEP_PLAN_EXTENTS) &&
+	       how->root != SWEEP_PLAN_NO_ROOT && !(how->flags & SWEEP_PLAN_FOLLOW);
+}
+
 static int add_located(struct sweep_plan *p, int dirfd, const char *name, bool follow, bool beneath,
 		       const char *path, const struct sweep_stat *st, uint64_t cookie, const struct reach *how,
 		       const struct sweep__entry_hint *eh, const struct sweep_fsinfo *fs)
@@ -343,6 +350,9 @@ static int add_located(struct sweep_plan *p, int dirfd, const char *name, bool f
 
 	if (p->order == SWEEP_ORDER_AUTO && eh && fs)
 		resolve_order_fi(p, fs);
+	/* The walk did not read the inode: fine when this plan's own raw sweep of the batch will (plan_deep.c). */
+	if (eh && eh->lazy && !(sort_locates(p, &reach) && p->roots[reach.root].dev == eh->dev))
+		eh = sweep__walk_entry_hint_now(eh);
 	/*
 	 * The raw inode's first byte as the sort key, without open, FIEMAP and
 	 * close. A key only: the reader opens the file beneath its root, checks
@@ -365,9 +375,8 @@ static int add_located(struct sweep_plan *p, int dirfd, const char *name, bool f
 	 * FIEMAP and close to sweep_plan_sort(), which does them for the
 	 * whole batch on several threads at once (locate_pending).
 	 */
-	if (p->defer && p->order == SWEEP_ORDER_PHYSICAL && !(p->opts.flags & SWEEP_PLAN_EXTENTS) &&
-	    reach.root != SWEEP_PLAN_NO_ROOT && !(reach.flags & SWEEP_PLAN_FOLLOW)) {
-		bool deep = eh && eh->deep;
+	if (sort_locates(p, &reach)) {
+		bool deep = eh && (eh->deep || eh->lazy); /* the walk left it to the plan's raw sweep */
 		reach.flags |= SWEEP__PLAN_PENDING | (unstated ? SWEEP__PLAN_UNSTATED : 0) | (deep ? SWEEP__PLAN_DEEP : 0);
 		r = plan_push(p, path, st, SWEEP_NO_PHYS, NULL, 0, cookie, &reach);
 		if (r >= 0)
@@ -667,17 +676,18 @@ static unsigned locate_threads(size_t pending)
 }
 
 /*
- * The pending entries by a raw sweep where it may run (plan_deep.c); what it
- * cannot locate stays pending for locate_pending.
+ * The pending entries (only those the walk left to it: only_deep) by a raw
+ * sweep where it may run (plan_deep.c); what it cannot locate stays pending
+ * for locate_pending.
  */
-static void locate_deep(struct sweep_plan *p)
+static void locate_deep(struct sweep_plan *p, bool only_deep)
 {
 	struct sweep_plan_entry **v = malloc(p->npending * sizeof(*v));
 	size_t n = 0;
 
 	for (size_t i = 0; v && i < p->count && n < p->npending; i++) {
 		struct sweep_plan_entry *e = entry_at(p, (uint32_t)i);
-		if (e->flags & SWEEP__PLAN_PENDING)
+		if ((e->flags & SWEEP__PLAN_PENDING) && (!only_deep || (e->flags & SWEEP__PLAN_DEEP)))
 			v[n++] = e;
 	}
 	if (!v || n == 0) {
@@ -803,12 +813,21 @@ SWEEP_EXPORT int sweep_plan_sort(struct sweep_plan *p)
 	if (!p)
 		return -EINVAL;
 	p->cached = false;
+	/*
+	 * What the walk left to the raw sweep (its DEEP and lazy entries) is
+	 * located first, as if the walk had: the cache check is for the files
+	 * that would cost an open each, and a batch of hinted files keeps its
+	 * physical order, warm or cold, as root or not.
+	 */
+	bool raw = !sweep__metascan_env_off();
+	if (p->npending && raw)
+		locate_deep(p, true);
 	if (p->npending && (p->opts.flags & SWEEP_PLAN_CACHE_CHECK) && !(p->opts.flags & SWEEP_PLAN_LOCATE))
 		p->cached = batch_cached(p);
 	if (p->cached)
 		p->npending = 0;
-	if (p->npending && !sweep__metascan_env_off())
-		locate_deep(p);
+	if (p->npending && raw)
+		locate_deep(p, false);
 	if (p->npending)
 		locate_pending(p);
 	if (p->order == SWEEP_ORDER_NONE || p->order == SWEEP_ORDER_AUTO) {

@@ -27,6 +27,9 @@
 #include "internal.h"
 #include "metascan.h"
 
+/* Inodes whose hints are read at once (48 bytes each). */
+#define DEEP_SLICE 65536u
+
 struct sweep__plan_deep {
 	struct sweep__metascan *m;
 	uint64_t dev;
@@ -78,18 +81,25 @@ size_t sweep__plan_deep_locate(struct sweep__plan_deep **dp, int root_fd, struct
 	if (n == 0)
 		return 0;
 	qsort(v, n, sizeof(*v), cmp_by_ino);
-	uint64_t *inos = malloc(n * sizeof(*inos));
-	struct sweep__inode_hint *h = malloc(n * sizeof(*h));
+	/* A slice at a time, so that the hints cost a bounded buffer however large the batch. */
+	uint64_t *inos = malloc(DEEP_SLICE * sizeof(*inos));
+	struct sweep__inode_hint *h = malloc(DEEP_SLICE * sizeof(*h));
 	size_t located = 0;
-	for (size_t i = 0; inos && h && i < n; i++)
-		inos[i] = v[i]->ino;
-	if (inos && h && sweep__metascan_inodes(d->m, inos, n, h) > 0) {
-		for (size_t i = 0; i < n; i++) {
-			struct sweep_plan_entry *e = v[i];
+	for (size_t at = 0; inos && h && at < n; at += DEEP_SLICE) {
+		size_t k = n - at < DEEP_SLICE ? n - at : DEEP_SLICE;
+		for (size_t i = 0; i < k; i++)
+			inos[i] = v[at + i]->ino;
+		if (sweep__metascan_inodes(d->m, inos, k, h) <= 0)
+			continue;
+		for (size_t i = 0; i < k; i++) {
+			struct sweep_plan_entry *e = v[at + i];
+			bool unstated = (e->flags & SWEEP__PLAN_UNSTATED) != 0;
 			if (!(h[i].flags & SWEEP__HINT_VALID) || !(h[i].flags & SWEEP__HINT_PHYS) || !S_ISREG(h[i].mode) ||
-			    h[i].ino != e->ino || (!(e->flags & SWEEP__PLAN_UNSTATED) && h[i].size != e->size))
+			    h[i].ino != e->ino || (!unstated && h[i].size != e->size))
 				continue;
 			e->phys = h[i].phys;
+			if (unstated)
+				e->size = h[i].size; /* for the batch's byte counts, as a walk's hint gives it; never output */
 			e->flags &= ~SWEEP__PLAN_PENDING;
 			sweep__plan_count(SWEEP__BY_DEEP);
 			located++;

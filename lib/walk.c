@@ -510,9 +510,9 @@ static struct dnode *frame_emit(struct walk *w, struct frame *f)
 		struct sweep__entry_hint eh = { .entry = &e, .stated = !derr && needs_stat(w, de) };
 		if (!derr && S_ISREG(dst->st_mode))
 			walk_meta_offer(w, f, li, eh.stated, dst, &eh);
-		walk_meta_set_current(&eh);
+		walk_meta_set_current(w, f, li, dst, &eh);
 		int r = emit(w, &e);
-		walk_meta_set_current(NULL);
+		walk_meta_set_current(NULL, NULL, 0, NULL, NULL);
 		if (r < 0)
 			return NULL;
 		if (!descend || r == SWEEP_WALK_SKIP)

@@ -193,6 +193,7 @@ const struct sweep__inode_hint *walk_meta_hint(const struct frame *f, size_t i);
 int walk_meta_dir_key(struct walk *w, const struct frame *f, size_t i, const struct stat *st, uint64_t *ret_key);
 int walk_meta_offer(struct walk *w, const struct frame *f, size_t i, bool stated, const struct stat *st,
 		    struct sweep__entry_hint *eh);
-void walk_meta_set_current(const struct sweep__entry_hint *eh);
+/* eh (for listing entry i of f, stat'ed as st when eh->stated) is being handed out on this thread; NULL: no longer. */
+void walk_meta_set_current(struct walk *w, struct frame *f, size_t i, const struct stat *st, struct sweep__entry_hint *eh);
 
 #endif

@@ -494,12 +494,37 @@ static void load_hints(struct walk *w, struct frame *f, size_t i)
 	struct meta_dev *md = dev_find(w->meta, f->dir->dev);
 	if (md && md->runs)
 		runs_visit(w->meta, md, f->hint_inos, n);
+	/*
+	 * Not the inodes of files whose tables are in the cache (a swept run,
+	 * or the whole filesystem): the plan reads those at sort time in one
+	 * dense sweep of the batch (plan_deep.c), or one by one when it needs
+	 * them sooner (sweep__walk_entry_hint_now). Read here, a directory at
+	 * a time, they cost a pread each wherever a directory's inodes are
+	 * spread: aged 1M-file ext4 tree, 600,000 reads of 256 bytes.
+	 * Directories are read: the walk keys them by their first block.
+	 */
+	size_t m = 0;
+	for (size_t k = 0; k < n; k++) {
+		uint8_t type = ls->v[i + k].type;
+		if (type == DT_DIR || type == DT_UNKNOWN || !sweep__metascan_resident(f->ms, f->hint_inos[k]))
+			f->hint_inos[m++] = f->hint_inos[k];
+	}
 	/* Not the files' extent-tree blocks: the plan reads the few it needs, a batch at a time (its DEEP entries). */
-	int r = sweep__metascan_inodes_shallow(f->ms, f->hint_inos, n, f->hints);
+	int r = sweep__metascan_inodes_shallow(f->ms, f->hint_inos, m, f->hints);
 	if (r < 0)
 		return;
+	w->meta->stats.hints_asked += m;
+	/* Back to one hint per entry, from the last: a hint only moves to a later place. */
+	for (size_t k = n; k-- > 0;) {
+		uint64_t ino = ls->v[i + k].ino;
+		if (m && f->hints[m - 1].ino == ino && f->hint_inos[m - 1] == ino) {
+			f->hints[k] = f->hints[--m];
+		} else {
+			sweep__ms_hint_init(&f->hints[k], ino);
+			f->hints[k].why = SWEEP__HINT_NOT_READ;
+		}
+	}
 	f->hint_n = n;
-	w->meta->stats.hints_asked += n;
 	w->meta->stats.hints_valid += (uint64_t)r;
 }
 
@@ -552,6 +577,13 @@ int walk_meta_offer(struct walk *w, const struct frame *f, size_t i, bool stated
 {
 	const struct sweep__inode_hint *h = walk_meta_hint(f, i);
 
+	if (!h && f->ms && i >= f->hint_at && i < f->hint_at + f->hint_n &&
+	    f->hints[i - f->hint_at].why == SWEEP__HINT_NOT_READ &&
+	    (stated ? S_ISREG(st->st_mode) : f->ls.v[i].type == DT_REG)) {
+		eh->lazy = true;
+		eh->dev = f->dir->dev;
+		return -1;
+	}
 	if (!h || !S_ISREG(h->mode))
 		return -1;
 	if (stated && ((uint64_t)st->st_ino != h->ino || (uint64_t)st->st_dev != f->dir->dev || !S_ISREG(st->st_mode) ||
@@ -587,15 +619,42 @@ int walk_meta_offer(struct walk *w, const struct frame *f, size_t i, bool stated
 
 /* ---- the entry being handed out, for sweep_plan_add_entry ---- */
 
-static _Thread_local const struct sweep__entry_hint *current;
+static _Thread_local struct {
+	struct sweep__entry_hint *eh;
+	struct walk *w;
+	struct frame *f;
+	size_t i;
+	const struct stat *st;
+} current;
 
-void walk_meta_set_current(const struct sweep__entry_hint *eh)
+void walk_meta_set_current(struct walk *w, struct frame *f, size_t i, const struct stat *st, struct sweep__entry_hint *eh)
 {
-	current = eh;
+	current.eh = eh;
+	current.w = w;
+	current.f = f;
+	current.i = i;
+	current.st = st;
+}
+
+const struct sweep__entry_hint *sweep__walk_entry_hint_now(const struct sweep__entry_hint *eh)
+{
+	if (!eh || !eh->lazy || eh != current.eh)
+		return eh;
+	struct frame *f = current.f;
+	struct sweep__entry_hint *own = current.eh;
+	struct sweep__inode_hint *h = &f->hints[current.i - f->hint_at];
+	uint64_t ino = f->ls.v[current.i].ino;
+	own->lazy = false;
+	if (sweep__metascan_inodes_shallow(f->ms, &ino, 1, h) < 0)
+		return own; /* no hint: the plan locates it its own way */
+	current.w->meta->stats.hints_asked++;
+	current.w->meta->stats.hints_valid += (h->flags & SWEEP__HINT_VALID) != 0;
+	walk_meta_offer(current.w, f, current.i, own->stated, current.st, own);
+	return own;
 }
 
 const struct sweep__entry_hint *sweep__walk_entry_hint(const struct sweep_entry *e)
 {
 	/* Only the very entry the walk is handing out on this thread: never a copy, never a stale one. */
-	return current && current->entry == e ? current : NULL;
+	return current.eh && current.eh->entry == e ? current.eh : NULL;
 }

@@ -132,10 +132,13 @@ run_fs() { # run_fs LABEL FSTYPE
 	# quiet now: root with hints and uid 65534 without give the same archive members in the same order
 	find "$SRC" -name '*.new' -delete
 	"$TAR" -cf "$W/$label.root.tar" -C "$mnt" src 2>"$W/$label.root.log" || bad "$label: sweep-tar (root) failed"
+	[ -n "${PLAN_CONCURRENT_DEBUG:-}" ] && { "$TAR" -cf /dev/null --plan-trace="$PLAN_CONCURRENT_DEBUG.$label.root" -C "$mnt" src; SWEEP_METASCAN=off "$TAR" -cf /dev/null --plan-trace="$PLAN_CONCURRENT_DEBUG.$label.off" -C "$mnt" src; cp -r "$mnt/src" "$PLAN_CONCURRENT_DEBUG.$label.tree"; }
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$TAR" -cf - -C "$mnt" src >"$W/$label.nobody.tar" 2>"$W/$label.nobody.log" ||
 		bad "$label: sweep-tar as uid 65534 failed: $(tail -2 "$W/$label.nobody.log")"
 	tar -tf "$W/$label.root.tar" >"$W/$label.root.list" && tar -tf "$W/$label.nobody.tar" >"$W/$label.nobody.list" &&
-		cmp -s "$W/$label.root.list" "$W/$label.nobody.list" || bad "$label: member order as uid 65534 differs from root's"
+		cmp -s "$W/$label.root.list" "$W/$label.nobody.list" ||
+		bad "$label: member order as uid 65534 differs from root's: $(diff "$W/$label.root.list" "$W/$label.nobody.list" | head -8)"
+	[ -n "${PLAN_CONCURRENT_DEBUG:-}" ] && cp "$W/$label.root.list" "$W/$label.nobody.list" "$W/$label.root.tar" "${PLAN_CONCURRENT_DEBUG%/*}/"
 	mkdir -p "$W/$label.xr" "$W/$label.xn"
 	tar -xf "$W/$label.root.tar" -C "$W/$label.xr" && tar -xf "$W/$label.nobody.tar" -C "$W/$label.xn" &&
 		diff -r "$W/$label.xr" "$W/$label.xn" >/dev/null && diff -r "$SRC" "$W/$label.xr/src" >/dev/null ||
