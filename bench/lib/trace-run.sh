@@ -1,6 +1,8 @@
 #!/bin/bash
 # trace-run.sh IMAGE OUTDIR NAME CMD...: mount IMAGE read-only (fresh: cold), block-trace CMD run inside it.
 # Loop device attached per call (direct I/O), removed after. Prints one line: name wall requests seeks bytes drops.
+# TRACE_BUFFER_KB: the trace buffer per CPU (default 131072); a run of millions of requests needs more
+# (overrun in the line printed: events lost).
 img=$1 out=$2 name=$3; shift 3
 mkdir -p "$out"
 dev=$(losetup -r --find --show --direct-io=on "$img") || exit 1
@@ -23,7 +25,7 @@ mount -o ro,noload "$dev" "$mnt" 2>/dev/null || mount -o ro,norecovery,nouuid "$
 tracefs_find || { echo "no tracefs (mount -t tracefs nodev /sys/kernel/tracing failed)" >&2; exit 1; }
 inst=$TRACEFS/instances/sweep-trace-run-$$
 mkdir $inst
-echo 131072 > $inst/buffer_size_kb
+echo "${TRACE_BUFFER_KB:-131072}" > $inst/buffer_size_kb
 maj=$((16#$(stat -L -c %t "$dev"))); min=$((16#$(stat -L -c %T "$dev")))
 for e in block_rq_issue block_rq_complete; do
 	echo "dev == $(((maj << 20) | min))" > $inst/events/block/$e/filter
