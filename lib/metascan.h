@@ -70,7 +70,9 @@
  *   3. sweep__metascan_inodes() of the files' inode numbers, sorted, in
  *      slices (48 bytes a hint): plan from phys/size/mode with no statx, no
  *      open and no FIEMAP. A hint that is not VALID, or has no PHYS answer,
- *      goes the per-inode way (statx, FIEMAP).
+ *      goes the per-inode way (statx, FIEMAP). Where the tables are already
+ *      cached by a sweep (sweep__metascan_resident), the files' hints are
+ *      left to the plan, which reads a whole batch's in inode order.
  *   4. The reader opens each file relative to its directory and checks
  *      (dev, ino, type) with fstat before using a byte; what it outputs
  *      comes from that fstat, never from the hint.

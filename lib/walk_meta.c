@@ -22,6 +22,8 @@
  *    pay the VFS cost without an I/O wait. The hints also give each regular
  *    file's first physical byte, which the plan takes instead of open +
  *    FIEMAP + close, and each subdirectory's first block (its C-SCAN key).
+ *    Not for files whose tables a sweep has already cached (load_hints):
+ *    the plan reads those itself, a batch at a time.
  *
  * Nothing raw is trusted for output. A hint is offered to the plan only when
  * it agrees with what the walk knows from the filesystem (inode number from
