@@ -35,6 +35,26 @@
  * largest request) per call, so the pieces are asked for PF_CHUNK at a time.
  * A failed open, FIEMAP or allocation only costs order, never data: the
  * reader checks identity and reads whatever it finds.
+ *
+ * Small pieces (PF_SMALL at most: most files of a source tree, every file of
+ * a maildir) are not asked for with WILLNEED but read through the thread's
+ * own io_uring into a scratch buffer that nobody looks at, PF_BATCH reads a
+ * submission. Each WILLNEED is a system call of its own and sends its
+ * request alone, so neighbouring small files stay one request each; reads
+ * submitted together go out under one block plug, where the block layer
+ * merges neighbours into one request. Fresh 1M-file ext4 tree (one 4 KiB
+ * block a file), sweep-tar in the HDD class: 997,219 read requests with
+ * WILLNEED, 34,088 with the reader's own plugged reads. The page cache still
+ * holds what the reader then reads; the copy into the scratch buffer is the
+ * price (a few KiB a file).
+ *
+ * The frontier moves within a group too: as soon as every piece of the
+ * group's first files has been asked for, the reader may read them (every
+ * PF_PUBLISH files). With tiny files a group holds hundreds of thousands
+ * of them, and a frontier that moved only at its end left the reader idle
+ * while the device worked, and the device idle while the reader delivered.
+ * Each file is charged at least a block of the group's bytes: that is what
+ * it takes of the page cache.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -49,11 +69,20 @@
 #include "internal.h"
 #include "reader_prefetch.h"
 
+#if HAVE_LIBURING
+#include <liburing.h>
+#endif
+
 #define PF_GROUP_FIRST (64ull << 20)
 #define PF_GROUP_MAX (2ull << 30)
 #define PF_GROUP_MIN (64ull << 20) /* the default group_max is never smaller */
 #define PF_CHUNK (128u << 10)      /* the smallest usual read-ahead window: WILLNEED reads no more per call */
 #define PF_FDS 4096u               /* files a group keeps open from FIEMAP to WILLNEED (see fd_budget) */
+#define PF_SMALL (64u << 10)       /* pieces up to this are read through the thread's ring, not WILLNEED */
+#define PF_RING 256u               /* such reads in flight at most */
+#define PF_BATCH 32u               /* and submitted together (one plug), at most */
+#define PF_PUBLISH 64u             /* files wholly asked for between two moves of the frontier */
+#define PF_ONE_BLOCK 4096u         /* a file planned this small has one extent, where the plan has it */
 
 struct pf_piece {
 	uint64_t phys, off, len;
@@ -61,9 +90,9 @@ struct pf_piece {
 };
 
 struct pf_file {
-	size_t index; /* in the plan */
-	int fd;       /* -1: closed after FIEMAP (over the budget), opened again to ask */
-	struct sweep_stat st;
+	size_t index;  /* in the plan */
+	int fd;        /* -1: closed after FIEMAP (over the budget), opened again to ask */
+	unsigned left; /* its pieces not asked for yet */
 };
 
 struct sweep__pf {
@@ -83,6 +112,16 @@ struct sweep__pf {
 	size_t npieces, cap_pieces;
 	struct pf_file *files;
 	size_t nfiles, cap_files;
+	size_t done, published; /* files[0, done) wholly asked for; the frontier was last moved to done == published */
+#if HAVE_LIBURING
+	struct io_uring ring;   /* small pieces are read through it (ring_*) */
+	bool have_ring;         /* set up (to be torn down) */
+	bool use_ring;          /* and working; false: WILLNEED for every piece */
+	unsigned queued, inflight;
+	int to_close[PF_BATCH + 1]; /* files of queued reads, closed once those are submitted */
+	unsigned nclose;
+	char *scratch;          /* PF_SMALL bytes every such read lands in, never read */
+#endif
 };
 
 static uint64_t prefetch_pieces;
@@ -132,6 +171,12 @@ static int open_planned(struct sweep__pf *pf, size_t index, struct sweep_stat *s
 		close(fd);
 		return -ESTALE;
 	}
+	/*
+	 * O_NONBLOCK stays: ext4, xfs and btrfs read through io_uring
+	 * regardless (they support NOWAIT and async buffered reads); where a
+	 * filesystem does not, the ring's read ends in EAGAIN, and the reader
+	 * reads the file without the prefetch.
+	 */
 	return fd;
 }
 
@@ -140,6 +185,7 @@ static int add_piece(struct sweep__pf *pf, uint64_t phys, uint64_t off, uint64_t
 	if (sweep__grow(&pf->pieces, &pf->cap_pieces, pf->npieces + 1, sizeof(*pf->pieces), 1024) < 0)
 		return -ENOMEM;
 	pf->pieces[pf->npieces++] = (struct pf_piece){ .phys = phys, .off = off, .len = len, .file = pf->nfiles - 1 };
+	pf->files[pf->nfiles - 1].left++;
 	return 0;
 }
 
@@ -173,17 +219,38 @@ static int map_file(struct sweep__pf *pf, int fd, uint64_t planned, uint64_t blk
 
 /*
  * Collect the next group from (*idx, *off): open and map files until the
- * group holds group bytes; a group may end inside a file, and the next one
- * goes on from there.
+ * group holds group bytes, each file charged at least a block (the page
+ * cache it takes); a group may end inside a file, and the next one goes on
+ * from there.
  */
 static int collect(struct sweep__pf *pf, size_t *idx, uint64_t *off, uint64_t group)
 {
 	uint64_t bytes = 0;
 
-	pf->npieces = pf->nfiles = 0;
+	pf->npieces = pf->nfiles = pf->done = pf->published = 0;
 	while (*idx < pf->o.n && bytes < group && !__atomic_load_n(&pf->stop, __ATOMIC_RELAXED)) {
 		const struct sweep_plan_entry *e = sweep_plan_entry(pf->o.plan, *idx);
 		struct sweep_stat st;
+
+		if (*off == 0 && e->size <= PF_ONE_BLOCK) {
+			/*
+			 * One block at most: one extent, where the plan has it, so
+			 * there is nothing to map; opened once, when asked for
+			 * (issue). Changed since, it is still asked for as planned;
+			 * the reader reads whatever it finds.
+			 */
+			if (e->size > 0) {
+				if (sweep__grow(&pf->files, &pf->cap_files, pf->nfiles + 1, sizeof(*pf->files), 256) < 0)
+					return -ENOMEM;
+				pf->files[pf->nfiles++] = (struct pf_file){ .index = *idx, .fd = -1 };
+				int rc = add_piece(pf, e->phys != SWEEP_NO_PHYS ? e->phys : UINT64_MAX, 0, e->size);
+				if (rc < 0)
+					return rc;
+				bytes += PF_ONE_BLOCK;
+			}
+			(*idx)++;
+			continue;
+		}
 		int fd = open_planned(pf, *idx, &st);
 
 		if (fd < 0 || st.size <= *off) { /* gone, changed, or nothing (more) to read: the reader will see */
@@ -193,6 +260,7 @@ static int collect(struct sweep__pf *pf, size_t *idx, uint64_t *off, uint64_t gr
 			*off = 0;
 			continue;
 		}
+		uint64_t blksize = st.blksize ? st.blksize : 4096;
 		uint64_t take = st.size - *off;
 		if (take > group - bytes)
 			take = group - bytes;
@@ -200,16 +268,16 @@ static int collect(struct sweep__pf *pf, size_t *idx, uint64_t *off, uint64_t gr
 			close(fd);
 			return -ENOMEM;
 		}
-		pf->files[pf->nfiles++] = (struct pf_file){ .index = *idx, .fd = fd, .st = st };
+		pf->files[pf->nfiles++] = (struct pf_file){ .index = *idx, .fd = fd };
 		uint64_t planned = e->phys != SWEEP_NO_PHYS ? e->phys : UINT64_MAX;
-		int rc = map_file(pf, fd, planned, st.blksize ? st.blksize : 4096, *off, *off + take);
+		int rc = map_file(pf, fd, planned, blksize, *off, *off + take);
 		if (pf->nfiles > pf->fd_budget) {
 			close(fd);
 			pf->files[pf->nfiles - 1].fd = -1;
 		}
 		if (rc < 0)
 			return rc;
-		bytes += take;
+		bytes += (take + blksize - 1) / blksize * blksize;
 		*off += take;
 		if (*off >= st.size) {
 			(*idx)++;
@@ -230,7 +298,175 @@ static int cmp_piece(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
-/* Ask for the group's pieces in physical order; files closed after FIEMAP are opened again one at a time. */
+/* ---- small pieces through the thread's ring ---- */
+
+#if HAVE_LIBURING
+static void ring_start(struct sweep__pf *pf)
+{
+	pf->scratch = malloc(PF_SMALL);
+	if (pf->scratch && io_uring_queue_init(PF_RING, &pf->ring, 0) == 0) {
+		pf->have_ring = pf->use_ring = true;
+		return;
+	}
+	free(pf->scratch); /* WILLNEED for every piece */
+	pf->scratch = NULL;
+}
+
+/* Count the completions there are (wait: at least one); their data is of no interest. */
+static void ring_reap(struct sweep__pf *pf, bool wait)
+{
+	struct io_uring_cqe *cqe;
+	unsigned head, n = 0;
+
+	if (wait && pf->inflight > 0 && io_uring_wait_cqe(&pf->ring, &cqe) < 0)
+		wait = false;
+	io_uring_for_each_cqe(&pf->ring, head, cqe)
+		n++;
+	io_uring_cq_advance(&pf->ring, n);
+	pf->inflight -= n;
+}
+
+/* Send what is queued, under one plug. */
+static void ring_submit(struct sweep__pf *pf)
+{
+	if (!pf->use_ring || pf->queued == 0)
+		return;
+	/*
+	 * What the kernel does not take now stays in the submission queue and
+	 * goes with the next call; every read queued ends in one completion.
+	 */
+	(void)io_uring_submit(&pf->ring);
+	pf->inflight += pf->queued;
+	pf->queued = 0;
+	while (pf->nclose > 0)
+		close(pf->to_close[--pf->nclose]);
+	ring_reap(pf, false);
+}
+
+/* Close fd once the reads queued for it are submitted (now, when none are). */
+static void close_after_submit(struct sweep__pf *pf, int fd)
+{
+	if (pf->queued == 0) {
+		close(fd);
+		return;
+	}
+	if (pf->nclose == PF_BATCH + 1)
+		ring_submit(pf);
+	pf->to_close[pf->nclose++] = fd;
+}
+
+/*
+ * Queue a read of [off, off + len) of fd; false when it cannot be (the
+ * caller asks with WILLNEED). The file may be closed once the read is
+ * submitted: io_uring holds its own reference from then on.
+ */
+static bool ring_read(struct sweep__pf *pf, int fd, uint64_t off, uint64_t len)
+{
+	struct io_uring_sqe *sqe;
+
+	if (!pf->use_ring || len > PF_SMALL)
+		return false;
+	while (pf->inflight + pf->queued >= PF_RING) {
+		unsigned before = pf->inflight + pf->queued;
+		ring_submit(pf);
+		ring_reap(pf, true); /* at the device's pace, as WILLNEED on a full queue */
+		if (pf->inflight >= before) {
+			pf->use_ring = false; /* nothing comes back: WILLNEED from here on */
+			return false;
+		}
+	}
+	sqe = io_uring_get_sqe(&pf->ring);
+	if (!sqe)
+		return false;
+	io_uring_prep_read(sqe, fd, pf->scratch, (unsigned)len, off);
+	io_uring_sqe_set_data64(sqe, 0);
+	if (++pf->queued >= PF_BATCH)
+		ring_submit(pf);
+	return true;
+}
+
+/* Every read back (before the scratch buffer and the ring go away). */
+static void ring_stop(struct sweep__pf *pf)
+{
+	if (!pf->have_ring)
+		return;
+	ring_submit(pf);
+	while (pf->use_ring && pf->inflight > 0) {
+		unsigned before = pf->inflight;
+		ring_reap(pf, true);
+		if (pf->inflight == before)
+			break;
+	}
+	io_uring_queue_exit(&pf->ring);
+	if (pf->inflight == 0)
+		free(pf->scratch);
+	/* else left allocated on purpose: a read the ring lost track of may still land in it */
+	pf->scratch = NULL;
+	pf->have_ring = pf->use_ring = false;
+}
+#else
+static void ring_start(struct sweep__pf *pf) { (void)pf; }
+static void ring_submit(struct sweep__pf *pf) { (void)pf; }
+static void close_after_submit(struct sweep__pf *pf, int fd)
+{
+	(void)pf;
+	close(fd);
+}
+static bool ring_read(struct sweep__pf *pf, int fd, uint64_t off, uint64_t len)
+{
+	(void)pf, (void)fd, (void)off, (void)len;
+	return false;
+}
+static void ring_stop(struct sweep__pf *pf) { (void)pf; }
+#endif
+
+/* ---- the frontier ---- */
+
+static void publish(struct sweep__pf *pf, size_t front, uint64_t front_off)
+{
+	pthread_mutex_lock(&pf->mu);
+	pf->front = front;
+	pf->front_off = front_off;
+	pthread_cond_broadcast(&pf->cv);
+	pthread_mutex_unlock(&pf->mu);
+}
+
+/*
+ * File x of the group has had one more piece asked for. Once the group's
+ * first files are wholly asked for (and submitted), the reader may read
+ * them: the frontier moves to the first file that is not, every PF_PUBLISH
+ * files. It never moves to the group's end here (thread_main does, with
+ * the offset a group may end at inside a file).
+ */
+static void piece_done(struct sweep__pf *pf, size_t x)
+{
+	if (--pf->files[x].left > 0)
+		return;
+	while (pf->done < pf->nfiles && pf->files[pf->done].left == 0)
+		pf->done++;
+	if (pf->done < pf->nfiles && pf->done - pf->published >= PF_PUBLISH) {
+		ring_submit(pf);
+		publish(pf, pf->files[pf->done].index, 0);
+		pf->published = pf->done;
+	}
+}
+
+static void log_piece(struct sweep__pf *pf, const struct pf_file *f, int fd, uint64_t phys, uint64_t off, uint64_t len)
+{
+	struct sweep_file sf = { .entry = sweep_plan_entry(pf->o.plan, f->index), .fd = fd };
+	struct stat raw;
+
+	if (fstat(fd, &raw) == 0)
+		sweep_stat_from_stat(&sf.st, &raw);
+	pf->o.log(pf->o.log_ctx, &sf, phys == UINT64_MAX ? SWEEP_NO_PHYS : phys, off, len);
+}
+
+/*
+ * Ask for the group's pieces in physical order; files closed after FIEMAP
+ * are opened again one at a time. What is queued for the ring is submitted
+ * before a WILLNEED and before a file is closed, so the device gets the
+ * requests in that order and the ring has its own reference to every file.
+ */
 static void issue(struct sweep__pf *pf)
 {
 	size_t cached = SIZE_MAX; /* the file reopened last, held in cfd */
@@ -249,24 +485,32 @@ static void issue(struct sweep__pf *pf)
 			if (cached != x->file) {
 				struct sweep_stat st;
 				if (cfd >= 0)
-					close(cfd);
+					close_after_submit(pf, cfd);
 				cfd = open_planned(pf, f->index, &st);
 				cached = x->file;
 			}
-			if ((fd = cfd) < 0)
+			if ((fd = cfd) < 0) {
+				piece_done(pf, x->file); /* not there any more: the reader will see */
 				continue;
-		}
-		for (uint64_t at = 0; at < x->len; at += PF_CHUNK) {
-			uint64_t len = x->len - at < PF_CHUNK ? x->len - at : PF_CHUNK;
-			(void)posix_fadvise(fd, (off_t)(x->off + at), (off_t)len, POSIX_FADV_WILLNEED);
-			__atomic_fetch_add(&prefetch_pieces, 1, __ATOMIC_RELAXED);
-			if (pf->o.log) {
-				struct sweep_file sf = { .entry = sweep_plan_entry(pf->o.plan, f->index), .fd = fd, .st = f->st };
-				pf->o.log(pf->o.log_ctx, &sf, x->phys == UINT64_MAX ? SWEEP_NO_PHYS : x->phys + at,
-					  x->off + at, len);
 			}
 		}
+		if (ring_read(pf, fd, x->off, x->len)) {
+			__atomic_fetch_add(&prefetch_pieces, 1, __ATOMIC_RELAXED);
+			if (pf->o.log)
+				log_piece(pf, f, fd, x->phys, x->off, x->len);
+		} else {
+			ring_submit(pf);
+			for (uint64_t at = 0; at < x->len; at += PF_CHUNK) {
+				uint64_t len = x->len - at < PF_CHUNK ? x->len - at : PF_CHUNK;
+				(void)posix_fadvise(fd, (off_t)(x->off + at), (off_t)len, POSIX_FADV_WILLNEED);
+				__atomic_fetch_add(&prefetch_pieces, 1, __ATOMIC_RELAXED);
+				if (pf->o.log)
+					log_piece(pf, f, fd, x->phys == UINT64_MAX ? x->phys : x->phys + at, x->off + at, len);
+			}
+		}
+		piece_done(pf, x->file);
 	}
+	ring_submit(pf);
 	if (cfd >= 0)
 		close(cfd);
 	for (size_t i = 0; i < pf->nfiles; i++)
@@ -281,6 +525,7 @@ static void *thread_main(void *arg)
 	size_t idx = 0, prev_start = 0;
 	uint64_t off = 0, group = pf->group_max < PF_GROUP_FIRST ? pf->group_max : PF_GROUP_FIRST;
 
+	ring_start(pf);
 	while (idx < pf->o.n) {
 		size_t start = idx;
 		/* At most two groups ahead of the reader: this one, and the one it is delivering. */
@@ -295,19 +540,12 @@ static void *thread_main(void *arg)
 		issue(pf); /* after a failure too: what was collected is worth asking for; then the reader goes alone */
 		if (rc < 0)
 			break;
-		pthread_mutex_lock(&pf->mu);
-		pf->front = idx;
-		pf->front_off = off;
-		pthread_cond_broadcast(&pf->cv);
-		pthread_mutex_unlock(&pf->mu);
+		publish(pf, idx, off);
 		prev_start = start;
 		group = group > pf->group_max / 4 ? pf->group_max : group * 4;
 	}
-	pthread_mutex_lock(&pf->mu);
-	pf->front = pf->o.n; /* finished (or failed): the reader reads the rest as it comes */
-	pf->front_off = 0;
-	pthread_cond_broadcast(&pf->cv);
-	pthread_mutex_unlock(&pf->mu);
+	publish(pf, pf->o.n, 0); /* finished (or failed): the reader reads the rest as it comes */
+	ring_stop(pf);
 	return NULL;
 }
 

@@ -26,12 +26,13 @@ extern "C" {
 /*
  * Positive end() statuses: the file was delivered but is not what was
  * planned. Changes while the file was read are reported first; otherwise
- * the st from open is compared with the entry (size, ctime, inode), so a
- * file that changed between planning and reading is reported too.
+ * the size from open is compared with the entry's, so a file that grew or
+ * shrank between planning and reading is reported too (a change of its
+ * metadata alone before the open is not: st comes from the open file).
  */
 #define SWEEP_READ_SHRANK  1 /* EOF before st.st_size bytes (fewer bytes delivered), or smaller than planned */
 #define SWEEP_READ_GREW    2 /* data past st.st_size (only st.st_size bytes delivered), or larger than planned */
-#define SWEEP_READ_CHANGED 3 /* size held but ctime moved (while read or since planned), or another inode */
+#define SWEEP_READ_CHANGED 3 /* size held but ctime moved while the file was read */
 
 /* begin() may return this: deliver no data for this file (the caller used fd itself). */
 #define SWEEP_READ_SKIP 16

@@ -3,7 +3,11 @@
 # On real ext4 and xfs loop images: 2,000 files written in shuffled order by two
 # interleaving writers. sweep-plan --order=physical must list them in ascending
 # first-block order, its offsets must agree with filefrag -v, and --read (both
-# backends, cold cache) must deliver exactly the bytes cat reads.
+# backends, cold cache) must deliver exactly the bytes cat reads. Then 3,000
+# files of a block or less written one after the other: read cold in the HDD
+# class, the disk's prefetch asks for neighbours together, so the device sees
+# at most one read request for every four files (one each when every file
+# was asked for on its own).
 # Needs root and loop devices; skips (77) without them.
 . "${TESTS_DIR:?}/common/lib.sh"
 set -u
@@ -95,6 +99,26 @@ check_fs() { # check_fs FSTYPE
 		grep "read 2000" "$scratch/read.err"
 		case_end
 	done
+	have_uring && small "$fstype" "$mnt" || skip_part "$fstype: the disk's prefetch needs io_uring"
+}
+
+# small FSTYPE MNT: neighbouring small files cost far fewer read requests than files
+small() {
+	local fstype=$1 mnt=$2 dev i r0 r1
+	mkdir "$mnt/small"
+	for i in $(seq 1 3000); do head -c $((1 + i * 131 % 4096)) /dev/urandom >"$mnt/small/f$i"; done
+	sync
+	case_begin "$fstype: 3,000 small files read cold in the HDD class: at most 750 read requests"
+	dev=$(basename "$(loopfs_dev "$mnt")")
+	echo 3 >/proc/sys/vm/drop_caches
+	r0=$(awk '{ print $1 }' "/sys/block/$dev/stat")
+	SWEEP_DEVICE=hdd "$PLAN" --read --no-compare "$mnt/small" >/dev/null 2>"$scratch/small.err" ||
+		fail "$fstype: sweep-plan --read exited $?: $(cat "$scratch/small.err")"
+	r1=$(awk '{ print $1 }' "/sys/block/$dev/stat")
+	grep -q "read 3000 files" "$scratch/small.err" || fail "$fstype: $(cat "$scratch/small.err")"
+	echo "$fstype: 3000 small files in $((r1 - r0)) read requests"
+	[ $((r1 - r0)) -le 750 ] || fail "$fstype: $((r1 - r0)) read requests for 3000 small files, want at most 750"
+	case_end
 }
 
 check_fs ext4

@@ -352,6 +352,19 @@ static void shrink_before(void)
 	truncate_victim_to(1000);
 }
 
+/* Between the plan and the open only its metadata changes (the ctime moves, as when another name is unlinked). */
+static void chmod_before(void)
+{
+	struct stat a, b;
+
+	assert_int_equal(fstatat(dfd, "victim", &a, 0), 0);
+	do {
+		assert_int_equal(fchmodat(dfd, "victim", 0600, 0), 0);
+		assert_int_equal(fchmodat(dfd, "victim", 0644, 0), 0);
+		assert_int_equal(fstatat(dfd, "victim", &b, 0), 0);
+	} while (a.st_ctim.tv_sec == b.st_ctim.tv_sec && a.st_ctim.tv_nsec == b.st_ctim.tv_nsec);
+}
+
 /* While it is read: the first 4 KiB were delivered, the file now ends at 8 KiB. */
 static int truncate_victim(const struct sweep_file *f, uint64_t off, size_t len, struct seen *s)
 {
@@ -396,6 +409,8 @@ static void statuses(enum sweep_backend b)
 	status_case(b, NULL, grow_victim, NULL, SWEEP_READ_GREW, 64 * 1024, true);
 	status_case(b, NULL, touch_victim, NULL, SWEEP_READ_CHANGED, 64 * 1024, true);
 	status_case(b, shrink_before, NULL, NULL, SWEEP_READ_SHRANK, 1000, true);
+	/* st and data both come from the open: nothing to report */
+	status_case(b, chmod_before, NULL, NULL, 0, 64 * 1024, true);
 }
 
 static void test_status_sync(void **state)
@@ -771,6 +786,119 @@ static void test_prefetch(void **state)
 	free(log);
 }
 
+/* ---- the prefetch of small files: through the thread's ring, with a frontier that moves within the group ---- */
+
+#define PFS_FILES 600
+
+struct pfs_log {
+	struct seen *s;      /* the run: s->next is the reader's progress (read here on the thread) */
+	size_t n, want;      /* pieces asked for, and how many the run has in all */
+	bool delivered_early; /* the reader had delivered a file when the last piece was asked for */
+	struct {
+		uint64_t cookie, phys, off, len;
+	} v[PFS_FILES];
+};
+
+/* The thread's log: at the group's last piece, wait (up to 10 s) for the reader to have delivered a file. */
+static void pfs_record(void *ctx, const struct sweep_file *f, uint64_t phys, uint64_t off, uint64_t len)
+{
+	struct pfs_log *l = ctx;
+
+	if (l->n < PFS_FILES)
+		l->v[l->n] = (typeof(l->v[0])){ f->entry->cookie, phys, off, len };
+	if (++l->n != l->want)
+		return;
+	for (int ms = 0; ms < 10000 && !l->delivered_early; ms++) {
+		l->delivered_early = __atomic_load_n(&l->s->next, __ATOMIC_ACQUIRE) > 0;
+		if (!l->delivered_early)
+			usleep(1000);
+	}
+}
+
+static void test_prefetch_small(void **state)
+{
+	static char names[PFS_FILES][32];
+	struct sweep_plan_opts po = { .size = sizeof(po), .order = SWEEP_ORDER_PHYSICAL };
+	struct sweep_plan *p = NULL;
+	struct pfs_log *l = calloc(1, sizeof(*l));
+	struct seen *s = calloc(1, sizeof(*s));
+	size_t located = 0;
+
+	(void)state;
+	assert_non_null(l);
+	assert_non_null(s);
+	if (!uring_ok()) {
+		free(l);
+		free(s);
+		skip();
+	}
+	/* One block or less each: no FIEMAP in the thread, one read each, at the place the plan has. */
+	for (unsigned i = 0; i < PFS_FILES; i++) {
+		snprintf(names[i], 32, "small-%03u", i);
+		write_file(names[i], 1000 + i, 1 + (i * 397u) % 4096);
+	}
+	assert_int_equal(fsync(dfd), 0);
+	sync();
+	assert_int_equal(sweep_plan_new(&po, &p), 0);
+	for (unsigned i = 0; i < PFS_FILES; i++) {
+		char path[256];
+		struct stat st;
+		snprintf(path, sizeof(path), "%s/%.31s", dir, names[i]);
+		assert_int_equal(fstatat(dfd, names[i], &st, 0), 0);
+		assert_true(sweep_plan_add(p, dfd, names[i], path, S(&st), 1000 + i) >= 0);
+	}
+	assert_int_equal(sweep_plan_sort(p), 0);
+	for (size_t i = 0; i < sweep_plan_count(p); i++)
+		located += sweep_plan_entry(p, i)->phys != SWEEP_NO_PHYS;
+	if (located < PFS_FILES / 2) {
+		/* no FIEMAP here (tmpfs): no physical order to check */
+		sweep_plan_free(p);
+		free(l);
+		free(s);
+		skip();
+	}
+	assert_int_equal(sweep_device_force(SWEEP_DEVICE_HDD), 0);
+	struct sweep_reader *r = new_reader(SWEEP_BACKEND_URING, 0, 0, 0, 0, 0);
+	l->s = s;
+	l->want = PFS_FILES;
+	sweep__reader_set_prefetch_log(r, pfs_record, l, 0);
+	s->check_content = true;
+	run_ok(r, p, s);
+	assert_int_equal(sweep_device_force(SWEEP_DEVICE_AUTO), 0);
+
+	/* Every file asked for once, whole, where the plan located it, in ascending physical order. */
+	assert_int_equal(l->n, PFS_FILES);
+	for (size_t k = 0; k < PFS_FILES; k++) {
+		const struct sweep_plan_entry *e = NULL;
+		for (size_t i = 0; i < sweep_plan_count(p) && !e; i++)
+			if (sweep_plan_entry(p, i)->cookie == l->v[k].cookie)
+				e = sweep_plan_entry(p, i);
+		assert_non_null(e);
+		assert_int_equal(l->v[k].off, 0);
+		assert_int_equal(l->v[k].len, e->size);
+		assert_int_equal(l->v[k].phys, e->phys);
+		for (size_t m = 0; m < k; m++)
+			if (l->v[m].cookie == l->v[k].cookie)
+				fail_msg("file %llu asked for twice", (unsigned long long)l->v[k].cookie);
+		if (k > 0 && l->v[k].phys < l->v[k - 1].phys)
+			fail_msg("piece %zu at %llu after %llu: not in physical order", k,
+				 (unsigned long long)l->v[k].phys, (unsigned long long)l->v[k - 1].phys);
+	}
+	/*
+	 * All of them fit one group; the reader delivered the first files
+	 * while the thread was still asking for that group's last one.
+	 */
+	assert_true(l->delivered_early);
+	for (unsigned i = 0; i < PFS_FILES; i++) {
+		assert_int_equal(s->statuses[i], 0);
+		assert_int_equal(unlinkat(dfd, names[i], 0), 0);
+	}
+	sweep_reader_free(r);
+	sweep_plan_free(p);
+	free(l);
+	free(s);
+}
+
 /* The mixed files of test_order_uring with the disk's prefetch on, and off (SSD class), on purpose. */
 static void test_order_uring_classes(void **state)
 {
@@ -814,6 +942,7 @@ int main(void)
 		cmocka_unit_test(test_args),
 		cmocka_unit_test(test_env_backend),
 		cmocka_unit_test(test_prefetch),
+		cmocka_unit_test(test_prefetch_small),
 		cmocka_unit_test(test_order_uring_classes),
 	};
 	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
