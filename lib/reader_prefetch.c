@@ -44,7 +44,7 @@
  * submitted together go out under one block plug, where the block layer
  * merges neighbours into one request. Fresh 1M-file ext4 tree (one 4 KiB
  * block a file), sweep-tar in the HDD class: 997,219 read requests with
- * WILLNEED, 34,088 with the reader's own plugged reads. The page cache still
+ * WILLNEED, 34,021 through the ring. The page cache still
  * holds what the reader then reads; the copy into the scratch buffer is the
  * price (a few KiB a file).
  *

@@ -265,16 +265,6 @@ static enum sweep_order walk_order_for(enum sweep_order plan_order)
 }
 
 /* Whether the plan will sort by physical location (what AUTO resolves to, from the first root). */
-static bool plans_physical(enum sweep_order order, const char *const *roots, size_t n)
-{
-	struct sweep_fsinfo fi = { .size = sizeof(fi) };
-
-	if (order != SWEEP_ORDER_AUTO)
-		return order == SWEEP_ORDER_PHYSICAL;
-	return n > 0 && sweep_fsinfo_path(roots[0], &fi) == 0 && fi.policy == SWEEP_ORDER_PHYSICAL &&
-	       fi.device_class != SWEEP_DEVICE_SSD;
-}
-
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -466,13 +456,7 @@ int main(int argc, char **argv)
 		cli_die(1, "cannot set up the plan and the reader: %s", strerror(-rc));
 
 	wopts.order = walk_order_for(bopts.order);
-	/*
-	 * Where the plan sorts by location, the walk need not stat the files:
-	 * the plan takes each file's location from the walk's raw inode hint,
-	 * or opens the file for FIEMAP and fstat's it then (one lookup, not
-	 * two). The reader checks identity and reports from its own fstat.
-	 */
-	if (!locate_anyway && plans_physical(bopts.order, (const char *const *)argv + optind, (size_t)(argc - optind)))
+	if (!locate_anyway && cli_plans_physical(bopts.order, (const char *const *)argv + optind, (size_t)(argc - optind)))
 		wopts.flags |= SWEEP_WALK_NO_STAT;
 	/* Without --read nothing opens the files: raw hints cost no second read of their inodes, even on xfs. */
 	if (!c.read)

@@ -486,13 +486,6 @@ static int setup(struct tar *t, const struct tar_opts *o)
 	t->trace_fd = -1;
 	t->listing = stdout;
 	t->proc_fd = access("/proc/self/fd", X_OK) == 0;
-	t->root_fds = malloc(o->nroots * sizeof(*t->root_fds));
-	if (!t->root_fds) {
-		cli_msg("out of memory");
-		return -1;
-	}
-	for (size_t i = 0; i < o->nroots; i++)
-		t->root_fds[i] = -1;
 	if (tar_out_open(t) < 0)
 		return -1;
 	if (t->out_fd == STDOUT_FILENO)
@@ -540,10 +533,6 @@ static void teardown(struct tar *t)
 	links_free(t->links);
 	tar_names_free(t);
 	dir_spool_free(t->dirs);
-	for (size_t i = 0; t->root_fds && i < t->o->nroots; i++)
-		if (t->root_fds[i] >= 0)
-			close(t->root_fds[i]);
-	free(t->root_fds);
 	sweep_batch_free(t->batch);
 }
 

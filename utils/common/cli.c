@@ -447,6 +447,16 @@ void cli_device_report(const char *const *paths, size_t n)
 	}
 }
 
+bool cli_plans_physical(enum sweep_order order, const char *const *paths, size_t n)
+{
+	struct sweep_fsinfo fi = { .size = sizeof(fi) };
+
+	if (order != SWEEP_ORDER_AUTO)
+		return order == SWEEP_ORDER_PHYSICAL;
+	return n > 0 && sweep_fsinfo_path(paths[0], &fi) == 0 && fi.policy == SWEEP_ORDER_PHYSICAL &&
+	       fi.device_class != SWEEP_DEVICE_SSD;
+}
+
 void cli_version(const char *name)
 {
 	printf("%s (sweep) %s\nlibsweep %s\n", name, SWEEP_VERSION, sweep_version());

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <sweep.h>
+
 /* Set the program name used in messages (basename of argv[0]). */
 void cli_init(const char *argv0);
 const char *cli_prog(void);
@@ -71,6 +73,15 @@ int cli_device_option(const char *arg);
  * which class it got and why (sweep_device_explain).
  */
 void cli_device_report(const char *const *paths, size_t n);
+/*
+ * Whether a plan of the files under paths[0] sorts them by location (order,
+ * or under AUTO: the filesystem's policy is physical and the device is not
+ * of the SSD class). Then the walk need not stat regular files: the plan
+ * takes each file's location from the walk's raw inode hint, or opens the
+ * file for FIEMAP and fstat's it then (one lookup, not two), and the reader
+ * checks identity and reports from its own fstat.
+ */
+bool cli_plans_physical(enum sweep_order order, const char *const *paths, size_t n);
 
 /* Print the standard --version text. */
 void cli_version(const char *prog);

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Hard links. The first name of an inode met by the walk holds the data;
- * it is written when the reader reaches it, which in physical order can be
- * long after the walk met the other names. So a name met before then
- * waits on the record, and is written as a link right after the data
- * holder; a name met afterwards is written as a link at once. A record is
- * dropped once all st_nlink names were met (GNU tar does the same), which
- * keeps the table as small as the set of partly seen inodes.
+ * Hard links, as GNU tar stores them: the first name of an inode that goes
+ * into the archive holds the data, every later name is a link member to
+ * it; if the data holder could not be archived, the next name holds the
+ * data instead. Symlinks, devices and FIFOs are decided as the walk meets
+ * them (they are written at once); regular files when the reader reaches
+ * them, in archive order, from the fstat of the file it opened (the walk
+ * does not stat them where the plan is physical). A record is dropped
+ * once all st_nlink names were met (GNU tar does the same), which keeps
+ * the table as small as the set of partly seen inodes.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -42,11 +44,6 @@ struct links *links_new(void)
 
 static void rec_free(struct link_rec *r)
 {
-	while (r->pending) {
-		struct link_name *n = r->pending;
-		r->pending = n->next;
-		free(n);
-	}
 	free(r->target);
 	free(r);
 }
@@ -66,7 +63,7 @@ struct links *links_free(struct links *l)
 	return NULL;
 }
 
-struct link_rec *links_find(struct links *l, uint64_t dev, uint64_t ino)
+static struct link_rec *links_find(struct links *l, uint64_t dev, uint64_t ino)
 {
 	for (struct link_rec *r = l->bucket[hash(dev, ino) & (l->nbuckets - 1)]; r; r = r->next)
 		if (r->dev == dev && r->ino == ino)
@@ -93,7 +90,7 @@ static void grow(struct links *l)
 	l->nbuckets = n;
 }
 
-struct link_rec *links_add(struct links *l, uint64_t dev, uint64_t ino, uint64_t nlink)
+static struct link_rec *links_add(struct links *l, uint64_t dev, uint64_t ino, uint64_t nlink)
 {
 	struct link_rec *r = calloc(1, sizeof(*r));
 	size_t h;
@@ -106,7 +103,6 @@ struct link_rec *links_add(struct links *l, uint64_t dev, uint64_t ino, uint64_t
 	r->ino = ino;
 	r->unseen = nlink > 0 ? nlink - 1 : 0;
 	r->state = LINK_PENDING;
-	r->pending_tail = &r->pending;
 	h = hash(dev, ino) & (l->nbuckets - 1);
 	r->next = l->bucket[h];
 	l->bucket[h] = r;
@@ -114,28 +110,11 @@ struct link_rec *links_add(struct links *l, uint64_t dev, uint64_t ino, uint64_t
 	return r;
 }
 
-int links_push_pending(struct link_rec *r, const char *path, size_t strip, int root, size_t rel)
-{
-	size_t len = strlen(path);
-	struct link_name *n = malloc(sizeof(*n) + len + 1);
-
-	if (!n)
-		return -ENOMEM;
-	n->next = NULL;
-	n->strip = strip;
-	n->root = root;
-	n->rel = rel;
-	memcpy(n->path, path, len + 1);
-	*r->pending_tail = n;
-	r->pending_tail = &n->next;
-	return 0;
-}
-
-void links_maybe_forget(struct links *l, struct link_rec *r)
+static void links_maybe_forget(struct links *l, struct link_rec *r)
 {
 	struct link_rec **pp;
 
-	if (r->unseen > 0 || r->pending || r->state == LINK_PENDING)
+	if (r->unseen > 0 || r->state == LINK_PENDING)
 		return;
 	for (pp = &l->bucket[hash(r->dev, r->ino) & (l->nbuckets - 1)]; *pp; pp = &(*pp)->next)
 		if (*pp == r) {
@@ -146,25 +125,51 @@ void links_maybe_forget(struct links *l, struct link_rec *r)
 		}
 }
 
-int links_written(struct tar *t, struct link_rec *r, const char *path, size_t strip, const struct sweep_stat *st)
+int tar_link_member(struct tar *t, const char *name, const struct sweep_stat *st, uint64_t dir_id,
+		    struct link_rec **ret_rec)
 {
-	r->state = LINK_WRITTEN;
-	free(r->target);
-	r->target = strdup(tar_member_name(t, path, strip));
-	r->target_prefix = tar_name_prefix(t, path, strip);
-	if (!r->target)
-		return -ENOMEM;
-	while (r->pending) {
-		struct link_name *n = r->pending;
-		int err;
+	struct link_rec *rec;
+	int r;
 
-		r->pending = n->next;
-		if (!r->pending)
-			r->pending_tail = &r->pending;
-		err = tar_write_link(t, tar_member_name(t, n->path, n->strip), r, st);
-		free(n);
-		if (err < 0)
-			return err;
+	*ret_rec = NULL;
+	if (st->nlink < 2)
+		return 0;
+	rec = links_find(t->links, st->dev, st->ino);
+	if (!rec) {
+		/* Out of memory: archived as a file of one name (later names hold their data too). */
+		*ret_rec = links_add(t->links, st->dev, st->ino, st->nlink);
+		return 0;
 	}
-	return 0;
+	if (rec->unseen > 0)
+		rec->unseen--;
+	if (rec->state != LINK_WRITTEN) {
+		/* The name before could not be archived: this one holds the data. */
+		rec->state = LINK_PENDING;
+		*ret_rec = rec;
+		return 0;
+	}
+	/* A link to a placeholder is one too (tar.h). */
+	if (rec->placeholder && (r = dir_spool_pin(t, dir_id)) < 0)
+		return r;
+	r = tar_write_link(t, name, rec, st);
+	links_maybe_forget(t->links, rec);
+	return r < 0 ? r : 1;
+}
+
+int tar_link_done(struct tar *t, struct link_rec *rec, bool ok, const char *path, size_t strip)
+{
+	int r = 0;
+
+	rec->state = ok ? LINK_WRITTEN : LINK_FAILED;
+	if (ok) {
+		free(rec->target);
+		rec->target = strdup(tar_member_name(t, path, strip));
+		rec->target_prefix = tar_name_prefix(t, path, strip);
+		if (!rec->target) {
+			rec->state = LINK_FAILED; /* the next name holds its data again */
+			r = -ENOMEM;
+		}
+	}
+	links_maybe_forget(t->links, rec);
+	return r;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "tar.h"
 #include "testhook.h"
 
@@ -25,7 +26,8 @@ static int rd_begin(const struct sweep_file *f, void *ctx)
 	char acc[64];
 	int r;
 
-	t->cur_begun = false;
+	t->cur_begun = t->cur_linked = false;
+	t->cur_rec = NULL;
 	if (t->failed)
 		return -EIO;
 	test_pause("read", ++t->files_opened);
@@ -33,6 +35,20 @@ static int rd_begin(const struct sweep_file *f, void *ctx)
 		/* Replaced by something else between the walk and now. */
 		tar_warn(t, path, "file changed as we read it");
 		return SWEEP_READ_SKIP;
+	}
+	if (t->out_is_file && f->st.dev == t->out_dev && f->st.ino == t->out_ino) {
+		/* Seen here when the walk's inode number was not the file's own (a file mounted over another). */
+		progress_clear(t->progress);
+		cli_msg("%s: file is the archive; not dumped", tar_display(t, path));
+		t->cur_linked = true; /* nothing to report at the end */
+		return SWEEP_READ_SKIP;
+	}
+	if (t->walk_no_stat)
+		progress_plan(t->progress, 0, f->st.size);
+	r = tar_link_member(t, name, &f->st, 0, &t->cur_rec);
+	if (r != 0) {
+		t->cur_linked = r > 0;
+		return r < 0 ? r : SWEEP_READ_SKIP;
 	}
 	dm.map = f->data_map;
 	dm.n = f->data_map_len;
@@ -131,11 +147,18 @@ static void report(struct tar *t, const struct sweep_file *f, int status, uint64
 static int rd_end(const struct sweep_file *f, int status, void *ctx)
 {
 	struct tar *t = ctx;
-	struct link_rec *rec = links_find(t->links, f->entry->dev, f->entry->ino);
+	struct link_rec *rec = t->cur_rec;
 	bool ok = t->cur_begun;
 	uint64_t short_by = t->cur_begun ? t->cur_size - t->cur_pos : 0;
 	int r = 0;
 
+	t->cur_rec = NULL;
+	if (t->cur_linked) {
+		/* A link member, or the archive itself: no data of it went in. */
+		t->cur_linked = false;
+		progress_add(t->progress, 1, 0);
+		return t->failed ? -EIO : 0;
+	}
 	if (t->cur_begun) {
 		/* A trailing hole, or a file that shrank: the header promised cur_size bytes. */
 		r = tar_out_zeros(t, t->cur_size - t->cur_pos);
@@ -149,7 +172,7 @@ static int rd_end(const struct sweep_file *f, int status, void *ctx)
 	if (r < 0 || t->failed)
 		return r < 0 ? r : -EIO;
 	if (rec)
-		r = tar_link_done(t, rec, ok, f->entry->path, (size_t)f->entry->cookie, &f->st);
+		r = tar_link_done(t, rec, ok, f->entry->path, (size_t)f->entry->cookie);
 	return r < 0 ? r : 0;
 }
 
@@ -167,139 +190,3 @@ const struct sweep_read_ops tar_read_ops = {
 	.data = rd_data,
 	.end = rd_end_planned,
 };
-
-int tar_link_done(struct tar *t, struct link_rec *rec, bool ok, const char *path, size_t strip,
-		  const struct sweep_stat *st)
-{
-	struct link_name *n;
-	struct sweep_stat key;
-	int r;
-
-	if (ok) {
-		r = links_written(t, rec, path, strip, st);
-		links_maybe_forget(t->links, rec);
-		return r;
-	}
-	rec->state = LINK_FAILED;
-	n = rec->pending;
-	if (!n) {
-		links_maybe_forget(t->links, rec);
-		return 0;
-	}
-	/*
-	 * The data holder could not be archived; GNU tar would archive the
-	 * next name as a file of its own. It becomes the data holder, and the
-	 * rest link to it (tar_file_now ends here again, with rec).
-	 */
-	rec->pending = n->next;
-	if (!rec->pending)
-		rec->pending_tail = &rec->pending;
-	rec->state = LINK_PENDING;
-	memset(&key, 0, sizeof(key));
-	key.dev = rec->dev;
-	key.ino = rec->ino;
-	r = tar_file_now(t, n, &key);
-	free(n);
-	return r;
-}
-
-/* n, opened as the reader opens a planned file: below its root, following nothing. */
-static int open_late(struct tar *t, const struct link_name *n)
-{
-	int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, fd, noatime = O_NOATIME;
-
-	for (;;) {
-		if (n->root < 0) {
-			/* A PATH operand itself: as the user named it. */
-			fd = openat(AT_FDCWD, n->path, flags | noatime);
-			if (fd < 0)
-				fd = -errno;
-		} else if (t->root_fds[n->root] >= 0) {
-			fd = sweep_open_beneath(t->root_fds[n->root], n->path + n->rel, flags | noatime, 0);
-		} else {
-			fd = -EBADF;
-		}
-		/* O_NOATIME needs ownership (or CAP_FOWNER). */
-		if (fd != -EPERM || !noatime)
-			return fd == -EXDEV ? -ELOOP : fd;
-		noatime = 0;
-	}
-}
-
-int tar_file_now(struct tar *t, const struct link_name *n, const struct sweep_stat *planned)
-{
-	struct sweep_plan_entry pe = {
-		.path = n->path,
-		.dev = planned->dev,
-		.ino = planned->ino,
-		.size = planned->size,
-		.phys = SWEEP_NO_PHYS,
-		.root = SWEEP_PLAN_NO_ROOT,
-		.cookie = n->strip,
-	};
-	struct sweep_file f = { .entry = &pe, .fd = -1 };
-	size_t bufsize = 1 << 20;
-	struct sweep_extent *map = NULL;
-	char *buf = NULL;
-	struct stat raw;
-	int status = 0, r;
-
-	f.fd = open_late(t, n);
-	if (f.fd < 0)
-		return rd_end(&f, f.fd, t);
-	/* The data regions too, as the reader finds them: rd_begin() makes the sparse map from them. */
-	status = fstat(f.fd, &raw) != 0 ? -errno : 0;
-	sweep_stat_from_stat(&f.st, &raw);
-	/* Another name of the same inode, or nothing of it is archived (as the reader checks). */
-	if (status == 0 && (!S_ISREG(f.st.mode) || f.st.dev != pe.dev || f.st.ino != pe.ino))
-		status = -ESTALE;
-	if (status == 0)
-		status = sweep_data_map(f.fd, f.st.size, &map, &f.data_map_len);
-	if (status < 0) {
-		close(f.fd);
-		f.fd = -1;
-		return rd_end(&f, status, t);
-	}
-	f.data_map = map;
-	r = rd_begin(&f, t);
-	if (r < 0) {
-		free(map);
-		close(f.fd);
-		return r;
-	}
-	if (r == 0 && !(buf = malloc(bufsize)))
-		status = -ENOMEM;
-	for (uint64_t off = 0; r == 0 && status == 0 && off < f.st.size;) {
-		uint64_t want = f.st.size - off;
-		ssize_t n = pread(f.fd, buf, want < bufsize ? (size_t)want : bufsize, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			status = -errno;
-		else if (n == 0)
-			status = SWEEP_READ_SHRANK;
-		else if ((r = rd_data(&f, off, buf, (size_t)n, t)) == 0)
-			off += (uint64_t)n;
-	}
-	if (r == 0 && status == 0) {
-		struct stat after;
-		char c;
-
-		if (pread(f.fd, &c, 1, (off_t)f.st.size) == 1)
-			status = SWEEP_READ_GREW;
-		else if (fstat(f.fd, &after) == 0 && (after.st_ctim.tv_sec != f.st.ctime_sec ||
-						      (uint32_t)after.st_ctim.tv_nsec != f.st.ctime_nsec))
-			status = SWEEP_READ_CHANGED;
-	}
-	free(buf);
-	free(map);
-	f.data_map = NULL;
-	if (r < 0) {
-		close(f.fd);
-		return r;
-	}
-	r = rd_end(&f, status, t);
-	close(f.fd);
-	return r;
-}

@@ -140,7 +140,7 @@ struct tar {
 	bool failed;                  /* the archive cannot be written: stop */
 	int status;                   /* TAR_OK, TAR_DIFFERS or TAR_FATAL */
 	bool proc_fd;                 /* /proc/self/fd/N/name reaches a file by its directory fd */
-	int *root_fds;                /* per PATH operand: the walk root (O_PATH), -1 until met; for late opens */
+	bool walk_no_stat;            /* the walk does not stat regular files (nor FIFOs, devices, symlinks: walk.c does) */
 	struct name_prefix *prefixes; /* the name prefixes dropped so far (names.c) */
 	FILE *listing;                /* -v: stdout, or stderr when the archive is stdout */
 	struct progress *progress;
@@ -153,6 +153,8 @@ struct tar {
 	bool trace_header_done;
 
 	/* The file being written by the reader callbacks. */
+	bool cur_linked;              /* written as a hard link member: no data */
+	struct link_rec *cur_rec;     /* it holds the data of these names (tar_link_member) */
 	bool cur_begun;
 	uint64_t cur_pos, cur_size;
 
@@ -229,18 +231,11 @@ const char *tar_accpath(struct tar *t, int dirfd, const char *at_name, const cha
 /* A hard link member: name -> the data holder of r, metadata from st. <0 when the archive failed. */
 int tar_write_link(struct tar *t, const char *name, const struct link_rec *r, const struct sweep_stat *st);
 
-/* links.c: the hard-link table (files with st_nlink > 1). */
+/* links.c: the hard-link table (names of inodes with st_nlink > 1). */
 enum link_state {
-	LINK_PENDING = 0, /* the data holder is planned, not written yet */
+	LINK_PENDING = 0, /* a name that holds the data is being archived */
 	LINK_WRITTEN = 1, /* the data holder is in the archive: later names are links */
 	LINK_FAILED = 2,  /* the data holder could not be archived: the next name takes its place */
-};
-struct link_name {
-	struct link_name *next;
-	size_t strip;
-	int root;   /* the walk root it lies below (index into tar.root_fds), -1 for a root itself */
-	size_t rel; /* offset in path of the part below that root */
-	char path[]; /* walked path */
 };
 struct link_rec {
 	struct link_rec *next; /* hash chain */
@@ -250,19 +245,20 @@ struct link_rec {
 	char *target;          /* member name of the data holder once written */
 	const struct name_prefix *target_prefix; /* what its walked path lost (names.c) */
 	bool placeholder;      /* GNU tar extracts every name of it through a placeholder (tar.h) */
-	struct link_name *pending, **pending_tail; /* names met while PENDING, in walk order */
 };
 struct links *links_new(void);
 struct links *links_free(struct links *l);
-struct link_rec *links_find(struct links *l, uint64_t dev, uint64_t ino);
-/* A new record (state PENDING, one name seen); NULL when out of memory. */
-struct link_rec *links_add(struct links *l, uint64_t dev, uint64_t ino, uint64_t nlink);
-/* A name met while its data holder waits: path below root (-1: the path as given) from byte rel. */
-int links_push_pending(struct link_rec *r, const char *path, size_t strip, int root, size_t rel);
-/* Drop the record once every name was met and none waits. */
-void links_maybe_forget(struct links *l, struct link_rec *r);
-/* The data holder (walked path, -C strip) was written: write every waiting name as a link to it. */
-int links_written(struct tar *t, struct link_rec *r, const char *path, size_t strip, const struct sweep_stat *st);
+/*
+ * Member name of the inode st is about to be archived. 1: it was written
+ * as a link member to the name that holds the data (or to a placeholder:
+ * then the entry of directory dir_id is pinned first); 0: it holds the
+ * data itself, and *ret_rec is the record to hand to tar_link_done() (NULL
+ * for a file of one name); <0: the archive failed.
+ */
+int tar_link_member(struct tar *t, const char *name, const struct sweep_stat *st, uint64_t dir_id,
+		    struct link_rec **ret_rec);
+/* The data holder of rec (walked path, -C strip) was archived (ok), or not: the next name holds the data. */
+int tar_link_done(struct tar *t, struct link_rec *rec, bool ok, const char *path, size_t strip);
 
 /* dirs.c: directory entries, kept in a temporary pax stream until the end. */
 struct dir_spool *dir_spool_new(struct tar *t);
@@ -281,21 +277,6 @@ int dir_spool_flush(struct tar *t);
 
 /* read.c */
 extern const struct sweep_read_ops tar_read_ops;
-/*
- * Archive one regular file now, without the plan: a hard link standing in
- * for a data holder that could not be archived. It is opened below its
- * walk root without following symlinks, like the reader's files, and
- * archived only if it is the inode the hard-link table knows (planned's
- * dev/ino).
- */
-int tar_file_now(struct tar *t, const struct link_name *n, const struct sweep_stat *planned);
-/*
- * The data holder of rec (walked path, -C strip) was archived (ok) or not:
- * write the waiting names as links, or let the next one hold the data.
- */
-int tar_link_done(struct tar *t, struct link_rec *rec, bool ok, const char *path, size_t strip,
-		  const struct sweep_stat *st);
-
 /* extract.c */
 /* -t (extract false) or -x: read the archive, list or extract the members the PATHs select. */
 int tar_read_archive(struct tar *t, bool extract);

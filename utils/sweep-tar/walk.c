@@ -11,23 +11,6 @@
 #include "tar.h"
 #include "testhook.h"
 
-/*
- * The walk root of e, kept (a duplicate of the walk's O_PATH descriptor)
- * for what is opened after the walk moved on: a hard link that stands in
- * for a data holder that could not be archived. -1 for a root itself,
- * which is opened as the user named it.
- */
-static int root_index(struct tar *t, const struct sweep_entry *e)
-{
-	int *fd = &t->root_fds[e->root_index];
-
-	if (e->root_fd < 0 || !e->rel)
-		return -1;
-	if (*fd < 0)
-		*fd = fcntl(e->root_fd, F_DUPFD_CLOEXEC, 3);
-	return *fd < 0 ? -1 : (int)e->root_index;
-}
-
 static bool same_inode(int fd, const struct sweep_stat *st)
 {
 	struct stat now;
@@ -80,48 +63,25 @@ static int walk_dir(struct tar *t, const struct sweep_entry *e, const char *name
 }
 
 /*
- * A non-directory with other names: 1 when this name was written as a link
- * or waits for its data holder, 0 when it holds the data (*ret_rec is then
- * its record, or NULL for a file with one name), <0 when the archive failed.
+ * Where the walk did not stat a symlink, device or FIFO (walk_no_stat), its
+ * metadata now, by name below the open directory, following nothing: 0,
+ * or SWEEP_WALK_SKIP after a message (gone, or something else by now).
  */
-static int link_check(struct tar *t, const struct sweep_entry *e, const char *name, size_t strip,
-		      struct link_rec **ret_rec)
+static int stat_special(struct tar *t, const struct sweep_entry *e, struct sweep_stat *st)
 {
-	struct link_rec *rec;
-	int r, root;
+	struct stat raw;
 
-	*ret_rec = NULL;
-	if (e->st.nlink < 2)
-		return 0;
-	rec = links_find(t->links, e->st.dev, e->st.ino);
-	if (!rec) {
-		rec = links_add(t->links, e->st.dev, e->st.ino, e->st.nlink);
-		if (!rec) {
-			tar_error(t, e->path, "%s", strerror(ENOMEM));
-			return 1;
-		}
-		*ret_rec = rec;
-		return 0;
+	if (fstatat(e->dirfd, e->at_name, &raw, AT_SYMLINK_NOFOLLOW) != 0) {
+		if (errno == ENOENT)
+			tar_warn(t, e->path, "File removed before we read it");
+		else
+			tar_error(t, e->path, "Cannot stat: %s", strerror(errno));
+		return SWEEP_WALK_SKIP;
 	}
-	if (rec->unseen > 0)
-		rec->unseen--;
-	switch (rec->state) {
-	case LINK_WRITTEN:
-		/* A link to a placeholder is one too (tar.h). */
-		if (rec->placeholder && (r = dir_spool_pin(t, e->dir_id)) < 0)
-			return r;
-		r = tar_write_link(t, name, rec, &e->st);
-		links_maybe_forget(t->links, rec);
-		return r < 0 ? r : 1;
-	case LINK_PENDING:
-		root = root_index(t, e);
-		if (links_push_pending(rec, e->path, strip, root, root < 0 ? 0 : (size_t)(e->rel - e->path)) < 0)
-			tar_error(t, e->path, "%s", strerror(ENOMEM));
-		return 1;
-	case LINK_FAILED:
-		rec->state = LINK_PENDING;
-		*ret_rec = rec;
-		return 0;
+	sweep_stat_from_stat(st, &raw);
+	if ((st->mode & S_IFMT) != (e->st.mode & S_IFMT) || st->ino != e->st.ino) {
+		tar_warn(t, e->path, "file changed as we read it; not dumped");
+		return SWEEP_WALK_SKIP;
 	}
 	return 0;
 }
@@ -130,18 +90,21 @@ static int link_check(struct tar *t, const struct sweep_entry *e, const char *na
 static int walk_special(struct tar *t, const struct sweep_entry *e, const char *name, size_t strip)
 {
 	char buf[64 + NAME_MAX];
+	struct sweep_stat st = e->st;
 	struct link_rec *rec;
 	bool ok = false;
 	int r;
 
-	r = link_check(t, e, name, strip, &rec);
+	if (t->walk_no_stat && e->st.nlink == 0 && (r = stat_special(t, e, &st)) != 0)
+		return 0;
+	r = tar_link_member(t, name, &st, e->dir_id, &rec);
 	if (r != 0)
 		return r < 0 ? r : 0;
 	if (tar_entry_fill(t, name, e->path, tar_accpath(t, e->dirfd, e->at_name, e->path, buf, sizeof(buf)), -1,
-			   &e->st, NULL) == 0) {
+			   &st, NULL) == 0) {
 		const char *target = archive_entry_symlink(t->entry);
 
-		if (S_ISLNK(e->st.mode) && target && tar_placeholder_target(target)) {
+		if (S_ISLNK(st.mode) && target && tar_placeholder_target(target)) {
 			/* Its directory's entry first, or GNU tar may restore a wrong mtime (tar.h). */
 			if (rec)
 				rec->placeholder = true;
@@ -161,25 +124,21 @@ static int walk_special(struct tar *t, const struct sweep_entry *e, const char *
 	}
 	progress_plan(t->progress, 1, 0);
 	progress_add(t->progress, 1, 0);
-	return rec ? tar_link_done(t, rec, ok, e->path, strip, &e->st) : 0;
+	return rec ? tar_link_done(t, rec, ok, e->path, strip) : 0;
 }
 
-static int walk_file(struct tar *t, const struct sweep_entry *e, const char *name, size_t strip)
+/* Regular files go into the plan; their hard links are decided as they are read (read.c). */
+static int walk_file(struct tar *t, const struct sweep_entry *e, size_t strip)
 {
-	struct link_rec *rec;
-	int r;
+	int r = sweep_batch_add_entry(t->batch, e, strip);
 
-	r = link_check(t, e, name, strip, &rec);
-	if (r != 0)
-		return r < 0 ? r : 0;
-	r = sweep_batch_add_entry(t->batch, e, strip);
 	if (r < 0 && t->failed)
 		return -EIO; /* added, and the batch it filled stopped the archive (tar_on_batch_end said why) */
 	if (r < 0) {
 		tar_error(t, e->path, "Cannot open: %s", strerror(-r));
-		return rec ? tar_link_done(t, rec, false, e->path, strip, &e->st) : 0;
+		return 0;
 	}
-	progress_plan(t->progress, 1, (uint64_t)e->st.size);
+	progress_plan(t->progress, 1, (uint64_t)e->st.size); /* 0 without the walk's stat: added when read */
 	return 0;
 }
 
@@ -211,7 +170,7 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 		return r == 0 && t->o->no_recursion ? SWEEP_WALK_SKIP : r;
 	}
 	case S_IFREG:
-		return walk_file(t, e, name, strip);
+		return walk_file(t, e, strip);
 	case S_IFSOCK:
 		progress_clear(t->progress);
 		cli_msg("%s: socket ignored", tar_display(t, e->path));
@@ -299,6 +258,10 @@ int tar_walk(struct tar *t)
 		return -ENOMEM;
 	for (size_t i = 0; i < t->o->nroots; i++)
 		roots[i] = t->o->roots[i].path;
+	/* Regular files are stat'ed when read (read.c), symlinks, devices and FIFOs when met (walk_special). */
+	t->walk_no_stat = cli_plans_physical(t->o->order, roots, t->o->nroots);
+	if (t->walk_no_stat)
+		wo.flags |= SWEEP_WALK_NO_STAT;
 	r = sweep_walk(roots, t->o->nroots, &wo);
 	free(roots);
 	test_pause("walk", 0);
