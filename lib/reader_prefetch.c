@@ -83,10 +83,13 @@
 #define PF_BATCH 32u               /* and submitted together (one plug), at most */
 #define PF_PUBLISH 64u             /* files wholly asked for between two moves of the frontier */
 #define PF_ONE_BLOCK 4096u         /* a file planned this small has one extent, where the plan has it */
+#define PF_GROUP_FILES (1u << 18)  /* files a group holds at most (its arrays take 40 bytes a file) */
+#define PF_PIECE_MAX (1u << 30)    /* a longer extent is asked for as several pieces */
 
 struct pf_piece {
-	uint64_t phys, off, len;
-	size_t file; /* index into the group's files */
+	uint64_t phys, off;
+	uint32_t len;  /* at most PF_PIECE_MAX */
+	uint32_t file; /* index into the group's files */
 };
 
 struct pf_file {
@@ -182,10 +185,18 @@ static int open_planned(struct sweep__pf *pf, size_t index, struct sweep_stat *s
 
 static int add_piece(struct sweep__pf *pf, uint64_t phys, uint64_t off, uint64_t len)
 {
-	if (sweep__grow(&pf->pieces, &pf->cap_pieces, pf->npieces + 1, sizeof(*pf->pieces), 1024) < 0)
-		return -ENOMEM;
-	pf->pieces[pf->npieces++] = (struct pf_piece){ .phys = phys, .off = off, .len = len, .file = pf->nfiles - 1 };
-	pf->files[pf->nfiles - 1].left++;
+	while (len > 0) {
+		uint32_t n = len < PF_PIECE_MAX ? (uint32_t)len : PF_PIECE_MAX;
+		if (sweep__grow(&pf->pieces, &pf->cap_pieces, pf->npieces + 1, sizeof(*pf->pieces), 1024) < 0)
+			return -ENOMEM;
+		pf->pieces[pf->npieces++] = (struct pf_piece){ .phys = phys, .off = off, .len = n,
+							       .file = (uint32_t)(pf->nfiles - 1) };
+		pf->files[pf->nfiles - 1].left++;
+		if (phys != UINT64_MAX)
+			phys += n;
+		off += n;
+		len -= n;
+	}
 	return 0;
 }
 
@@ -220,15 +231,16 @@ static int map_file(struct sweep__pf *pf, int fd, uint64_t planned, uint64_t blk
 /*
  * Collect the next group from (*idx, *off): open and map files until the
  * group holds group bytes, each file charged at least a block (the page
- * cache it takes); a group may end inside a file, and the next one goes on
- * from there.
+ * cache it takes), or PF_GROUP_FILES files; a group may end inside a file,
+ * and the next one goes on from there.
  */
 static int collect(struct sweep__pf *pf, size_t *idx, uint64_t *off, uint64_t group)
 {
 	uint64_t bytes = 0;
 
 	pf->npieces = pf->nfiles = pf->done = pf->published = 0;
-	while (*idx < pf->o.n && bytes < group && !__atomic_load_n(&pf->stop, __ATOMIC_RELAXED)) {
+	while (*idx < pf->o.n && bytes < group && pf->nfiles < PF_GROUP_FILES &&
+	       !__atomic_load_n(&pf->stop, __ATOMIC_RELAXED)) {
 		const struct sweep_plan_entry *e = sweep_plan_entry(pf->o.plan, *idx);
 		struct sweep_stat st;
 

@@ -18,7 +18,15 @@
 #include "cli.h"
 #include "sweep-tar/tar.h"
 
-#define DEFAULT_MEMORY_LIMIT (64u << 20)
+/*
+ * The plan's memory per batch: at about 110 bytes a file, 2.4 million files
+ * in one batch, so most trees are read in one sweep. A tree split into
+ * batches is swept once per batch, and on an aged disk neighbours of one
+ * batch are separated by files of the others: the aged 1M-file ext4 tree in
+ * 64 MiB batches took 601,142 read requests and 101.4 s of the HDD model,
+ * in one batch 365,121 and 71.3 s. The limit is a bound, not a reservation.
+ */
+#define DEFAULT_MEMORY_LIMIT (256u << 20)
 
 enum {
 	OPT_TOTALS = 256,
@@ -117,7 +125,7 @@ static void usage(FILE *out)
 		"      --one-file-system      stay on the filesystem of each PATH\n"
 		"  -z, --gzip  -j, --bzip2  -J, --xz  --zstd   compress the archive\n"
 		"      --order=ORDER          read order: auto (default), physical, inode, name, none\n"
-		"      --memory-limit=SIZE    plan memory per batch (default 64M)\n"
+		"      --memory-limit=SIZE    plan memory per batch (default 256M)\n"
 		"      --progress             show progress on a terminal\n"
 		"      --plan-trace=FILE      write each batch's read plan as a sweep-trace(5)\n"
 		"      --format=pax           the archive format (pax is the only one)\n"
