@@ -22,7 +22,7 @@
 #   cache.sh [--fs ext4,xfs] [--repeats N] [--out DIR]
 set -euo pipefail
 BENCH_PROG=1M-cache
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../lib/files.sh"
 . "$ROOT/bench/lib/tracefs.sh"
 FSLIST=ext4,xfs OUT=$HERE/out REPEATS=3
 while [ $# -gt 0 ]; do

@@ -8,7 +8,7 @@
 #   profile.sh [--fs ext4] [--out DIR]
 set -euo pipefail
 BENCH_PROG=1M-profile
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../lib/files.sh"
 FS=ext4 OUT=$HERE/out
 while [ $# -gt 0 ]; do
 	case $1 in

@@ -13,7 +13,7 @@
 # run) and prints the medians.
 set -euo pipefail
 BENCH_PROG=1M-profile
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../lib/files.sh"
 
 FSLIST=ext4,xfs REPEATS=3 OUT=$HERE/out
 while [ $# -gt 0 ]; do

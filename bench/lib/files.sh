@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: MIT
-# Shared by run.sh, profile.sh and cache.sh: paths, a mount point torn down on
-# every exit path, the 1M images (bench/mkfiles), cold remounts.
-# Set BENCH_PROG before sourcing; then call bench_setup once the options are read.
+# Shared by bench/files-run and the 1M-file scripts in results/: paths, a
+# mount point torn down on every exit path, the many-files images
+# (bench/mkfiles), cold remounts. Set BENCH_PROG before sourcing; then call
+# bench_setup once the options are read. HERE is the sourcing script's
+# directory.
 HERE=$(cd "$(dirname "${BASH_SOURCE[1]}")" && pwd)
-ROOT=$(cd "$HERE/../../.." && pwd)
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 SCAN=$BUILD/tests/scan/scan-tree
 PLAN=$BUILD/utils/sweep-plan

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""summarize.py RUNS.TSV: per pair of tools (A B, run alternately), each tool's
-median wall/sys/user/max RSS/load, then A/B ratios repeat by repeat and their
-median (wall and CPU)."""
+"""pairs.py RUNS.TSV [REFS.TSV]: per pair of tools (A B, run alternately), each
+tool's median wall, kernel (sys) and user time, max RSS and load, then A/B
+ratios repeat by repeat and their median (wall and CPU); then the reference
+lines of REFS.TSV (bench/files-run: the checkers' pass times)."""
 import collections
 import csv
 import statistics
@@ -35,3 +36,10 @@ for (fs, pair), tools in by.items():
         if wall:
             print(f"  {a}/{b} wall per repeat: {' '.join(f'{x:.3f}' for x in wall)}; median {statistics.median(wall):.3f}")
             print(f"  {a}/{b} CPU per repeat:  {' '.join(f'{x:.3f}' for x in cpu)}; median {statistics.median(cpu):.3f}")
+if len(sys.argv) > 2:
+    refs = list(csv.DictReader(open(sys.argv[2]), delimiter="\t"))
+    if refs:
+        print("== references (cold, on the unmounted image)")
+    for r in refs:
+        print(f"  {r['fs']:5} {r['checker']:10} wall {float(r['wall_s']):7.2f} s  sys {float(r['sys_s']):6.2f}"
+              f"  user {float(r['user_s']):6.2f}  {r['passes']}")
