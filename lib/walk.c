@@ -178,6 +178,8 @@ static int cmp_idx_ino(const void *a, const void *b, void *arg)
 
 static bool needs_stat(const struct walk *w, const struct dent *e)
 {
+	if (w->flags & SWEEP_WALK_NO_STAT_FILES)
+		return e->type != DT_REG;
 	if (!(w->flags & SWEEP_WALK_NO_STAT))
 		return true;
 	/* Directories are always stat'ed (XDEV, loops, ids); unknown types must be. */
@@ -494,7 +496,7 @@ static struct dnode *frame_emit(struct walk *w, struct frame *f)
 			if (de->type == DT_LNK && !S_ISLNK(dst->st_mode))
 				e.flags |= SWEEP_ENTRY_FOLLOWED;
 			e.d_type = IFTODT(dst->st_mode);
-			if (!(w->flags & SWEEP_WALK_NO_STAT) || S_ISDIR(dst->st_mode))
+			if (needs_stat(w, de) || S_ISDIR(dst->st_mode))
 				e.fs = fs_for(w, f->fd, name, dst, d->fs, (w->flags & SWEEP_WALK_FOLLOW) != 0);
 			if (S_ISDIR(dst->st_mode)) {
 				if (is_loop(d, dst)) {
@@ -867,7 +869,7 @@ static enum sweep_order resolve_order(const struct sweep_walk_opts *o, const cha
 
 #define WALK_FLAGS \
 	(SWEEP_WALK_FOLLOW | SWEEP_WALK_FOLLOW_ROOTS | SWEEP_WALK_XDEV | SWEEP_WALK_NO_STAT | SWEEP_WALK_NO_METASCAN | \
-	 SWEEP_WALK_PLAN_ONLY)
+	 SWEEP_WALK_PLAN_ONLY | SWEEP_WALK_NO_STAT_FILES)
 
 SWEEP_EXPORT int sweep_walk(const char *const *roots, size_t nroots, const struct sweep_walk_opts *in)
 {

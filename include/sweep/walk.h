@@ -37,6 +37,13 @@ extern "C" {
  * through its own cache (see sweep(7), "Metadata from the block device").
  */
 #define SWEEP_WALK_PLAN_ONLY    0x20u
+/*
+ * Do not stat regular files (as SWEEP_WALK_NO_STAT leaves them); symlinks,
+ * devices, FIFOs and sockets are stat'ed as usual. For a caller that opens
+ * every regular file it is given and takes their metadata from that fstat,
+ * but needs the rest whole (sweep-tar).
+ */
+#define SWEEP_WALK_NO_STAT_FILES 0x40u
 
 /* sweep_entry.flags */
 #define SWEEP_ENTRY_FOLLOWED 0x1u /* a symlink stands at path and st describes its target (the walk followed it) */

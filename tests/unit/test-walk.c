@@ -2,7 +2,8 @@
 /*
  * sweep_walk through its API: argument checks, the return value (errors
  * counted, callbacks stopping the walk), roots first in C-SCAN order, the
- * C-SCAN service order of directories on a made-up tree, SKIP, NO_STAT.
+ * C-SCAN service order of directories on a made-up tree, SKIP, NO_STAT,
+ * NO_STAT_FILES.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -219,6 +220,37 @@ static void test_no_stat(void **state)
 	}
 }
 
+/* NO_STAT_FILES: regular files as NO_STAT leaves them, a symlink and a FIFO stat'ed whole. */
+static void test_no_stat_files(void **state)
+{
+	(void)state;
+	char p[200];
+	snprintf(p, sizeof(p), "%s/a/link", root);
+	assert_int_equal(symlink("file", p), 0);
+	snprintf(p, sizeof(p), "%s/b/fifo", root);
+	assert_int_equal(mkfifo(p, 0640), 0);
+	struct rec r = { 0 };
+	struct sweep_walk_opts o = opts(&r, SWEEP_ORDER_INODE);
+	o.flags = SWEEP_WALK_NO_STAT_FILES;
+	const char *roots[] = { root };
+	assert_int_equal(sweep_walk(roots, 1, &o), 0);
+	assert_int_equal(r.n, 19);
+	int specials = 0;
+	for (int i = 1; i < r.n; i++) {
+		struct stat st;
+		snprintf(p, sizeof(p), "%s/%s", root, r.paths[i]);
+		assert_int_equal(lstat(p, &st), 0);
+		assert_int_equal(r.ino[i], st.st_ino);
+		if (S_ISREG(st.st_mode)) {
+			assert_int_equal(r.mode[i], st.st_mode & S_IFMT); /* only the type bits */
+		} else {
+			assert_int_equal(r.mode[i], st.st_mode); /* stat'ed: the permission bits too */
+			specials += !S_ISDIR(st.st_mode);
+		}
+	}
+	assert_int_equal(specials, 2);
+}
+
 int main(void)
 {
 	skip_unless_backend_usable();
@@ -228,6 +260,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_errors_counted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_and_skip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_stat, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_stat_files, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

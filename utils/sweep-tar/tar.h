@@ -140,7 +140,7 @@ struct tar {
 	bool failed;                  /* the archive cannot be written: stop */
 	int status;                   /* TAR_OK, TAR_DIFFERS or TAR_FATAL */
 	bool proc_fd;                 /* /proc/self/fd/N/name reaches a file by its directory fd */
-	bool walk_no_stat;            /* the walk does not stat regular files (nor FIFOs, devices, symlinks: walk.c does) */
+	bool walk_no_stat;            /* the walk does not stat regular files (SWEEP_WALK_NO_STAT_FILES) */
 	struct name_prefix *prefixes; /* the name prefixes dropped so far (names.c) */
 	FILE *listing;                /* -v: stdout, or stderr when the archive is stdout */
 	struct progress *progress;

@@ -62,49 +62,22 @@ static int walk_dir(struct tar *t, const struct sweep_entry *e, const char *name
 	return r;
 }
 
-/*
- * Where the walk did not stat a symlink, device or FIFO (walk_no_stat), its
- * metadata now, by name below the open directory, following nothing: 0,
- * or SWEEP_WALK_SKIP after a message (gone, or something else by now).
- */
-static int stat_special(struct tar *t, const struct sweep_entry *e, struct sweep_stat *st)
-{
-	struct stat raw;
-
-	if (fstatat(e->dirfd, e->at_name, &raw, AT_SYMLINK_NOFOLLOW) != 0) {
-		if (errno == ENOENT)
-			tar_warn(t, e->path, "File removed before we read it");
-		else
-			tar_error(t, e->path, "Cannot stat: %s", strerror(errno));
-		return SWEEP_WALK_SKIP;
-	}
-	sweep_stat_from_stat(st, &raw);
-	if ((st->mode & S_IFMT) != (e->st.mode & S_IFMT) || st->ino != e->st.ino) {
-		tar_warn(t, e->path, "file changed as we read it; not dumped");
-		return SWEEP_WALK_SKIP;
-	}
-	return 0;
-}
-
 /* Symlinks, devices, FIFOs: nothing to read, so written at once. */
 static int walk_special(struct tar *t, const struct sweep_entry *e, const char *name, size_t strip)
 {
 	char buf[64 + NAME_MAX];
-	struct sweep_stat st = e->st;
 	struct link_rec *rec;
 	bool ok = false;
 	int r;
 
-	if (t->walk_no_stat && e->st.nlink == 0 && (r = stat_special(t, e, &st)) != 0)
-		return 0;
-	r = tar_link_member(t, name, &st, e->dir_id, &rec);
+	r = tar_link_member(t, name, &e->st, e->dir_id, &rec);
 	if (r != 0)
 		return r < 0 ? r : 0;
 	if (tar_entry_fill(t, name, e->path, tar_accpath(t, e->dirfd, e->at_name, e->path, buf, sizeof(buf)), -1,
-			   &st, NULL) == 0) {
+			   &e->st, NULL) == 0) {
 		const char *target = archive_entry_symlink(t->entry);
 
-		if (S_ISLNK(st.mode) && target && tar_placeholder_target(target)) {
+		if (S_ISLNK(e->st.mode) && target && tar_placeholder_target(target)) {
 			/* Its directory's entry first, or GNU tar may restore a wrong mtime (tar.h). */
 			if (rec)
 				rec->placeholder = true;
@@ -258,10 +231,10 @@ int tar_walk(struct tar *t)
 		return -ENOMEM;
 	for (size_t i = 0; i < t->o->nroots; i++)
 		roots[i] = t->o->roots[i].path;
-	/* Regular files are stat'ed when read (read.c), symlinks, devices and FIFOs when met (walk_special). */
+	/* Regular files are stat'ed when read (read.c). */
 	t->walk_no_stat = cli_plans_physical(t->o->order, roots, t->o->nroots);
 	if (t->walk_no_stat)
-		wo.flags |= SWEEP_WALK_NO_STAT;
+		wo.flags |= SWEEP_WALK_NO_STAT_FILES;
 	r = sweep_walk(roots, t->o->nroots, &wo);
 	free(roots);
 	test_pause("walk", 0);
