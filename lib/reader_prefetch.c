@@ -357,8 +357,8 @@ static void ring_reap(struct sweep__pf *pf, bool wait)
 	struct io_uring_cqe *cqe;
 	unsigned head, n = 0;
 
-	if (wait && pf->inflight > 0 && io_uring_wait_cqe(&pf->ring, &cqe) < 0)
-		wait = false;
+	if (wait && pf->inflight > 0)
+		(void)io_uring_wait_cqe(&pf->ring, &cqe); /* failed: nothing counted, the caller sees no progress */
 	io_uring_for_each_cqe(&pf->ring, head, cqe)
 		n++;
 	io_uring_cq_advance(&pf->ring, n);
@@ -370,13 +370,21 @@ static void ring_submit(struct sweep__pf *pf)
 {
 	if (!pf->use_ring || pf->queued == 0)
 		return;
-	/*
-	 * What the kernel does not take now stays in the submission queue and
-	 * goes with the next call; every read queued ends in one completion.
-	 */
-	(void)io_uring_submit(&pf->ring);
-	pf->inflight += pf->queued;
-	pf->queued = 0;
+	int rc = io_uring_submit(&pf->ring);
+	if (rc < 0 || (unsigned)rc < pf->queued) {
+		/*
+		 * Not all taken: what is left names descriptors that are about
+		 * to be closed (and their numbers reused). No later submission
+		 * may send it, so the ring is used no more: WILLNEED from here
+		 * on, and the rest is dropped with the ring.
+		 */
+		pf->inflight += rc > 0 ? (unsigned)rc : 0;
+		pf->queued = 0;
+		pf->use_ring = false;
+	} else {
+		pf->inflight += pf->queued;
+		pf->queued = 0;
+	}
 	while (pf->nclose > 0)
 		close(pf->to_close[--pf->nclose]);
 	ring_reap(pf, false);
@@ -430,7 +438,7 @@ static void ring_stop(struct sweep__pf *pf)
 	if (!pf->have_ring)
 		return;
 	ring_submit(pf);
-	while (pf->use_ring && pf->inflight > 0) {
+	while (pf->inflight > 0) {
 		unsigned before = pf->inflight;
 		ring_reap(pf, true);
 		if (pf->inflight == before)

@@ -35,7 +35,7 @@ head -c 1000 vsrc/shrinkme > shrinkme.after
 head -c 4096 /dev/urandom > vsrc/growme
 head -c 70000 /dev/urandom > vsrc/hl1
 ln vsrc/hl1 vsrc/hl2
-# Which name of the pair holds the data is fixed by the walk: ask a plain run.
+# Which name of the pair holds the data is fixed by the read order: ask a plain run.
 "$T" -cf probe.tar vsrc || fail "probe run"
 holder=$(tar -tvf probe.tar | awk '$1 ~ /^-/ && $6 ~ /^vsrc\/hl[12]$/ {print $6}')
 other=$(tar -tvf probe.tar | awk '$1 ~ /^h/ && $6 ~ /^vsrc\/hl[12]$/ {print $6}')
