@@ -21,7 +21,7 @@ for (fs, pair), tools in by.items():
         w = [float(r["wall_s"]) for r in rs]
         med = lambda k: statistics.median(float(r[k]) for r in rs)
         print(f"  {t:16} n={len(rs)} wall median {statistics.median(w):7.2f} s (range {min(w):.2f}-{max(w):.2f})"
-              f"  sys {med('sys_s'):6.2f}  user {med('user_s'):6.2f}  maxRSS {med('maxrss_kb') / 1024:6.1f} MB"
+              f"  sys {med('sys_s'):6.2f}  user {med('user_s'):6.2f}  maxRSS {med('maxrss_kb') / 1024:6.1f} MiB"
               f"  load {med('load1'):5.1f}")
     if len(names) == 2:
         a, b = names
