@@ -188,6 +188,8 @@ struct sweep__entry_hint {
 	 * now (sweep__walk_entry_hint_now).
 	 */
 	bool lazy;
+	/* Not stat'ed, and its raw inode gives its size (in size): SWEEP_WALK_HINT_FILES's files, sized without a stat. */
+	bool have_size;
 	uint64_t dev;
 	uint64_t phys, size;
 };
@@ -205,9 +207,10 @@ struct sweep__walk_meta_stats {
 	uint64_t plan_hinted;  /* files the plan placed by their hint, without opening them */
 	uint64_t plan_located; /* files the plan opened for FIEMAP */
 	uint64_t plan_deep;    /* files the plan located by a raw sweep of their extent-tree blocks (plan_deep.c) */
+	uint64_t plan_sized;   /* files the plan took unlocated and unstated, sized by their hint (SWEEP_WALK_HINT_FILES) */
 };
 void sweep__walk_meta_totals(struct sweep__walk_meta_stats *ret);
-enum sweep__located_by { SWEEP__BY_HINT, SWEEP__BY_FIEMAP, SWEEP__BY_DEEP };
+enum sweep__located_by { SWEEP__BY_HINT, SWEEP__BY_FIEMAP, SWEEP__BY_DEEP, SWEEP__SIZED_BY_HINT };
 void sweep__plan_count(enum sweep__located_by how);
 
 /*

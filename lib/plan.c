@@ -336,6 +336,18 @@ static bool sort_locates(const struct sweep_plan *p, const struct reach *how)
 	       how->root != SWEEP_PLAN_NO_ROOT && !(how->flags & SWEEP_PLAN_FOLLOW);
 }
 
+/* An unstated entry's stat with the size its raw inode gives, in *own. */
+static const struct sweep_stat *hinted_stat(struct sweep_stat *own, const struct sweep_stat *st, uint64_t size,
+					    struct reach *reach)
+{
+	*own = *st;
+	own->size = size; /* for the batch's byte counts; the reader compares nothing with it */
+	own->ctime_sec = 0;
+	own->ctime_nsec = 0;
+	reach->flags |= SWEEP__PLAN_UNSTATED;
+	return own;
+}
+
 static int add_located(struct sweep_plan *p, int dirfd, const char *name, bool follow, bool beneath,
 		       const char *path, const struct sweep_stat *st, uint64_t cookie, const struct reach *how,
 		       const struct sweep__entry_hint *eh, const struct sweep_fsinfo *fs)
@@ -359,16 +371,15 @@ static int add_located(struct sweep_plan *p, int dirfd, const char *name, bool f
 	 * its identity and takes everything it outputs from that file's fstat.
 	 */
 	if (eh && eh->have_hint && locates(p) && !(p->opts.flags & SWEEP_PLAN_EXTENTS)) {
-		if (unstated) {
-			own = *st;
-			own.size = eh->size; /* for the batch's byte counts; the reader compares nothing with it */
-			own.ctime_sec = 0;
-			own.ctime_nsec = 0;
-			st = &own;
-			reach.flags |= SWEEP__PLAN_UNSTATED;
-		}
+		if (unstated)
+			st = hinted_stat(&own, st, eh->size, &reach);
 		sweep__plan_count(SWEEP__BY_HINT);
 		return plan_push(p, path, st, eh->phys, NULL, 0, cookie, &reach);
+	}
+	/* Neither located nor stat'ed, its size from the raw inode (SWEEP_WALK_HINT_FILES): nothing to open. */
+	if (unstated && eh->have_size && p->order != SWEEP_ORDER_AUTO && !locates(p)) {
+		sweep__plan_count(SWEEP__SIZED_BY_HINT);
+		return plan_push(p, path, hinted_stat(&own, st, eh->size, &reach), SWEEP_NO_PHYS, NULL, 0, cookie, &reach);
 	}
 	/*
 	 * Reached beneath a root and only a sort key wanted: leave the open,

@@ -176,8 +176,13 @@ static int cmp_idx_ino(const void *a, const void *b, void *arg)
 	return cmp_ino(&ls->v[*(const size_t *)a], &ls->v[*(const size_t *)b]);
 }
 
-static bool needs_stat(const struct walk *w, const struct dent *e)
+/* Whether listing entry i of f is stat'ed. Asked when its batch is stat'ed and again when it is handed out: the same answer. */
+static bool needs_stat(const struct walk *w, const struct frame *f, size_t i)
 {
+	const struct dent *e = &f->ls.v[i];
+
+	if (f->hint_files && e->type == DT_REG && walk_meta_sizes(f, i))
+		return false;
 	if (w->flags & SWEEP_WALK_NO_STAT_FILES)
 		return e->type != DT_REG;
 	if (!(w->flags & SWEEP_WALK_NO_STAT))
@@ -274,7 +279,7 @@ int walk_stat_entries(const struct walk *w, struct frame *f, size_t from, size_t
 	for (size_t i = from; i < from + n; i++) {
 		const struct dent *e = &ls->v[i];
 		f->err[i - from] = 0;
-		if (needs_stat(w, e)) {
+		if (needs_stat(w, f, i)) {
 			s->idx[m++] = i;
 		} else {
 			struct stat *st = &f->st[i - from];
@@ -496,7 +501,7 @@ static struct dnode *frame_emit(struct walk *w, struct frame *f)
 			if (de->type == DT_LNK && !S_ISLNK(dst->st_mode))
 				e.flags |= SWEEP_ENTRY_FOLLOWED;
 			e.d_type = IFTODT(dst->st_mode);
-			if (needs_stat(w, de) || S_ISDIR(dst->st_mode))
+			if (needs_stat(w, f, li) || S_ISDIR(dst->st_mode))
 				e.fs = fs_for(w, f->fd, name, dst, d->fs, (w->flags & SWEEP_WALK_FOLLOW) != 0);
 			if (S_ISDIR(dst->st_mode)) {
 				if (is_loop(d, dst)) {
@@ -509,7 +514,7 @@ static struct dnode *frame_emit(struct walk *w, struct frame *f)
 			}
 		}
 		/* What the plan may take from the raw inode, offered for this very entry only. */
-		struct sweep__entry_hint eh = { .entry = &e, .stated = !derr && needs_stat(w, de) };
+		struct sweep__entry_hint eh = { .entry = &e, .stated = !derr && needs_stat(w, f, li) };
 		if (!derr && S_ISREG(dst->st_mode))
 			walk_meta_offer(w, f, li, eh.stated, dst, &eh);
 		walk_meta_set_current(w, f, li, dst, &eh);
@@ -549,7 +554,8 @@ int walk_frame_fill(const struct walk *w, struct frame *f, struct walk_scratch *
 	if (r < 0)
 		return r;
 	sort_listing(w, &f->ls);
-	size_t n = f->ls.n < s->cap ? f->ls.n : s->cap;
+	/* Which files need a stat is known once the walk's thread has read their hints. */
+	size_t n = f->hint_files ? 0 : f->ls.n < s->cap ? f->ls.n : s->cap;
 	f->chunk = f->chunk_n = 0;
 	if (n == 0)
 		return 0;
@@ -586,6 +592,7 @@ static int frame_load(struct walk *w, struct frame *f, struct dnode *d, int fd, 
 		return w->stop;
 	f->chunk = f->chunk_n = 0;
 	sort_listing(w, &f->ls);
+	f->hint_files = walk_meta_hint_files(w, d, fd);
 	walk_meta_frame(w, f);
 	return 0;
 }
@@ -646,7 +653,7 @@ static void walk_cscan_ahead(struct walk *w)
 
 	for (;;) {
 		while (walk_ahead_room(w->ahead) && next_dir(w, &d, &fd) > 0) {
-			if (walk_ahead_submit(w->ahead, d, fd) < 0) {
+			if (walk_ahead_submit(w->ahead, d, fd, walk_meta_hint_files(w, d, fd)) < 0) {
 				close(fd);
 				walk_dnode_unref(d);
 				fatal(w, -ENOMEM);
@@ -869,7 +876,7 @@ static enum sweep_order resolve_order(const struct sweep_walk_opts *o, const cha
 
 #define WALK_FLAGS \
 	(SWEEP_WALK_FOLLOW | SWEEP_WALK_FOLLOW_ROOTS | SWEEP_WALK_XDEV | SWEEP_WALK_NO_STAT | SWEEP_WALK_NO_METASCAN | \
-	 SWEEP_WALK_PLAN_ONLY | SWEEP_WALK_NO_STAT_FILES)
+	 SWEEP_WALK_PLAN_ONLY | SWEEP_WALK_NO_STAT_FILES | SWEEP_WALK_HINT_FILES)
 
 SWEEP_EXPORT int sweep_walk(const char *const *roots, size_t nroots, const struct sweep_walk_opts *in)
 {

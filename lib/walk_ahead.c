@@ -190,7 +190,7 @@ bool walk_ahead_room(const struct walk_ahead *a)
 	return a->n < a->window;
 }
 
-int walk_ahead_submit(struct walk_ahead *a, struct dnode *d, int fd)
+int walk_ahead_submit(struct walk_ahead *a, struct dnode *d, int fd, bool hint_files)
 {
 	if (a->n == a->window)
 		return -ENOMEM;
@@ -198,6 +198,7 @@ int walk_ahead_submit(struct walk_ahead *a, struct dnode *d, int fd)
 	struct job *j = &a->jobs[(a->head + a->n) % a->window];
 	j->f.dir = d;
 	j->f.fd = fd;
+	j->f.hint_files = hint_files;
 	j->f.read_err = j->f.fill_err = 0;
 	j->done = false;
 	a->n++;

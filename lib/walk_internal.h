@@ -70,6 +70,8 @@ struct frame {
 	struct sweep__inode_hint *hints;
 	uint64_t *hint_inos;
 	size_t hint_at, hint_n;
+	/* SWEEP_WALK_HINT_FILES with hints on its device: a regular file with a sized hint is not stat'ed (set before it is loaded). */
+	bool hint_files;
 };
 
 /* What one thread needs to read and stat a directory: the walk's own, and each read-ahead thread's. */
@@ -144,8 +146,8 @@ void walk_ahead_new(struct walk *w);
 void walk_ahead_free(struct walk *w);
 /* Whether another directory may be submitted. */
 bool walk_ahead_room(const struct walk_ahead *a);
-/* Queue directory d (a reference, given) open as fd (given): 0 or -ENOMEM (nothing taken). */
-int walk_ahead_submit(struct walk_ahead *a, struct dnode *d, int fd);
+/* Queue directory d (a reference, given) open as fd (given), its frame's hint_files set so: 0 or -ENOMEM (nothing taken). */
+int walk_ahead_submit(struct walk_ahead *a, struct dnode *d, int fd, bool hint_files);
 /* The oldest submitted directory once loaded (f->dir, f->fd, the listing, its first stats); NULL when none. */
 struct frame *walk_ahead_take(struct walk_ahead *a);
 /* Done with the frame walk_ahead_take gave: its fd is closed and its node released if still set. */
@@ -190,6 +192,10 @@ void walk_meta_frame(struct walk *w, struct frame *f);
 /* Entries [i, i + n) are about to be stat'ed: make sure their hints are read. */
 void walk_meta_prepare(struct walk *w, struct frame *f, size_t i, size_t n);
 const struct sweep__inode_hint *walk_meta_hint(const struct frame *f, size_t i);
+/* Whether directory d (open as fd) gets frame.hint_files: SWEEP_WALK_HINT_FILES, and hints on its device. */
+bool walk_meta_hint_files(struct walk *w, const struct dnode *d, int fd);
+/* Whether entry i of f is a regular file whose hint is read and gives its size (walk_meta_offer's have_size). */
+bool walk_meta_sizes(const struct frame *f, size_t i);
 int walk_meta_dir_key(struct walk *w, const struct frame *f, size_t i, const struct stat *st, uint64_t *ret_key);
 int walk_meta_offer(struct walk *w, const struct frame *f, size_t i, bool stated, const struct stat *st,
 		    struct sweep__entry_hint *eh);

@@ -102,13 +102,15 @@ void sweep__walk_meta_totals(struct sweep__walk_meta_stats *ret)
 	ret->plan_hinted = __atomic_load_n(&totals.plan_hinted, __ATOMIC_RELAXED);
 	ret->plan_located = __atomic_load_n(&totals.plan_located, __ATOMIC_RELAXED);
 	ret->plan_deep = __atomic_load_n(&totals.plan_deep, __ATOMIC_RELAXED);
+	ret->plan_sized = __atomic_load_n(&totals.plan_sized, __ATOMIC_RELAXED);
 }
 
 void sweep__plan_count(enum sweep__located_by how)
 {
-	uint64_t *c = how == SWEEP__BY_HINT ? &totals.plan_hinted
-		      : how == SWEEP__BY_DEEP ? &totals.plan_deep
-					      : &totals.plan_located;
+	uint64_t *c = how == SWEEP__BY_HINT	   ? &totals.plan_hinted
+		      : how == SWEEP__BY_DEEP	   ? &totals.plan_deep
+		      : how == SWEEP__SIZED_BY_HINT ? &totals.plan_sized
+						   : &totals.plan_located;
 	__atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
 }
 
@@ -553,6 +555,34 @@ const struct sweep__inode_hint *walk_meta_hint(const struct frame *f, size_t i)
 }
 
 /*
+ * No located data and not inline: an empty file, or, on xfs, an inode
+ * written home before its data was allocated (xfs writes inodes back
+ * lazily; seen in fs-physical: 325 of 2000 files planned without a
+ * location right after sync). Believed on ext4, whose metadata the device's
+ * page cache holds current (holes-only and unwritten-only files have no
+ * location either); elsewhere only what the filesystem says settles it.
+ */
+static bool unplaced_elsewhere(const struct frame *f, const struct sweep__inode_hint *h)
+{
+	const char *fstype = sweep__metascan_fstype(f->ms);
+
+	return !(h->flags & SWEEP__HINT_DEEP) && (h->flags & SWEEP__HINT_PHYS) && h->phys == SWEEP_NO_PHYS &&
+	       !(h->flags & SWEEP__HINT_INLINE) && (!fstype || strcmp(fstype, "ext4") != 0);
+}
+
+bool walk_meta_sizes(const struct frame *f, size_t i)
+{
+	const struct sweep__inode_hint *h = walk_meta_hint(f, i);
+
+	return h && S_ISREG(h->mode) && f->ls.v[i].type == DT_REG && !unplaced_elsewhere(f, h);
+}
+
+bool walk_meta_hint_files(struct walk *w, const struct dnode *d, int fd)
+{
+	return (w->flags & SWEEP_WALK_HINT_FILES) && w->meta && w->cscan && engine_for(w, d, fd, NULL);
+}
+
+/*
  * A subdirectory's C-SCAN key from its hint (order PHYSICAL): its first
  * block, as FIEMAP would say, without opening it. 0 with *ret_key, or -1.
  */
@@ -593,24 +623,18 @@ int walk_meta_offer(struct walk *w, const struct frame *f, size_t i, bool stated
 		return -1;
 	if (!stated && f->ls.v[i].type != DT_REG)
 		return -1;
+	if (!stated && walk_meta_sizes(f, i)) {
+		eh->have_size = true; /* what stands in for the stat the walk left out */
+		eh->size = h->size;
+	}
 	if (h->flags & SWEEP__HINT_DEEP) {
 		eh->deep = true; /* the plan reads its tree blocks with the batch's others */
 		return -1;
 	}
 	if (!(h->flags & SWEEP__HINT_PHYS))
 		return -1;
-	/*
-	 * No located data and not inline: an empty file, or, on xfs, an inode
-	 * written home before its data was allocated (xfs writes inodes back
-	 * lazily; seen in fs-physical: 325 of 2000 files planned without a
-	 * location right after sync). Believed on ext4, whose metadata the
-	 * device's page cache holds current (holes-only and unwritten-only
-	 * files have no location either), and where the filesystem says the
-	 * file is empty; else FIEMAP knows.
-	 */
-	const char *fstype = sweep__metascan_fstype(f->ms);
-	if (h->phys == SWEEP_NO_PHYS && !(h->flags & SWEEP__HINT_INLINE) && (!fstype || strcmp(fstype, "ext4") != 0) &&
-	    (!stated || st->st_size != 0))
+	/* Where the filesystem says the file is empty, no location is right; else FIEMAP knows. */
+	if (unplaced_elsewhere(f, h) && (!stated || st->st_size != 0))
 		return -1;
 	eh->have_hint = true;
 	eh->phys = h->phys;

@@ -44,6 +44,18 @@ extern "C" {
  * but needs the rest whole (sweep-tar).
  */
 #define SWEEP_WALK_NO_STAT_FILES 0x40u
+/*
+ * Leave regular files to the raw inode hints where the walk reads them (the
+ * caller may read the block device under an ext4 or xfs filesystem, and the
+ * order is INODE or PHYSICAL, as AUTO resolves to): a regular file its
+ * hint describes is not stat'ed and is handed out as under
+ * SWEEP_WALK_NO_STAT_FILES; sweep_plan_add_entry() takes its size from the
+ * raw inode, which may be older than the filesystem's answer. Every other
+ * entry, and every entry where the walk reads no hints, is stat'ed as
+ * usual. For a caller that only orders and counts the files (sweep-plan
+ * without --read): the walk then costs no VFS inode per file.
+ */
+#define SWEEP_WALK_HINT_FILES    0x80u
 
 /* sweep_entry.flags */
 #define SWEEP_ENTRY_FOLLOWED 0x1u /* a symlink stands at path and st describes its target (the walk followed it) */

@@ -6,13 +6,16 @@
  * the process's metascan counts (walk_meta.c), so a test can tell which way
  * the plan went (raw hints or open + FIEMAP):
  *
- *   meta: plan_hinted=N plan_located=N plan_deep=N hints_valid=N dirs_prefetched=N dir_keys=N table_bytes=N
- *         bulkstat_inodes=N
+ *   meta: plan_hinted=N plan_located=N plan_deep=N plan_sized=N hints_valid=N dirs_prefetched=N
+ *         dir_keys=N table_bytes=N bulkstat_inodes=N
+ *   plan: files=N bytes=N        (the plan's entries and the sum of their sizes)
  *
- *   plan-hints [--no-stat] [--plan-only] [--read] [--defer] DIR...
+ *   plan-hints [--no-stat] [--plan-only] [--hint-files] [--auto] [--read] [--defer] DIR...
  *
  * --no-stat walks with SWEEP_WALK_NO_STAT (as sweep-plan does on the HDD
- * class), --plan-only with SWEEP_WALK_PLAN_ONLY. --defer locates the files
+ * class), --plan-only with SWEEP_WALK_PLAN_ONLY, --hint-files with
+ * SWEEP_WALK_HINT_FILES. --auto plans and walks in order AUTO (on the SSD
+ * class: the plan neither sorts nor locates) instead of PHYSICAL. --defer locates the files
  * the hints do not place when the plan is sorted, as sweep_batch does (files
  * whose first extent is in an extent-tree block by a raw sweep: plan_deep),
  * not as they are added. --read also reads every planned file and prints
@@ -81,12 +84,17 @@ int main(int argc, char **argv)
 			wo.flags |= SWEEP_WALK_NO_STAT;
 		else if (!strcmp(argv[i], "--plan-only"))
 			wo.flags |= SWEEP_WALK_PLAN_ONLY;
+		else if (!strcmp(argv[i], "--hint-files"))
+			wo.flags |= SWEEP_WALK_HINT_FILES;
+		else if (!strcmp(argv[i], "--auto"))
+			po.order = wo.order = SWEEP_ORDER_AUTO;
 		else if (!strcmp(argv[i], "--read"))
 			do_read = 1;
 		else if (!strcmp(argv[i], "--defer"))
 			defer = 1;
 		else {
-			fprintf(stderr, "usage: plan-hints [--no-stat] [--plan-only] [--read] [--defer] DIR...\n");
+			fprintf(stderr,
+				"usage: plan-hints [--no-stat] [--plan-only] [--hint-files] [--auto] [--read] [--defer] DIR...\n");
 			return 2;
 		}
 	}
@@ -103,8 +111,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	sweep_plan_sort(c.plan);
+	uint64_t bytes = 0;
 	for (size_t k = 0; k < sweep_plan_count(c.plan); k++) {
 		const struct sweep_plan_entry *e = sweep_plan_entry(c.plan, k);
+		bytes += e->size;
 		if (e->phys == SWEEP_NO_PHYS)
 			printf("- %" PRIu64 " %s\n", e->ino, e->path);
 		else
@@ -121,11 +131,12 @@ int main(int argc, char **argv)
 	struct sweep__walk_meta_stats s;
 	sweep__walk_meta_totals(&s);
 	fprintf(stderr,
-		"meta: plan_hinted=%" PRIu64 " plan_located=%" PRIu64 " plan_deep=%" PRIu64 " hints_valid=%" PRIu64
-		" dirs_prefetched=%" PRIu64
-		" prefetch_bytes=%" PRIu64 " dir_keys=%" PRIu64 " table_bytes=%" PRIu64 " bulkstat_inodes=%" PRIu64 "\n",
-		s.plan_hinted, s.plan_located, s.plan_deep, s.hints_valid, s.dirs_prefetched, s.prefetch_bytes, s.dir_keys,
-		s.table_bytes, s.bulkstat_inodes);
+		"plan: files=%zu bytes=%" PRIu64 "\n"
+		"meta: plan_hinted=%" PRIu64 " plan_located=%" PRIu64 " plan_deep=%" PRIu64 " plan_sized=%" PRIu64
+		" hints_valid=%" PRIu64 " dirs_prefetched=%" PRIu64 " prefetch_bytes=%" PRIu64 " dir_keys=%" PRIu64
+		" table_bytes=%" PRIu64 " bulkstat_inodes=%" PRIu64 "\n",
+		sweep_plan_count(c.plan), bytes, s.plan_hinted, s.plan_located, s.plan_deep, s.plan_sized, s.hints_valid,
+		s.dirs_prefetched, s.prefetch_bytes, s.dir_keys, s.table_bytes, s.bulkstat_inodes);
 	sweep_plan_free(c.plan);
 	return c.errors ? 1 : 0;
 }

@@ -3,7 +3,7 @@
  * sweep_walk through its API: argument checks, the return value (errors
  * counted, callbacks stopping the walk), roots first in C-SCAN order, the
  * C-SCAN service order of directories on a made-up tree, SKIP, NO_STAT,
- * NO_STAT_FILES.
+ * NO_STAT_FILES, HINT_FILES without hints.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -197,21 +197,33 @@ static void test_stop_and_skip(void **state)
 	}
 }
 
+/* Walk the tree in inode order with flags into *r: n entries. */
+static void walk_flags(struct rec *r, unsigned flags, int n)
+{
+	struct sweep_walk_opts o = opts(r, SWEEP_ORDER_INODE);
+	o.flags = flags;
+	const char *roots[] = { root };
+	assert_int_equal(sweep_walk(roots, 1, &o), 0);
+	assert_int_equal(r->n, n);
+}
+
+/* lstat of entry i of r, which must be the inode the walk saw. */
+static void lstat_entry(const struct rec *r, int i, struct stat *st)
+{
+	char p[200];
+	snprintf(p, sizeof(p), "%s/%s", root, r->paths[i]);
+	assert_int_equal(lstat(p, st), 0);
+	assert_int_equal(r->ino[i], st->st_ino);
+}
+
 static void test_no_stat(void **state)
 {
 	(void)state;
 	struct rec r = { 0 };
-	struct sweep_walk_opts o = opts(&r, SWEEP_ORDER_INODE);
-	o.flags = SWEEP_WALK_NO_STAT;
-	const char *roots[] = { root };
-	assert_int_equal(sweep_walk(roots, 1, &o), 0);
-	assert_int_equal(r.n, 17);
+	walk_flags(&r, SWEEP_WALK_NO_STAT, 17);
 	for (int i = 1; i < r.n; i++) {
-		char p[200];
 		struct stat st;
-		snprintf(p, sizeof(p), "%s/%s", root, r.paths[i]);
-		assert_int_equal(lstat(p, &st), 0);
-		assert_int_equal(r.ino[i], st.st_ino);
+		lstat_entry(&r, i, &st);
 		assert_int_equal(r.mode[i] & S_IFMT, st.st_mode & S_IFMT);
 		if (!S_ISDIR(st.st_mode))
 			assert_int_equal(r.mode[i], st.st_mode & S_IFMT); /* only the type bits */
@@ -230,17 +242,11 @@ static void test_no_stat_files(void **state)
 	snprintf(p, sizeof(p), "%s/b/fifo", root);
 	assert_int_equal(mkfifo(p, 0640), 0);
 	struct rec r = { 0 };
-	struct sweep_walk_opts o = opts(&r, SWEEP_ORDER_INODE);
-	o.flags = SWEEP_WALK_NO_STAT_FILES;
-	const char *roots[] = { root };
-	assert_int_equal(sweep_walk(roots, 1, &o), 0);
-	assert_int_equal(r.n, 19);
+	walk_flags(&r, SWEEP_WALK_NO_STAT_FILES, 19);
 	int specials = 0;
 	for (int i = 1; i < r.n; i++) {
 		struct stat st;
-		snprintf(p, sizeof(p), "%s/%s", root, r.paths[i]);
-		assert_int_equal(lstat(p, &st), 0);
-		assert_int_equal(r.ino[i], st.st_ino);
+		lstat_entry(&r, i, &st);
 		if (S_ISREG(st.st_mode)) {
 			assert_int_equal(r.mode[i], st.st_mode & S_IFMT); /* only the type bits */
 		} else {
@@ -249,6 +255,30 @@ static void test_no_stat_files(void **state)
 		}
 	}
 	assert_int_equal(specials, 2);
+}
+
+/*
+ * HINT_FILES where the walk reads no hints (SWEEP_METASCAN=off; raw access
+ * itself is tested in tests/scan/plan-hints.sh): every entry stat'ed whole,
+ * on the walk's thread and on read-ahead threads alike.
+ */
+static void test_hint_files_without_hints(void **state)
+{
+	(void)state;
+	const char *threads[] = { "0", "4" };
+	assert_int_equal(setenv("SWEEP_METASCAN", "off", 1), 0);
+	for (size_t t = 0; t < 2; t++) {
+		assert_int_equal(setenv("SWEEP_WALK_THREADS", threads[t], 1), 0);
+		struct rec r = { 0 };
+		walk_flags(&r, SWEEP_WALK_HINT_FILES | SWEEP_WALK_PLAN_ONLY, 17);
+		for (int i = 1; i < r.n; i++) {
+			struct stat st;
+			lstat_entry(&r, i, &st);
+			assert_int_equal(r.mode[i], st.st_mode); /* the permission bits too: stat'ed */
+		}
+	}
+	unsetenv("SWEEP_WALK_THREADS");
+	unsetenv("SWEEP_METASCAN");
 }
 
 int main(void)
@@ -261,6 +291,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stop_and_skip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_stat, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_stat_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hint_files_without_hints, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
