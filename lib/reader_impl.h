@@ -64,11 +64,16 @@ struct rd_slot {
 	/* delivery */
 	bool begun, skip, eof;
 	uint64_t delivered;
+	struct timespec open_at;           /* when the open was asked for (CLOCK_REALTIME) */
+	bool moved_open;                   /* its change time moved after open_at, before the fstat (opened) */
 	struct rd_req open_req;
 	struct open_how how;               /* io_uring OPENAT2: must live until the request is submitted */
 };
 
 struct sweep_reader;
+
+/* Tests only: called as a file's open is taken, before its fstat (NULL in every real run). */
+extern void (*sweep__reader_test_opened)(const struct sweep_plan_entry *e);
 
 struct rd_backend {
 	const char *name;

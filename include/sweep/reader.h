@@ -32,7 +32,7 @@ extern "C" {
  */
 #define SWEEP_READ_SHRANK  1 /* EOF before st.st_size bytes (fewer bytes delivered), or smaller than planned */
 #define SWEEP_READ_GREW    2 /* data past st.st_size (only st.st_size bytes delivered), or larger than planned */
-#define SWEEP_READ_CHANGED 3 /* size held but ctime moved while the file was read */
+#define SWEEP_READ_CHANGED 3 /* size held but ctime moved while the file was read, or between its open and the fstat st comes from */
 
 /* begin() may return this: deliver no data for this file (the caller used fd itself). */
 #define SWEEP_READ_SKIP 16

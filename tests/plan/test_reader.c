@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -401,6 +402,29 @@ static int touch_victim(const struct sweep_file *f, struct seen *s)
 	return 0;
 }
 
+/*
+ * After its open was asked for and before the reader's fstat (an io_uring
+ * open is taken only when reaped): rewritten in place at its size, so that
+ * nothing after the fstat differs. 20 ms first: some change times come from
+ * a clock that moves once a tick.
+ */
+static void rewrite_at_open(const struct sweep_plan_entry *e)
+{
+	if (!strstr(e->path, "victim"))
+		return;
+	struct timespec pause = { .tv_nsec = 20 * 1000 * 1000 };
+	nanosleep(&pause, NULL);
+	int fd = openat(dfd, "victim", O_WRONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, "torn", 4, 100), 4);
+	close(fd);
+}
+
+static void rewrite_at_open_on(void)
+{
+	sweep__reader_test_opened = rewrite_at_open;
+}
+
 static void statuses(enum sweep_backend b)
 {
 	status_case(b, NULL, NULL, NULL, 0, 64 * 1024, true);
@@ -411,6 +435,9 @@ static void statuses(enum sweep_backend b)
 	status_case(b, shrink_before, NULL, NULL, SWEEP_READ_SHRANK, 1000, true);
 	/* st and data both come from the open: nothing to report */
 	status_case(b, chmod_before, NULL, NULL, 0, 64 * 1024, true);
+	/* changed between the open and its fstat: the fstat says nothing, the change time does */
+	status_case(b, rewrite_at_open_on, NULL, NULL, SWEEP_READ_CHANGED, 64 * 1024, true);
+	sweep__reader_test_opened = NULL;
 }
 
 static void test_status_sync(void **state)
