@@ -66,7 +66,10 @@ elif mode == "churn":
     # may be after the rename and the first write (seen in CI: xfs, sweep-cp,
     # churn/d1/f36 opened, renamed to d4/f28 31 ms later, truncated and
     # rewritten there; the copy held the new header and 20,115 of its 29,556
-    # bytes, and nothing moved from that fstat to the end of the copy).
+    # bytes, and nothing moved from that fstat to the end of the copy). The
+    # reader now reports a file whose change time moved between its open
+    # and that fstat; a change stamped from the clock that lags by a tick,
+    # right after the open, can still pass unseen.
     names_of, torn = {}, set()
     def ino(p):
         try:
