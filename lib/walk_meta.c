@@ -623,7 +623,8 @@ int walk_meta_offer(struct walk *w, const struct frame *f, size_t i, bool stated
 		return -1;
 	if (!stated && f->ls.v[i].type != DT_REG)
 		return -1;
-	if (!stated && walk_meta_sizes(f, i)) {
+	/* h is a regular file's, and so is the entry (checked above): walk_meta_sizes(f, i), from what is at hand. */
+	if (!stated && !unplaced_elsewhere(f, h)) {
 		eh->have_size = true; /* what stands in for the stat the walk left out */
 		eh->size = h->size;
 	}
