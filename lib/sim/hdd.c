@@ -55,7 +55,7 @@ static const struct hdd_preset presets[] = {
 };
 #undef P
 #define NPRESETS (sizeof(presets) / sizeof(presets[0]))
-const char *const hdd_preset_names[] = { "eagle", "hdd7200", "cheetah15k", NULL };
+const char *const sweep__hdd_preset_names[] = { "eagle", "hdd7200", "cheetah15k", NULL };
 
 struct zone {
 	uint64_t first_cyl, cyls, spt, first_lba, nsect;
@@ -98,7 +98,7 @@ static struct hdd *H(const struct sim_dev *d)
 	return (struct hdd *)d;
 }
 
-double hdd_seek_ms(const struct hdd_seek *s, uint64_t dist)
+double sweep__hdd_seek_ms(const struct hdd_seek *s, uint64_t dist)
 {
 	if (dist == 0)
 		return 0.0;
@@ -107,17 +107,17 @@ double hdd_seek_ms(const struct hdd_seek *s, uint64_t dist)
 	return s->c + s->e * (double)dist;
 }
 
-const struct hdd_seek *hdd_seek_of(const struct sim_dev *d)
+const struct hdd_seek *sweep__hdd_seek_of(const struct sim_dev *d)
 {
 	return &H(d)->seek;
 }
 
-uint64_t hdd_cylinders(const struct sim_dev *d)
+uint64_t sweep__hdd_cylinders(const struct sim_dev *d)
 {
 	return H(d)->cylinders;
 }
 
-void hdd_set_head(struct sim_dev *d, uint64_t cyl, uint64_t head)
+void sweep__hdd_set_head(struct sim_dev *d, uint64_t cyl, uint64_t head)
 {
 	H(d)->cyl = cyl;
 	H(d)->head = head;
@@ -131,7 +131,7 @@ static const struct zone *zone_of_lba(const struct hdd *h, uint64_t lba)
 	return &h->zones[h->nzones - 1];
 }
 
-int hdd_map(const struct sim_dev *d, uint64_t lba, struct hdd_chs *ret)
+int sweep__hdd_map(const struct sim_dev *d, uint64_t lba, struct hdd_chs *ret)
 {
 	const struct hdd *h = H(d);
 	if (lba >= h->sectors)
@@ -148,7 +148,7 @@ int hdd_map(const struct sim_dev *d, uint64_t lba, struct hdd_chs *ret)
 
 static double seek_ns(const struct hdd *h, uint64_t from, uint64_t to)
 {
-	return hdd_seek_ms(&h->seek, from > to ? from - to : to - from) * 1e6;
+	return sweep__hdd_seek_ms(&h->seek, from > to ? from - to : to - from) * 1e6;
 }
 
 /* Where the read-ahead has got to at time t. */
@@ -230,7 +230,7 @@ static void service(const struct hdd *h, uint64_t t, const struct sim_req *r, st
 	}
 
 	struct hdd_chs c;
-	hdd_map(&h->dev, a, &c);
+	sweep__hdd_map(&h->dev, a, &c);
 	s->mechanical = true;
 	s->dist = c.cyl > h->cyl ? c.cyl - h->cyl : h->cyl - c.cyl;
 	double pos_t = r->internal ? 0.0 : h->overhead_ns; /* destages need no host command */
@@ -260,7 +260,7 @@ static void service(const struct hdd *h, uint64_t t, const struct sim_req *r, st
 		lba += take;
 		s->end_cyl = c.cyl;
 		s->end_head = c.head;
-		if (!left || hdd_map(&h->dev, lba, &c) < 0)
+		if (!left || sweep__hdd_map(&h->dev, lba, &c) < 0)
 			break;
 		time += c.cyl != s->end_cyl ? fmax(seek_ns(h, s->end_cyl, c.cyl), h->head_switch_ns)
 					    : h->head_switch_ns;
@@ -282,7 +282,7 @@ static uint64_t hdd_key(const struct sim_dev *d, uint64_t offset)
 {
 	struct hdd_chs c;
 	const struct hdd *h = H(d);
-	if (hdd_map(d, offset / SECTOR, &c) < 0)
+	if (sweep__hdd_map(d, offset / SECTOR, &c) < 0)
 		return h->cylinders - 1;
 	return c.cyl;
 }
@@ -294,7 +294,7 @@ static uint64_t hdd_head_key(const struct sim_dev *d)
 
 static uint64_t hdd_min_time(const struct sim_dev *d, uint64_t dist)
 {
-	return (uint64_t)(hdd_seek_ms(&H(d)->seek, dist) * 1e6);
+	return (uint64_t)(sweep__hdd_seek_ms(&H(d)->seek, dist) * 1e6);
 }
 
 static uint64_t hdd_estimate(struct sim_dev *d, uint64_t now, const struct sim_req *r, uint64_t *xfer)
@@ -307,11 +307,11 @@ static uint64_t hdd_estimate(struct sim_dev *d, uint64_t now, const struct sim_r
 	return s.finish - now;
 }
 
-/* Requests of bucket b starting in sectors [a, e): stf_consider each. */
+/* Requests of bucket b starting in sectors [a, e): sweep__stf_consider each. */
 static void consider_range(struct sim_dev *d, const struct sbucket *b, uint64_t a, uint64_t e, struct stf_ctx *c)
 {
-	for (uint32_t i = sbucket_first(b, a * SECTOR); i < b->n && b->v[i]->off < e * SECTOR; i++)
-		stf_consider(d, c, b->v[i]);
+	for (uint32_t i = sweep__sbucket_first(b, a * SECTOR); i < b->n && b->v[i]->off < e * SECTOR; i++)
+		sweep__stf_consider(d, c, b->v[i]);
 }
 
 /*
@@ -332,7 +332,7 @@ static void hdd_bucket_search(struct sim_dev *d, uint64_t key, const struct sbuc
 		return;
 	if (b->n <= 8) {
 		for (uint32_t i = 0; i < b->n; i++)
-			stf_consider(d, c, b->v[i]);
+			sweep__stf_consider(d, c, b->v[i]);
 		return;
 	}
 	/* the cylinder's zone and sector range */
@@ -374,7 +374,7 @@ static void hdd_bucket_search(struct sim_dev *d, uint64_t key, const struct sbuc
 		/* sectors s0.. first, then the wrap 0..s0: waits in increasing order */
 		for (int pass = 0; pass < 2; pass++) {
 			uint64_t a = pass ? ta : ta + s0, e = pass ? ta + s0 : te;
-			for (uint32_t i = sbucket_first(b, a * SECTOR); i < b->n && b->v[i]->off < e * SECTOR; i++) {
+			for (uint32_t i = sweep__sbucket_first(b, a * SECTOR); i < b->n && b->v[i]->off < e * SECTOR; i++) {
 				double w = (double)(b->v[i]->off / SECTOR - ta) - theta;
 				if (w < -1e-3)
 					w += (double)spt;
@@ -382,7 +382,7 @@ static void hdd_bucket_search(struct sim_dev *d, uint64_t key, const struct sbuc
 					w = 0;
 				if (c->best && (pos + w * sns) * wlb > c->bt)
 					break;
-				stf_consider(d, c, b->v[i]);
+				sweep__stf_consider(d, c, b->v[i]);
 			}
 		}
 	}
@@ -461,7 +461,7 @@ static void ra_stop(struct hdd *h, uint64_t t)
 	h->segs[h->seg_next] = (struct seg){ h->ra_start, pos };
 	h->seg_next = (h->seg_next + 1) % NSEG;
 	struct hdd_chs c;
-	if (pos > h->ra_from && hdd_map(&h->dev, pos - 1, &c) == 0) {
+	if (pos > h->ra_from && sweep__hdd_map(&h->dev, pos - 1, &c) == 0) {
 		h->cyl = c.cyl;
 		h->head = c.head;
 	}
@@ -500,7 +500,7 @@ static void hdd_kick(struct sim_dev *d, uint64_t now)
 	if (s.mechanical) {
 		ra_stop(h, now);
 		service(h, now, best, &s); /* the head may have moved with the read-ahead */
-		sim_count_seek(d->cnt, s.dist);
+		sweep__sim_count_seek(d->cnt, s.dist);
 		h->cyl = s.end_cyl;
 		h->head = s.end_head;
 	} else {
@@ -546,7 +546,7 @@ static void hdd_process(struct sim_dev *d, uint64_t now)
 	while (h->ack_head && h->ack_head->finish <= now) {
 		struct sim_req *r = h->ack_head;
 		h->ack_head = r->link;
-		dev_done(d, r);
+		sweep__dev_done(d, r);
 	}
 	if (h->cur && h->free_at <= now) {
 		struct sim_req *r = h->cur;
@@ -559,7 +559,7 @@ static void hdd_process(struct sim_dev *d, uint64_t now)
 			free(r);
 		} else {
 			h->tags--;
-			dev_done(d, r);
+			sweep__dev_done(d, r);
 		}
 	}
 }
@@ -626,7 +626,7 @@ static bool hdd_params_ok(const struct sweep_sim_hdd_params *p)
 }
 
 /* The device named `preset`, or built from o->hdd when given. */
-int hdd_new(const char *preset, const struct sweep_sim_options *o, struct sim_dev **ret)
+int sweep__hdd_new(const char *preset, const struct sweep_sim_options *o, struct sim_dev **ret)
 {
 	struct sweep_sim_hdd_params given;
 	const struct sweep_sim_hdd_params *p = o->hdd;

@@ -10,7 +10,7 @@
 
 #include "sim_internal.h"
 
-int posq_init(struct posq *q, uint64_t nkeys)
+int sweep__posq_init(struct posq *q, uint64_t nkeys)
 {
 	*q = (struct posq){ .nkeys = nkeys ? nkeys : 1 };
 	q->nwords0 = (q->nkeys + 63) / 64;
@@ -20,13 +20,13 @@ int posq_init(struct posq *q, uint64_t nkeys)
 	q->bits0 = calloc(q->nwords0, sizeof(uint64_t));
 	q->bits1 = calloc(q->nwords1, sizeof(uint64_t));
 	if (!q->head || !q->tail || !q->bits0 || !q->bits1) {
-		posq_fini(q);
+		sweep__posq_fini(q);
 		return -ENOMEM;
 	}
 	return 0;
 }
 
-void posq_fini(struct posq *q)
+void sweep__posq_fini(struct posq *q)
 {
 	free(q->head);
 	free(q->tail);
@@ -35,7 +35,7 @@ void posq_fini(struct posq *q)
 	*q = (struct posq){ 0 };
 }
 
-void posq_insert(struct posq *q, struct sim_req *r)
+void sweep__posq_insert(struct posq *q, struct sim_req *r)
 {
 	uint64_t k = r->key;
 	r->pnext = NULL;
@@ -50,7 +50,7 @@ void posq_insert(struct posq *q, struct sim_req *r)
 	q->count++;
 }
 
-void posq_remove(struct posq *q, struct sim_req *r)
+void sweep__posq_remove(struct posq *q, struct sim_req *r)
 {
 	uint64_t k = r->key;
 	if (r->pprev)
@@ -70,7 +70,7 @@ void posq_remove(struct posq *q, struct sim_req *r)
 	q->count--;
 }
 
-uint64_t posq_next(const struct posq *q, uint64_t key)
+uint64_t sweep__posq_next(const struct posq *q, uint64_t key)
 {
 	if (key >= q->nkeys || !q->count)
 		return NONE64;
@@ -92,7 +92,7 @@ uint64_t posq_next(const struct posq *q, uint64_t key)
 	return NONE64;
 }
 
-uint64_t posq_prev(const struct posq *q, uint64_t key)
+uint64_t sweep__posq_prev(const struct posq *q, uint64_t key)
 {
 	if (!q->count)
 		return NONE64;

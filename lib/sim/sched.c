@@ -27,7 +27,7 @@
 
 #include "sim_internal.h"
 
-const char *const sched_names[] = { "fcfs", "noop", "ssf", "scan", "cscan", "stf", "sptf", "gstf",
+const char *const sweep__sched_names[] = { "fcfs", "noop", "ssf", "scan", "cscan", "stf", "sptf", "gstf",
 				    "wstf", "deadline", "irbw-fifo", "irbw-fifo-rp", "bw", "bw-ssf",
 				    "gstf-freeze", NULL };
 
@@ -48,7 +48,7 @@ static uint32_t sb_lower(const struct sbucket *b, uint64_t off, uint64_t seq)
 	return lo;
 }
 
-uint32_t sbucket_first(const struct sbucket *b, uint64_t off)
+uint32_t sweep__sbucket_first(const struct sbucket *b, uint64_t off)
 {
 	return sb_lower(b, off, 0);
 }
@@ -149,7 +149,7 @@ static void hq_remove(struct sched *s, struct sim_req *r)
 {
 	index_remove(s, r);
 	fifo_unlink(&s->q, r);
-	posq_remove(&s->q.pos, r);
+	sweep__posq_remove(&s->q.pos, r);
 	s->q.count--;
 	s->q.count_op[r->r.op]--;
 }
@@ -160,7 +160,7 @@ static bool try_merge(struct sched *s, struct sim_req *r)
 	struct sim_dev *d = s->dev;
 	uint64_t lo = d->ops->key(d, r->off > s->max_merge ? r->off - s->max_merge : 0);
 	uint64_t hi = d->ops->key(d, r->off + r->len);
-	for (uint64_t k = posq_next(&s->q.pos, lo); k != NONE64 && k <= hi; k = posq_next(&s->q.pos, k + 1)) {
+	for (uint64_t k = sweep__posq_next(&s->q.pos, lo); k != NONE64 && k <= hi; k = sweep__posq_next(&s->q.pos, k + 1)) {
 		for (struct sim_req *x = s->q.pos.head[k]; x; x = x->pnext) {
 			if (x->r.op != r->r.op || x->len + r->len > s->max_merge)
 				continue;
@@ -171,9 +171,9 @@ static bool try_merge(struct sched *s, struct sim_req *r)
 				x->len += r->len;
 				uint64_t nk = d->ops->key(d, x->off);
 				if (nk != x->key) {
-					posq_remove(&s->q.pos, x);
+					sweep__posq_remove(&s->q.pos, x);
 					x->key = nk;
-					posq_insert(&s->q.pos, x);
+					sweep__posq_insert(&s->q.pos, x);
 				}
 			} else {
 				continue;
@@ -187,7 +187,7 @@ static bool try_merge(struct sched *s, struct sim_req *r)
 	return false;
 }
 
-void sched_add(struct sched *s, struct sim_req *r)
+void sweep__sched_add(struct sched *s, struct sim_req *r)
 {
 	r->key = s->dev->ops->key(s->dev, r->off);
 	if (s->ops->merges && try_merge(s, r))
@@ -201,7 +201,7 @@ void sched_add(struct sched *s, struct sim_req *r)
 	else
 		q->fhead[op] = r;
 	q->ftail[op] = r;
-	posq_insert(&q->pos, r);
+	sweep__posq_insert(&q->pos, r);
 	q->count++;
 	q->count_op[op]++;
 	if (r->seq > s->max_seq || s->max_seq == NONE64)
@@ -243,7 +243,7 @@ static struct sim_req *pick_ssf(struct sched *s, uint64_t now)
 {
 	(void)now;
 	uint64_t h = s->dev->ops->head_key(s->dev);
-	uint64_t up = posq_next(&s->q.pos, h), dn = posq_prev(&s->q.pos, h);
+	uint64_t up = sweep__posq_next(&s->q.pos, h), dn = sweep__posq_prev(&s->q.pos, h);
 	uint64_t k = up;
 	if (up == NONE64 || (dn != NONE64 && dist(dn, h) < dist(up, h)))
 		k = dn;
@@ -255,16 +255,16 @@ static struct sim_req *pick_scan(struct sched *s, uint64_t now)
 	(void)now;
 	uint64_t h = s->last_key, k;
 	if (s->dir >= 0) {
-		k = posq_next(&s->q.pos, h);
+		k = sweep__posq_next(&s->q.pos, h);
 		if (k == NONE64) {
 			s->dir = -1;
-			k = posq_prev(&s->q.pos, h);
+			k = sweep__posq_prev(&s->q.pos, h);
 		}
 	} else {
-		k = posq_prev(&s->q.pos, h);
+		k = sweep__posq_prev(&s->q.pos, h);
 		if (k == NONE64) {
 			s->dir = 1;
-			k = posq_next(&s->q.pos, h);
+			k = sweep__posq_next(&s->q.pos, h);
 		}
 	}
 	return k == NONE64 ? NULL : s->q.pos.head[k];
@@ -273,9 +273,9 @@ static struct sim_req *pick_scan(struct sched *s, uint64_t now)
 static struct sim_req *pick_cscan(struct sched *s, uint64_t now)
 {
 	(void)now;
-	uint64_t k = posq_next(&s->q.pos, s->last_key);
+	uint64_t k = sweep__posq_next(&s->q.pos, s->last_key);
 	if (k == NONE64)
-		k = posq_next(&s->q.pos, 0);
+		k = sweep__posq_next(&s->q.pos, 0);
 	return k == NONE64 ? NULL : s->q.pos.head[k];
 }
 
@@ -306,7 +306,7 @@ static struct sim_req *overdue_pick(struct sched *s, uint64_t now)
 	return best;
 }
 
-void stf_consider(struct sim_dev *d, struct stf_ctx *c, struct sim_req *r)
+void sweep__stf_consider(struct sim_dev *d, struct stf_ctx *c, struct sim_req *r)
 {
 	if (r->seq > c->max_seq)
 		return; /* GSTF freeze: arrived after its group was frozen */
@@ -353,7 +353,7 @@ static struct sim_req *stf_search(struct sched *s, uint64_t now, uint64_t kmin, 
 		for (int op = 0; op < 2; op++) {
 			struct sim_req *r = weighted ? s->q.fhead[op] : s->nheap[op] ? s->heap[op][0] : NULL;
 			if (r)
-				stf_consider(d, &c, r);
+				sweep__stf_consider(d, &c, r);
 		}
 		if (c.best || (!s->nheap[0] && !s->nheap[1]) || weighted) {
 			s->evals += c.evals;
@@ -362,7 +362,7 @@ static struct sim_req *stf_search(struct sched *s, uint64_t now, uint64_t kmin, 
 	}
 	uint64_t h = d->ops->head_key(d);
 	uint64_t start = h < kmin ? kmin : h > kmax ? kmax : h;
-	uint64_t hi = posq_next(pq, start), lo = start ? posq_prev(pq, start - 1) : NONE64;
+	uint64_t hi = sweep__posq_next(pq, start), lo = start ? sweep__posq_prev(pq, start - 1) : NONE64;
 	if (hi != NONE64 && hi > kmax)
 		hi = NONE64;
 	if (lo != NONE64 && lo < kmin)
@@ -379,15 +379,15 @@ static struct sim_req *stf_search(struct sched *s, uint64_t now, uint64_t kmin, 
 			for (struct sim_req *r = pq->head[k]; r; r = r->pnext) {
 				if (weighted && c.best && seek * (c.M - (double)(now - r->r.time_ns)) / c.M > c.bt)
 					continue; /* cannot win: skip the costly estimate */
-				stf_consider(d, &c, r);
+				sweep__stf_consider(d, &c, r);
 			}
 		}
 		if (up) {
-			hi = posq_next(pq, k + 1);
+			hi = sweep__posq_next(pq, k + 1);
 			if (hi != NONE64 && hi > kmax)
 				hi = NONE64;
 		} else {
-			lo = k ? posq_prev(pq, k - 1) : NONE64;
+			lo = k ? sweep__posq_prev(pq, k - 1) : NONE64;
 			if (lo != NONE64 && lo < kmin)
 				lo = NONE64;
 		}
@@ -410,11 +410,11 @@ static struct sim_req *pick_gstf(struct sched *s, uint64_t now)
 {
 	uint64_t G = s->group, n = s->dev->nkeys;
 	uint64_t g = s->dev->ops->head_key(s->dev) / G;
-	uint64_t k = posq_next(&s->q.pos, g * G);
+	uint64_t k = sweep__posq_next(&s->q.pos, g * G);
 	if (k == NONE64 || k / G != g) {
 		/* this group is empty: on to the next one with work, wrapping */
 		if (k == NONE64)
-			k = posq_next(&s->q.pos, 0);
+			k = sweep__posq_next(&s->q.pos, 0);
 		if (k == NONE64)
 			return NULL;
 		g = k / G;
@@ -427,7 +427,7 @@ static struct sim_req *pick_gstf(struct sched *s, uint64_t now)
 static uint64_t count_group(const struct sched *s, uint64_t lo, uint64_t hi, uint64_t max_seq)
 {
 	uint64_t n = 0;
-	for (uint64_t k = posq_next(&s->q.pos, lo); k != NONE64 && k <= hi; k = posq_next(&s->q.pos, k + 1))
+	for (uint64_t k = sweep__posq_next(&s->q.pos, lo); k != NONE64 && k <= hi; k = sweep__posq_next(&s->q.pos, k + 1))
 		for (const struct sim_req *r = s->q.pos.head[k]; r; r = r->pnext)
 			n += r->seq <= max_seq;
 	return n;
@@ -444,9 +444,9 @@ static struct sim_req *pick_gstf_freeze(struct sched *s, uint64_t now)
 	uint64_t G = s->group, n = s->dev->nkeys;
 	if (!s->frozen_left) {
 		uint64_t from = s->frozen ? (s->frozen_group + 1) * G : s->dev->ops->head_key(s->dev) / G * G;
-		uint64_t k = from < n ? posq_next(&s->q.pos, from) : NONE64;
+		uint64_t k = from < n ? sweep__posq_next(&s->q.pos, from) : NONE64;
 		if (k == NONE64)
-			k = posq_next(&s->q.pos, 0);
+			k = sweep__posq_next(&s->q.pos, 0);
 		if (k == NONE64)
 			return NULL;
 		s->frozen = true;
@@ -469,7 +469,7 @@ static struct sim_req *pick_gstf_freeze(struct sched *s, uint64_t now)
 /* First request of direction op at or after bucket key (one-way, no wrap). */
 static struct sim_req *next_of_op(struct sched *s, uint64_t key, int op)
 {
-	for (uint64_t k = posq_next(&s->q.pos, key); k != NONE64; k = posq_next(&s->q.pos, k + 1))
+	for (uint64_t k = sweep__posq_next(&s->q.pos, key); k != NONE64; k = sweep__posq_next(&s->q.pos, k + 1))
 		for (struct sim_req *r = s->q.pos.head[k]; r; r = r->pnext)
 			if (r->r.op == op)
 				return r;
@@ -529,8 +529,8 @@ static struct sim_req *start_bundle(struct sched *s, uint64_t b)
 	struct sim_req **v = malloc(cap * sizeof(*v));
 	if (!v)
 		return s->q.fhead[SWEEP_SIM_WRITE]; /* degrade to plain FIFO */
-	for (uint64_t k = posq_next(&s->q.pos, d->ops->key(d, lo)); k != NONE64 && k <= d->ops->key(d, hi - 1);
-	     k = posq_next(&s->q.pos, k + 1)) {
+	for (uint64_t k = sweep__posq_next(&s->q.pos, d->ops->key(d, lo)); k != NONE64 && k <= d->ops->key(d, hi - 1);
+	     k = sweep__posq_next(&s->q.pos, k + 1)) {
 		for (struct sim_req *r = s->q.pos.head[k]; r; r = r->pnext) {
 			if (r->r.op != SWEEP_SIM_WRITE || r->off / s->bundle != b)
 				continue;
@@ -619,24 +619,24 @@ static struct sim_req *bw_elevator(struct sched *s, int cls)
 	uint64_t h = s->dev->ops->head_key(s->dev);
 	struct sim_req *r;
 	if (!s->elevator_ssf) {
-		for (uint64_t k = posq_next(pq, h); k != NONE64; k = posq_next(pq, k + 1))
+		for (uint64_t k = sweep__posq_next(pq, h); k != NONE64; k = sweep__posq_next(pq, k + 1))
 			if ((r = bucket_match(s, k, cls)))
 				return r;
-		for (uint64_t k = posq_next(pq, 0); k != NONE64 && k < h; k = posq_next(pq, k + 1))
+		for (uint64_t k = sweep__posq_next(pq, 0); k != NONE64 && k < h; k = sweep__posq_next(pq, k + 1))
 			if ((r = bucket_match(s, k, cls)))
 				return r;
 		return NULL;
 	}
-	uint64_t hi = posq_next(pq, h), lo = h ? posq_prev(pq, h - 1) : NONE64;
+	uint64_t hi = sweep__posq_next(pq, h), lo = h ? sweep__posq_prev(pq, h - 1) : NONE64;
 	while (hi != NONE64 || lo != NONE64) {
 		bool up = lo == NONE64 || (hi != NONE64 && dist(hi, h) <= dist(lo, h));
 		uint64_t k = up ? hi : lo;
 		if ((r = bucket_match(s, k, cls)))
 			return r;
 		if (up)
-			hi = posq_next(pq, k + 1);
+			hi = sweep__posq_next(pq, k + 1);
 		else
-			lo = k ? posq_prev(pq, k - 1) : NONE64;
+			lo = k ? sweep__posq_prev(pq, k - 1) : NONE64;
 	}
 	return NULL;
 }
@@ -702,7 +702,7 @@ static const struct sched_ops ops_table[] = {
 	{ "gstf-freeze", false, pick_gstf_freeze },
 };
 
-struct sim_req *sched_pick(struct sched *s, uint64_t now)
+struct sim_req *sweep__sched_pick(struct sched *s, uint64_t now)
 {
 	struct sim_req *r;
 	if (s->drain) {
@@ -723,7 +723,7 @@ struct sim_req *sched_pick(struct sched *s, uint64_t now)
 	return r;
 }
 
-int sched_new(const char *name, const struct sweep_sim_options *o, struct sim_dev *dev, struct sched **ret)
+int sweep__sched_new(const char *name, const struct sweep_sim_options *o, struct sim_dev *dev, struct sched **ret)
 {
 	const struct sched_ops *ops = NULL;
 	for (size_t i = 0; i < sizeof(ops_table) / sizeof(ops_table[0]); i++)
@@ -746,7 +746,7 @@ int sched_new(const char *name, const struct sweep_sim_options *o, struct sim_de
 	s->rp = strcmp(name, "irbw-fifo-rp") == 0;
 	s->elevator_ssf = strcmp(name, "bw-ssf") == 0 || o->elevator_ssf;
 	s->max_seq = NONE64;
-	int err = posq_init(&s->q.pos, dev->nkeys);
+	int err = sweep__posq_init(&s->q.pos, dev->nkeys);
 	bool timed = ops->pick == pick_stf || ops->pick == pick_wstf || ops->pick == pick_gstf ||
 		     ops->pick == pick_gstf_freeze;
 	if (!err && timed && dev->ops->bucket_search)
@@ -772,14 +772,14 @@ int sched_new(const char *name, const struct sweep_sim_options *o, struct sim_de
 		s->nstreams = o->nstreams;
 	}
 	if (err) {
-		sched_free(s);
+		sweep__sched_free(s);
 		return err;
 	}
 	*ret = s;
 	return 0;
 }
 
-void sched_free(struct sched *s)
+void sweep__sched_free(struct sched *s)
 {
 	if (!s)
 		return;
@@ -787,7 +787,7 @@ void sched_free(struct sched *s)
 		for (uint64_t k = 0; k < s->q.pos.nkeys; k++)
 			free(s->sorted[k].v);
 	free(s->sorted);
-	posq_fini(&s->q.pos);
+	sweep__posq_fini(&s->q.pos);
 	free(s->heap[0]);
 	free(s->heap[1]);
 	free(s->streams);

@@ -60,10 +60,10 @@ static struct sim_req *req_alloc(struct sweep_sim *s)
 SWEEP_EXPORT const char *sweep_sim_device_name(unsigned index)
 {
 	unsigned i = 0;
-	for (const char *const *n = hdd_preset_names; *n; n++, i++)
+	for (const char *const *n = sweep__hdd_preset_names; *n; n++, i++)
 		if (i == index)
 			return *n;
-	for (const char *const *n = ssd_preset_names; *n; n++, i++)
+	for (const char *const *n = sweep__ssd_preset_names; *n; n++, i++)
 		if (i == index)
 			return *n;
 	return NULL;
@@ -71,13 +71,13 @@ SWEEP_EXPORT const char *sweep_sim_device_name(unsigned index)
 
 SWEEP_EXPORT const char *sweep_sim_sched_name(unsigned index)
 {
-	for (unsigned i = 0; sched_names[i]; i++)
+	for (unsigned i = 0; sweep__sched_names[i]; i++)
 		if (i == index)
-			return sched_names[i];
+			return sweep__sched_names[i];
 	return NULL;
 }
 
-void dev_done(struct sim_dev *d, struct sim_req *r)
+void sweep__dev_done(struct sim_dev *d, struct sim_req *r)
 {
 	r->link = NULL;
 	if (d->done_tail)
@@ -105,22 +105,22 @@ SWEEP_EXPORT int sweep_sim_new(const struct sweep_sim_options *opts, struct swee
 	if (o.hdd && o.ssd)
 		err = -EINVAL;
 	else if (o.hdd)
-		err = hdd_new(o.device ? dev : "custom-hdd", &o, &s->dev);
+		err = sweep__hdd_new(o.device ? dev : "custom-hdd", &o, &s->dev);
 	else if (o.ssd)
-		err = ssd_new(o.device ? dev : "custom-ssd", &o, &s->dev);
-	else if ((err = hdd_new(dev, &o, &s->dev)) == -EINVAL)
-		err = ssd_new(dev, &o, &s->dev);
+		err = sweep__ssd_new(o.device ? dev : "custom-ssd", &o, &s->dev);
+	else if ((err = sweep__hdd_new(dev, &o, &s->dev)) == -EINVAL)
+		err = sweep__ssd_new(dev, &o, &s->dev);
 	if (!err) {
 		s->dev->cnt = &s->cnt;
-		err = sched_new(sch, &o, s->dev, &s->sched);
+		err = sweep__sched_new(sch, &o, s->dev, &s->sched);
 	}
 	if (err) {
 		sweep_sim_free(s);
 		return err;
 	}
-	for (unsigned i = 0; sched_names[i]; i++)
-		if (strcmp(sched_names[i], sch) == 0)
-			s->sched_name = sched_names[i];
+	for (unsigned i = 0; sweep__sched_names[i]; i++)
+		if (strcmp(sweep__sched_names[i], sch) == 0)
+			s->sched_name = sweep__sched_names[i];
 	s->seed = o.seed;
 	*ret_sim = s;
 	return 0;
@@ -132,7 +132,7 @@ SWEEP_EXPORT struct sweep_sim *sweep_sim_free(struct sweep_sim *s)
 		return NULL;
 	if (s->dev)
 		s->dev->ops->destroy(s->dev);
-	sched_free(s->sched);
+	sweep__sched_free(s->sched);
 	/* requests still queued, in flight or merged go with their slabs */
 	for (struct slab *sl = s->slabs, *n; sl; sl = n) {
 		n = sl->next;
@@ -140,7 +140,7 @@ SWEEP_EXPORT struct sweep_sim *sweep_sim_free(struct sweep_sim *s)
 	}
 	free(s->heap);
 	free(s->out);
-	stats_fini(&s->st);
+	sweep__stats_fini(&s->st);
 	free(s);
 	return NULL;
 }
@@ -267,7 +267,7 @@ static int collect(struct sweep_sim *s)
 			x->finish = r->finish;
 			x->hit = r->hit;
 			if (!err)
-				err = stats_record(&s->st, x);
+				err = sweep__stats_record(&s->st, x);
 			if (!err)
 				err = out_push(s, r, x);
 			if (x != r) {
@@ -286,7 +286,7 @@ static int collect(struct sweep_sim *s)
 static void admit(struct sweep_sim *s)
 {
 	while (s->nheap && s->heap[0]->r.time_ns <= s->now)
-		sched_add(s->sched, heap_pop(s));
+		sweep__sched_add(s->sched, heap_pop(s));
 }
 
 static void dispatch(struct sweep_sim *s)
@@ -296,7 +296,7 @@ static void dispatch(struct sweep_sim *s)
 	/* what the caller submitted at this instant competes with what was queued (sim.h) */
 	admit(s);
 	while (d->ops->can_accept(d)) {
-		struct sim_req *r = sched_pick(s->sched, s->now);
+		struct sim_req *r = sweep__sched_pick(s->sched, s->now);
 		if (!r)
 			break;
 		r->dispatch = s->now;
@@ -384,7 +384,7 @@ SWEEP_EXPORT int sweep_sim_get_stats(const struct sweep_sim *s, struct sweep_sim
 	int err = s ? sim_out_begin(&st, sizeof(st), ret) : -EINVAL;
 	if (err)
 		return err;
-	stats_fill(&s->st, &s->cnt, s->busy_ns, &st);
+	sweep__stats_fill(&s->st, &s->cnt, s->busy_ns, &st);
 	st.host_merges = s->sched->merges;
 	sim_out_end(ret, &st, sizeof(st));
 	return 0;
@@ -410,7 +410,7 @@ SWEEP_EXPORT int sweep_sim_get_info(const struct sweep_sim *s, struct sweep_sim_
 	return 0;
 }
 
-void sim_stf_cost(const struct sweep_sim *s, uint64_t *decisions, uint64_t *evals)
+void sweep__sim_stf_cost(const struct sweep_sim *s, uint64_t *decisions, uint64_t *evals)
 {
 	*decisions = s->sched->decisions;
 	*evals = s->sched->evals;

@@ -15,7 +15,7 @@
 
 /*
  * Size-versioned structs follow libsweep's one rule (sweep__opts_copy in
- * lib/internal.h): any prefix holding the size is accepted (the fields it
+ * lib/common/internal.h): any prefix holding the size is accepted (the fields it
  * lacks read as zero), a longer struct only when its extra bytes are zero.
  * Inputs are copied with sweep__opts_copy(dst, sizeof(dst), src, SIM_MIN).
  * Outputs are checked the same way, then filled with what the caller's
@@ -98,7 +98,7 @@ struct stf_ctx {
 };
 struct sim_dev;
 struct sbucket;
-void stf_consider(struct sim_dev *d, struct stf_ctx *c, struct sim_req *r);
+void sweep__stf_consider(struct sim_dev *d, struct stf_ctx *c, struct sim_req *r);
 
 /* ---- position-bucketed queue (cylinder-indexed lists + 2-level bitmap) ---- */
 
@@ -109,13 +109,13 @@ struct posq {
 	uint64_t nwords0, nwords1;
 	uint64_t count;
 };
-int posq_init(struct posq *q, uint64_t nkeys);
-void posq_fini(struct posq *q);
-void posq_insert(struct posq *q, struct sim_req *r);
-void posq_remove(struct posq *q, struct sim_req *r);
+int sweep__posq_init(struct posq *q, uint64_t nkeys);
+void sweep__posq_fini(struct posq *q);
+void sweep__posq_insert(struct posq *q, struct sim_req *r);
+void sweep__posq_remove(struct posq *q, struct sim_req *r);
 /* First non-empty bucket >= key (NONE64 if none) / last non-empty bucket <= key. */
-uint64_t posq_next(const struct posq *q, uint64_t key);
-uint64_t posq_prev(const struct posq *q, uint64_t key);
+uint64_t sweep__posq_next(const struct posq *q, uint64_t key);
+uint64_t sweep__posq_prev(const struct posq *q, uint64_t key);
 
 /* ---- RNG: splitmix64, explicit state ---------------------------------- */
 
@@ -150,7 +150,7 @@ struct sim_dev_ops {
 	void (*process)(struct sim_dev *d, uint64_t now);
 	bool (*busy)(const struct sim_dev *d);
 	void (*destroy)(struct sim_dev *d);
-	/* Optional: STF over the requests v[0..n) of bucket key, sorted by offset (stf_consider each candidate). */
+	/* Optional: STF over the requests v[0..n) of bucket key, sorted by offset (sweep__stf_consider each candidate). */
 	void (*bucket_search)(struct sim_dev *d, uint64_t key, const struct sbucket *b, struct stf_ctx *c);
 	/* Service time does not depend on position (SSD): STF ranks by estimate alone. */
 	bool flat;
@@ -175,8 +175,8 @@ struct sim_dev {
 	/* completions produced by process(), appended in order */
 	struct sim_req *done_head, *done_tail;
 };
-void dev_done(struct sim_dev *d, struct sim_req *r);
-void sim_count_seek(struct sim_counters *c, uint64_t dist);
+void sweep__dev_done(struct sim_dev *d, struct sim_req *r);
+void sweep__sim_count_seek(struct sim_counters *c, uint64_t dist);
 
 /*
  * Index of the preset called `name` in a table of structs whose first member
@@ -190,10 +190,10 @@ static inline int preset_find(const void *table, size_t n, size_t stride, const 
 	return -1;
 }
 
-int hdd_new(const char *preset, const struct sweep_sim_options *o, struct sim_dev **ret);
-int ssd_new(const char *preset, const struct sweep_sim_options *o, struct sim_dev **ret);
-extern const char *const hdd_preset_names[];
-extern const char *const ssd_preset_names[];
+int sweep__hdd_new(const char *preset, const struct sweep_sim_options *o, struct sim_dev **ret);
+int sweep__ssd_new(const char *preset, const struct sweep_sim_options *o, struct sim_dev **ret);
+extern const char *const sweep__hdd_preset_names[];
+extern const char *const sweep__ssd_preset_names[];
 
 /* HDD pieces the tests look at. */
 struct hdd_seek {
@@ -201,15 +201,15 @@ struct hdd_seek {
 	uint64_t boundary;
 	double c, e;      /* c + e*d beyond */
 };
-double hdd_seek_ms(const struct hdd_seek *s, uint64_t dist);
+double sweep__hdd_seek_ms(const struct hdd_seek *s, uint64_t dist);
 struct hdd_chs {
 	uint64_t cyl, head, sector, spt;
 };
 /* Map a 512-byte sector number through the zone table of a HDD device. */
-int hdd_map(const struct sim_dev *d, uint64_t lba, struct hdd_chs *ret);
-const struct hdd_seek *hdd_seek_of(const struct sim_dev *d);
-uint64_t hdd_cylinders(const struct sim_dev *d);
-void hdd_set_head(struct sim_dev *d, uint64_t cyl, uint64_t head); /* tests: place the arm */
+int sweep__hdd_map(const struct sim_dev *d, uint64_t lba, struct hdd_chs *ret);
+const struct hdd_seek *sweep__hdd_seek_of(const struct sim_dev *d);
+uint64_t sweep__hdd_cylinders(const struct sim_dev *d);
+void sweep__hdd_set_head(struct sim_dev *d, uint64_t cyl, uint64_t head); /* tests: place the arm */
 
 /* ---- bookings of a shared resource (timeline.c) ---- */
 
@@ -221,10 +221,10 @@ struct timeline {
 	size_t head, n, cap;
 };
 /* Book d ns at the earliest gap at or after t; returns the start. */
-double tl_book(struct timeline *tl, double t, double d);
+double sweep__tl_book(struct timeline *tl, double t, double d);
 /* Forget the bookings that end by t (nothing can be booked before now). */
-void tl_trim(struct timeline *tl, double t);
-void tl_fini(struct timeline *tl);
+void sweep__tl_trim(struct timeline *tl, double t);
+void sweep__tl_fini(struct timeline *tl);
 
 /* ---- host queue and schedulers ---------------------------------------- */
 
@@ -290,15 +290,15 @@ struct sbucket {
 	size_t n, cap;
 };
 /* First index in b with an offset >= off. */
-uint32_t sbucket_first(const struct sbucket *b, uint64_t off);
+uint32_t sweep__sbucket_first(const struct sbucket *b, uint64_t off);
 /* STF decisions taken and the estimates they made (the index's cost; tests). */
-void sim_stf_cost(const struct sweep_sim *s, uint64_t *decisions, uint64_t *evals);
-int sched_new(const char *name, const struct sweep_sim_options *o, struct sim_dev *dev,
+void sweep__sim_stf_cost(const struct sweep_sim *s, uint64_t *decisions, uint64_t *evals);
+int sweep__sched_new(const char *name, const struct sweep_sim_options *o, struct sim_dev *dev,
 	      struct sched **ret);
-void sched_free(struct sched *s);
-void sched_add(struct sched *s, struct sim_req *r);
-struct sim_req *sched_pick(struct sched *s, uint64_t now);
-extern const char *const sched_names[];
+void sweep__sched_free(struct sched *s);
+void sweep__sched_add(struct sched *s, struct sim_req *r);
+struct sim_req *sweep__sched_pick(struct sched *s, uint64_t now);
+extern const char *const sweep__sched_names[];
 
 /* ---- traces ---------------------------------------------------------- */
 
@@ -319,7 +319,7 @@ struct sweep_sim_trace {
 	uint64_t *kids, *kid_at;
 };
 /* sweep_sim_trace_open on an open stream (the fuzz targets read from memory). */
-int sim_trace_read(FILE *fp, const struct sweep_sim_trace_options *opts, struct sweep_sim_trace **ret,
+int sweep__sim_trace_read(FILE *fp, const struct sweep_sim_trace_options *opts, struct sweep_sim_trace **ret,
 		   struct sweep_sim_trace_error *ret_error);
 
 /* ---- statistics -------------------------------------------------------- */
@@ -332,9 +332,9 @@ struct sim_stats {
 	uint64_t resp_max;
 	long double resp_sum;
 };
-int stats_record(struct sim_stats *st, const struct sim_req *r);
-void stats_fill(const struct sim_stats *st, const struct sim_counters *c, uint64_t busy_ns,
+int sweep__stats_record(struct sim_stats *st, const struct sim_req *r);
+void sweep__stats_fill(const struct sim_stats *st, const struct sim_counters *c, uint64_t busy_ns,
 		struct sweep_sim_stats *out);
-void stats_fini(struct sim_stats *st);
+void sweep__stats_fini(struct sim_stats *st);
 
 #endif

@@ -54,7 +54,7 @@ static const struct ssd_preset presets[] = {
 };
 #undef P
 #define NPRESETS (sizeof(presets) / sizeof(presets[0]))
-const char *const ssd_preset_names[] = { "ssd-blockmap", "ssd-pagemap", NULL };
+const char *const sweep__ssd_preset_names[] = { "ssd-blockmap", "ssd-pagemap", NULL };
 
 struct logblk {
 	uint64_t lbn, wp, age;
@@ -110,7 +110,7 @@ static void gc_run(struct ssd *s, unsigned p, double until);
 /* A page programmed on plane p once its data has crossed the channel; the program's end. */
 static double page_program(struct ssd *s, unsigned p, double ready)
 {
-	double bus = tl_book(&s->chan[p % s->C], ready, s->t_chan);
+	double bus = sweep__tl_book(&s->chan[p % s->C], ready, s->t_chan);
 	gc_run(s, p, bus + s->t_chan);
 	double start = dmax(bus + s->t_chan, s->plane_free[p]);
 	s->plane_free[p] = start + s->t_prog;
@@ -124,7 +124,7 @@ static double page_read(struct ssd *s, unsigned p, double t)
 	gc_run(s, p, t);
 	double start = dmax(t, s->plane_free[p]);
 	s->plane_free[p] = start + s->t_read;
-	double bus = tl_book(&s->chan[p % s->C], s->plane_free[p], s->t_chan);
+	double bus = sweep__tl_book(&s->chan[p % s->C], s->plane_free[p], s->t_chan);
 	s->dev.cnt->flash_pages_read++;
 	return bus + s->t_chan;
 }
@@ -138,8 +138,8 @@ static void plane_copies(struct ssd *s, unsigned p, double t, uint64_t n)
 {
 	for (uint64_t i = 0; i < n; i++) {
 		double r = dmax(t, s->plane_free[p]) + s->t_read;
-		double out = tl_book(&s->chan[p % s->C], r, s->t_chan);
-		double back = tl_book(&s->chan[p % s->C], out + s->t_chan, s->t_chan);
+		double out = sweep__tl_book(&s->chan[p % s->C], r, s->t_chan);
+		double back = sweep__tl_book(&s->chan[p % s->C], out + s->t_chan, s->t_chan);
 		s->plane_free[p] = back + s->t_chan + s->t_prog;
 	}
 	s->dev.cnt->flash_pages_read += n;
@@ -414,20 +414,20 @@ static void ssd_accept(struct sim_dev *d, uint64_t now, struct sim_req *r)
 	struct ssd *s = S(d);
 	uint64_t first = r->off / s->page, last = (r->off + r->len - 1) / s->page;
 	double t = (double)now, fin = t, link = t;
-	tl_trim(&s->link, t);
+	sweep__tl_trim(&s->link, t);
 	for (unsigned c = 0; c < s->C; c++)
-		tl_trim(&s->chan[c], t);
+		sweep__tl_trim(&s->chan[c], t);
 	for (uint64_t lpn = first; lpn <= last; lpn++) {
 		if (r->r.op == SWEEP_SIM_WRITE) {
 			/* pages stream in over the host link, in order */
-			link = tl_book(&s->link, link, s->t_link) + s->t_link;
+			link = sweep__tl_book(&s->link, link, s->t_link) + s->t_link;
 			d->cnt->host_pages_written++;
 			double e = s->p.blockmap ? bm_write(s, lpn, link) : pm_write(s, lpn, link);
 			fin = dmax(fin, e);
 		} else {
 			unsigned p = s->p.blockmap ? bm_plane(s, lpn) : pm_plane(s, lpn);
 			double ready = page_read(s, p, t);
-			link = tl_book(&s->link, dmax(link, ready), s->t_link) + s->t_link;
+			link = sweep__tl_book(&s->link, dmax(link, ready), s->t_link) + s->t_link;
 			fin = dmax(fin, link);
 		}
 		d->cnt->transfer_ns += (uint64_t)s->t_link;
@@ -473,7 +473,7 @@ static void ssd_process(struct sim_dev *d, uint64_t now)
 			break;
 		struct sim_req *r = s->out[best];
 		s->out[best] = s->out[--s->nout];
-		dev_done(d, r);
+		sweep__dev_done(d, r);
 	}
 }
 
@@ -500,9 +500,9 @@ static void ssd_destroy(struct sim_dev *d)
 	free(s->plane_free);
 	if (s->chan)
 		for (unsigned c = 0; c < s->C; c++)
-			tl_fini(&s->chan[c]);
+			sweep__tl_fini(&s->chan[c]);
 	free(s->chan);
-	tl_fini(&s->link);
+	sweep__tl_fini(&s->link);
 	free(s->out);
 	free(s);
 }
@@ -608,7 +608,7 @@ static bool ssd_params_ok(const struct sweep_sim_ssd_params *p)
 }
 
 /* The device named `preset`, or built from o->ssd when given. */
-int ssd_new(const char *preset, const struct sweep_sim_options *o, struct sim_dev **ret)
+int sweep__ssd_new(const char *preset, const struct sweep_sim_options *o, struct sim_dev **ret)
 {
 	struct sweep_sim_ssd_params given;
 	const struct sweep_sim_ssd_params *p = o->ssd;

@@ -7,7 +7,7 @@
 
 #include "sim_internal.h"
 
-void sim_count_seek(struct sim_counters *c, uint64_t dist)
+void sweep__sim_count_seek(struct sim_counters *c, uint64_t dist)
 {
 	unsigned b = dist ? 64u - (unsigned)__builtin_clzll(dist) : 0;
 	if (b >= SWEEP_SIM_SEEK_BUCKETS)
@@ -17,7 +17,7 @@ void sim_count_seek(struct sim_counters *c, uint64_t dist)
 		c->seek_count++;
 }
 
-int stats_record(struct sim_stats *st, const struct sim_req *r)
+int sweep__stats_record(struct sim_stats *st, const struct sim_req *r)
 {
 	if (st->nresp == st->cap) {
 		uint64_t ncap = st->cap ? st->cap * 2 : 4096;
@@ -66,7 +66,7 @@ static double pct_ms(const uint64_t *v, uint64_t n, double p)
 	return (double)v[rank - 1] / 1e6;
 }
 
-void stats_fill(const struct sim_stats *st, const struct sim_counters *c, uint64_t busy_ns,
+void sweep__stats_fill(const struct sim_stats *st, const struct sim_counters *c, uint64_t busy_ns,
 		struct sweep_sim_stats *out)
 {
 	struct sweep_sim_stats s = { .size = sizeof(s) };
@@ -115,7 +115,7 @@ void stats_fill(const struct sim_stats *st, const struct sim_counters *c, uint64
 	*out = s;
 }
 
-void stats_fini(struct sim_stats *st)
+void sweep__stats_fini(struct sim_stats *st)
 {
 	free(st->resp);
 	memset(st, 0, sizeof(*st));

@@ -11,7 +11,7 @@
 
 #include "sim_internal.h"
 
-double tl_book(struct timeline *tl, double t, double d)
+double sweep__tl_book(struct timeline *tl, double t, double d)
 {
 	/* first interval that ends after t */
 	size_t lo = tl->head, hi = tl->n;
@@ -51,7 +51,7 @@ double tl_book(struct timeline *tl, double t, double d)
 	return at;
 }
 
-void tl_trim(struct timeline *tl, double t)
+void sweep__tl_trim(struct timeline *tl, double t)
 {
 	while (tl->head < tl->n && tl->iv[tl->head].e <= t)
 		tl->head++;
@@ -62,7 +62,7 @@ void tl_trim(struct timeline *tl, double t)
 	}
 }
 
-void tl_fini(struct timeline *tl)
+void sweep__tl_fini(struct timeline *tl)
 {
 	free(tl->iv);
 	memset(tl, 0, sizeof(*tl));

@@ -797,7 +797,7 @@ static int finish(struct loader *L)
 	return 0;
 }
 
-int sim_trace_read(FILE *fp, const struct sweep_sim_trace_options *opts, struct sweep_sim_trace **ret,
+int sweep__sim_trace_read(FILE *fp, const struct sweep_sim_trace_options *opts, struct sweep_sim_trace **ret,
 		   struct sweep_sim_trace_error *ret_error)
 {
 	struct sweep_sim_trace_options o;
@@ -838,7 +838,7 @@ SWEEP_EXPORT int sweep_sim_trace_open(const char *path, const struct sweep_sim_t
 	FILE *fp = fopen(path, "re");
 	if (!fp)
 		return -errno;
-	int err = sim_trace_read(fp, opts, ret, ret_error);
+	int err = sweep__sim_trace_read(fp, opts, ret, ret_error);
 	fclose(fp);
 	return err;
 }

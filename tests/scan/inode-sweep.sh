@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # A walk of a whole filesystem on a disk reads every inode in use first, in
-# one sweep (lib/walk_meta.c, inode_sweep): ext4's inode tables through the
+# one sweep (lib/walk/walk_meta.c, inode_sweep): ext4's inode tables through the
 # block device, xfs's inode clusters by bulkstat. On an ext4 and an xfs loop
 # image holding a file of every mapping class (populate.py), HDD class:
 #  - walking the mount root sweeps (the counts say so); a subtree of a few

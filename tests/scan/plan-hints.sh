@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# The walk and the plan on the metadata engine (lib/walk_meta.c), on ext4
+# The walk and the plan on the metadata engine (lib/walk/walk_meta.c), on ext4
 # (with inline_data) and xfs loop images holding a file of every size and
 # mapping class (populate.py: inline, holes, unwritten extents, fragmented):
 #  - the plan built from raw inode hints (SWEEP_METASCAN=on, HDD class) lists

@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "sim/sim_internal.h"
+#include "sim_internal.h"
 
 /* ---- scheduler fixtures ---- */
 
@@ -36,17 +36,17 @@ static void fx_open(struct fx *f, const char *device, const char *sched, const s
 	if (opts)
 		o = *opts;
 	memset(f, 0, sizeof(*f));
-	int err = hdd_new(device, &o, &f->dev);
+	int err = sweep__hdd_new(device, &o, &f->dev);
 	if (err == -EINVAL)
-		err = ssd_new(device, &o, &f->dev);
+		err = sweep__ssd_new(device, &o, &f->dev);
 	assert_int_equal(err, 0);
 	f->dev->cnt = &f->cnt;
-	assert_int_equal(sched_new(sched, &o, f->dev, &f->s), 0);
+	assert_int_equal(sweep__sched_new(sched, &o, f->dev, &f->s), 0);
 }
 
 static void fx_close(struct fx *f)
 {
-	sched_free(f->s);
+	sweep__sched_free(f->s);
 	f->dev->ops->destroy(f->dev);
 }
 
@@ -60,7 +60,7 @@ static struct sim_req *fx_add(struct fx *f, uint64_t off, uint64_t len, int op, 
 	r->off = off;
 	r->len = len;
 	r->seq = f->n++;
-	sched_add(f->s, r);
+	sweep__sched_add(f->s, r);
 	return r;
 }
 
@@ -80,7 +80,7 @@ static void add_reads(struct fx *f, const uint64_t *cyls, size_t n)
 
 static uint64_t picked_cyl(struct fx *f, uint64_t now)
 {
-	struct sim_req *r = sched_pick(f->s, now);
+	struct sim_req *r = sweep__sched_pick(f->s, now);
 	assert_non_null(r);
 	return r->key;
 }
@@ -108,14 +108,14 @@ static void test_fcfs(void **state)
 	(void)state;
 	struct fx f;
 	fx_open(&f, "eagle", "fcfs", NULL);
-	hdd_set_head(f.dev, 100, 0);
+	sweep__hdd_set_head(f.dev, 100, 0);
 	fx_add(&f, eagle_off(500, 0, 0), 4096, SWEEP_SIM_READ, 0, 0);
 	fx_add(&f, eagle_off(10, 0, 0), 4096, SWEEP_SIM_WRITE, 0, 0);
 	fx_add(&f, eagle_off(300, 0, 0), 4096, SWEEP_SIM_READ, 0, 0);
 	assert_int_equal(picked_cyl(&f, 0), 500);
 	assert_int_equal(picked_cyl(&f, 0), 10);
 	assert_int_equal(picked_cyl(&f, 0), 300);
-	assert_null(sched_pick(f.s, 0));
+	assert_null(sweep__sched_pick(f.s, 0));
 	fx_close(&f);
 }
 
@@ -130,7 +130,7 @@ static void test_noop_merges(void **state)
 	fx_add(&f, x - 4096, 4096, SWEEP_SIM_WRITE, 0, 0); /* front merge */
 	fx_add(&f, x + 8192, 4096, SWEEP_SIM_READ, 0, 0);  /* adjacent, other direction: no */
 	assert_int_equal(f.s->merges, 2);
-	struct sim_req *r = sched_pick(f.s, 0);
+	struct sim_req *r = sweep__sched_pick(f.s, 0);
 	assert_ptr_equal(r, &f.reqs[0]);
 	assert_int_equal(r->off, x - 4096);
 	assert_int_equal(r->len, 12288);
@@ -138,7 +138,7 @@ static void test_noop_merges(void **state)
 	for (struct sim_req *m = r->merged; m; m = m->link)
 		chain++;
 	assert_int_equal(chain, 2);
-	r = sched_pick(f.s, 0);
+	r = sweep__sched_pick(f.s, 0);
 	assert_int_equal(r->r.op, SWEEP_SIM_READ);
 	/* fcfs never merges */
 	fx_close(&f);
@@ -154,12 +154,12 @@ static void test_ssf(void **state)
 	(void)state;
 	struct fx f;
 	fx_open(&f, "eagle", "ssf", NULL);
-	hdd_set_head(f.dev, 100, 0);
+	sweep__hdd_set_head(f.dev, 100, 0);
 	ADD_READS(&f, 50, 130, 90);
 	assert_int_equal(picked_cyl(&f, 0), 90);
-	hdd_set_head(f.dev, 90, 0);
+	sweep__hdd_set_head(f.dev, 90, 0);
 	assert_int_equal(picked_cyl(&f, 0), 130); /* 40 either way: the tie goes up */
-	hdd_set_head(f.dev, 130, 0);
+	sweep__hdd_set_head(f.dev, 130, 0);
 	assert_int_equal(picked_cyl(&f, 0), 50);
 	fx_close(&f);
 }
@@ -200,7 +200,7 @@ static void test_cscan(void **state)
 /* Same cylinder but just missed (a turn away) versus the next cylinder with the sector coming up. */
 static void stf_queue(struct fx *f)
 {
-	hdd_set_head(f->dev, 100, 0);
+	sweep__hdd_set_head(f->dev, 100, 0);
 	fx_add(f, eagle_off(100, 0, 60), 4096, SWEEP_SIM_READ, 0, 0);
 	/* seek(1) = 5.47 ms = 22 sectors of rotation: sector 25 is under the head 3 sectors later */
 	fx_add(f, eagle_off(101, 0, 25), 4096, SWEEP_SIM_READ, 0, 0);
@@ -230,12 +230,12 @@ static void test_gstf(void **state)
 	struct fx f;
 	fx_open(&f, "eagle", "gstf", NULL); /* groups of 840/4 = 210 cylinders, as GSTF210 */
 	assert_int_equal(f.s->group, 210);
-	hdd_set_head(f.dev, 100, 0);
+	sweep__hdd_set_head(f.dev, 100, 0);
 	ADD_READS(&f, 215, 10, 600);
 	assert_int_equal(picked_cyl(&f, 0), 10); /* stays in its group though 215 is nearer */
-	hdd_set_head(f.dev, 10, 0);
+	sweep__hdd_set_head(f.dev, 10, 0);
 	assert_int_equal(picked_cyl(&f, 0), 215); /* group empty: the next group */
-	hdd_set_head(f.dev, 215, 0);
+	sweep__hdd_set_head(f.dev, 215, 0);
 	assert_int_equal(picked_cyl(&f, 0), 600);
 	fx_close(&f);
 }
@@ -243,7 +243,7 @@ static void test_gstf(void **state)
 static void wstf_queue(struct fx *f, uint64_t now)
 {
 	/* queued in arrival order, as the model queues them */
-	hdd_set_head(f->dev, 100, 0);
+	sweep__hdd_set_head(f->dev, 100, 0);
 	fx_add(f, eagle_off(700, 0, 30), 4096, SWEEP_SIM_READ, now - 950000000, 0); /* dear, 0.95 s old */
 	fx_add(f, eagle_off(101, 0, 30), 4096, SWEEP_SIM_READ, now, 0);            /* cheap, new */
 }
@@ -266,7 +266,7 @@ static void test_wstf(void **state)
 	fx_close(&f);
 	/* past M the weight is negative: the overdue request goes first whatever it costs */
 	fx_open(&f, "eagle", "wstf", &o);
-	hdd_set_head(f.dev, 100, 0);
+	sweep__hdd_set_head(f.dev, 100, 0);
 	fx_add(&f, eagle_off(839, 0, 30), 4096, SWEEP_SIM_READ, 0, 0);
 	fx_add(&f, eagle_off(100, 0, 20), 4096, SWEEP_SIM_READ, now, 0);
 	assert_int_equal(picked_cyl(&f, now), 839);
@@ -274,7 +274,7 @@ static void test_wstf(void **state)
 	/* two overdue requests: chosen between by (aged) positioning time, not oldest first
 	 * (issue 13 defect 2: oldest-first is FCFS, and at long queues it never recovers) */
 	fx_open(&f, "eagle", "wstf", &o);
-	hdd_set_head(f.dev, 100, 0);
+	sweep__hdd_set_head(f.dev, 100, 0);
 	fx_add(&f, eagle_off(839, 0, 30), 4096, SWEEP_SIM_READ, 0, 0);           /* overdue by 1 s, far */
 	fx_add(&f, eagle_off(101, 0, 30), 4096, SWEEP_SIM_READ, NS_PER_S / 2, 0); /* overdue by 0.5 s, near */
 	fx_add(&f, eagle_off(100, 0, 20), 4096, SWEEP_SIM_READ, now, 0);         /* not overdue */
@@ -313,7 +313,7 @@ static void test_deadline(void **state)
 		fx_add(&f, eagle_off(10 + i, 0, 0), 4096, SWEEP_SIM_READ, 0, 0);
 	unsigned reads = 0;
 	struct sim_req *r;
-	while ((r = sched_pick(f.s, 0)) && r->r.op == SWEEP_SIM_READ)
+	while ((r = sweep__sched_pick(f.s, 0)) && r->r.op == SWEEP_SIM_READ)
 		reads++;
 	assert_non_null(r);
 	assert_int_equal(reads, 32); /* two batches of 16 reads, then the starved write */
@@ -330,12 +330,12 @@ static void test_irbw_fifo(void **state)
 	fx_add(&f, 100 * MIB, 4096, SWEEP_SIM_READ, 0, 0);  /* R1 */
 	fx_add(&f, 8 * MIB, 4096, SWEEP_SIM_WRITE, 0, 0);   /* W2 bundle 2 */
 	fx_add(&f, 0, 4096, SWEEP_SIM_WRITE, 0, 0);         /* W3 bundle 0 */
-	struct sim_req *r = sched_pick(f.s, 0);
+	struct sim_req *r = sweep__sched_pick(f.s, 0);
 	assert_int_equal(r->off, 0); /* the oldest bundle, sorted: W3 then W1 */
-	assert_int_equal(sched_pick(f.s, 0)->off, 1 * MIB);
-	assert_int_equal(sched_pick(f.s, 0)->off, 100 * MIB);
-	assert_int_equal(sched_pick(f.s, 0)->off, 8 * MIB);
-	assert_null(sched_pick(f.s, 0));
+	assert_int_equal(sweep__sched_pick(f.s, 0)->off, 1 * MIB);
+	assert_int_equal(sweep__sched_pick(f.s, 0)->off, 100 * MIB);
+	assert_int_equal(sweep__sched_pick(f.s, 0)->off, 8 * MIB);
+	assert_null(sweep__sched_pick(f.s, 0));
 	fx_close(&f);
 }
 
@@ -348,12 +348,12 @@ static void test_irbw_fifo_rp(void **state)
 	fx_add(&f, 8 * MIB, 4096, SWEEP_SIM_WRITE, 0, 0);
 	fx_add(&f, 100 * MIB, 4096, SWEEP_SIM_READ, 0, 0);
 	fx_add(&f, 200 * MIB, 4096, SWEEP_SIM_READ, 0, 0);
-	assert_int_equal(sched_pick(f.s, 0)->off, 100 * MIB); /* bundle 0 yields to the reads queued */
+	assert_int_equal(sweep__sched_pick(f.s, 0)->off, 100 * MIB); /* bundle 0 yields to the reads queued */
 	fx_add(&f, 300 * MIB, 4096, SWEEP_SIM_READ, 0, 0);      /* arrives after the yield */
-	assert_int_equal(sched_pick(f.s, 0)->off, 200 * MIB);
-	assert_int_equal(sched_pick(f.s, 0)->off, 1 * MIB);   /* only once: now bundle 0 */
-	assert_int_equal(sched_pick(f.s, 0)->off, 300 * MIB); /* bundle 2 yields in turn */
-	assert_int_equal(sched_pick(f.s, 0)->off, 8 * MIB);
+	assert_int_equal(sweep__sched_pick(f.s, 0)->off, 200 * MIB);
+	assert_int_equal(sweep__sched_pick(f.s, 0)->off, 1 * MIB);   /* only once: now bundle 0 */
+	assert_int_equal(sweep__sched_pick(f.s, 0)->off, 300 * MIB); /* bundle 2 yields in turn */
+	assert_int_equal(sweep__sched_pick(f.s, 0)->off, 8 * MIB);
 	fx_close(&f);
 }
 
@@ -368,7 +368,7 @@ static void test_bw(void **state)
 				       .nstreams = 1 };
 	struct fx f;
 	fx_open(&f, "eagle", "bw", &o);
-	hdd_set_head(f.dev, 100, 0);
+	sweep__hdd_set_head(f.dev, 100, 0);
 	f.s->last_key = 100;
 	fx_add(&f, eagle_off(101, 0, 0), 4096, SWEEP_SIM_READ, 0, 0); /* best effort, right here */
 	fx_add(&f, eagle_off(700, 0, 0), 4096, SWEEP_SIM_READ, 0, 1); /* reserved, far */
@@ -398,7 +398,7 @@ static void test_bw(void **state)
 	/* the SSF elevator takes the nearest eligible request, below the head too */
 	o.nstreams = 1;
 	fx_open(&f, "eagle", "bw-ssf", &o);
-	hdd_set_head(f.dev, 100, 0);
+	sweep__hdd_set_head(f.dev, 100, 0);
 	fx_add(&f, eagle_off(300, 0, 0), 4096, SWEEP_SIM_READ, 0, 1);
 	fx_add(&f, eagle_off(90, 0, 0), 4096, SWEEP_SIM_READ, 0, 1);
 	assert_int_equal(picked_cyl(&f, 0), 90);
@@ -412,18 +412,18 @@ static void test_posq(void **state)
 	(void)state;
 	struct posq q;
 	const uint64_t nkeys = 300000; /* several summary words */
-	assert_int_equal(posq_init(&q, nkeys), 0);
+	assert_int_equal(sweep__posq_init(&q, nkeys), 0);
 	static struct sim_req r[500];
 	static bool present[300000];
 	uint64_t rng = 7;
 	for (unsigned i = 0; i < 500; i++) {
 		memset(&r[i], 0, sizeof(r[i]));
 		r[i].key = sim_rand_below(&rng, nkeys);
-		posq_insert(&q, &r[i]);
+		sweep__posq_insert(&q, &r[i]);
 		present[r[i].key] = true;
 	}
 	for (unsigned i = 0; i < 500; i += 3) { /* remove a third */
-		posq_remove(&q, &r[i]);
+		sweep__posq_remove(&q, &r[i]);
 		bool still = false;
 		for (unsigned j = 0; j < 500; j++)
 			if (j % 3 && r[j].key == r[i].key)
@@ -443,10 +443,10 @@ static void test_posq(void **state)
 				dn = (uint64_t)x;
 				break;
 			}
-		assert_int_equal(posq_next(&q, k), up);
-		assert_int_equal(posq_prev(&q, k), dn);
+		assert_int_equal(sweep__posq_next(&q, k), up);
+		assert_int_equal(sweep__posq_prev(&q, k), dn);
 	}
-	posq_fini(&q);
+	sweep__posq_fini(&q);
 }
 
 /* ---- disk geometry and timing ---- */
@@ -456,7 +456,7 @@ static double mean_random_seek(const struct hdd_seek *s, uint64_t n)
 	/* two independent uniform cylinders: P(d) = 2 (n - d) / n^2 for d > 0 */
 	double sum = 0;
 	for (uint64_t d = 1; d < n; d++)
-		sum += 2.0 * (double)(n - d) / ((double)n * (double)n) * hdd_seek_ms(s, d);
+		sum += 2.0 * (double)(n - d) / ((double)n * (double)n) * sweep__hdd_seek_ms(s, d);
 	return sum;
 }
 
@@ -464,17 +464,17 @@ static void check_curve(const char *preset, double single, double mean, double f
 {
 	struct sweep_sim_options o = { .size = sizeof(o) };
 	struct sim_dev *d;
-	assert_int_equal(hdd_new(preset, &o, &d), 0);
-	const struct hdd_seek *s = hdd_seek_of(d);
-	uint64_t n = hdd_cylinders(d);
-	assert_true(hdd_seek_ms(s, 0) == 0.0);
-	assert_true(fabs(hdd_seek_ms(s, 1) - single) < 0.01);
+	assert_int_equal(sweep__hdd_new(preset, &o, &d), 0);
+	const struct hdd_seek *s = sweep__hdd_seek_of(d);
+	uint64_t n = sweep__hdd_cylinders(d);
+	assert_true(sweep__hdd_seek_ms(s, 0) == 0.0);
+	assert_true(fabs(sweep__hdd_seek_ms(s, 1) - single) < 0.01);
 	assert_true(fabs(mean_random_seek(s, n) - mean) < 0.05);
-	assert_true(fabs(hdd_seek_ms(s, n - 1) - full) < 0.5);
+	assert_true(fabs(sweep__hdd_seek_ms(s, n - 1) - full) < 0.5);
 	/* continuous at the knee and increasing everywhere */
-	assert_true(fabs(hdd_seek_ms(s, s->boundary + 1) - hdd_seek_ms(s, s->boundary)) < 0.05);
+	assert_true(fabs(sweep__hdd_seek_ms(s, s->boundary + 1) - sweep__hdd_seek_ms(s, s->boundary)) < 0.05);
 	for (uint64_t x = 1; x < n; x += n / 97 + 1)
-		assert_true(hdd_seek_ms(s, x + 1) >= hdd_seek_ms(s, x));
+		assert_true(sweep__hdd_seek_ms(s, x + 1) >= sweep__hdd_seek_ms(s, x));
 	d->ops->destroy(d);
 }
 
@@ -484,10 +484,10 @@ static void test_seek_curves(void **state)
 	/* the Eagle: sqrt branch exactly as the seed writes it */
 	struct sweep_sim_options o = { .size = sizeof(o) };
 	struct sim_dev *d;
-	assert_int_equal(hdd_new("eagle", &o, &d), 0);
-	const struct hdd_seek *s = hdd_seek_of(d);
+	assert_int_equal(sweep__hdd_new("eagle", &o, &d), 0);
+	const struct hdd_seek *s = sweep__hdd_seek_of(d);
 	for (uint64_t x = 1; x <= 239; x++)
-		assert_true(fabs(hdd_seek_ms(s, x) - (4.6 + 0.87 * sqrt((double)x))) < 1e-12);
+		assert_true(fabs(sweep__hdd_seek_ms(s, x) - (4.6 + 0.87 * sqrt((double)x))) < 1e-12);
 	assert_int_equal(s->boundary, 239);
 	d->ops->destroy(d);
 	check_curve("eagle", 4.6 + 0.87, 18.0, 31.4);
@@ -501,37 +501,37 @@ static void test_zone_map(void **state)
 	struct sweep_sim_options o = { .size = sizeof(o) };
 	struct sim_dev *d;
 	struct hdd_chs c;
-	assert_int_equal(hdd_new("eagle", &o, &d), 0);
+	assert_int_equal(sweep__hdd_new("eagle", &o, &d), 0);
 	assert_int_equal(d->capacity, 840ull * 20 * 67 * 512);
-	assert_int_equal(hdd_map(d, 840ull * 20 * 67 - 1, &c), 0);
+	assert_int_equal(sweep__hdd_map(d, 840ull * 20 * 67 - 1, &c), 0);
 	assert_int_equal(c.cyl, 839);
 	assert_int_equal(c.head, 19);
 	assert_int_equal(c.sector, 66);
-	assert_int_equal(hdd_map(d, 67 * 20 + 67 + 5, &c), 0);
+	assert_int_equal(sweep__hdd_map(d, 67 * 20 + 67 + 5, &c), 0);
 	assert_true(c.cyl == 1 && c.head == 1 && c.sector == 5);
-	assert_int_equal(hdd_map(d, 840ull * 20 * 67, &c), -ERANGE);
+	assert_int_equal(sweep__hdd_map(d, 840ull * 20 * 67, &c), -ERANGE);
 	d->ops->destroy(d);
 
 	/* hdd7200: 16 zones of 11250 cylinders, 4 heads, 1900 down to 950 sectors per track */
-	assert_int_equal(hdd_new("hdd7200", &o, &d), 0);
-	assert_int_equal(hdd_map(d, 0, &c), 0);
+	assert_int_equal(sweep__hdd_new("hdd7200", &o, &d), 0);
+	assert_int_equal(sweep__hdd_map(d, 0, &c), 0);
 	assert_true(c.cyl == 0 && c.head == 0 && c.sector == 0 && c.spt == 1900);
-	assert_int_equal(hdd_map(d, 1900, &c), 0);
+	assert_int_equal(sweep__hdd_map(d, 1900, &c), 0);
 	assert_true(c.cyl == 0 && c.head == 1 && c.sector == 0);
-	assert_int_equal(hdd_map(d, 4 * 1900, &c), 0);
+	assert_int_equal(sweep__hdd_map(d, 4 * 1900, &c), 0);
 	assert_true(c.cyl == 1 && c.head == 0);
 	uint64_t zone1 = 11250ull * 4 * 1900;
-	assert_int_equal(hdd_map(d, zone1 - 1, &c), 0);
+	assert_int_equal(sweep__hdd_map(d, zone1 - 1, &c), 0);
 	assert_true(c.cyl == 11249 && c.head == 3 && c.sector == 1899 && c.spt == 1900);
-	assert_int_equal(hdd_map(d, zone1, &c), 0);
+	assert_int_equal(sweep__hdd_map(d, zone1, &c), 0);
 	assert_true(c.cyl == 11250 && c.head == 0 && c.sector == 0 && c.spt == 1900 - 950 / 15);
 	uint64_t sectors = d->capacity / 512;
-	assert_int_equal(hdd_map(d, sectors - 1, &c), 0);
+	assert_int_equal(sweep__hdd_map(d, sectors - 1, &c), 0);
 	assert_true(c.cyl == 179999 && c.head == 3 && c.sector == 949 && c.spt == 950);
 	/* monotone: cylinders never go back as LBAs grow, tracks shrink inward */
 	uint64_t last_cyl = 0, last_spt = 1900;
 	for (uint64_t lba = 0; lba < sectors; lba += sectors / 1009) {
-		assert_int_equal(hdd_map(d, lba, &c), 0);
+		assert_int_equal(sweep__hdd_map(d, lba, &c), 0);
 		assert_true(c.cyl >= last_cyl && c.spt <= last_spt);
 		last_cyl = c.cyl;
 		last_spt = c.spt;
@@ -1200,7 +1200,7 @@ static void test_time_limits(void **state)
 	assert_non_null(fp);
 	struct sweep_sim_trace_options to = { .size = sizeof(to), .format = "blkparse" };
 	struct sweep_sim_trace *tr;
-	assert_int_equal(sim_trace_read(fp, &to, &tr, NULL), 0);
+	assert_int_equal(sweep__sim_trace_read(fp, &to, &tr, NULL), 0);
 	fclose(fp);
 	assert_int_equal(tr->n, 3);
 	assert_true(tr->dependent && tr->v[1].after == 0 && tr->v[2].after == 1);
@@ -1393,7 +1393,7 @@ static double evals_per_decision(const char *dev, const char *sched, const char 
 	struct sweep_sim_stats st;
 	synth_run(sim, pattern, 4096, n, q, 1, &st);
 	uint64_t dec, ev;
-	sim_stf_cost(sim, &dec, &ev);
+	sweep__sim_stf_cost(sim, &dec, &ev);
 	sweep_sim_free(sim);
 	assert_true(dec > 0);
 	print_message("%s %s %s Q=%u: %.1f estimates per decision\n", dev, sched, pattern, q, (double)ev / (double)dec);
@@ -1419,7 +1419,7 @@ static void test_stf_index(void **state)
 	assert_true(evals_per_decision("ssd-pagemap", "wstf", "randread", 2000, 6000) <= 2.0);
 }
 
-/* ---- the size-versioned struct rule (lib/internal.h), on every sim struct ---- */
+/* ---- the size-versioned struct rule (lib/common/internal.h), on every sim struct ---- */
 
 /* A caller built against a newer header: the struct followed by 16 more bytes. */
 #define LONGER(type) struct { type s; unsigned char tail[16]; }

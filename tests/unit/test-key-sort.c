@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The plan's radix sort (lib/key_sort.c) against qsort with the plan's
+ * The plan's radix sort (lib/common/key_sort.c) against qsort with the plan's
  * comparison, (primary, secondary, insertion order): sorted by the
  * secondary key and then, stably, by the primary, as sweep_plan_sort does.
  */

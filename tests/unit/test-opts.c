@@ -1,5 +1,5 @@
 /*
- * The one rule for size-versioned structs (lib/internal.h sweep__opts_copy),
+ * The one rule for size-versioned structs (lib/common/internal.h sweep__opts_copy),
  * through every public function that takes one: a shorter (older) struct is
  * accepted with its missing fields zero, a longer (newer) one only when its
  * extra bytes are zero (-E2BIG otherwise), unknown flag bits are refused.

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "sim/sim_internal.h"
+#include "sim_internal.h"
 
 #ifndef FUZZ_FORMAT
 #error "build with -DFUZZ_FORMAT=\"tracefs\" (or another format)"
@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					     .max_requests = 4096, .flags = size % 2 ? SWEEP_SIM_TRACE_NO_WRAP : 0 };
 	struct sweep_sim_trace *t = NULL;
 	struct sweep_sim_trace_error e = { .size = sizeof(e) };
-	int err = sim_trace_read(fp, &o, &t, &e);
+	int err = sweep__sim_trace_read(fp, &o, &t, &e);
 	fclose(fp);
 	if (err) {
 		if (t || e.message[sizeof(e.message) - 1])

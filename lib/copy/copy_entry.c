@@ -5,7 +5,7 @@
  * the end), symlinks and special files (made now under a temporary name,
  * then renamed into place), hard links, and regular files (queued; see
  * copy_data.c). Every destination operation is relative to a directory
- * descriptor opened beneath the destination root (dest_dir).
+ * descriptor opened beneath the destination root (sweep__dest_dir).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -50,7 +50,7 @@ static int with_temp(int dirfd, int (*make)(int dirfd, const char *tmp, const vo
 		     char tmp[32])
 {
 	for (int tries = 0; tries < 100; tries++) {
-		copy_tmp_name(tmp);
+		sweep__copy_tmp_name(tmp);
 		int rc = make(dirfd, tmp, arg);
 		if (rc != -EEXIST)
 			return rc;
@@ -75,22 +75,22 @@ static int settle_temp(struct sweep_copy *c, const struct src_ref *s, int dirfd,
 		       uint64_t cookie)
 {
 	const char *sname;
-	int sdir = c->o.preserve & (SWEEP_PRESERVE_XATTR | SWEEP_PRESERVE_ACL) ? src_dir(s, &sname) : -1;
+	int sdir = c->o.preserve & (SWEEP_PRESERVE_XATTR | SWEEP_PRESERVE_ACL) ? sweep__src_dir(s, &sname) : -1;
 	struct meta_ref ms = { .fd = -1, .dirfd = sdir, .name = sdir >= 0 ? sname : NULL };
 	struct meta_ref md = { .fd = -1, .dirfd = dirfd, .name = tmp };
 	unsigned what = c->o.preserve;
 
 	if (sdir < 0)
 		what &= ~(unsigned)(SWEEP_PRESERVE_XATTR | SWEEP_PRESERVE_ACL);
-	copy_apply_meta(c, &ms, &md, s->st, what, s->path, dst_show(c, dst), cookie);
+	sweep__copy_apply_meta(c, &ms, &md, s->st, what, s->path, sweep__dst_show(c, dst), cookie);
 	if (sdir >= 0)
 		close(sdir);
-	int rc = copy_put_in_place(c, dirfd, tmp, name);
+	int rc = sweep__copy_put_in_place(c, dirfd, tmp, name);
 	if (rc < 0) {
 		unlinkat(dirfd, tmp, 0); /* ours: made by this run a moment ago */
-		return copy_report(c, op, rc, s->path, dst_show(c, dst), cookie);
+		return sweep__copy_report(c, op, rc, s->path, sweep__dst_show(c, dst), cookie);
 	}
-	copy_done(c, s->path, dst_show(c, dst), s->st, how, 0, cookie, existed);
+	sweep__copy_done(c, s->path, sweep__dst_show(c, dst), s->st, how, 0, cookie, existed);
 	return 0;
 }
 
@@ -142,7 +142,7 @@ static struct lnode *link_add(struct sweep_copy *c, const struct sweep_stat *st,
 	return n;
 }
 
-void copy_links_free(struct sweep_copy *c)
+void sweep__copy_links_free(struct sweep_copy *c)
 {
 	for (size_t i = 0; i < c->caplinks; i++) {
 		struct lnode *n = c->links[i];
@@ -159,16 +159,16 @@ void copy_links_free(struct sweep_copy *c)
 	c->caplinks = c->nlinks = 0;
 }
 
-int link_replace(struct sweep_copy *c, const char *target, const char *dst)
+int sweep__link_replace(struct sweep_copy *c, const char *target, const char *dst)
 {
 	const char *tname, *dname;
 	char tmp[32];
 	int rc;
-	int tdir = dest_dir(c, target, &tname);
+	int tdir = sweep__dest_dir(c, target, &tname);
 
 	if (tdir < 0)
 		return tdir;
-	int ddir = dest_dir(c, dst, &dname);
+	int ddir = sweep__dest_dir(c, dst, &dname);
 	if (ddir < 0) {
 		close(tdir);
 		return ddir;
@@ -178,7 +178,7 @@ int link_replace(struct sweep_copy *c, const char *target, const char *dst)
 	} else {
 		rc = -EEXIST;
 		for (int tries = 0; tries < 100 && rc == -EEXIST; tries++) {
-			copy_tmp_name(tmp);
+			sweep__copy_tmp_name(tmp);
 			rc = linkat(tdir, tname, ddir, tmp, 0) < 0 ? -errno : 0;
 		}
 		if (rc == 0) {
@@ -197,19 +197,19 @@ static int hard_link(struct sweep_copy *c, const char *target, const char *src, 
 {
 	struct stat dst_st;
 	const char *name;
-	int dfd = dest_dir(c, dst, &name);
+	int dfd = sweep__dest_dir(c, dst, &name);
 	bool existed = dfd >= 0 && fstatat(dfd, name, &dst_st, AT_SYMLINK_NOFOLLOW) == 0;
 
 	if (dfd >= 0)
 		close(dfd);
-	int rc = link_replace(c, target, dst);
+	int rc = sweep__link_replace(c, target, dst);
 	if (rc < 0)
-		return copy_report(c, SWEEP_COPY_OP_LINK, rc, dst_show(c, target), dst_show(c, dst), cookie);
-	copy_done(c, src, dst_show(c, dst), st, SWEEP_COPY_HOW_LINK, 0, cookie, existed);
+		return sweep__copy_report(c, SWEEP_COPY_OP_LINK, rc, sweep__dst_show(c, target), sweep__dst_show(c, dst), cookie);
+	sweep__copy_done(c, src, sweep__dst_show(c, dst), st, SWEEP_COPY_HOW_LINK, 0, cookie, existed);
 	return 0;
 }
 
-void link_settle(struct sweep_copy *c, struct lnode *n, bool ok, enum sweep_copy_op op, int err)
+void sweep__link_settle(struct sweep_copy *c, struct lnode *n, bool ok, enum sweep_copy_op op, int err)
 {
 	n->state = ok ? LN_DONE : LN_FAILED;
 	for (size_t i = 0; i < n->nfol; i++) {
@@ -217,7 +217,7 @@ void link_settle(struct sweep_copy *c, struct lnode *n, bool ok, enum sweep_copy
 		if (ok)
 			hard_link(c, n->dst, f->src, f->dst, &f->st, f->cookie);
 		else
-			copy_report(c, op, err, f->src, dst_show(c, f->dst), f->cookie);
+			sweep__copy_report(c, op, err, f->src, sweep__dst_show(c, f->dst), f->cookie);
 		free(f->src);
 	}
 	free(n->fol);
@@ -229,10 +229,10 @@ static int link_follow(struct sweep_copy *c, struct lnode *n, const char *src, c
 		       const struct sweep_stat *st, uint64_t cookie)
 {
 	if (grow((void **)&n->fol, &n->capfol, n->nfol + 1, sizeof(*n->fol)) < 0)
-		return copy_report(c, SWEEP_COPY_OP_LINK, -ENOMEM, src, dst_show(c, dst), cookie);
+		return sweep__copy_report(c, SWEEP_COPY_OP_LINK, -ENOMEM, src, sweep__dst_show(c, dst), cookie);
 	struct follower *f = &n->fol[n->nfol];
 	if (!(f->src = dup_pair(src, dst, &f->dst)))
-		return copy_report(c, SWEEP_COPY_OP_LINK, -ENOMEM, src, dst_show(c, dst), cookie);
+		return sweep__copy_report(c, SWEEP_COPY_OP_LINK, -ENOMEM, src, sweep__dst_show(c, dst), cookie);
 	f->st = *st;
 	f->cookie = cookie;
 	n->nfol++;
@@ -244,7 +244,7 @@ static int link_follow(struct sweep_copy *c, struct lnode *n, const char *src, c
 static char *read_link(const struct src_ref *s, int *err)
 {
 	const char *name;
-	int dfd = src_dir(s, &name);
+	int dfd = sweep__src_dir(s, &name);
 	size_t cap = s->st->size > 0 ? (size_t)s->st->size + 1 : PATH_MAX;
 	char *target = NULL;
 
@@ -285,13 +285,13 @@ static int copy_symlink(struct sweep_copy *c, const struct src_ref *s, int dirfd
 	if (!target) {
 		owned = read_link(s, &rc);
 		if (!owned)
-			return copy_report(c, SWEEP_COPY_OP_READLINK, rc, s->path, dst_show(c, dst), cookie);
+			return sweep__copy_report(c, SWEEP_COPY_OP_READLINK, rc, s->path, sweep__dst_show(c, dst), cookie);
 		target = owned;
 	}
 	rc = with_temp(dirfd, make_symlink, target, tmp);
 	free(owned);
 	if (rc < 0)
-		return copy_report(c, SWEEP_COPY_OP_SYMLINK, rc, s->path, dst_show(c, dst), cookie);
+		return sweep__copy_report(c, SWEEP_COPY_OP_SYMLINK, rc, s->path, sweep__dst_show(c, dst), cookie);
 	return settle_temp(c, s, dirfd, tmp, name, dst, existed, SWEEP_COPY_HOW_SYMLINK, SWEEP_COPY_OP_SYMLINK, cookie);
 }
 
@@ -302,10 +302,10 @@ static int copy_special(struct sweep_copy *c, const struct src_ref *s, int dirfd
 	int rc = with_temp(dirfd, make_special, s->st, tmp);
 
 	if (rc < 0)
-		return copy_report(c, SWEEP_COPY_OP_SPECIAL, rc, s->path, dst_show(c, dst), cookie);
+		return sweep__copy_report(c, SWEEP_COPY_OP_SPECIAL, rc, s->path, sweep__dst_show(c, dst), cookie);
 	if (!(c->o.preserve & SWEEP_PRESERVE_MODE) &&
 	    fchmodat(dirfd, tmp, (mode_t)(s->st->mode & 0777 & ~c->umask), AT_SYMLINK_NOFOLLOW) < 0)
-		copy_report(c, SWEEP_COPY_OP_META, -errno, s->path, dst_show(c, dst), cookie);
+		sweep__copy_report(c, SWEEP_COPY_OP_META, -errno, s->path, sweep__dst_show(c, dst), cookie);
 	return settle_temp(c, s, dirfd, tmp, name, dst, existed, SWEEP_COPY_HOW_SPECIAL, SWEEP_COPY_OP_SPECIAL, cookie);
 }
 
@@ -321,18 +321,18 @@ static int capture_dir(struct sweep_copy *c, const struct src_ref *s, struct met
 	*ret = NULL;
 	if (!(c->o.preserve & (SWEEP_PRESERVE_XATTR | SWEEP_PRESERVE_ACL)))
 		return 0;
-	dfd = src_dir(s, &name);
+	dfd = sweep__src_dir(s, &name);
 	if (dfd < 0)
 		return dfd;
 	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
 	rc = fd < 0 ? -errno : 0;
 	if (fd >= 0) {
 		struct meta_ref r = { .fd = fd };
-		rc = meta_capture(&r, c->o.preserve, true, ret);
+		rc = sweep__meta_capture(&r, c->o.preserve, true, ret);
 		close(fd);
 	} else if (rc == -EACCES) {
 		struct meta_ref r = { .fd = -1, .dirfd = dfd, .name = name };
-		rc = meta_capture(&r, c->o.preserve, true, ret);
+		rc = sweep__meta_capture(&r, c->o.preserve, true, ret);
 	}
 	close(dfd);
 	return rc;
@@ -344,26 +344,26 @@ static int copy_dir(struct sweep_copy *c, const struct src_ref *s, int dirfd, co
 	bool created = false;
 
 	if (dst_st && !S_ISDIR(dst_st->st_mode))
-		return copy_report(c, SWEEP_COPY_OP_OVERWRITE_NONDIR, 0, s->path, dst_show(c, dst), cookie);
+		return sweep__copy_report(c, SWEEP_COPY_OP_OVERWRITE_NONDIR, 0, s->path, sweep__dst_show(c, dst), cookie);
 	if (!dst_st) {
 		/* Owner-only until sweep_copy_finish(): we must be able to write into it meanwhile. */
 		if (mkdirat(dirfd, name, 0700) < 0)
-			return copy_report(c, SWEEP_COPY_OP_MKDIR, -errno, s->path, dst_show(c, dst), cookie);
+			return sweep__copy_report(c, SWEEP_COPY_OP_MKDIR, -errno, s->path, sweep__dst_show(c, dst), cookie);
 		created = true;
 	}
 	if (grow((void **)&c->dirs, &c->capdirs, c->ndirs + 1, sizeof(*c->dirs)) < 0)
-		return copy_report(c, SWEEP_COPY_OP_MKDIR, -ENOMEM, s->path, dst_show(c, dst), cookie);
+		return sweep__copy_report(c, SWEEP_COPY_OP_MKDIR, -ENOMEM, s->path, sweep__dst_show(c, dst), cookie);
 	struct dirmeta *d = &c->dirs[c->ndirs];
 	memset(d, 0, sizeof(*d));
 	if (!(d->src = dup_pair(s->path, dst, &d->dst)))
-		return copy_report(c, SWEEP_COPY_OP_MKDIR, -ENOMEM, s->path, dst_show(c, dst), cookie);
+		return sweep__copy_report(c, SWEEP_COPY_OP_MKDIR, -ENOMEM, s->path, sweep__dst_show(c, dst), cookie);
 	d->st = *s->st;
 	d->created = created;
 	int rc = capture_dir(c, s, &d->blob);
 	if (rc < 0)
-		copy_report(c, SWEEP_COPY_OP_META, rc, s->path, dst_show(c, dst), cookie);
+		sweep__copy_report(c, SWEEP_COPY_OP_META, rc, s->path, sweep__dst_show(c, dst), cookie);
 	c->ndirs++;
-	copy_done(c, s->path, dst_show(c, dst), s->st, SWEEP_COPY_HOW_DIR, 0, cookie, !created);
+	sweep__copy_done(c, s->path, sweep__dst_show(c, dst), s->st, SWEEP_COPY_HOW_DIR, 0, cookie, !created);
 	return 0;
 }
 
@@ -374,7 +374,7 @@ static bool same_entry(const struct src_ref *s, int dirfd, const char *name)
 {
 	const char *sname;
 	struct stat a, b;
-	int sdir = src_dir(s, &sname);
+	int sdir = sweep__src_dir(s, &sname);
 	bool same = sdir >= 0 && !strcmp(sname, name) && fstat(sdir, &a) == 0 && fstat(dirfd, &b) == 0 &&
 		    a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 
@@ -404,15 +404,15 @@ static int entry_checked(struct sweep_copy *c, const struct src_ref *s, int dirf
 	if (dst_st && !(c->o.flags & SWEEP_COPY_NO_SAME_FILE_CHECK) && (uint64_t)dst_st->st_dev == st->dev &&
 	    (uint64_t)dst_st->st_ino == st->ino &&
 	    !((c->o.flags & SWEEP_COPY_REMOVE_DEST) && S_ISREG(mode) && !same_entry(s, dirfd, name)))
-		return copy_report(c, S_ISDIR(mode) ? SWEEP_COPY_OP_INTO_SELF : SWEEP_COPY_OP_SAME_FILE, 0, s->path,
-				   dst_show(c, dst), cookie);
+		return sweep__copy_report(c, S_ISDIR(mode) ? SWEEP_COPY_OP_INTO_SELF : SWEEP_COPY_OP_SAME_FILE, 0, s->path,
+				   sweep__dst_show(c, dst), cookie);
 	if (S_ISDIR(mode))
 		return copy_dir(c, s, dirfd, name, dst, dst_st, cookie);
 	if (dst_st && S_ISDIR(dst_st->st_mode))
-		return copy_report(c, SWEEP_COPY_OP_OVERWRITE_DIR, 0, s->path, dst_show(c, dst), cookie);
+		return sweep__copy_report(c, SWEEP_COPY_OP_OVERWRITE_DIR, 0, s->path, sweep__dst_show(c, dst), cookie);
 	if (dst_st && ((c->o.flags & SWEEP_COPY_NO_CLOBBER) ||
 		       ((c->o.flags & SWEEP_COPY_UPDATE) && older_or_same(st, dst_st)))) {
-		copy_done(c, s->path, dst_show(c, dst), st, SWEEP_COPY_HOW_SKIPPED, 0, cookie, true);
+		sweep__copy_done(c, s->path, sweep__dst_show(c, dst), st, SWEEP_COPY_HOW_SKIPPED, 0, cookie, true);
 		return 0;
 	}
 
@@ -425,22 +425,22 @@ static int entry_checked(struct sweep_copy *c, const struct src_ref *s, int dirf
 		if (ln && ln->state == LN_PENDING)
 			return link_follow(c, ln, s->path, dst, st, cookie);
 		if (!ln && !(ln = link_add(c, st, link_name)))
-			return copy_report(c, SWEEP_COPY_OP_LINK, -ENOMEM, s->path, dst_show(c, dst), cookie);
+			return sweep__copy_report(c, SWEEP_COPY_OP_LINK, -ENOMEM, s->path, sweep__dst_show(c, dst), cookie);
 		free(ln->dst); /* a failed first copy: this name takes its place */
 		if (!(ln->dst = strdup(link_name)))
-			return copy_report(c, SWEEP_COPY_OP_LINK, -ENOMEM, s->path, dst_show(c, dst), cookie);
+			return sweep__copy_report(c, SWEEP_COPY_OP_LINK, -ENOMEM, s->path, sweep__dst_show(c, dst), cookie);
 		ln->state = LN_PENDING;
 	}
 
 	int rc;
 	if (S_ISREG(mode))
-		return copy_enqueue(c, s, dst, place, dst_st, ln, cookie);
+		return sweep__copy_enqueue(c, s, dst, place, dst_st, ln, cookie);
 	if (S_ISLNK(mode))
 		rc = copy_symlink(c, s, dirfd, name, dst, dst_st != NULL, cookie);
 	else
 		rc = copy_special(c, s, dirfd, name, dst, dst_st != NULL, cookie);
 	if (ln)
-		link_settle(c, ln, rc == 0, SWEEP_COPY_OP_LINK, rc);
+		sweep__link_settle(c, ln, rc == 0, SWEEP_COPY_OP_LINK, rc);
 	return rc;
 }
 
@@ -454,36 +454,36 @@ static int write_through(struct sweep_copy *c, const struct src_ref *s, int dirf
 	*ret_place = NULL;
 	if (fstatat(dirfd, name, &tst, 0) < 0) {
 		if (errno == ENOENT)
-			return copy_report(c, SWEEP_COPY_OP_DANGLING, 0, s->path, dst_show(c, dst), 0);
-		return copy_report(c, SWEEP_COPY_OP_CREATE, -errno, s->path, dst_show(c, dst), 0);
+			return sweep__copy_report(c, SWEEP_COPY_OP_DANGLING, 0, s->path, sweep__dst_show(c, dst), 0);
+		return sweep__copy_report(c, SWEEP_COPY_OP_CREATE, -errno, s->path, sweep__dst_show(c, dst), 0);
 	}
 	/* cp replaces the symlink instead when it keeps hard links and the target has others. */
 	if ((c->o.flags & SWEEP_COPY_LINKS) && tst.st_nlink > 1)
 		return 0;
-	*ret_place = realpath(meta_at_path(dirfd, name, at, sizeof(at)), NULL);
+	*ret_place = realpath(sweep__meta_at_path(dirfd, name, at, sizeof(at)), NULL);
 	if (!*ret_place)
-		return copy_report(c, SWEEP_COPY_OP_CREATE, -errno, s->path, dst_show(c, dst), 0);
+		return sweep__copy_report(c, SWEEP_COPY_OP_CREATE, -errno, s->path, sweep__dst_show(c, dst), 0);
 	*dst_st = tst;
 	return 0;
 }
 
-int copy_entry_ref(struct sweep_copy *c, const struct src_ref *s, const char *dst, uint64_t cookie, bool top)
+int sweep__copy_entry_ref(struct sweep_copy *c, const struct src_ref *s, const char *dst, uint64_t cookie, bool top)
 {
 	struct stat dst_st;
 	const char *name;
 	char *place = NULL;
 	int dirfd, rc;
 
-	if (copy_stopped(c))
+	if (sweep__copy_stopped(c))
 		return c->stop;
 	if (!S_ISDIR(s->st->mode) && ends_with_slash(dst))
-		return copy_report(c, SWEEP_COPY_OP_CREATE, -ENOTDIR, s->path, dst_show(c, dst), cookie);
-	dirfd = dest_dir(c, dst, &name);
+		return sweep__copy_report(c, SWEEP_COPY_OP_CREATE, -ENOTDIR, s->path, sweep__dst_show(c, dst), cookie);
+	dirfd = sweep__dest_dir(c, dst, &name);
 	if (dirfd < 0) {
 		enum sweep_copy_op op = S_ISDIR(s->st->mode) ? SWEEP_COPY_OP_MKDIR
 				      : S_ISREG(s->st->mode) ? SWEEP_COPY_OP_CREATE
 				      : S_ISLNK(s->st->mode) ? SWEEP_COPY_OP_SYMLINK : SWEEP_COPY_OP_SPECIAL;
-		return copy_report(c, op, dirfd, s->path, dst_show(c, dst), cookie);
+		return sweep__copy_report(c, op, dirfd, s->path, sweep__dst_show(c, dst), cookie);
 	}
 	bool exists = fstatat(dirfd, name, &dst_st, AT_SYMLINK_NOFOLLOW) == 0;
 	if (exists && top && S_ISLNK(dst_st.st_mode) && S_ISREG(s->st->mode) &&
@@ -527,15 +527,15 @@ SWEEP_EXPORT int sweep_copy_entry(struct sweep_copy *c, const struct sweep_copy_
 		if (fd < 0 && in.root_fd == AT_FDCWD)
 			fd = -errno;
 		if (fd < 0)
-			return copy_report(c, SWEEP_COPY_OP_STAT, fd, in.path, NULL, cookie);
+			return sweep__copy_report(c, SWEEP_COPY_OP_STAT, fd, in.path, NULL, cookie);
 		rc = fstat(fd, &st) < 0 ? -errno : 0;
 		close(fd);
 		if (rc < 0)
-			return copy_report(c, SWEEP_COPY_OP_STAT, rc, in.path, NULL, cookie);
+			return sweep__copy_report(c, SWEEP_COPY_OP_STAT, rc, in.path, NULL, cookie);
 		sweep_stat_from_stat(&sst, &st);
 		s.st = &sst;
 	}
 	if (in.root_fd == AT_FDCWD)
 		s.path = in.path;
-	return copy_entry_ref(c, &s, dst, cookie, false);
+	return sweep__copy_entry_ref(c, &s, dst, cookie, false);
 }

@@ -8,7 +8,7 @@
  *
  * Destination names are relative to the destination root descriptor and are
  * resolved afresh, beneath it and without following symlinks, every time a
- * directory is needed (dest_dir): a directory swapped for a symlink between
+ * directory is needed (sweep__dest_dir): a directory swapped for a symlink between
  * two files is then never followed, and one moved away is never written
  * into again. The kernel's dcache makes the lookup cheap.
  */
@@ -101,7 +101,7 @@ struct sweep_copy {
 	struct sweep_copy_opts o;
 	int dest_fd;   /* the destination root (O_PATH directory), -1 until sweep_copy_set_dest() */
 	char *show;    /* prefix of destination names in messages */
-	char *showbuf; /* dst_show() result */
+	char *showbuf; /* sweep__dst_show() result */
 	size_t showcap;
 	struct sweep_batch *batch; /* queued regular files: sorted and read a batch at a time */
 	struct writer *writer;
@@ -141,67 +141,67 @@ struct src_ref {
 };
 
 /* copy.c */
-int copy_stopped(struct sweep_copy *c);
-int copy_report(struct sweep_copy *c, enum sweep_copy_op op, int err, const char *src, const char *dst,
+int sweep__copy_stopped(struct sweep_copy *c);
+int sweep__copy_report(struct sweep_copy *c, enum sweep_copy_op op, int err, const char *src, const char *dst,
 		uint64_t cookie);
-void copy_done(struct sweep_copy *c, const char *src, const char *dst, const struct sweep_stat *st,
+void sweep__copy_done(struct sweep_copy *c, const char *src, const char *dst, const struct sweep_stat *st,
 	       enum sweep_copy_how how, uint64_t bytes, uint64_t cookie, bool existed);
-int copy_step(struct sweep_copy *c, enum sweep_copy_step step, const char *src, const char *dst, uint64_t cookie);
+int sweep__copy_step(struct sweep_copy *c, enum sweep_copy_step step, const char *src, const char *dst, uint64_t cookie);
 /* A destination name as shown in messages (a buffer the next call reuses). */
-const char *dst_show(struct sweep_copy *c, const char *dst);
+const char *sweep__dst_show(struct sweep_copy *c, const char *dst);
 /* The same into a buffer of the caller's (the writer thread's). */
-const char *dst_show_in(const struct sweep_copy *c, const char *dst, char **buf, size_t *cap);
+const char *sweep__dst_show_in(const struct sweep_copy *c, const char *dst, char **buf, size_t *cap);
 /*
  * The directory holding dst, beneath the destination root, opened O_PATH
  * without following symlinks; *ret_name points at dst's last component.
  * fd (the caller closes it) or -errno (-ELOOP: a symlink in the way).
  */
-int dest_dir(struct sweep_copy *c, const char *dst, const char **ret_name);
-/* Apply metadata, reporting failures against dst_show. */
-void copy_apply_meta(struct sweep_copy *c, const struct meta_ref *src, const struct meta_ref *dst,
+int sweep__dest_dir(struct sweep_copy *c, const char *dst, const char **ret_name);
+/* Apply metadata, reporting failures against sweep__dst_show. */
+void sweep__copy_apply_meta(struct sweep_copy *c, const struct meta_ref *src, const struct meta_ref *dst,
 		     const struct sweep_stat *st, unsigned what, const char *src_name, const char *dst_name,
 		     uint64_t cookie);
 /* The source's directory and name, opened now for what can only be read by name (symlinks' xattrs). */
-int src_dir(const struct src_ref *s, const char **ret_name);
+int sweep__src_dir(const struct src_ref *s, const char **ret_name);
 
 /* copy_entry.c */
-int copy_entry_ref(struct sweep_copy *c, const struct src_ref *s, const char *dst, uint64_t cookie, bool top);
-void copy_links_free(struct sweep_copy *c);
+int sweep__copy_entry_ref(struct sweep_copy *c, const struct src_ref *s, const char *dst, uint64_t cookie, bool top);
+void sweep__copy_links_free(struct sweep_copy *c);
 /* The first copy of n is final (or failed): give its other names their links. */
-void link_settle(struct sweep_copy *c, struct lnode *n, bool ok, enum sweep_copy_op op, int err);
+void sweep__link_settle(struct sweep_copy *c, struct lnode *n, bool ok, enum sweep_copy_op op, int err);
 /* Make dst (beneath the destination) a hard link to target, through a temporary name: 0 or -errno. */
-int link_replace(struct sweep_copy *c, const char *target, const char *dst);
+int sweep__link_replace(struct sweep_copy *c, const char *target, const char *dst);
 
 /* copy_data.c */
-extern const struct sweep_read_ops copy_read_ops;
-int copy_on_batch(const struct sweep_plan *p, void *ctx);
-int copy_on_batch_end(const struct sweep_plan *p, int status, void *ctx);
+extern const struct sweep_read_ops sweep__copy_read_ops;
+int sweep__copy_on_batch(const struct sweep_plan *p, void *ctx);
+int sweep__copy_on_batch_end(const struct sweep_plan *p, int status, void *ctx);
 /* An io_uring write of queue entry idx failed. */
-void copy_write_failed(struct sweep_copy *c, uint64_t idx, int err);
-int copy_enqueue(struct sweep_copy *c, const struct src_ref *s, const char *dst, const char *place,
+void sweep__copy_write_failed(struct sweep_copy *c, uint64_t idx, int err);
+int sweep__copy_enqueue(struct sweep_copy *c, const struct src_ref *s, const char *dst, const char *place,
 		 const struct stat *dst_st, struct lnode *ln, uint64_t cookie);
-void copy_queue_free(struct sweep_copy *c);
+void sweep__copy_queue_free(struct sweep_copy *c);
 /* cp without -r: the data of a FIFO or device named src, copied into a regular file at dst. */
-int copy_stream(struct sweep_copy *c, const char *src, const struct sweep_stat *st, const char *dst);
+int sweep__copy_stream(struct sweep_copy *c, const char *src, const struct sweep_stat *st, const char *dst);
 /* A fresh temporary name next to nothing: ".sweep-tmp.XXXXXX" into buf (at least 32 bytes). */
-void copy_tmp_name(char *buf);
+void sweep__copy_tmp_name(char *buf);
 /* Put the entry at tmp (in dirfd) onto name: rename, or without replacing with no-clobber. */
-int copy_put_in_place(struct sweep_copy *c, int dirfd, const char *tmp, const char *name);
+int sweep__copy_put_in_place(struct sweep_copy *c, int dirfd, const char *tmp, const char *name);
 
 /* Start copying it (nothing held yet). */
-struct qactive *copy_active_start(struct qactive *a, struct qitem *it);
-void copy_item_fail(struct qactive *a, enum sweep_copy_op op, int err);
+struct qactive *sweep__copy_active_start(struct qactive *a, struct qitem *it);
+void sweep__copy_item_fail(struct qactive *a, enum sweep_copy_op op, int err);
 /* Close the copy; a named temporary (ours, made this run) is removed. */
-void copy_drop_temp(struct qactive *a);
-int copy_file_create(struct sweep_copy *c, struct qactive *it);
-size_t copy_punch_size(const struct sweep_copy *c, bool dense, const struct stat *tst);
-int copy_file_write(struct writer *w, struct qactive *it, const void *buf, size_t len, uint64_t off, uint64_t tag);
-void copy_file_finish(struct sweep_copy *c, struct qactive *it, int srcfd, const struct sweep_stat *st);
-void copy_file_settle(struct sweep_copy *c, const struct qitem *q, const struct qactive *it, int status,
+void sweep__copy_drop_temp(struct qactive *a);
+int sweep__copy_file_create(struct sweep_copy *c, struct qactive *it);
+size_t sweep__copy_punch_size(const struct sweep_copy *c, bool dense, const struct stat *tst);
+int sweep__copy_file_write(struct writer *w, struct qactive *it, const void *buf, size_t len, uint64_t off, uint64_t tag);
+void sweep__copy_file_finish(struct sweep_copy *c, struct qactive *it, int srcfd, const struct sweep_stat *st);
+void sweep__copy_file_settle(struct sweep_copy *c, const struct qitem *q, const struct qactive *it, int status,
 		      const struct sweep_stat *st);
 
 /* copy.c */
-void copy_report_meta(struct sweep_copy *c, enum sweep_copy_meta op, int err, const char *src, const char *dst,
+void sweep__copy_report_meta(struct sweep_copy *c, enum sweep_copy_meta op, int err, const char *src, const char *dst,
 		      uint64_t cookie);
 
 /*
@@ -211,25 +211,25 @@ void copy_report_meta(struct sweep_copy *c, enum sweep_copy_meta op, int err, co
 struct ajob;
 struct copy_async;
 /* *ret NULL where copies stay on the caller's thread (one CPU, SWEEP_COPY_THREADS=0, io_uring writes). */
-int copy_async_new(struct sweep_copy *c, struct copy_async **ret);
+int sweep__copy_async_new(struct sweep_copy *c, struct copy_async **ret);
 /* Waits for the thread (every job must have been reaped). Accepts NULL. */
-void copy_async_free(struct copy_async *a);
+void sweep__copy_async_free(struct copy_async *a);
 /* Whether the thread can make this file's copy: data, no clone or kernel copy to try. */
-bool copy_async_takes(const struct sweep_copy *c, const struct qitem *q, const struct sweep_file *f);
+bool sweep__copy_async_takes(const struct sweep_copy *c, const struct qitem *q, const struct sweep_file *f);
 /* The file is open: hand it over (NULL: no memory, copy it here). */
-struct ajob *copy_async_begin(struct sweep_copy *c, struct qitem *q, uint64_t size, bool dense);
-void copy_async_data(struct sweep_copy *c, struct ajob *j, const void *buf, size_t len, uint64_t off);
-void copy_async_end(struct sweep_copy *c, struct ajob *j, const struct sweep_file *f, int status);
+struct ajob *sweep__copy_async_begin(struct sweep_copy *c, struct qitem *q, uint64_t size, bool dense);
+void sweep__copy_async_data(struct sweep_copy *c, struct ajob *j, const void *buf, size_t len, uint64_t off);
+void sweep__copy_async_end(struct sweep_copy *c, struct ajob *j, const struct sweep_file *f, int status);
 /* Report the copies the thread finished, in the order they were read; with all, wait for every one. */
-void copy_async_reap(struct sweep_copy *c, bool all);
+void sweep__copy_async_reap(struct sweep_copy *c, bool all);
 /* On the writer thread: a metadata step failed, or the WRITTEN step (on_step, serialised). */
-void copy_async_meta_failed(enum sweep_copy_meta op, int err, void *job);
-int copy_async_step(struct sweep_copy *c, struct ajob *j, enum sweep_copy_step step);
+void sweep__copy_async_meta_failed(enum sweep_copy_meta op, int err, void *job);
+int sweep__copy_async_step(struct sweep_copy *c, struct ajob *j, enum sweep_copy_step step);
 /* on_step, serialised with the thread's calls. */
-int copy_async_on_step(struct sweep_copy *c, enum sweep_copy_step step, const char *src, const char *dst,
+int sweep__copy_async_on_step(struct sweep_copy *c, enum sweep_copy_step step, const char *src, const char *dst,
 		       uint64_t cookie);
 /* Write requests the thread made. */
-uint64_t copy_async_write_requests(const struct copy_async *a);
+uint64_t sweep__copy_async_write_requests(const struct copy_async *a);
 
 static inline size_t copy_batch_bytes(const struct sweep_copy *c)
 {

@@ -49,7 +49,7 @@
  *    takes the per-inode path (statx and FIEMAP).
  *
  * The first physical byte follows EXACTLY the rule of sweep_extent_first()
- * (lib/extent.c): the lowest logical extent that has a usable location;
+ * (lib/device/extent.c): the lowest logical extent that has a usable location;
  * unwritten, inline and delayed-allocation data have none, and a file with
  * no located extent gets SWEEP_NO_PHYS. A directory's first block is found
  * the same way, so the walk can key directories by it.

@@ -71,7 +71,7 @@ struct ajob {
 	struct deferred *def;
 	size_t ndef, capdef;
 	int step_rc;
-	char *show; /* dst_show() for on_step */
+	char *show; /* sweep__dst_show() for on_step */
 	size_t showcap;
 };
 
@@ -95,10 +95,10 @@ struct copy_async {
 static void write_failed(uint64_t tag, int err, void *ctx)
 {
 	(void)ctx;
-	copy_item_fail(&((struct ajob *)(uintptr_t)tag)->act, SWEEP_COPY_OP_WRITE, err);
+	sweep__copy_item_fail(&((struct ajob *)(uintptr_t)tag)->act, SWEEP_COPY_OP_WRITE, err);
 }
 
-void copy_async_meta_failed(enum sweep_copy_meta op, int err, void *job)
+void sweep__copy_async_meta_failed(enum sweep_copy_meta op, int err, void *job)
 {
 	struct ajob *j = job;
 
@@ -106,7 +106,7 @@ void copy_async_meta_failed(enum sweep_copy_meta op, int err, void *job)
 		j->def[j->ndef++] = (struct deferred){ .op = op, .err = err };
 }
 
-int copy_async_on_step(struct sweep_copy *c, enum sweep_copy_step step, const char *src, const char *dst,
+int sweep__copy_async_on_step(struct sweep_copy *c, enum sweep_copy_step step, const char *src, const char *dst,
 		       uint64_t cookie)
 {
 	if (!c->o.on_step)
@@ -127,11 +127,11 @@ static bool run_stopped(struct copy_async *a)
 	return stop || (a->c->o.cancel && *a->c->o.cancel);
 }
 
-int copy_async_step(struct sweep_copy *c, struct ajob *j, enum sweep_copy_step step)
+int sweep__copy_async_step(struct sweep_copy *c, struct ajob *j, enum sweep_copy_step step)
 {
-	/* dst_show()'s buffer is the caller's thread's: the job has its own. */
-	const char *show = dst_show_in(c, j->q->dst, &j->show, &j->showcap);
-	int rc = copy_async_on_step(c, step, j->q->src, show, j->q->cookie);
+	/* sweep__dst_show()'s buffer is the caller's thread's: the job has its own. */
+	const char *show = sweep__dst_show_in(c, j->q->dst, &j->show, &j->showcap);
+	int rc = sweep__copy_async_on_step(c, step, j->q->src, show, j->q->cookie);
 	if (rc < 0) {
 		j->step_rc = rc;
 		return rc;
@@ -145,19 +145,19 @@ static void run_job(struct copy_async *a, struct ajob *j)
 	struct sweep_copy *c = a->c;
 	struct qactive *it = &j->act;
 
-	int rc = copy_file_create(c, it);
+	int rc = sweep__copy_file_create(c, it);
 	if (rc < 0) {
-		copy_item_fail(it, SWEEP_COPY_OP_CREATE, rc);
+		sweep__copy_item_fail(it, SWEEP_COPY_OP_CREATE, rc);
 	} else {
 		struct stat tst;
-		it->punch = copy_punch_size(c, j->dense, fstat(it->tmpfd, &tst) == 0 ? &tst : NULL);
+		it->punch = sweep__copy_punch_size(c, j->dense, fstat(it->tmpfd, &tst) == 0 ? &tst : NULL);
 	}
 	pthread_mutex_lock(&a->mu);
 	for (;;) {
 		struct chunk *ch = j->head;
 		if (!ch && j->ended) {
 			if (j->main_err)
-				copy_item_fail(it, j->main_op, j->main_err);
+				sweep__copy_item_fail(it, j->main_op, j->main_err);
 			break;
 		}
 		if (!ch) {
@@ -171,9 +171,9 @@ static void run_job(struct copy_async *a, struct ajob *j)
 			j->tail = NULL;
 		pthread_mutex_unlock(&a->mu);
 		if (!it->err && it->tmpfd >= 0) {
-			rc = copy_file_write(a->writer, it, ch->data, ch->len, ch->off, (uint64_t)(uintptr_t)j);
+			rc = sweep__copy_file_write(a->writer, it, ch->data, ch->len, ch->off, (uint64_t)(uintptr_t)j);
 			if (rc < 0)
-				copy_item_fail(it, SWEEP_COPY_OP_WRITE, rc);
+				sweep__copy_item_fail(it, SWEEP_COPY_OP_WRITE, rc);
 			else
 				it->bytes += ch->len;
 		}
@@ -190,10 +190,10 @@ static void run_job(struct copy_async *a, struct ajob *j)
 	pthread_mutex_unlock(&a->mu);
 	rc = sweep__writer_drain(a->writer);
 	if (rc < 0)
-		copy_item_fail(it, SWEEP_COPY_OP_WRITE, rc);
+		sweep__copy_item_fail(it, SWEEP_COPY_OP_WRITE, rc);
 	if (!it->err && it->tmpfd >= 0 && !stop && !(c->o.cancel && *c->o.cancel))
-		copy_file_finish(c, it, j->srcfd, &j->st);
-	copy_drop_temp(it);
+		sweep__copy_file_finish(c, it, j->srcfd, &j->st);
+	sweep__copy_drop_temp(it);
 	if (j->srcfd >= 0)
 		close(j->srcfd);
 	j->srcfd = -1;
@@ -255,7 +255,7 @@ static bool wanted(const struct sweep_copy *c)
 	return sysconf(_SC_NPROCESSORS_ONLN) > 1;
 }
 
-int copy_async_new(struct sweep_copy *c, struct copy_async **ret)
+int sweep__copy_async_new(struct sweep_copy *c, struct copy_async **ret)
 {
 	*ret = NULL;
 	if (!wanted(c))
@@ -297,7 +297,7 @@ int copy_async_new(struct sweep_copy *c, struct copy_async **ret)
 	return 0;
 }
 
-void copy_async_free(struct copy_async *a)
+void sweep__copy_async_free(struct copy_async *a)
 {
 	if (!a)
 		return;
@@ -314,7 +314,7 @@ void copy_async_free(struct copy_async *a)
 	free(a);
 }
 
-uint64_t copy_async_write_requests(const struct copy_async *a)
+uint64_t sweep__copy_async_write_requests(const struct copy_async *a)
 {
 	if (!a)
 		return 0;
@@ -324,7 +324,7 @@ uint64_t copy_async_write_requests(const struct copy_async *a)
 	return n;
 }
 
-bool copy_async_takes(const struct sweep_copy *c, const struct qitem *q, const struct sweep_file *f)
+bool sweep__copy_async_takes(const struct sweep_copy *c, const struct qitem *q, const struct sweep_file *f)
 {
 	if (q->place) /* write-through to a file a symlink names: its directory by path, here */
 		return false;
@@ -374,7 +374,7 @@ static void wait_room(struct copy_async *a)
 	a->waiting = false;
 }
 
-struct ajob *copy_async_begin(struct sweep_copy *c, struct qitem *q, uint64_t size, bool dense)
+struct ajob *sweep__copy_async_begin(struct sweep_copy *c, struct qitem *q, uint64_t size, bool dense)
 {
 	struct copy_async *a = c->async;
 
@@ -384,7 +384,7 @@ struct ajob *copy_async_begin(struct sweep_copy *c, struct qitem *q, uint64_t si
 	j->q = q;
 	j->dense = dense;
 	j->srcfd = -1;
-	copy_active_start(&j->act, q);
+	sweep__copy_active_start(&j->act, q);
 	j->act.job = j;
 	j->act.size = size;
 	j->act.how = SWEEP_COPY_HOW_DATA;
@@ -399,7 +399,7 @@ struct ajob *copy_async_begin(struct sweep_copy *c, struct qitem *q, uint64_t si
 		}
 	}
 	a->jobs++;
-	a->stop = copy_stopped(c) != 0;
+	a->stop = sweep__copy_stopped(c) != 0;
 	if (a->last)
 		a->last->next = j;
 	else
@@ -411,7 +411,7 @@ struct ajob *copy_async_begin(struct sweep_copy *c, struct qitem *q, uint64_t si
 	return j;
 }
 
-void copy_async_data(struct sweep_copy *c, struct ajob *j, const void *buf, size_t len, uint64_t off)
+void sweep__copy_async_data(struct sweep_copy *c, struct ajob *j, const void *buf, size_t len, uint64_t off)
 {
 	struct copy_async *a = c->async;
 	struct chunk *ch = len ? malloc(sizeof(*ch) + len) : NULL;
@@ -445,7 +445,7 @@ void copy_async_data(struct sweep_copy *c, struct ajob *j, const void *buf, size
 	tell_bytes(c, told);
 }
 
-void copy_async_end(struct sweep_copy *c, struct ajob *j, const struct sweep_file *f, int status)
+void sweep__copy_async_end(struct sweep_copy *c, struct ajob *j, const struct sweep_file *f, int status)
 {
 	struct copy_async *a = c->async;
 	struct stat now;
@@ -474,7 +474,7 @@ void copy_async_end(struct sweep_copy *c, struct ajob *j, const struct sweep_fil
 	j->st = f->st;
 	j->status = status;
 	j->ended = true;
-	a->stop = copy_stopped(c) != 0;
+	a->stop = sweep__copy_stopped(c) != 0;
 	if (a->idle)
 		pthread_cond_signal(&a->work);
 	pthread_mutex_unlock(&a->mu);
@@ -498,10 +498,10 @@ static void settle(struct sweep_copy *c, struct ajob *j)
 
 	c->stats.bytes += j->act.bytes;
 	for (size_t i = 0; i < j->ndef; i++)
-		copy_report_meta(c, j->def[i].op, j->def[i].err, q->src, dst_show(c, q->dst), q->cookie);
+		sweep__copy_report_meta(c, j->def[i].op, j->def[i].err, q->src, sweep__dst_show(c, q->dst), q->cookie);
 	if (j->step_rc < 0 && !c->stop)
 		c->stop = j->step_rc;
-	copy_file_settle(c, q, &j->act, j->status, &j->st);
+	sweep__copy_file_settle(c, q, &j->act, j->status, &j->st);
 }
 
 /* Report the finished jobs before until (NULL: all), in order; with wait, wait for each. */
@@ -510,7 +510,7 @@ static void reap(struct sweep_copy *c, const struct ajob *until, bool wait)
 	struct copy_async *a = c->async;
 
 	pthread_mutex_lock(&a->mu);
-	a->stop = copy_stopped(c) != 0;
+	a->stop = sweep__copy_stopped(c) != 0;
 	for (;;) {
 		struct ajob *j = a->first;
 		if (j == until || (!j->done && !wait))
@@ -529,14 +529,14 @@ static void reap(struct sweep_copy *c, const struct ajob *until, bool wait)
 		settle(c, j);
 		job_free(j);
 		pthread_mutex_lock(&a->mu);
-		a->stop = copy_stopped(c) != 0;
+		a->stop = sweep__copy_stopped(c) != 0;
 	}
 	uint64_t told = take_written(a);
 	pthread_mutex_unlock(&a->mu);
 	tell_bytes(c, told);
 }
 
-void copy_async_reap(struct sweep_copy *c, bool all)
+void sweep__copy_async_reap(struct sweep_copy *c, bool all)
 {
 	struct copy_async *a = c->async;
 

@@ -77,7 +77,7 @@ static void *worker(void *arg)
 		a->next = (a->next + 1) % a->window;
 		a->unclaimed--;
 		pthread_mutex_unlock(&a->mu);
-		j->f.fill_err = walk_frame_fill(a->w, &j->f, s);
+		j->f.fill_err = sweep__walk_frame_fill(a->w, &j->f, s);
 		__atomic_fetch_add(&loaded, 1, __ATOMIC_RELAXED);
 		pthread_mutex_lock(&a->mu);
 		j->done = true;
@@ -108,7 +108,7 @@ static void drop(struct frame *f)
 {
 	if (f->fd >= 0)
 		close(f->fd);
-	walk_dnode_unref(f->dir);
+	sweep__walk_dnode_unref(f->dir);
 	f->fd = -1;
 	f->dir = NULL;
 }
@@ -123,10 +123,10 @@ static void ahead_free(struct walk_ahead *a)
 		pthread_join(a->tid[i], NULL);
 	for (size_t i = 0; a->jobs && i < a->window; i++) {
 		drop(&a->jobs[i].f);
-		walk_frame_free(&a->jobs[i].f);
+		sweep__walk_frame_free(&a->jobs[i].f);
 	}
 	for (unsigned i = 0; i < a->nscr; i++)
-		walk_scratch_fini(&a->scr[i]);
+		sweep__walk_scratch_fini(&a->scr[i]);
 	pthread_cond_destroy(&a->done);
 	pthread_cond_destroy(&a->work);
 	pthread_mutex_destroy(&a->mu);
@@ -136,7 +136,7 @@ static void ahead_free(struct walk_ahead *a)
 	free(a);
 }
 
-void walk_ahead_new(struct walk *w)
+void sweep__walk_ahead_new(struct walk *w)
 {
 	w->ahead = NULL;
 	if (!w->cscan)
@@ -167,7 +167,7 @@ void walk_ahead_new(struct walk *w)
 	 * on the aged xfs image 1.22-1.36 s with io_uring in the threads, 1.08-1.16
 	 * s without).
 	 */
-	while (a->nscr < n && walk_scratch_init(&a->scr[a->nscr], w, SWEEP_BACKEND_SYSCALL, AHEAD_STAT) == 0)
+	while (a->nscr < n && sweep__walk_scratch_init(&a->scr[a->nscr], w, SWEEP_BACKEND_SYSCALL, AHEAD_STAT) == 0)
 		a->nscr++;
 	while (a->started < a->nscr && pthread_create(&a->tid[a->started], NULL, worker, a) == 0)
 		a->started++;
@@ -178,19 +178,19 @@ void walk_ahead_new(struct walk *w)
 	w->ahead = a;
 }
 
-void walk_ahead_free(struct walk *w)
+void sweep__walk_ahead_free(struct walk *w)
 {
 	if (w->ahead)
 		ahead_free(w->ahead);
 	w->ahead = NULL;
 }
 
-bool walk_ahead_room(const struct walk_ahead *a)
+bool sweep__walk_ahead_room(const struct walk_ahead *a)
 {
 	return a->n < a->window;
 }
 
-int walk_ahead_submit(struct walk_ahead *a, struct dnode *d, int fd, bool hint_files)
+int sweep__walk_ahead_submit(struct walk_ahead *a, struct dnode *d, int fd, bool hint_files)
 {
 	if (a->n == a->window)
 		return -ENOMEM;
@@ -208,7 +208,7 @@ int walk_ahead_submit(struct walk_ahead *a, struct dnode *d, int fd, bool hint_f
 	return 0;
 }
 
-struct frame *walk_ahead_take(struct walk_ahead *a)
+struct frame *sweep__walk_ahead_take(struct walk_ahead *a)
 {
 	if (!a->n)
 		return NULL;
@@ -220,7 +220,7 @@ struct frame *walk_ahead_take(struct walk_ahead *a)
 	return &j->f;
 }
 
-void walk_ahead_put(struct walk_ahead *a)
+void sweep__walk_ahead_put(struct walk_ahead *a)
 {
 	drop(&a->jobs[a->head].f);
 	pthread_mutex_lock(&a->mu);

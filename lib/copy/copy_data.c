@@ -29,7 +29,7 @@
 
 #include "copy_internal.h"
 
-void copy_tmp_name(char *buf)
+void sweep__copy_tmp_name(char *buf)
 {
 	static const char abc[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 	static unsigned long counter;
@@ -47,7 +47,7 @@ void copy_tmp_name(char *buf)
 	buf[pl + sizeof(rnd)] = '\0';
 }
 
-int copy_put_in_place(struct sweep_copy *c, int dirfd, const char *tmp, const char *name)
+int sweep__copy_put_in_place(struct sweep_copy *c, int dirfd, const char *tmp, const char *name)
 {
 	if (!(c->o.flags & SWEEP_COPY_NO_CLOBBER))
 		return renameat(dirfd, tmp, dirfd, name) < 0 ? -errno : 0;
@@ -64,7 +64,7 @@ int copy_put_in_place(struct sweep_copy *c, int dirfd, const char *tmp, const ch
 
 /* ---- the queue ---- */
 
-void copy_item_fail(struct qactive *a, enum sweep_copy_op op, int err)
+void sweep__copy_item_fail(struct qactive *a, enum sweep_copy_op op, int err)
 {
 	if (!a->err) {
 		a->err = err;
@@ -72,7 +72,7 @@ void copy_item_fail(struct qactive *a, enum sweep_copy_op op, int err)
 	}
 }
 
-void copy_drop_temp(struct qactive *a)
+void sweep__copy_drop_temp(struct qactive *a)
 {
 	if (a->tmpfd >= 0)
 		close(a->tmpfd);
@@ -87,7 +87,7 @@ void copy_drop_temp(struct qactive *a)
 }
 
 /* Start copying it (nothing held yet). */
-struct qactive *copy_active_start(struct qactive *a, struct qitem *it)
+struct qactive *sweep__copy_active_start(struct qactive *a, struct qitem *it)
 {
 	memset(a, 0, sizeof(*a));
 	a->it = it;
@@ -99,27 +99,27 @@ struct qactive *copy_active_start(struct qactive *a, struct qitem *it)
 static struct qactive *active_for(struct sweep_copy *c, size_t idx)
 {
 	/* begin() is not called for a file that could not be opened: end() starts it then. */
-	return c->act.it == &c->q[idx] ? &c->act : copy_active_start(&c->act, &c->q[idx]);
+	return c->act.it == &c->q[idx] ? &c->act : sweep__copy_active_start(&c->act, &c->q[idx]);
 }
 
 /* Whatever the file being copied still holds is let go. */
 static void active_drop(struct sweep_copy *c)
 {
 	if (c->act.it)
-		copy_drop_temp(&c->act);
+		sweep__copy_drop_temp(&c->act);
 	c->act.it = NULL;
 }
 
-void copy_write_failed(struct sweep_copy *c, uint64_t idx, int err)
+void sweep__copy_write_failed(struct sweep_copy *c, uint64_t idx, int err)
 {
 	/* The writes are drained at the end of each file: a failed one is the current file's. */
 	if (c->act.it && c->act.it == &c->q[idx])
-		copy_item_fail(&c->act, SWEEP_COPY_OP_WRITE, err);
+		sweep__copy_item_fail(&c->act, SWEEP_COPY_OP_WRITE, err);
 }
 
-void copy_queue_free(struct sweep_copy *c)
+void sweep__copy_queue_free(struct sweep_copy *c)
 {
-	copy_async_reap(c, true);
+	sweep__copy_async_reap(c, true);
 	active_drop(c);
 	for (size_t i = 0; i < c->nq; i++) {
 		free(c->q[i].src);
@@ -131,7 +131,7 @@ void copy_queue_free(struct sweep_copy *c)
 	c->qbytes = 0;
 }
 
-int copy_enqueue(struct sweep_copy *c, const struct src_ref *s, const char *dst, const char *place,
+int sweep__copy_enqueue(struct sweep_copy *c, const struct src_ref *s, const char *dst, const char *place,
 		 const struct stat *dst_st, struct lnode *ln, uint64_t cookie)
 {
 	size_t ls = strlen(s->path) + 1, ld = strlen(dst) + 1;
@@ -139,12 +139,12 @@ int copy_enqueue(struct sweep_copy *c, const struct src_ref *s, const char *dst,
 	int rc;
 
 	if (sweep__grow(&c->q, &c->capq, c->nq + 1, sizeof(*c->q), 64) < 0)
-		return copy_report(c, SWEEP_COPY_OP_OPEN_SRC, -ENOMEM, s->path, dst_show(c, dst), cookie);
+		return sweep__copy_report(c, SWEEP_COPY_OP_OPEN_SRC, -ENOMEM, s->path, sweep__dst_show(c, dst), cookie);
 	it = &c->q[c->nq];
 	memset(it, 0, sizeof(*it));
 	if (!(it->src = malloc(ls + ld)) || (place && !(it->place = strdup(place)))) {
 		free(it->src);
-		return copy_report(c, SWEEP_COPY_OP_OPEN_SRC, -ENOMEM, s->path, dst_show(c, dst), cookie);
+		return sweep__copy_report(c, SWEEP_COPY_OP_OPEN_SRC, -ENOMEM, s->path, sweep__dst_show(c, dst), cookie);
 	}
 	memcpy(it->src, s->path, ls);
 	it->dst = it->src + ls;
@@ -172,17 +172,17 @@ int copy_enqueue(struct sweep_copy *c, const struct src_ref *s, const char *dst,
 		c->nq--;
 		free(it->src);
 		free(it->place);
-		return copy_report(c, SWEEP_COPY_OP_OPEN_SRC, rc, s->path, dst_show(c, dst), cookie);
+		return sweep__copy_report(c, SWEEP_COPY_OP_OPEN_SRC, rc, s->path, sweep__dst_show(c, dst), cookie);
 	}
 	if (rc < 0 && !c->stop)
 		c->stop = rc;
 	/* The queue is bounded like the plan: a batch also ends when the queue holds its share of memory. */
-	if (rc >= 0 && c->nq > 0 && c->qbytes >= copy_batch_bytes(c) && !copy_stopped(c)) {
+	if (rc >= 0 && c->nq > 0 && c->qbytes >= copy_batch_bytes(c) && !sweep__copy_stopped(c)) {
 		rc = sweep_batch_flush(c->batch);
 		if (rc < 0 && !c->stop)
 			c->stop = rc;
 	}
-	return copy_stopped(c);
+	return sweep__copy_stopped(c);
 }
 
 /* ---- where a copy goes ---- */
@@ -191,7 +191,7 @@ int copy_enqueue(struct sweep_copy *c, const struct src_ref *s, const char *dst,
 static int item_dir(struct sweep_copy *c, struct qitem *it, const char **ret_name)
 {
 	if (!it->place)
-		return dest_dir(c, it->dst, ret_name);
+		return sweep__dest_dir(c, it->dst, ret_name);
 	/* A destination the caller named is a symlink to this file: its directory as the path says. */
 	const char *slash = strrchr(it->place, '/');
 	char *dir = strndup(it->place, (size_t)(slash - it->place));
@@ -224,7 +224,7 @@ static int make_copy(struct sweep_copy *c, struct qactive *it)
 		__atomic_store_n(&c->no_tmpfile, true, __ATOMIC_RELAXED);
 	}
 	for (int tries = 0; tries < 100; tries++) {
-		copy_tmp_name(tmp);
+		sweep__copy_tmp_name(tmp);
 		int fd = openat(it->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd >= 0) {
 			if (!(it->tmpname = strdup(tmp))) {
@@ -272,7 +272,7 @@ static int commit(struct sweep_copy *c, struct qactive *it)
 		return -ESTALE; /* the directory was replaced while the file was copied */
 	}
 	if (it->tmpname) {
-		rc = copy_put_in_place(c, dfd, it->tmpname, name);
+		rc = sweep__copy_put_in_place(c, dfd, it->tmpname, name);
 		close(dfd);
 		return rc;
 	}
@@ -292,7 +292,7 @@ static int commit(struct sweep_copy *c, struct qactive *it)
 	}
 	rc = -EEXIST;
 	for (int tries = 0; tries < 100 && rc == -EEXIST; tries++) {
-		copy_tmp_name(tmp);
+		sweep__copy_tmp_name(tmp);
 		rc = link_tmpfile(it->tmpfd, dfd, tmp);
 	}
 	if (rc == 0) {
@@ -371,7 +371,7 @@ static int range_copy(struct sweep_copy *c, struct qactive *it, const struct swe
 				if (cfr_unsupported(err) && it->bytes == 0)
 					return 1;
 				bool wr = err == ENOSPC || err == EDQUOT || err == EFBIG;
-				copy_item_fail(it, wr ? SWEEP_COPY_OP_WRITE : SWEEP_COPY_OP_READ, -err);
+				sweep__copy_item_fail(it, wr ? SWEEP_COPY_OP_WRITE : SWEEP_COPY_OP_READ, -err);
 				return -err;
 			}
 			if (n == 0) { /* the source shrank */
@@ -389,7 +389,7 @@ static int range_copy(struct sweep_copy *c, struct qactive *it, const struct swe
 }
 
 /* The copy's file, made in the directory it goes into (held O_PATH until the copy is in place). */
-int copy_file_create(struct sweep_copy *c, struct qactive *it)
+int sweep__copy_file_create(struct sweep_copy *c, struct qactive *it)
 {
 	it->dirfd = item_dir(c, it->it, &it->name);
 	if (it->dirfd < 0)
@@ -402,14 +402,14 @@ int copy_file_create(struct sweep_copy *c, struct qactive *it)
  * zero blocks of the destination's block size become holes (so the copy is
  * as sparse as the source even where block sizes differ). 0: none.
  */
-size_t copy_punch_size(const struct sweep_copy *c, bool dense, const struct stat *tst)
+size_t sweep__copy_punch_size(const struct sweep_copy *c, bool dense, const struct stat *tst)
 {
 	if (c->o.sparse == SWEEP_COPY_SPARSE_ALWAYS || (c->o.sparse == SWEEP_COPY_SPARSE_AUTO && !dense))
 		return tst && tst->st_blksize > 0 ? (size_t)tst->st_blksize : 4096;
 	return 0;
 }
 
-int copy_file_write(struct writer *w, struct qactive *it, const void *buf, size_t len, uint64_t off, uint64_t tag)
+int sweep__copy_file_write(struct writer *w, struct qactive *it, const void *buf, size_t len, uint64_t off, uint64_t tag)
 {
 	return it->punch ? write_sparse(w, it->tmpfd, buf, len, off, it->punch, tag)
 			 : sweep__writer_write(w, it->tmpfd, buf, len, off, tag);
@@ -428,25 +428,25 @@ static int rd_begin(const struct sweep_file *f, void *ctx)
 	struct qitem *q = &c->q[f->entry->cookie];
 	int rc;
 
-	if (copy_step(c, SWEEP_COPY_STEP_OPENED, q->src, dst_show(c, q->dst), q->cookie) < 0)
+	if (sweep__copy_step(c, SWEEP_COPY_STEP_OPENED, q->src, sweep__dst_show(c, q->dst), q->cookie) < 0)
 		return c->stop;
-	if (c->async && copy_async_takes(c, q, f)) {
-		c->ajob = copy_async_begin(c, q, f->st.size, source_dense(f));
+	if (c->async && sweep__copy_async_takes(c, q, f)) {
+		c->ajob = sweep__copy_async_begin(c, q, f->st.size, source_dense(f));
 		if (c->ajob)
 			return 0;
 	}
 	/* Copied here: what the thread has yet to finish is reported first, in the order it was read. */
-	copy_async_reap(c, true);
+	sweep__copy_async_reap(c, true);
 	struct qactive *it = active_for(c, f->entry->cookie);
 	it->size = f->st.size;
-	rc = copy_file_create(c, it);
+	rc = sweep__copy_file_create(c, it);
 	if (rc < 0) {
-		copy_item_fail(it, SWEEP_COPY_OP_CREATE, rc);
+		sweep__copy_item_fail(it, SWEEP_COPY_OP_CREATE, rc);
 		return SWEEP_READ_SKIP;
 	}
 	struct stat tst;
 	bool have_tst = fstat(it->tmpfd, &tst) == 0;
-	it->punch = copy_punch_size(c, source_dense(f), have_tst ? &tst : NULL);
+	it->punch = sweep__copy_punch_size(c, source_dense(f), have_tst ? &tst : NULL);
 	if (c->o.reflink != SWEEP_COPY_REFLINK_NEVER) {
 		bool known_no = c->noclone && have_tst && c->noclone_src == f->st.dev && c->noclone_dst == tst.st_dev;
 		if (!known_no && ioctl(it->tmpfd, FICLONE, f->fd) == 0) {
@@ -458,7 +458,7 @@ static int rd_begin(const struct sweep_file *f, void *ctx)
 		}
 		int err = known_no ? c->noclone_err : errno;
 		if (c->o.reflink == SWEEP_COPY_REFLINK_ALWAYS) {
-			copy_item_fail(it, SWEEP_COPY_OP_CLONE, -err);
+			sweep__copy_item_fail(it, SWEEP_COPY_OP_CLONE, -err);
 			return SWEEP_READ_SKIP;
 		}
 		if (!known_no && have_tst && (err == EXDEV || err == EOPNOTSUPP || err == ENOTTY)) {
@@ -491,18 +491,18 @@ static int rd_data(const struct sweep_file *f, uint64_t off, const void *buf, si
 {
 	struct sweep_copy *c = ctx;
 
-	if (copy_stopped(c))
+	if (sweep__copy_stopped(c))
 		return c->stop;
 	if (c->ajob) { /* on_bytes as the thread writes */
-		copy_async_data(c, c->ajob, buf, len, off);
-		return copy_stopped(c);
+		sweep__copy_async_data(c, c->ajob, buf, len, off);
+		return sweep__copy_stopped(c);
 	}
 	struct qactive *it = active_for(c, f->entry->cookie);
 	if (it->err || it->tmpfd < 0)
 		return 0;
-	int rc = copy_file_write(c->writer, it, buf, len, off, f->entry->cookie);
+	int rc = sweep__copy_file_write(c->writer, it, buf, len, off, f->entry->cookie);
 	if (rc < 0) {
-		copy_item_fail(it, SWEEP_COPY_OP_WRITE, rc);
+		sweep__copy_item_fail(it, SWEEP_COPY_OP_WRITE, rc);
 		return 0;
 	}
 	it->bytes += len;
@@ -516,47 +516,47 @@ static int rd_data(const struct sweep_file *f, uint64_t off, const void *buf, si
  * srcfd, st), durability, then the name. On the writer thread (it->job)
  * what goes wrong is kept for the caller's thread to report.
  */
-void copy_file_finish(struct sweep_copy *c, struct qactive *it, int srcfd, const struct sweep_stat *st)
+void sweep__copy_file_finish(struct sweep_copy *c, struct qactive *it, int srcfd, const struct sweep_stat *st)
 {
 	const struct qitem *q = it->it;
 
 	if (it->how != SWEEP_COPY_HOW_CLONE && ftruncate(it->tmpfd, (off_t)it->size) < 0) {
-		copy_item_fail(it, SWEEP_COPY_OP_WRITE, -errno);
+		sweep__copy_item_fail(it, SWEEP_COPY_OP_WRITE, -errno);
 		return;
 	}
 	if (!(c->o.preserve & SWEEP_PRESERVE_MODE) && fchmod(it->tmpfd, (mode_t)q->mode) < 0) {
 		if (it->job)
-			copy_async_meta_failed(0, -errno, it->job);
+			sweep__copy_async_meta_failed(0, -errno, it->job);
 		else
-			copy_report(c, SWEEP_COPY_OP_META, -errno, q->src, dst_show(c, q->dst), q->cookie);
+			sweep__copy_report(c, SWEEP_COPY_OP_META, -errno, q->src, sweep__dst_show(c, q->dst), q->cookie);
 	}
 	/* The owner, mode and times of the file that was read, not of what the walk saw. */
 	struct meta_ref ms = { .fd = srcfd }, md = { .fd = it->tmpfd };
 	if (it->job)
-		meta_copy(&ms, &md, st, c->o.preserve, copy_async_meta_failed, it->job);
+		sweep__meta_copy(&ms, &md, st, c->o.preserve, sweep__copy_async_meta_failed, it->job);
 	else
-		copy_apply_meta(c, &ms, &md, st, c->o.preserve, q->src, dst_show(c, q->dst), q->cookie);
+		sweep__copy_apply_meta(c, &ms, &md, st, c->o.preserve, q->src, sweep__dst_show(c, q->dst), q->cookie);
 	if ((c->o.flags & SWEEP_COPY_FSYNC) && fsync(it->tmpfd) < 0) {
-		copy_item_fail(it, SWEEP_COPY_OP_WRITE, -errno);
+		sweep__copy_item_fail(it, SWEEP_COPY_OP_WRITE, -errno);
 		return;
 	}
-	int rc = it->job ? copy_async_step(c, it->job, SWEEP_COPY_STEP_WRITTEN)
-			 : copy_step(c, SWEEP_COPY_STEP_WRITTEN, q->src, dst_show(c, q->dst), q->cookie);
+	int rc = it->job ? sweep__copy_async_step(c, it->job, SWEEP_COPY_STEP_WRITTEN)
+			 : sweep__copy_step(c, SWEEP_COPY_STEP_WRITTEN, q->src, sweep__dst_show(c, q->dst), q->cookie);
 	if (rc < 0) {
-		copy_item_fail(it, SWEEP_COPY_OP_WRITE, rc);
+		sweep__copy_item_fail(it, SWEEP_COPY_OP_WRITE, rc);
 		return;
 	}
 	if (it->tmpname) {
 		int fd = it->tmpfd;
 		it->tmpfd = -1;
 		if (close(fd) < 0) { /* delayed write errors (NFS, quotas) surface here */
-			copy_item_fail(it, SWEEP_COPY_OP_WRITE, -errno);
+			sweep__copy_item_fail(it, SWEEP_COPY_OP_WRITE, -errno);
 			return;
 		}
 	}
 	rc = commit(c, it);
 	if (rc < 0) {
-		copy_item_fail(it, rc == -EISDIR ? SWEEP_COPY_OP_OVERWRITE_DIR : SWEEP_COPY_OP_RENAME, rc == -EISDIR ? 0 : rc);
+		sweep__copy_item_fail(it, rc == -EISDIR ? SWEEP_COPY_OP_OVERWRITE_DIR : SWEEP_COPY_OP_RENAME, rc == -EISDIR ? 0 : rc);
 		return;
 	}
 	free(it->tmpname); /* in place now: no longer ours to remove */
@@ -569,21 +569,21 @@ static int rd_end(const struct sweep_file *f, int status, void *ctx)
 	struct sweep_copy *c = ctx;
 
 	if (c->ajob) {
-		copy_async_end(c, c->ajob, f, status);
+		sweep__copy_async_end(c, c->ajob, f, status);
 		c->ajob = NULL;
-		copy_async_reap(c, false);
-		return copy_stopped(c) ? c->stop : 0;
+		sweep__copy_async_reap(c, false);
+		return sweep__copy_stopped(c) ? c->stop : 0;
 	}
-	copy_async_reap(c, true);
+	sweep__copy_async_reap(c, true);
 	struct qactive *it = active_for(c, f->entry->cookie);
 	const struct qitem *q = it->it;
 
 	/* The data is written (or failed) before the file is sized, completed and named. */
 	int wrc = sweep__writer_drain(c->writer);
 	if (wrc < 0)
-		copy_item_fail(it, SWEEP_COPY_OP_WRITE, wrc);
+		sweep__copy_item_fail(it, SWEEP_COPY_OP_WRITE, wrc);
 	if (status < 0)
-		copy_item_fail(it, f->fd < 0 ? SWEEP_COPY_OP_OPEN_SRC : SWEEP_COPY_OP_READ, status);
+		sweep__copy_item_fail(it, f->fd < 0 ? SWEEP_COPY_OP_OPEN_SRC : SWEEP_COPY_OP_READ, status);
 	/* Cloned or copied by the kernel, the data never passed the reader's own checks: look again. */
 	struct stat now;
 	if (status == 0 && (it->how == SWEEP_COPY_HOW_CLONE || it->how == SWEEP_COPY_HOW_RANGE) &&
@@ -591,40 +591,40 @@ static int rd_end(const struct sweep_file *f, int status, void *ctx)
 	    ((uint64_t)now.st_size != f->st.size || now.st_ctim.tv_sec != f->st.ctime_sec ||
 	     (uint32_t)now.st_ctim.tv_nsec != f->st.ctime_nsec))
 		status = SWEEP_READ_CHANGED;
-	if (!it->err && it->tmpfd >= 0 && !copy_stopped(c)) {
+	if (!it->err && it->tmpfd >= 0 && !sweep__copy_stopped(c)) {
 		/* The source shrank while it was read: the copy holds what was there. */
 		if (status == SWEEP_READ_SHRANK && it->how == SWEEP_COPY_HOW_DATA && fstat(f->fd, &now) == 0 &&
 		    (uint64_t)now.st_size < it->size)
 			it->size = (uint64_t)now.st_size;
-		copy_file_finish(c, it, f->fd, &f->st);
+		sweep__copy_file_finish(c, it, f->fd, &f->st);
 	}
 	c->stats.bytes += it->bytes;
-	copy_drop_temp(it);
-	copy_file_settle(c, q, it, status, &f->st);
+	sweep__copy_drop_temp(it);
+	sweep__copy_file_settle(c, q, it, status, &f->st);
 	c->act.it = NULL;
-	return copy_stopped(c) ? c->stop : 0;
+	return sweep__copy_stopped(c) ? c->stop : 0;
 }
 
 /* Report a file's copy (on the caller's thread): failed, or done (and its other names linked). */
-void copy_file_settle(struct sweep_copy *c, const struct qitem *q, const struct qactive *it, int status,
+void sweep__copy_file_settle(struct sweep_copy *c, const struct qitem *q, const struct qactive *it, int status,
 		      const struct sweep_stat *st)
 {
 	if (it->err) {
-		copy_report(c, it->err_op, it->err, q->src, dst_show(c, q->dst), q->cookie);
+		sweep__copy_report(c, it->err_op, it->err, q->src, sweep__dst_show(c, q->dst), q->cookie);
 		if (q->ln)
-			link_settle(c, q->ln, false, it->err_op, it->err);
-	} else if (it->placed || !copy_stopped(c)) {
+			sweep__link_settle(c, q->ln, false, it->err_op, it->err);
+	} else if (it->placed || !sweep__copy_stopped(c)) {
 		/* (A copy in place is reported even when the run stopped meanwhile: the writer thread may be ahead.) */
 		if (status > 0)
-			copy_report(c, SWEEP_COPY_OP_CHANGED, 0, q->src, dst_show(c, q->dst), q->cookie);
+			sweep__copy_report(c, SWEEP_COPY_OP_CHANGED, 0, q->src, sweep__dst_show(c, q->dst), q->cookie);
 		/* Done: the file was opened, and what was copied is what it said (st). */
-		copy_done(c, q->src, dst_show(c, q->dst), st, it->how, it->bytes, q->cookie, q->existed);
-		if (q->ln && !copy_stopped(c))
-			link_settle(c, q->ln, true, 0, 0);
+		sweep__copy_done(c, q->src, sweep__dst_show(c, q->dst), st, it->how, it->bytes, q->cookie, q->existed);
+		if (q->ln && !sweep__copy_stopped(c))
+			sweep__link_settle(c, q->ln, true, 0, 0);
 	}
 }
 
-const struct sweep_read_ops copy_read_ops = {
+const struct sweep_read_ops sweep__copy_read_ops = {
 	.size = sizeof(struct sweep_read_ops),
 	.begin = rd_begin,
 	.data = rd_data,
@@ -634,12 +634,12 @@ const struct sweep_read_ops copy_read_ops = {
 /* Files a batch could not reach (the run stopped), and every item once its batch is read: nothing of theirs stays. */
 static void queue_drop(struct sweep_copy *c)
 {
-	copy_async_reap(c, true); /* the writer thread's copies name queue entries */
+	sweep__copy_async_reap(c, true); /* the writer thread's copies name queue entries */
 	active_drop(c);
 	for (size_t i = 0; i < c->nq; i++) {
 		struct qitem *it = &c->q[i];
 		if (it->ln && it->ln->state == LN_PENDING)
-			link_settle(c, it->ln, false, SWEEP_COPY_OP_READ, -ECANCELED);
+			sweep__link_settle(c, it->ln, false, SWEEP_COPY_OP_READ, -ECANCELED);
 		free(it->src);
 		free(it->place);
 	}
@@ -647,15 +647,15 @@ static void queue_drop(struct sweep_copy *c)
 	c->qbytes = 0;
 }
 
-int copy_on_batch(const struct sweep_plan *p, void *ctx)
+int sweep__copy_on_batch(const struct sweep_plan *p, void *ctx)
 {
 	struct sweep_copy *c = ctx;
 
 	(void)p;
-	return copy_step(c, SWEEP_COPY_STEP_FLUSH, NULL, NULL, 0);
+	return sweep__copy_step(c, SWEEP_COPY_STEP_FLUSH, NULL, NULL, 0);
 }
 
-int copy_on_batch_end(const struct sweep_plan *p, int status, void *ctx)
+int sweep__copy_on_batch_end(const struct sweep_plan *p, int status, void *ctx)
 {
 	struct sweep_copy *c = ctx;
 
@@ -670,13 +670,13 @@ SWEEP_EXPORT int sweep_copy_flush(struct sweep_copy *c)
 {
 	if (!c)
 		return -EINVAL;
-	if (c->nq > 0 && !copy_stopped(c)) {
+	if (c->nq > 0 && !sweep__copy_stopped(c)) {
 		int rc = sweep_batch_flush(c->batch);
 		if (rc < 0 && !c->stop)
 			c->stop = rc;
 	}
 	queue_drop(c); /* whatever a stopped run left */
-	return copy_stopped(c);
+	return sweep__copy_stopped(c);
 }
 
 /*
@@ -684,7 +684,7 @@ SWEEP_EXPORT int sweep_copy_flush(struct sweep_copy *c)
  * into a regular file (cp /dev/null f, cp <(cmd) f). No plan: a stream has
  * no location and is read once, as it comes.
  */
-int copy_stream(struct sweep_copy *c, const char *src, const struct sweep_stat *st, const char *dst)
+int sweep__copy_stream(struct sweep_copy *c, const char *src, const struct sweep_stat *st, const char *dst)
 {
 	struct qitem q = { .src = (char *)src, .dst = (char *)dst };
 	struct qactive it;
@@ -693,18 +693,18 @@ int copy_stream(struct sweep_copy *c, const char *src, const struct sweep_stat *
 	char *buf = NULL;
 	int in, rc;
 
-	copy_active_start(&it, &q);
-	it.dirfd = dest_dir(c, dst, &it.name);
+	sweep__copy_active_start(&it, &q);
+	it.dirfd = sweep__dest_dir(c, dst, &it.name);
 	if (it.dirfd < 0)
-		return copy_report(c, SWEEP_COPY_OP_CREATE, it.dirfd, src, dst_show(c, dst), 0);
+		return sweep__copy_report(c, SWEEP_COPY_OP_CREATE, it.dirfd, src, sweep__dst_show(c, dst), 0);
 	q.existed = fstatat(it.dirfd, it.name, &dst_st, AT_SYMLINK_NOFOLLOW) == 0;
 	if (q.existed && S_ISDIR(dst_st.st_mode)) {
 		close(it.dirfd);
-		return copy_report(c, SWEEP_COPY_OP_OVERWRITE_DIR, 0, src, dst_show(c, dst), 0);
+		return sweep__copy_report(c, SWEEP_COPY_OP_OVERWRITE_DIR, 0, src, sweep__dst_show(c, dst), 0);
 	}
 	if (q.existed && (c->o.flags & SWEEP_COPY_NO_CLOBBER)) {
 		close(it.dirfd);
-		copy_done(c, src, dst_show(c, dst), st, SWEEP_COPY_HOW_SKIPPED, 0, 0, true);
+		sweep__copy_done(c, src, sweep__dst_show(c, dst), st, SWEEP_COPY_HOW_SKIPPED, 0, 0, true);
 		return 0;
 	}
 	q.keep_mode = q.existed && S_ISREG(dst_st.st_mode);
@@ -713,27 +713,27 @@ int copy_stream(struct sweep_copy *c, const char *src, const struct sweep_stat *
 	if (in < 0) {
 		rc = -errno;
 		close(it.dirfd);
-		return copy_report(c, SWEEP_COPY_OP_OPEN_SRC, rc, src, dst_show(c, dst), 0);
+		return sweep__copy_report(c, SWEEP_COPY_OP_OPEN_SRC, rc, src, sweep__dst_show(c, dst), 0);
 	}
 	rc = fstat(in, &in_st) < 0 ? -errno : fstat(it.dirfd, &it.dir_st) < 0 ? -errno : make_copy(c, &it);
 	if (rc < 0) {
-		copy_item_fail(&it, SWEEP_COPY_OP_CREATE, rc);
+		sweep__copy_item_fail(&it, SWEEP_COPY_OP_CREATE, rc);
 	} else if (!(buf = malloc(1 << 20))) {
-		copy_item_fail(&it, SWEEP_COPY_OP_READ, -ENOMEM);
+		sweep__copy_item_fail(&it, SWEEP_COPY_OP_READ, -ENOMEM);
 	} else {
 		for (;;) {
 			ssize_t n = read(in, buf, 1 << 20);
-			if (n < 0 && errno == EINTR && !copy_stopped(c))
+			if (n < 0 && errno == EINTR && !sweep__copy_stopped(c))
 				continue;
 			if (n < 0) {
-				copy_item_fail(&it, SWEEP_COPY_OP_READ, copy_stopped(c) ? c->stop : -errno);
+				sweep__copy_item_fail(&it, SWEEP_COPY_OP_READ, sweep__copy_stopped(c) ? c->stop : -errno);
 				break;
 			}
 			if (n == 0)
 				break;
 			rc = sweep__writer_pwrite_full(it.tmpfd, buf, (size_t)n, it.size);
 			if (rc < 0) {
-				copy_item_fail(&it, SWEEP_COPY_OP_WRITE, rc);
+				sweep__copy_item_fail(&it, SWEEP_COPY_OP_WRITE, rc);
 				break;
 			}
 			it.size += (uint64_t)n;
@@ -747,14 +747,14 @@ int copy_stream(struct sweep_copy *c, const char *src, const struct sweep_stat *
 		sweep_stat_from_stat(&f.st, &in_st);
 		it.how = SWEEP_COPY_HOW_DATA;
 		it.bytes = it.size;
-		copy_file_finish(c, &it, f.fd, &f.st);
+		sweep__copy_file_finish(c, &it, f.fd, &f.st);
 	}
-	copy_drop_temp(&it);
+	sweep__copy_drop_temp(&it);
 	close(in);
 	if (it.err)
-		return copy_report(c, it.err_op, it.err, src, dst_show(c, dst), 0);
+		return sweep__copy_report(c, it.err_op, it.err, src, sweep__dst_show(c, dst), 0);
 	c->stats.bytes += it.bytes;
 	sweep_stat_from_stat(&rst, &in_st);
-	copy_done(c, src, dst_show(c, dst), &rst, SWEEP_COPY_HOW_DATA, it.bytes, 0, q.existed);
+	sweep__copy_done(c, src, sweep__dst_show(c, dst), &rst, SWEEP_COPY_HOW_DATA, it.bytes, 0, q.existed);
 	return 0;
 }

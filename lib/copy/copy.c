@@ -22,7 +22,7 @@
 
 /* ---- the run stops once a callback failed or the caller's cancel flag went up ---- */
 
-int copy_stopped(struct sweep_copy *c)
+int sweep__copy_stopped(struct sweep_copy *c)
 {
 	if (!c->stop && c->o.cancel && *c->o.cancel)
 		c->stop = -ECANCELED;
@@ -31,7 +31,7 @@ int copy_stopped(struct sweep_copy *c)
 
 /* ---- reporting ---- */
 
-int copy_report(struct sweep_copy *c, enum sweep_copy_op op, int err, const char *src, const char *dst,
+int sweep__copy_report(struct sweep_copy *c, enum sweep_copy_op op, int err, const char *src, const char *dst,
 		uint64_t cookie)
 {
 	struct sweep_copy_error ce = { .op = op, .err = err, .src = src, .dst = dst, .cookie = cookie };
@@ -46,7 +46,7 @@ int copy_report(struct sweep_copy *c, enum sweep_copy_op op, int err, const char
 	return err ? err : -EINVAL;
 }
 
-void copy_done(struct sweep_copy *c, const char *src, const char *dst, const struct sweep_stat *st,
+void sweep__copy_done(struct sweep_copy *c, const char *src, const char *dst, const struct sweep_stat *st,
 	       enum sweep_copy_how how, uint64_t bytes, uint64_t cookie, bool existed)
 {
 	struct sweep_copy_done d = { .src = src, .dst = dst, .st = st, .how = how, .bytes = bytes, .cookie = cookie,
@@ -78,14 +78,14 @@ void copy_done(struct sweep_copy *c, const char *src, const char *dst, const str
 	}
 }
 
-int copy_step(struct sweep_copy *c, enum sweep_copy_step step, const char *src, const char *dst, uint64_t cookie)
+int sweep__copy_step(struct sweep_copy *c, enum sweep_copy_step step, const char *src, const char *dst, uint64_t cookie)
 {
 	if (c->o.on_step) {
-		int rc = copy_async_on_step(c, step, src, dst, cookie);
+		int rc = sweep__copy_async_on_step(c, step, src, dst, cookie);
 		if (rc < 0 && !c->stop)
 			c->stop = rc;
 	}
-	return copy_stopped(c);
+	return sweep__copy_stopped(c);
 }
 
 struct meta_ctx {
@@ -94,7 +94,7 @@ struct meta_ctx {
 	uint64_t cookie;
 };
 
-void copy_report_meta(struct sweep_copy *c, enum sweep_copy_meta op, int err, const char *src, const char *dst,
+void sweep__copy_report_meta(struct sweep_copy *c, enum sweep_copy_meta op, int err, const char *src, const char *dst,
 		      uint64_t cookie)
 {
 	struct sweep_copy_error ce = { .op = SWEEP_COPY_OP_META, .meta = op, .err = err, .src = src, .dst = dst,
@@ -112,22 +112,22 @@ static void meta_failed(enum sweep_copy_meta op, int err, void *ctx)
 {
 	struct meta_ctx *m = ctx;
 
-	copy_report_meta(m->c, op, err, m->src, m->dst, m->cookie);
+	sweep__copy_report_meta(m->c, op, err, m->src, m->dst, m->cookie);
 }
 
-void copy_apply_meta(struct sweep_copy *c, const struct meta_ref *src, const struct meta_ref *dst,
+void sweep__copy_apply_meta(struct sweep_copy *c, const struct meta_ref *src, const struct meta_ref *dst,
 		     const struct sweep_stat *st, unsigned what, const char *src_name, const char *dst_name,
 		     uint64_t cookie)
 {
 	struct meta_ctx m = { .c = c, .src = src_name, .dst = dst_name, .cookie = cookie };
 
 	if (what)
-		meta_copy(src, dst, st, what, meta_failed, &m);
+		sweep__meta_copy(src, dst, st, what, meta_failed, &m);
 }
 
 /* ---- the destination ---- */
 
-const char *dst_show_in(const struct sweep_copy *c, const char *dst, char **buf, size_t *cap)
+const char *sweep__dst_show_in(const struct sweep_copy *c, const char *dst, char **buf, size_t *cap)
 {
 	size_t pl = strlen(c->show), dl = strlen(dst);
 	bool slash = pl > 0 && c->show[pl - 1] != '/' && dl > 0;
@@ -141,12 +141,12 @@ const char *dst_show_in(const struct sweep_copy *c, const char *dst, char **buf,
 	return *buf;
 }
 
-const char *dst_show(struct sweep_copy *c, const char *dst)
+const char *sweep__dst_show(struct sweep_copy *c, const char *dst)
 {
-	return dst_show_in(c, dst, &c->showbuf, &c->showcap);
+	return sweep__dst_show_in(c, dst, &c->showbuf, &c->showcap);
 }
 
-int dest_dir(struct sweep_copy *c, const char *dst, const char **ret_name)
+int sweep__dest_dir(struct sweep_copy *c, const char *dst, const char **ret_name)
 {
 	size_t end = strlen(dst);
 	const char *slash = NULL;
@@ -177,7 +177,7 @@ int dest_dir(struct sweep_copy *c, const char *dst, const char **ret_name)
 	return fd;
 }
 
-int src_dir(const struct src_ref *s, const char **ret_name)
+int sweep__src_dir(const struct src_ref *s, const char **ret_name)
 {
 	if (s->dirfd >= 0) {
 		*ret_name = s->name;
@@ -230,7 +230,7 @@ SWEEP_EXPORT int sweep_copy_set_dest(struct sweep_copy *c, int dirfd, const char
 		return -ENOMEM;
 	}
 	/* The writer thread's copies still waiting go where they were meant to, first. */
-	copy_async_reap(c, true);
+	sweep__copy_async_reap(c, true);
 	if (c->dest_fd >= 0)
 		close(c->dest_fd);
 	free(c->show);
@@ -248,7 +248,7 @@ static void write_failed(uint64_t tag, int err, void *ctx)
 	struct sweep_copy *c = ctx;
 
 	if (tag < c->nq)
-		copy_write_failed(c, tag, err);
+		sweep__copy_write_failed(c, tag, err);
 }
 
 SWEEP_EXPORT int sweep_copy_new(const struct sweep_copy_opts *opts, struct sweep_copy **ret)
@@ -294,9 +294,9 @@ SWEEP_EXPORT int sweep_copy_new(const struct sweep_copy_opts *opts, struct sweep
 		.backend = c->o.backend,
 		.queue_depth = c->o.queue_depth,
 		.read_flags = (c->o.sparse == SWEEP_COPY_SPARSE_NEVER ? 0 : SWEEP_READ_SPARSE) | SWEEP_READ_NOATIME,
-		.ops = &copy_read_ops,
-		.on_batch = copy_on_batch,
-		.on_batch_end = copy_on_batch_end,
+		.ops = &sweep__copy_read_ops,
+		.on_batch = sweep__copy_on_batch,
+		.on_batch_end = sweep__copy_on_batch_end,
 		.ctx = c,
 	};
 	/* AUTO: pwrite, the measured better choice (see SWEEP_COPY_WRITES_AUTO). */
@@ -312,7 +312,7 @@ SWEEP_EXPORT int sweep_copy_new(const struct sweep_copy_opts *opts, struct sweep
 	if (rc == 0)
 		rc = sweep__writer_new(&wo, &c->writer);
 	if (rc == 0)
-		rc = copy_async_new(c, &c->async);
+		rc = sweep__copy_async_new(c, &c->async);
 	if (rc < 0) {
 		sweep_copy_free(c);
 		return rc;
@@ -325,17 +325,17 @@ SWEEP_EXPORT struct sweep_copy *sweep_copy_free(struct sweep_copy *c)
 {
 	if (!c)
 		return NULL;
-	copy_async_reap(c, true); /* the thread's copies finish (or go) before the queue they name goes */
-	copy_async_free(c->async);
+	sweep__copy_async_reap(c, true); /* the thread's copies finish (or go) before the queue they name goes */
+	sweep__copy_async_free(c->async);
 	c->async = NULL;
 	sweep__writer_drain(c->writer); /* before the copies it may still write into are closed */
-	copy_queue_free(c);
+	sweep__copy_queue_free(c);
 	for (size_t i = 0; i < c->ndirs; i++) {
 		free(c->dirs[i].src);
-		meta_blob_free(c->dirs[i].blob);
+		sweep__meta_blob_free(c->dirs[i].blob);
 	}
 	free(c->dirs);
-	copy_links_free(c);
+	sweep__copy_links_free(c);
 	sweep__writer_free(c->writer);
 	sweep_batch_free(c->batch);
 	if (c->dest_fd >= 0)
@@ -356,7 +356,7 @@ SWEEP_EXPORT int sweep_copy_stats(const struct sweep_copy *c, struct sweep_copy_
 		return -EINVAL;
 	s = c->stats;
 	sweep__writer_stats(c->writer, &ws);
-	s.write_requests = ws.requests + copy_async_write_requests(c->async);
+	s.write_requests = ws.requests + sweep__copy_async_write_requests(c->async);
 	s.writes_uring = sweep__writer_backend(c->writer) == SWEEP_BACKEND_URING;
 	s.tmpfile = !__atomic_load_n(&c->no_tmpfile, __ATOMIC_RELAXED);
 	struct sweep_batch_stats bs = { .size = sizeof(bs) };
@@ -375,11 +375,11 @@ SWEEP_EXPORT int sweep_copy_finish(struct sweep_copy *c)
 		return -EINVAL;
 	sweep_copy_flush(c);
 	if (c->ndirs)
-		copy_step(c, SWEEP_COPY_STEP_FINISH, NULL, NULL, 0);
-	for (size_t i = c->ndirs; i-- > 0 && !copy_stopped(c);) {
+		sweep__copy_step(c, SWEEP_COPY_STEP_FINISH, NULL, NULL, 0);
+	for (size_t i = c->ndirs; i-- > 0 && !sweep__copy_stopped(c);) {
 		struct dirmeta *d = &c->dirs[i];
 		const char *name;
-		int dfd = dest_dir(c, d->dst, &name);
+		int dfd = sweep__dest_dir(c, d->dst, &name);
 		int fd = -1;
 		if (dfd >= 0) {
 			fd = openat(dfd, !strcmp(d->dst, ".") ? "." : name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -387,7 +387,7 @@ SWEEP_EXPORT int sweep_copy_finish(struct sweep_copy *c)
 				fd = -2;
 		}
 		if (dfd < 0 || fd == -1) {
-			copy_report(c, SWEEP_COPY_OP_META, dfd < 0 ? dfd : -errno, d->src, dst_show(c, d->dst), 0);
+			sweep__copy_report(c, SWEEP_COPY_OP_META, dfd < 0 ? dfd : -errno, d->src, sweep__dst_show(c, d->dst), 0);
 		} else {
 			struct meta_ref ms = { .fd = -1, .blob = d->blob };
 			struct meta_ref md = { .fd = fd, .dirfd = dfd, .name = !strcmp(d->dst, ".") ? "." : name };
@@ -398,11 +398,11 @@ SWEEP_EXPORT int sweep_copy_finish(struct sweep_copy *c)
 			if (!(what & SWEEP_PRESERVE_MODE) && d->created) {
 				mode_t m = (mode_t)(d->st.mode & 07777 & ~c->umask);
 				if ((fd >= 0 ? fchmod(fd, m) : fchmodat(dfd, md.name, m, AT_SYMLINK_NOFOLLOW)) < 0)
-					copy_report(c, SWEEP_COPY_OP_META, -errno, d->src, dst_show(c, d->dst), 0);
+					sweep__copy_report(c, SWEEP_COPY_OP_META, -errno, d->src, sweep__dst_show(c, d->dst), 0);
 			}
 			if (fd < 0)
 				md.fd = -1;
-			copy_apply_meta(c, &ms, &md, &d->st, what, d->src, dst_show(c, d->dst), 0);
+			sweep__copy_apply_meta(c, &ms, &md, &d->st, what, d->src, sweep__dst_show(c, d->dst), 0);
 		}
 		if (fd >= 0)
 			close(fd);
@@ -411,10 +411,10 @@ SWEEP_EXPORT int sweep_copy_finish(struct sweep_copy *c)
 	}
 	for (size_t i = 0; i < c->ndirs; i++) {
 		free(c->dirs[i].src);
-		c->dirs[i].blob = meta_blob_free(c->dirs[i].blob);
+		c->dirs[i].blob = sweep__meta_blob_free(c->dirs[i].blob);
 	}
 	c->ndirs = 0;
-	if (copy_stopped(c))
+	if (sweep__copy_stopped(c))
 		return c->stop;
 	return c->stats.errors > INT_MAX ? INT_MAX : (int)c->stats.errors;
 }

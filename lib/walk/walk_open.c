@@ -16,7 +16,7 @@
 
 /* ---- directory nodes ---- */
 
-struct dnode *walk_dnode_new(struct dnode *parent, const char *name, size_t name_len)
+struct dnode *sweep__walk_dnode_new(struct dnode *parent, const char *name, size_t name_len)
 {
 	struct dnode *d = calloc(1, sizeof(*d) + name_len + 1);
 	if (!d)
@@ -35,7 +35,7 @@ struct dnode *walk_dnode_new(struct dnode *parent, const char *name, size_t name
 	return d;
 }
 
-void walk_dnode_unref(struct dnode *d)
+void sweep__walk_dnode_unref(struct dnode *d)
 {
 	while (d && --d->refs == 0) {
 		struct dnode *p = d->parent;
@@ -48,17 +48,17 @@ void walk_dnode_unref(struct dnode *d)
 
 /* ---- paths ---- */
 
-int walk_path_reserve(struct walk *w, size_t need)
+int sweep__walk_path_reserve(struct walk *w, size_t need)
 {
 	return sweep__grow(&w->path, &w->path_cap, need, 1, 256);
 }
 
 /* Append "/name" to the directory path of length len (no double slash after a root "dir/" or "/"). */
-int walk_path_join(struct walk *w, size_t len, const char *name, size_t name_len, size_t *ret_len)
+int sweep__walk_path_join(struct walk *w, size_t len, const char *name, size_t name_len, size_t *ret_len)
 {
 	bool slash = len > 0 && w->path[len - 1] != '/';
 	size_t n = len + slash + name_len;
-	if (walk_path_reserve(w, n + 1) < 0)
+	if (sweep__walk_path_reserve(w, n + 1) < 0)
 		return -ENOMEM;
 	if (slash)
 		w->path[len] = '/';
@@ -69,12 +69,12 @@ int walk_path_join(struct walk *w, size_t len, const char *name, size_t name_len
 }
 
 /* Rebuild a directory's full path into w->path from its node chain (no recursion: trees may be very deep). */
-int walk_path_of(struct walk *w, const struct dnode *d, size_t *ret_len)
+int sweep__walk_path_of(struct walk *w, const struct dnode *d, size_t *ret_len)
 {
 	size_t len = 0;
 	for (const struct dnode *p = d; p; p = p->parent)
 		len += p->name_len + 1;
-	if (walk_path_reserve(w, len + 1) < 0)
+	if (sweep__walk_path_reserve(w, len + 1) < 0)
 		return -ENOMEM;
 	/* Fill from the end: each component preceded by '/', except after a root that ends in one. */
 	size_t end = len;
@@ -98,7 +98,7 @@ int walk_path_of(struct walk *w, const struct dnode *d, size_t *ret_len)
 
 /* ---- opening directories ---- */
 
-int walk_open_flags(const struct dnode *d)
+int sweep__walk_open_flags(const struct dnode *d)
 {
 	return O_RDONLY | O_DIRECTORY | O_CLOEXEC | (d->follow ? 0 : O_NOFOLLOW);
 }
@@ -117,7 +117,7 @@ static int walk_fdcache_find(struct walk *w, const struct dnode *d)
 }
 
 /* Give the cache a directory's fd (it takes ownership); the least recently used one goes. */
-void walk_fdcache_put(struct walk *w, struct dnode *d, int fd)
+void sweep__walk_fdcache_put(struct walk *w, struct dnode *d, int fd)
 {
 	int v = 0;
 	for (int i = 1; i < FD_CACHE; i++)
@@ -125,7 +125,7 @@ void walk_fdcache_put(struct walk *w, struct dnode *d, int fd)
 			v = i;
 	if (w->fdc[v].dir) {
 		close(w->fdc[v].fd);
-		walk_dnode_unref(w->fdc[v].dir);
+		sweep__walk_dnode_unref(w->fdc[v].dir);
 	}
 	d->refs++;
 	w->fdc[v].dir = d;
@@ -133,12 +133,12 @@ void walk_fdcache_put(struct walk *w, struct dnode *d, int fd)
 	w->fdc[v].used = ++w->fdc_clock;
 }
 
-void walk_fdcache_clear(struct walk *w)
+void sweep__walk_fdcache_clear(struct walk *w)
 {
 	for (int i = 0; i < FD_CACHE; i++) {
 		if (w->fdc[i].dir) {
 			close(w->fdc[i].fd);
-			walk_dnode_unref(w->fdc[i].dir);
+			sweep__walk_dnode_unref(w->fdc[i].dir);
 		}
 		w->fdc[i].dir = NULL;
 	}
@@ -153,32 +153,32 @@ static int walk_dnode_open_chain(struct walk *w, const struct dnode *d)
 {
 	int pfd = d->parent ? walk_fdcache_find(w, d->parent) : -1;
 	if (pfd >= 0) {
-		int fd = openat(pfd, d->name, walk_open_flags(d));
+		int fd = openat(pfd, d->name, sweep__walk_open_flags(d));
 		return fd < 0 ? -errno : fd;
 	}
 	if (!d->parent) {
-		int fd = open(d->name, walk_open_flags(d));
+		int fd = open(d->name, sweep__walk_open_flags(d));
 		return fd < 0 ? -errno : fd;
 	}
 	size_t len;
-	int r = walk_path_of(w, d, &len);
+	int r = sweep__walk_path_of(w, d, &len);
 	if (r < 0)
 		return r;
 	if (len < PATH_MAX) {
-		int fd = open(w->path, walk_open_flags(d));
+		int fd = open(w->path, sweep__walk_open_flags(d));
 		if (fd >= 0 || errno != ENAMETOOLONG)
 			return fd >= 0 ? fd : -errno;
 	}
 	pfd = walk_dnode_open_chain(w, d->parent);
 	if (pfd < 0)
 		return pfd;
-	int fd = openat(pfd, d->name, walk_open_flags(d));
+	int fd = openat(pfd, d->name, sweep__walk_open_flags(d));
 	r = fd < 0 ? -errno : fd;
 	close(pfd);
 	return r;
 }
 
-bool walk_same_dir(int fd, const struct dnode *d)
+bool sweep__walk_same_dir(int fd, const struct dnode *d)
 {
 	struct stat st;
 	return fstat(fd, &st) == 0 && (uint64_t)st.st_dev == d->dev && (uint64_t)st.st_ino == d->ino;
@@ -190,7 +190,7 @@ bool walk_same_dir(int fd, const struct dnode *d)
  * opened the same way, without following a symlink, and is checked the
  * same way).
  */
-int walk_dnode_reopen(struct walk *w, struct dnode *d)
+int sweep__walk_dnode_reopen(struct walk *w, struct dnode *d)
 {
 	int fd = d->kept_fd;
 	if (fd >= 0) {
@@ -201,7 +201,7 @@ int walk_dnode_reopen(struct walk *w, struct dnode *d)
 	}
 	if (fd < 0)
 		return fd;
-	if (!walk_same_dir(fd, d)) {
+	if (!sweep__walk_same_dir(fd, d)) {
 		/* Replaced since it was listed: it is no longer the directory we saw. */
 		close(fd);
 		return -ENOENT;
@@ -211,7 +211,7 @@ int walk_dnode_reopen(struct walk *w, struct dnode *d)
 
 /* ---- roots, for sweep_entry.root_fd ---- */
 
-int walk_root_fd(struct walk *w, struct dnode *d)
+int sweep__walk_root_fd(struct walk *w, struct dnode *d)
 {
 	if (w->flags & SWEEP_WALK_FOLLOW)
 		return -1;
@@ -231,13 +231,13 @@ int walk_root_fd(struct walk *w, struct dnode *d)
 	int fd = open(r->name, O_PATH | O_DIRECTORY | O_CLOEXEC | (r->follow ? 0 : O_NOFOLLOW));
 	if (fd < 0)
 		return -1;
-	if (!walk_same_dir(fd, r)) {
+	if (!sweep__walk_same_dir(fd, r)) {
 		close(fd);
 		return -1;
 	}
 	if (w->rootc[v].root) {
 		close(w->rootc[v].fd);
-		walk_dnode_unref(w->rootc[v].root);
+		sweep__walk_dnode_unref(w->rootc[v].root);
 	}
 	r->refs++;
 	w->rootc[v].root = r;
@@ -246,12 +246,12 @@ int walk_root_fd(struct walk *w, struct dnode *d)
 	return fd;
 }
 
-void walk_rootcache_clear(struct walk *w)
+void sweep__walk_rootcache_clear(struct walk *w)
 {
 	for (int i = 0; i < ROOT_CACHE; i++) {
 		if (w->rootc[i].root) {
 			close(w->rootc[i].fd);
-			walk_dnode_unref(w->rootc[i].root);
+			sweep__walk_dnode_unref(w->rootc[i].root);
 		}
 		w->rootc[i].root = NULL;
 	}

@@ -63,7 +63,7 @@ SWEEP_EXPORT int sweep_copy_remove(struct sweep_copy *c, const char *dst, unsign
 		return -EINVAL;
 	if (!strcmp(dst, "."))
 		return -EBUSY; /* the destination root itself stays */
-	dfd = dest_dir(c, dst, &name);
+	dfd = sweep__dest_dir(c, dst, &name);
 	if (dfd < 0)
 		return dfd;
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
@@ -82,7 +82,7 @@ SWEEP_EXPORT int sweep_copy_link(struct sweep_copy *c, const char *target, const
 {
 	if (!c || !target || !dst || !*target || !*dst)
 		return -EINVAL;
-	return link_replace(c, target, dst);
+	return sweep__link_replace(c, target, dst);
 }
 
 SWEEP_EXPORT int sweep_copy_stat(struct sweep_copy *c, const char *dst, struct sweep_stat *ret)
@@ -93,7 +93,7 @@ SWEEP_EXPORT int sweep_copy_stat(struct sweep_copy *c, const char *dst, struct s
 
 	if (!c || !dst || !*dst || !ret)
 		return -EINVAL;
-	dfd = dest_dir(c, dst, &name);
+	dfd = sweep__dest_dir(c, dst, &name);
 	if (dfd < 0)
 		return dfd;
 	r = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
@@ -111,7 +111,7 @@ SWEEP_EXPORT int sweep_copy_chmod(struct sweep_copy *c, const char *dst, unsigne
 
 	if (!c || !dst || !*dst)
 		return -EINVAL;
-	dfd = dest_dir(c, dst, &name);
+	dfd = sweep__dest_dir(c, dst, &name);
 	if (dfd < 0)
 		return dfd;
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
@@ -150,7 +150,7 @@ SWEEP_EXPORT int sweep_copy_attrs(struct sweep_copy *c, const struct sweep_copy_
 		return rc < 0 ? rc : -EINVAL;
 	bool follow = in.flags & SWEEP_COPY_SRC_FOLLOWED;
 	struct src_ref s = { .dirfd = -1, .root_fd = in.root_fd, .rel = in.rel, .path = in.path };
-	int sdir = src_dir(&s, &sname);
+	int sdir = sweep__src_dir(&s, &sname);
 	if (sdir < 0)
 		return sdir;
 	if (fstatat(sdir, sname, &sst, follow ? 0 : AT_SYMLINK_NOFOLLOW) < 0) {
@@ -162,7 +162,7 @@ SWEEP_EXPORT int sweep_copy_attrs(struct sweep_copy *c, const struct sweep_copy_
 		st = *in.st;
 	else
 		sweep_stat_from_stat(&st, &sst);
-	int ddir = dest_dir(c, dst, &dname);
+	int ddir = sweep__dest_dir(c, dst, &dname);
 	if (ddir < 0) {
 		close(sdir);
 		return ddir;
@@ -177,9 +177,9 @@ SWEEP_EXPORT int sweep_copy_attrs(struct sweep_copy *c, const struct sweep_copy_
 	struct meta_ref ms = { .fd = sfd, .dirfd = sdir, .name = sname };
 	struct meta_ref md = { .fd = dfd, .dirfd = ddir, .name = dname };
 	if (flags & SWEEP_COPY_ATTRS_EXACT)
-		meta_prune(&ms, &md, preserve & SWEEP_PRESERVE_XATTR, (preserve & SWEEP_PRESERVE_ACL) && !S_ISLNK(sst.st_mode));
+		sweep__meta_prune(&ms, &md, preserve & SWEEP_PRESERVE_XATTR, (preserve & SWEEP_PRESERVE_ACL) && !S_ISLNK(sst.st_mode));
 	uint64_t before = c->stats.errors;
-	copy_apply_meta(c, &ms, &md, &st, preserve, in.path, dst_show(c, dst), cookie);
+	sweep__copy_apply_meta(c, &ms, &md, &st, preserve, in.path, sweep__dst_show(c, dst), cookie);
 	rc = (int)(c->stats.errors - before);
 	if (sfd >= 0)
 		close(sfd);
@@ -187,5 +187,5 @@ SWEEP_EXPORT int sweep_copy_attrs(struct sweep_copy *c, const struct sweep_copy_
 		close(dfd);
 	close(sdir);
 	close(ddir);
-	return copy_stopped(c) ? c->stop : rc;
+	return sweep__copy_stopped(c) ? c->stop : rc;
 }

@@ -82,7 +82,7 @@ static int listing_add(struct listing *ls, const struct linux_dirent64 *de, uint
 	return 0;
 }
 
-void walk_frame_free(struct frame *f)
+void sweep__walk_frame_free(struct frame *f)
 {
 	free(f->ls.v);
 	free(f->ls.names);
@@ -93,7 +93,7 @@ void walk_frame_free(struct frame *f)
 	memset(f, 0, sizeof(*f));
 }
 
-int walk_scratch_init(struct walk_scratch *s, const struct walk *w, enum sweep_backend backend, size_t cap)
+int sweep__walk_scratch_init(struct walk_scratch *s, const struct walk *w, enum sweep_backend backend, size_t cap)
 {
 	*s = (struct walk_scratch){ .cap = cap };
 	s->sb = sweep__stat_batch_new(backend, (unsigned)w->batch, w->o->backend == SWEEP_BACKEND_URING);
@@ -101,13 +101,13 @@ int walk_scratch_init(struct walk_scratch *s, const struct walk *w, enum sweep_b
 	s->idx = calloc(cap, sizeof(*s->idx));
 	s->dbuf = malloc(DBUF_SIZE);
 	if (!s->sb || !s->reqs || !s->idx || !s->dbuf) {
-		walk_scratch_fini(s);
+		sweep__walk_scratch_fini(s);
 		return -ENOMEM;
 	}
 	return 0;
 }
 
-void walk_scratch_fini(struct walk_scratch *s)
+void sweep__walk_scratch_fini(struct walk_scratch *s)
 {
 	sweep__stat_batch_free(s->sb);
 	free(s->reqs);
@@ -181,7 +181,7 @@ static bool needs_stat(const struct walk *w, const struct frame *f, size_t i)
 {
 	const struct dent *e = &f->ls.v[i];
 
-	if (f->hint_files && e->type == DT_REG && walk_meta_sizes(f, i))
+	if (f->hint_files && e->type == DT_REG && sweep__walk_meta_sizes(f, i))
 		return false;
 	if (w->flags & SWEEP_WALK_NO_STAT_FILES)
 		return e->type != DT_REG;
@@ -270,7 +270,7 @@ static int frame_stat_room(struct frame *f, size_t n)
  * reads the walk's settings, so the read-ahead threads call it too, each
  * with its own scratch.
  */
-int walk_stat_entries(const struct walk *w, struct frame *f, size_t from, size_t n, struct walk_scratch *s)
+int sweep__walk_stat_entries(const struct walk *w, struct frame *f, size_t from, size_t n, struct walk_scratch *s)
 {
 	struct listing *ls = &f->ls;
 	size_t m = 0;
@@ -321,8 +321,8 @@ static int load_chunk(struct walk *w, struct frame *f)
 		return fatal(w, -ENOMEM);
 	size_t n = f->ls.n - f->pos < w->batch ? f->ls.n - f->pos : w->batch;
 	/* The inode-table blocks of these entries (and more) in one sweep, before statx asks for them. */
-	walk_meta_prepare(w, f, f->pos, n);
-	int r = walk_stat_entries(w, f, f->pos, n, &w->scr);
+	sweep__walk_meta_prepare(w, f, f->pos, n);
+	int r = sweep__walk_stat_entries(w, f, f->pos, n, &w->scr);
 	return r < 0 ? fatal(w, r) : 0;
 }
 
@@ -397,7 +397,7 @@ static uint64_t dir_key(struct walk *w, struct dnode *c, int dirfd, const char *
 	if (w->order != SWEEP_ORDER_PHYSICAL)
 		return c->ino;
 	/* The raw inode's first block, as FIEMAP would give it, without opening the directory. */
-	if (f && walk_meta_dir_key(w, f, li, st, &key) == 0)
+	if (f && sweep__walk_meta_dir_key(w, f, li, st, &key) == 0)
 		return key;
 	if (w->nophys_dev_valid && w->nophys_dev == c->dev)
 		return c->ino;
@@ -412,7 +412,7 @@ static uint64_t dir_key(struct walk *w, struct dnode *c, int dirfd, const char *
 	 */
 	if (f && f->chunk_cached)
 		return c->ino;
-	int fd = openat(dirfd, name, walk_open_flags(c));
+	int fd = openat(dirfd, name, sweep__walk_open_flags(c));
 	if (fd < 0)
 		return parent_key;
 	uint64_t phys;
@@ -441,10 +441,10 @@ static int enqueue(struct walk *w, struct dnode *c, int dirfd, const char *name,
 {
 	c->key = dir_key(w, c, dirfd, name, parent_key, f, li, st);
 	if (sweep__cscan_push(w->q, c->key, c) < 0) {
-		walk_dnode_unref(c);
+		sweep__walk_dnode_unref(c);
 		return fatal(w, -ENOMEM);
 	}
-	walk_meta_queued(w, c);
+	sweep__walk_meta_queued(w, c);
 	return 0;
 }
 
@@ -466,7 +466,7 @@ static struct dnode *frame_emit(struct walk *w, struct frame *f)
 		struct dent *de = &f->ls.v[f->pos++];
 		const char *name = dent_name(&f->ls, de);
 		size_t len;
-		if (walk_path_join(w, f->path_len, name, de->name_len, &len) < 0) {
+		if (sweep__walk_path_join(w, f->path_len, name, de->name_len, &len) < 0) {
 			fatal(w, -ENOMEM);
 			return NULL;
 		}
@@ -516,15 +516,15 @@ static struct dnode *frame_emit(struct walk *w, struct frame *f)
 		/* What the plan may take from the raw inode, offered for this very entry only. */
 		struct sweep__entry_hint eh = { .entry = &e, .stated = !derr && needs_stat(w, f, li) };
 		if (!derr && S_ISREG(dst->st_mode))
-			walk_meta_offer(w, f, li, eh.stated, dst, &eh);
-		walk_meta_set_current(w, f, li, dst, &eh);
+			sweep__walk_meta_offer(w, f, li, eh.stated, dst, &eh);
+		sweep__walk_meta_set_current(w, f, li, dst, &eh);
 		int r = emit(w, &e);
-		walk_meta_set_current(NULL, NULL, 0, NULL, NULL);
+		sweep__walk_meta_set_current(NULL, NULL, 0, NULL, NULL);
 		if (r < 0)
 			return NULL;
 		if (!descend || r == SWEEP_WALK_SKIP)
 			continue;
-		struct dnode *c = walk_dnode_new(d, name, de->name_len);
+		struct dnode *c = sweep__walk_dnode_new(d, name, de->name_len);
 		if (!c) {
 			fatal(w, -ENOMEM);
 			return NULL;
@@ -548,7 +548,7 @@ static struct dnode *frame_emit(struct walk *w, struct frame *f)
  * getdents64's failure is left in f->read_err for the walk to report. 0 or
  * -ENOMEM.
  */
-int walk_frame_fill(const struct walk *w, struct frame *f, struct walk_scratch *s)
+int sweep__walk_frame_fill(const struct walk *w, struct frame *f, struct walk_scratch *s)
 {
 	int r = getdents_all(f->fd, s->dbuf, &f->ls, &f->read_err);
 	if (r < 0)
@@ -561,7 +561,7 @@ int walk_frame_fill(const struct walk *w, struct frame *f, struct walk_scratch *
 		return 0;
 	if (frame_stat_room(f, n > w->batch ? n : w->batch) < 0)
 		return -ENOMEM;
-	return walk_stat_entries(w, f, 0, n, s);
+	return sweep__walk_stat_entries(w, f, 0, n, s);
 }
 
 /* Directory d, open as fd, about to be handed out from frame f (w->path holds its path). */
@@ -571,7 +571,7 @@ static void frame_begin(struct walk *w, struct frame *f, struct dnode *d, int fd
 	f->fd = fd;
 	f->pos = 0;
 	f->path_len = path_len;
-	f->root_fd = walk_root_fd(w, d);
+	f->root_fd = sweep__walk_root_fd(w, d);
 	if (f->root_fd >= 0) {
 		const struct dnode *r = d;
 		while (r->parent)
@@ -592,8 +592,8 @@ static int frame_load(struct walk *w, struct frame *f, struct dnode *d, int fd, 
 		return w->stop;
 	f->chunk = f->chunk_n = 0;
 	sort_listing(w, &f->ls);
-	f->hint_files = walk_meta_hint_files(w, d, fd);
-	walk_meta_frame(w, f);
+	f->hint_files = sweep__walk_meta_hint_files(w, d, fd);
+	sweep__walk_meta_frame(w, f);
 	return 0;
 }
 
@@ -611,14 +611,14 @@ static int next_dir(struct walk *w, struct dnode **ret_d, int *ret_fd)
 		struct dnode *d = item;
 		size_t len;
 		/* A new generation of directories: their blocks in one sweep before the first getdents. */
-		walk_meta_before_read(w, d);
-		int fd = walk_dnode_reopen(w, d);
+		sweep__walk_meta_before_read(w, d);
+		int fd = sweep__walk_dnode_reopen(w, d);
 		if (fd < 0) {
-			if (walk_path_of(w, d, &len) == 0)
+			if (sweep__walk_path_of(w, d, &len) == 0)
 				report(w, w->path, SWEEP_WALK_OP_OPENDIR, fd);
 			else
 				fatal(w, -ENOMEM);
-			walk_dnode_unref(d);
+			sweep__walk_dnode_unref(d);
 			continue;
 		}
 		*ret_d = d;
@@ -632,8 +632,8 @@ static int next_dir(struct walk *w, struct dnode **ret_d, int *ret_fd)
 static void visit(struct walk *w, struct frame *f)
 {
 	frame_emit(w, f);
-	walk_fdcache_put(w, f->dir, f->fd);
-	walk_dnode_unref(f->dir);
+	sweep__walk_fdcache_put(w, f->dir, f->fd);
+	sweep__walk_dnode_unref(f->dir);
 	f->fd = -1;
 	f->dir = NULL;
 }
@@ -652,19 +652,19 @@ static void walk_cscan_ahead(struct walk *w)
 	struct frame *f;
 
 	for (;;) {
-		while (walk_ahead_room(w->ahead) && next_dir(w, &d, &fd) > 0) {
-			if (walk_ahead_submit(w->ahead, d, fd, walk_meta_hint_files(w, d, fd)) < 0) {
+		while (sweep__walk_ahead_room(w->ahead) && next_dir(w, &d, &fd) > 0) {
+			if (sweep__walk_ahead_submit(w->ahead, d, fd, sweep__walk_meta_hint_files(w, d, fd)) < 0) {
 				close(fd);
-				walk_dnode_unref(d);
+				sweep__walk_dnode_unref(d);
 				fatal(w, -ENOMEM);
 			}
 		}
-		if (!(f = walk_ahead_take(w->ahead)))
+		if (!(f = sweep__walk_ahead_take(w->ahead)))
 			break;
 		size_t len;
 		if (!w->stop && f->fill_err)
 			fatal(w, f->fill_err);
-		if (!w->stop && walk_path_of(w, f->dir, &len) < 0)
+		if (!w->stop && sweep__walk_path_of(w, f->dir, &len) < 0)
 			fatal(w, -ENOMEM);
 		if (!w->stop) {
 			frame_begin(w, f, f->dir, f->fd, len);
@@ -672,11 +672,11 @@ static void walk_cscan_ahead(struct walk *w)
 				report(w, w->path, SWEEP_WALK_OP_READDIR, f->read_err);
 		}
 		if (!w->stop) {
-			walk_meta_frame(w, f);
+			sweep__walk_meta_frame(w, f);
 			visit(w, f);
 		}
-		/* Stopping: what was read ahead is dropped (walk_ahead_put closes and releases it). */
-		walk_ahead_put(w->ahead);
+		/* Stopping: what was read ahead is dropped (sweep__walk_ahead_put closes and releases it). */
+		sweep__walk_ahead_put(w->ahead);
 	}
 }
 
@@ -692,19 +692,19 @@ static void walk_cscan(struct walk *w)
 	} else {
 		while (next_dir(w, &d, &fd) > 0) {
 			size_t len;
-			/* walk_dnode_reopen may have used w->path for an ancestor: the path again. */
-			if (walk_path_of(w, d, &len) < 0 || frame_load(w, &f, d, fd, len) < 0) {
+			/* sweep__walk_dnode_reopen may have used w->path for an ancestor: the path again. */
+			if (sweep__walk_path_of(w, d, &len) < 0 || frame_load(w, &f, d, fd, len) < 0) {
 				close(fd);
-				walk_dnode_unref(d);
+				sweep__walk_dnode_unref(d);
 				break;
 			}
 			visit(w, &f);
 		}
 	}
-	walk_frame_free(&f);
+	sweep__walk_frame_free(&f);
 	/* Stopped early: release whatever is still queued. */
 	while (sweep__cscan_pop(w->q, &item, NULL))
-		walk_dnode_unref(item);
+		sweep__walk_dnode_unref(item);
 }
 
 static int push_frame(struct walk *w, struct dnode *d, int fd, size_t path_len)
@@ -712,7 +712,7 @@ static int push_frame(struct walk *w, struct dnode *d, int fd, size_t path_len)
 	size_t old_cap = w->stack_cap;
 	if (sweep__grow(&w->stack, &w->stack_cap, w->depth + 1, sizeof(*w->stack), 16) < 0) {
 		close(fd);
-		walk_dnode_unref(d);
+		sweep__walk_dnode_unref(d);
 		return fatal(w, -ENOMEM);
 	}
 	/* New slots start with no listing memory. */
@@ -728,7 +728,7 @@ static void pop_frame(struct walk *w)
 	if (p && p->fd < 0 && f->fd >= 0) {
 		/* The parent was closed on the way down: ".." gets it back in one step, if it is still it. */
 		int fd = openat(f->fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (fd >= 0 && !walk_same_dir(fd, p->dir))
+		if (fd >= 0 && !sweep__walk_same_dir(fd, p->dir))
 			close(fd);
 		else if (fd >= 0)
 			p->fd = fd;
@@ -736,7 +736,7 @@ static void pop_frame(struct walk *w)
 	if (f->fd >= 0)
 		close(f->fd);
 	f->fd = -1;
-	walk_dnode_unref(f->dir);
+	sweep__walk_dnode_unref(f->dir);
 	f->dir = NULL;
 	/* The listing's memory stays with the slot for the next directory at this depth. */
 }
@@ -748,9 +748,9 @@ static void walk_dfs(struct walk *w, struct dnode *root, int fd, size_t path_len
 		struct frame *f = &w->stack[w->depth - 1];
 		if (f->fd < 0) {
 			/* Closed on the way down to spare descriptors: reopen to finish it. */
-			int r = walk_dnode_reopen(w, f->dir);
+			int r = sweep__walk_dnode_reopen(w, f->dir);
 			size_t len;
-			if (walk_path_of(w, f->dir, &len) < 0) {
+			if (sweep__walk_path_of(w, f->dir, &len) < 0) {
 				fatal(w, -ENOMEM);
 				break;
 			}
@@ -767,10 +767,10 @@ static void walk_dfs(struct walk *w, struct dnode *root, int fd, size_t path_len
 			continue;
 		}
 		size_t clen = strlen(w->path);
-		int cfd = openat(f->fd, c->name, walk_open_flags(c));
+		int cfd = openat(f->fd, c->name, sweep__walk_open_flags(c));
 		if (cfd < 0) {
 			report(w, w->path, SWEEP_WALK_OP_OPENDIR, -errno);
-			walk_dnode_unref(c);
+			sweep__walk_dnode_unref(c);
 			continue;
 		}
 		if (w->depth >= DFS_OPEN_FDS) {
@@ -797,7 +797,7 @@ static int do_root(struct walk *w, const char *root, uint32_t index)
 			return report(w, root, SWEEP_WALK_OP_ROOT, e);
 		follow = false;
 	}
-	if (walk_path_reserve(w, len + 1) < 0)
+	if (sweep__walk_path_reserve(w, len + 1) < 0)
 		return fatal(w, -ENOMEM);
 	memcpy(w->path, root, len + 1);
 
@@ -830,7 +830,7 @@ static int do_root(struct walk *w, const char *root, uint32_t index)
 	if (r < 0 || !S_ISDIR(st.st_mode) || r == SWEEP_WALK_SKIP)
 		return w->stop;
 
-	struct dnode *d = walk_dnode_new(NULL, root, len);
+	struct dnode *d = sweep__walk_dnode_new(NULL, root, len);
 	if (!d)
 		return fatal(w, -ENOMEM);
 	d->id = e.id;
@@ -841,10 +841,10 @@ static int do_root(struct walk *w, const char *root, uint32_t index)
 	d->follow = follow;
 	if (w->cscan)
 		return enqueue(w, d, AT_FDCWD, root, 0, NULL, 0, NULL);
-	int fd = open(root, walk_open_flags(d));
+	int fd = open(root, sweep__walk_open_flags(d));
 	if (fd < 0) {
 		report(w, root, SWEEP_WALK_OP_OPENDIR, -errno);
-		walk_dnode_unref(d);
+		sweep__walk_dnode_unref(d);
 		return w->stop;
 	}
 	walk_dfs(w, d, fd, len);
@@ -899,30 +899,30 @@ SWEEP_EXPORT int sweep_walk(const char *const *roots, size_t nroots, const struc
 	w.batch = opts->stat_batch ? opts->stat_batch : 64;
 	w.kept_max = sweep__nofile_share(8, KEPT_FDS);
 	w.backend = sweep_backend_resolve(opts->backend);
-	int ret = walk_scratch_init(&w.scr, &w, w.backend, w.batch);
+	int ret = sweep__walk_scratch_init(&w.scr, &w, w.backend, w.batch);
 	w.q = sweep__cscan_new();
-	walk_meta_new(&w);
+	sweep__walk_meta_new(&w);
 	if (!ret && (!w.fsc || !w.q))
 		ret = -ENOMEM;
 	if (!ret)
-		walk_ahead_new(&w);
+		sweep__walk_ahead_new(&w);
 	for (size_t i = 0; !ret && i < nroots && !w.stop; i++)
 		do_root(&w, roots[i], (uint32_t)i);
 	if (!ret && w.cscan && !w.stop)
 		walk_cscan(&w);
-	walk_ahead_free(&w);
-	walk_fdcache_clear(&w);
-	walk_rootcache_clear(&w);
-	walk_meta_free(&w);
+	sweep__walk_ahead_free(&w);
+	sweep__walk_fdcache_clear(&w);
+	sweep__walk_rootcache_clear(&w);
+	sweep__walk_meta_free(&w);
 	if (w.q) {
 		void *item;
 		while (sweep__cscan_pop(w.q, &item, NULL))
-			walk_dnode_unref(item);
+			sweep__walk_dnode_unref(item);
 	}
 	for (size_t i = 0; i < w.stack_cap; i++)
-		walk_frame_free(&w.stack[i]);
+		sweep__walk_frame_free(&w.stack[i]);
 	free(w.stack);
-	walk_scratch_fini(&w.scr);
+	sweep__walk_scratch_fini(&w.scr);
 	free(w.path);
 	sweep__cscan_free(w.q);
 	sweep_fscache_free(w.fsc);

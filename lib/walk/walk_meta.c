@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The walk's use of the metadata engine (lib/metascan.h): where the caller
+ * The walk's use of the metadata engine (lib/metascan/metascan.h): where the caller
  * may read the block device under an ext4 or xfs filesystem, on either
  * device class (measured on the 1M-file ext4 tree: the walk of the SSD class,
  * which stats every file, took 0.79x the time with it; the HDD class's plan
@@ -114,7 +114,7 @@ void sweep__plan_count(enum sweep__located_by how)
 	__atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
 }
 
-void walk_meta_new(struct walk *w)
+void sweep__walk_meta_new(struct walk *w)
 {
 	const char *env = getenv("SWEEP_METASCAN");
 
@@ -133,14 +133,14 @@ void walk_meta_new(struct walk *w)
 		w->meta->mode = META_XFS;
 }
 
-void walk_meta_free(struct walk *w)
+void sweep__walk_meta_free(struct walk *w)
 {
 	struct walk_meta *mt = w->meta;
 
 	if (!mt)
 		return;
 	for (size_t i = 0; i < mt->npend; i++)
-		walk_dnode_unref(mt->pend[i]);
+		sweep__walk_dnode_unref(mt->pend[i]);
 	free(mt->pend);
 	for (unsigned i = 0; i < mt->ndevs; i++) {
 		sweep__metascan_free(mt->devs[i].m);
@@ -205,7 +205,7 @@ static struct sweep__metascan *engine_for(struct walk *w, const struct dnode *d,
 
 /* ---- directory prefetch ---- */
 
-void walk_meta_queued(struct walk *w, struct dnode *c)
+void sweep__walk_meta_queued(struct walk *w, struct dnode *c)
 {
 	struct walk_meta *mt = w->meta;
 	struct meta_dev *md;
@@ -231,7 +231,7 @@ static int cmp_dnode_ino(const void *a, const void *b)
  * the blocks of every directory queued since (up to PREFETCH_DIRS of them and
  * PREFETCH_BYTES of blocks, in inode order; the rest wait for the next one).
  */
-void walk_meta_before_read(struct walk *w, struct dnode *d)
+void sweep__walk_meta_before_read(struct walk *w, struct dnode *d)
 {
 	struct walk_meta *mt = w->meta;
 
@@ -266,7 +266,7 @@ void walk_meta_before_read(struct walk *w, struct dnode *d)
 	if (done == 0)
 		done = mt->npend; /* out of memory: give up on these */
 	for (size_t i = 0; i < done; i++)
-		walk_dnode_unref(mt->pend[i]);
+		sweep__walk_dnode_unref(mt->pend[i]);
 	memmove(mt->pend, mt->pend + done, (mt->npend - done) * sizeof(*mt->pend));
 	mt->npend -= done;
 	d->prefetched = true;
@@ -462,7 +462,7 @@ static void inode_sweep(struct walk *w, const struct frame *f)
 
 /* ---- inode hints ---- */
 
-void walk_meta_frame(struct walk *w, struct frame *f)
+void sweep__walk_meta_frame(struct walk *w, struct frame *f)
 {
 	f->ms = NULL;
 	f->hint_at = f->hint_n = 0;
@@ -536,7 +536,7 @@ static void load_hints(struct walk *w, struct frame *f, size_t i)
  * Before entries [i, i + n) are stat'ed: their hints, read in a sweep that
  * also brings their inode-table blocks into the cache statx will use.
  */
-void walk_meta_prepare(struct walk *w, struct frame *f, size_t i, size_t n)
+void sweep__walk_meta_prepare(struct walk *w, struct frame *f, size_t i, size_t n)
 {
 	if (!f->ms || (i >= f->hint_at && i + n <= f->hint_at + f->hint_n))
 		return;
@@ -544,7 +544,7 @@ void walk_meta_prepare(struct walk *w, struct frame *f, size_t i, size_t n)
 }
 
 /* The listing entry i's hint when the sweep read it and found it valid, else NULL. */
-const struct sweep__inode_hint *walk_meta_hint(const struct frame *f, size_t i)
+const struct sweep__inode_hint *sweep__walk_meta_hint(const struct frame *f, size_t i)
 {
 	if (!f->ms || i < f->hint_at || i >= f->hint_at + f->hint_n)
 		return NULL;
@@ -570,14 +570,14 @@ static bool unplaced_elsewhere(const struct frame *f, const struct sweep__inode_
 	       !(h->flags & SWEEP__HINT_INLINE) && (!fstype || strcmp(fstype, "ext4") != 0);
 }
 
-bool walk_meta_sizes(const struct frame *f, size_t i)
+bool sweep__walk_meta_sizes(const struct frame *f, size_t i)
 {
-	const struct sweep__inode_hint *h = walk_meta_hint(f, i);
+	const struct sweep__inode_hint *h = sweep__walk_meta_hint(f, i);
 
 	return h && S_ISREG(h->mode) && f->ls.v[i].type == DT_REG && !unplaced_elsewhere(f, h);
 }
 
-bool walk_meta_hint_files(struct walk *w, const struct dnode *d, int fd)
+bool sweep__walk_meta_hint_files(struct walk *w, const struct dnode *d, int fd)
 {
 	return (w->flags & SWEEP_WALK_HINT_FILES) && w->meta && w->cscan && engine_for(w, d, fd, NULL);
 }
@@ -586,9 +586,9 @@ bool walk_meta_hint_files(struct walk *w, const struct dnode *d, int fd)
  * A subdirectory's C-SCAN key from its hint (order PHYSICAL): its first
  * block, as FIEMAP would say, without opening it. 0 with *ret_key, or -1.
  */
-int walk_meta_dir_key(struct walk *w, const struct frame *f, size_t i, const struct stat *st, uint64_t *ret_key)
+int sweep__walk_meta_dir_key(struct walk *w, const struct frame *f, size_t i, const struct stat *st, uint64_t *ret_key)
 {
-	const struct sweep__inode_hint *h = walk_meta_hint(f, i);
+	const struct sweep__inode_hint *h = sweep__walk_meta_hint(f, i);
 
 	if (!h || !(h->flags & SWEEP__HINT_PHYS) || h->phys == SWEEP_NO_PHYS || !S_ISDIR(h->mode) ||
 	    (uint64_t)st->st_ino != h->ino || (uint64_t)st->st_dev != f->dir->dev)
@@ -604,10 +604,10 @@ int walk_meta_dir_key(struct walk *w, const struct frame *f, size_t i, const str
  * entry was stat'ed, its device, type and size. Fills *eh; 0 when a hint
  * is offered.
  */
-int walk_meta_offer(struct walk *w, const struct frame *f, size_t i, bool stated, const struct stat *st,
+int sweep__walk_meta_offer(struct walk *w, const struct frame *f, size_t i, bool stated, const struct stat *st,
 		    struct sweep__entry_hint *eh)
 {
-	const struct sweep__inode_hint *h = walk_meta_hint(f, i);
+	const struct sweep__inode_hint *h = sweep__walk_meta_hint(f, i);
 
 	if (!h && f->ms && i >= f->hint_at && i < f->hint_at + f->hint_n &&
 	    f->hints[i - f->hint_at].why == SWEEP__HINT_NOT_READ &&
@@ -623,7 +623,7 @@ int walk_meta_offer(struct walk *w, const struct frame *f, size_t i, bool stated
 		return -1;
 	if (!stated && f->ls.v[i].type != DT_REG)
 		return -1;
-	/* h is a regular file's, and so is the entry (checked above): walk_meta_sizes(f, i), from what is at hand. */
+	/* h is a regular file's, and so is the entry (checked above): sweep__walk_meta_sizes(f, i), from what is at hand. */
 	if (!stated && !unplaced_elsewhere(f, h)) {
 		eh->have_size = true; /* what stands in for the stat the walk left out */
 		eh->size = h->size;
@@ -654,7 +654,7 @@ static _Thread_local struct {
 	const struct stat *st;
 } current;
 
-void walk_meta_set_current(struct walk *w, struct frame *f, size_t i, const struct stat *st, struct sweep__entry_hint *eh)
+void sweep__walk_meta_set_current(struct walk *w, struct frame *f, size_t i, const struct stat *st, struct sweep__entry_hint *eh)
 {
 	current.eh = eh;
 	current.w = w;
@@ -676,7 +676,7 @@ const struct sweep__entry_hint *sweep__walk_entry_hint_now(const struct sweep__e
 		return own; /* no hint: the plan locates it its own way */
 	current.w->meta->stats.hints_asked++;
 	current.w->meta->stats.hints_valid += (h->flags & SWEEP__HINT_VALID) != 0;
-	walk_meta_offer(current.w, f, current.i, own->stated, current.st, own);
+	sweep__walk_meta_offer(current.w, f, current.i, own->stated, current.st, own);
 	return own;
 }
 

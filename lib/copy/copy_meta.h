@@ -32,7 +32,7 @@ struct meta_ref {
 	int fd;           /* the file itself, open (not O_PATH), or -1 */
 	int dirfd;        /* when fd is -1: the entry name in the directory dirfd, never followed */
 	const char *name;
-	/* source only: attributes captured earlier (meta_capture), used instead of reading */
+	/* source only: attributes captured earlier (sweep__meta_capture), used instead of reading */
 	const struct meta_blob *blob;
 };
 
@@ -46,20 +46,20 @@ typedef void (*meta_error_fn)(enum sweep_copy_meta op, int err, void *ctx);
  * what (SWEEP_PRESERVE_*). The source ref is read for xattrs and ACLs only.
  * Returns 0, or the first error (-errno) after trying every step.
  */
-int meta_copy(const struct meta_ref *src, const struct meta_ref *dst, const struct sweep_stat *st,
+int sweep__meta_copy(const struct meta_ref *src, const struct meta_ref *dst, const struct sweep_stat *st,
 	      unsigned what, meta_error_fn on_error, void *ctx);
 
 /*
  * Read src's xattrs (SWEEP_PRESERVE_XATTR) and ACLs (SWEEP_PRESERVE_ACL) now.
  * *ret is a blob (empty when it has none), or NULL when what asks for neither.
  */
-int meta_capture(const struct meta_ref *src, unsigned what, bool is_dir, struct meta_blob **ret);
-struct meta_blob *meta_blob_free(struct meta_blob *b);
+int sweep__meta_capture(const struct meta_ref *src, unsigned what, bool is_dir, struct meta_blob **ret);
+struct meta_blob *sweep__meta_blob_free(struct meta_blob *b);
 
 /* Remove from dst the xattrs (and ACLs) that src lacks: copying only adds. Errors are ignored. */
-void meta_prune(const struct meta_ref *src, const struct meta_ref *dst, bool xattrs, bool acls);
+void sweep__meta_prune(const struct meta_ref *src, const struct meta_ref *dst, bool xattrs, bool acls);
 
 /* What the xattr calls use for a name in a directory: /proc/self/fd/DIRFD/NAME. */
-const char *meta_at_path(int dirfd, const char *name, char *buf, size_t len);
+const char *sweep__meta_at_path(int dirfd, const char *name, char *buf, size_t len);
 
 #endif

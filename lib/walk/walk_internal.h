@@ -61,7 +61,7 @@ struct frame {
 	size_t st_cap;         /* room in st and err */
 	int read_err;          /* getdents64 failed part way (-errno): reported, what was read is kept */
 	int fill_err;          /* a read-ahead thread could not load it (-ENOMEM) */
-	/* The root this directory lies below (walk_root_fd; borrowed, -1 when none) and its path length. */
+	/* The root this directory lies below (sweep__walk_root_fd; borrowed, -1 when none) and its path length. */
 	int root_fd;
 	size_t root_len;
 	uint64_t root_dev, root_ino;
@@ -128,11 +128,11 @@ struct walk {
 };
 
 /* walk.c, for the read-ahead threads too */
-int walk_scratch_init(struct walk_scratch *s, const struct walk *w, enum sweep_backend backend, size_t cap);
-void walk_scratch_fini(struct walk_scratch *s);
-void walk_frame_free(struct frame *f);
-int walk_stat_entries(const struct walk *w, struct frame *f, size_t from, size_t n, struct walk_scratch *s);
-int walk_frame_fill(const struct walk *w, struct frame *f, struct walk_scratch *s);
+int sweep__walk_scratch_init(struct walk_scratch *s, const struct walk *w, enum sweep_backend backend, size_t cap);
+void sweep__walk_scratch_fini(struct walk_scratch *s);
+void sweep__walk_frame_free(struct frame *f);
+int sweep__walk_stat_entries(const struct walk *w, struct frame *f, size_t from, size_t n, struct walk_scratch *s);
+int sweep__walk_frame_fill(const struct walk *w, struct frame *f, struct walk_scratch *s);
 
 /*
  * walk_ahead.c: directories read and stat'ed ahead of the walk on worker
@@ -141,65 +141,65 @@ int walk_frame_fill(const struct walk *w, struct frame *f, struct walk_scratch *
  * in that order.
  */
 /* Start the threads when the walk should have them (w->ahead stays NULL otherwise). */
-void walk_ahead_new(struct walk *w);
+void sweep__walk_ahead_new(struct walk *w);
 /* Stop the threads and drop what is still queued (closing its fds, releasing its nodes). */
-void walk_ahead_free(struct walk *w);
+void sweep__walk_ahead_free(struct walk *w);
 /* Whether another directory may be submitted. */
-bool walk_ahead_room(const struct walk_ahead *a);
+bool sweep__walk_ahead_room(const struct walk_ahead *a);
 /* Queue directory d (a reference, given) open as fd (given), its frame's hint_files set so: 0 or -ENOMEM (nothing taken). */
-int walk_ahead_submit(struct walk_ahead *a, struct dnode *d, int fd, bool hint_files);
+int sweep__walk_ahead_submit(struct walk_ahead *a, struct dnode *d, int fd, bool hint_files);
 /* The oldest submitted directory once loaded (f->dir, f->fd, the listing, its first stats); NULL when none. */
-struct frame *walk_ahead_take(struct walk_ahead *a);
-/* Done with the frame walk_ahead_take gave: its fd is closed and its node released if still set. */
-void walk_ahead_put(struct walk_ahead *a);
+struct frame *sweep__walk_ahead_take(struct walk_ahead *a);
+/* Done with the frame sweep__walk_ahead_take gave: its fd is closed and its node released if still set. */
+void sweep__walk_ahead_put(struct walk_ahead *a);
 
 /* walk_open.c */
 /* A node for a directory called name under parent (NULL for a root); holds a reference to parent. */
-struct dnode *walk_dnode_new(struct dnode *parent, const char *name, size_t name_len);
+struct dnode *sweep__walk_dnode_new(struct dnode *parent, const char *name, size_t name_len);
 /* Drop a reference; frees the node, and its parents that nothing else holds. */
-void walk_dnode_unref(struct dnode *d);
+void sweep__walk_dnode_unref(struct dnode *d);
 /* w->path: room for need bytes; "/" + name appended at len; a directory's full path. */
-int walk_path_reserve(struct walk *w, size_t need);
-int walk_path_join(struct walk *w, size_t len, const char *name, size_t name_len, size_t *ret_len);
-int walk_path_of(struct walk *w, const struct dnode *d, size_t *ret_len);
+int sweep__walk_path_reserve(struct walk *w, size_t need);
+int sweep__walk_path_join(struct walk *w, size_t len, const char *name, size_t name_len, size_t *ret_len);
+int sweep__walk_path_of(struct walk *w, const struct dnode *d, size_t *ret_len);
 /* open(2) flags for d: O_NOFOLLOW unless d was reached through a followed link. */
-int walk_open_flags(const struct dnode *d);
+int sweep__walk_open_flags(const struct dnode *d);
 /* Keep d's open fd for its children (the cache owns it now); close them all. */
-void walk_fdcache_put(struct walk *w, struct dnode *d, int fd);
-void walk_fdcache_clear(struct walk *w);
+void sweep__walk_fdcache_put(struct walk *w, struct dnode *d, int fd);
+void sweep__walk_fdcache_clear(struct walk *w);
 /* fd is the directory d describes (same device and inode). */
-bool walk_same_dir(int fd, const struct dnode *d);
-/* Open d again however it can be reached, checked with walk_same_dir; fd or -errno. */
-int walk_dnode_reopen(struct walk *w, struct dnode *d);
+bool sweep__walk_same_dir(int fd, const struct dnode *d);
+/* Open d again however it can be reached, checked with sweep__walk_same_dir; fd or -errno. */
+int sweep__walk_dnode_reopen(struct walk *w, struct dnode *d);
 /*
  * An O_PATH descriptor of the root d lies below, checked to be the root that
  * was walked, kept in a small cache (the walk owns it); -1 with
  * SWEEP_WALK_FOLLOW or when the root is no longer there.
  */
-int walk_root_fd(struct walk *w, struct dnode *d);
-void walk_rootcache_clear(struct walk *w);
+int sweep__walk_root_fd(struct walk *w, struct dnode *d);
+void sweep__walk_rootcache_clear(struct walk *w);
 
 
 /* walk_meta.c: directory prefetch and inode hints from the block device. */
-void walk_meta_new(struct walk *w);
-void walk_meta_free(struct walk *w);
+void sweep__walk_meta_new(struct walk *w);
+void sweep__walk_meta_free(struct walk *w);
 /* Directory c was queued: its blocks go into the next prefetch. */
-void walk_meta_queued(struct walk *w, struct dnode *c);
+void sweep__walk_meta_queued(struct walk *w, struct dnode *c);
 /* d is about to be read: prefetch its generation of queued directories first. */
-void walk_meta_before_read(struct walk *w, struct dnode *d);
+void sweep__walk_meta_before_read(struct walk *w, struct dnode *d);
 /* f was just loaded (listing sorted): decide whether its entries get hints. */
-void walk_meta_frame(struct walk *w, struct frame *f);
+void sweep__walk_meta_frame(struct walk *w, struct frame *f);
 /* Entries [i, i + n) are about to be stat'ed: make sure their hints are read. */
-void walk_meta_prepare(struct walk *w, struct frame *f, size_t i, size_t n);
-const struct sweep__inode_hint *walk_meta_hint(const struct frame *f, size_t i);
+void sweep__walk_meta_prepare(struct walk *w, struct frame *f, size_t i, size_t n);
+const struct sweep__inode_hint *sweep__walk_meta_hint(const struct frame *f, size_t i);
 /* Whether directory d (open as fd) gets frame.hint_files: SWEEP_WALK_HINT_FILES, and hints on its device. */
-bool walk_meta_hint_files(struct walk *w, const struct dnode *d, int fd);
-/* Whether entry i of f is a regular file whose hint is read and gives its size (walk_meta_offer's have_size). */
-bool walk_meta_sizes(const struct frame *f, size_t i);
-int walk_meta_dir_key(struct walk *w, const struct frame *f, size_t i, const struct stat *st, uint64_t *ret_key);
-int walk_meta_offer(struct walk *w, const struct frame *f, size_t i, bool stated, const struct stat *st,
+bool sweep__walk_meta_hint_files(struct walk *w, const struct dnode *d, int fd);
+/* Whether entry i of f is a regular file whose hint is read and gives its size (sweep__walk_meta_offer's have_size). */
+bool sweep__walk_meta_sizes(const struct frame *f, size_t i);
+int sweep__walk_meta_dir_key(struct walk *w, const struct frame *f, size_t i, const struct stat *st, uint64_t *ret_key);
+int sweep__walk_meta_offer(struct walk *w, const struct frame *f, size_t i, bool stated, const struct stat *st,
 		    struct sweep__entry_hint *eh);
 /* eh (for listing entry i of f, stat'ed as st when eh->stated) is being handed out on this thread; NULL: no longer. */
-void walk_meta_set_current(struct walk *w, struct frame *f, size_t i, const struct stat *st, struct sweep__entry_hint *eh);
+void sweep__walk_meta_set_current(struct walk *w, struct frame *f, size_t i, const struct stat *st, struct sweep__entry_hint *eh);
 
 #endif

@@ -33,7 +33,7 @@ struct meta_blob {
 	} *v;
 };
 
-const char *meta_at_path(int dirfd, const char *name, char *buf, size_t len)
+const char *sweep__meta_at_path(int dirfd, const char *name, char *buf, size_t len)
 {
 	snprintf(buf, len, "/proc/self/fd/%d/%s", dirfd, name);
 	return buf;
@@ -45,27 +45,27 @@ const char *meta_at_path(int dirfd, const char *name, char *buf, size_t len)
 static ssize_t x_list(const struct meta_ref *r, char *buf, size_t n)
 {
 	char p[AT_BUF];
-	return r->fd >= 0 ? flistxattr(r->fd, buf, n) : llistxattr(meta_at_path(r->dirfd, r->name, p, sizeof(p)), buf, n);
+	return r->fd >= 0 ? flistxattr(r->fd, buf, n) : llistxattr(sweep__meta_at_path(r->dirfd, r->name, p, sizeof(p)), buf, n);
 }
 
 static ssize_t x_get(const struct meta_ref *r, const char *name, void *buf, size_t n)
 {
 	char p[AT_BUF];
 	return r->fd >= 0 ? fgetxattr(r->fd, name, buf, n)
-			  : lgetxattr(meta_at_path(r->dirfd, r->name, p, sizeof(p)), name, buf, n);
+			  : lgetxattr(sweep__meta_at_path(r->dirfd, r->name, p, sizeof(p)), name, buf, n);
 }
 
 static int x_set(const struct meta_ref *r, const char *name, const void *val, size_t n)
 {
 	char p[AT_BUF];
 	return r->fd >= 0 ? fsetxattr(r->fd, name, val, n, 0)
-			  : lsetxattr(meta_at_path(r->dirfd, r->name, p, sizeof(p)), name, val, n, 0);
+			  : lsetxattr(sweep__meta_at_path(r->dirfd, r->name, p, sizeof(p)), name, val, n, 0);
 }
 
 static int x_remove(const struct meta_ref *r, const char *name)
 {
 	char p[AT_BUF];
-	return r->fd >= 0 ? fremovexattr(r->fd, name) : lremovexattr(meta_at_path(r->dirfd, r->name, p, sizeof(p)), name);
+	return r->fd >= 0 ? fremovexattr(r->fd, name) : lremovexattr(sweep__meta_at_path(r->dirfd, r->name, p, sizeof(p)), name);
 }
 
 static bool unsupported(int err)
@@ -230,7 +230,7 @@ static void copy_times(struct meta_run *run, const struct meta_ref *dst, const s
 		fail(run, SWEEP_COPY_META_TIMES, -errno);
 }
 
-int meta_copy(const struct meta_ref *src, const struct meta_ref *dst, const struct sweep_stat *st,
+int sweep__meta_copy(const struct meta_ref *src, const struct meta_ref *dst, const struct sweep_stat *st,
 	      unsigned what, meta_error_fn on_error, void *ctx)
 {
 	struct meta_run run = { .on_error = on_error, .ctx = ctx };
@@ -253,7 +253,7 @@ int meta_copy(const struct meta_ref *src, const struct meta_ref *dst, const stru
 	return run.first;
 }
 
-struct meta_blob *meta_blob_free(struct meta_blob *b)
+struct meta_blob *sweep__meta_blob_free(struct meta_blob *b)
 {
 	if (!b)
 		return NULL;
@@ -274,7 +274,7 @@ static bool wanted(const char *name, unsigned what, bool is_dir)
 	return !is_acl_name(name) && (what & SWEEP_PRESERVE_XATTR);
 }
 
-int meta_capture(const struct meta_ref *src, unsigned what, bool is_dir, struct meta_blob **ret)
+int sweep__meta_capture(const struct meta_ref *src, unsigned what, bool is_dir, struct meta_blob **ret)
 {
 	char *list = NULL;
 	struct meta_blob *b = NULL;
@@ -290,7 +290,7 @@ int meta_capture(const struct meta_ref *src, unsigned what, bool is_dir, struct 
 	n = x_read(src, NULL, &list);
 	if (n < 0) {
 		if (!unsupported((int)-n)) {
-			meta_blob_free(b);
+			sweep__meta_blob_free(b);
 			return (int)n;
 		}
 		*ret = b;
@@ -326,7 +326,7 @@ int meta_capture(const struct meta_ref *src, unsigned what, bool is_dir, struct 
 	}
 	free(list);
 	if (rc < 0) {
-		meta_blob_free(b);
+		sweep__meta_blob_free(b);
 		return rc;
 	}
 	*ret = b;
@@ -341,7 +341,7 @@ static bool src_has(const struct meta_ref *src, const char *name)
 	return n >= 0;
 }
 
-void meta_prune(const struct meta_ref *src, const struct meta_ref *dst, bool xattrs, bool acls)
+void sweep__meta_prune(const struct meta_ref *src, const struct meta_ref *dst, bool xattrs, bool acls)
 {
 	char *list = NULL;
 	ssize_t n = x_read(dst, NULL, &list);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The one rule for size-versioned structs (see lib/internal.h). Its own
+ * The one rule for size-versioned structs (see lib/common/internal.h). Its own
  * file so that libsweep and libsweep-sim link the same copy (a static
  * helper library, hidden in both).
  */

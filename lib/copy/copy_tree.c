@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * copy: a whole tree, as cp copies one operand. The source is walked in
- * C-SCAN order; every entry goes through copy_entry_ref() with the walk's
+ * C-SCAN order; every entry goes through sweep__copy_entry_ref() with the walk's
  * descriptors (its directory now, its root for the reader later), so no
  * source path is ever looked up again from the top.
  */
@@ -46,18 +46,18 @@ static int tree_entry(const struct sweep_entry *en, void *ctx)
 	struct tree *t = ctx;
 	struct sweep_copy *c = t->c;
 
-	if (copy_stopped(c))
+	if (sweep__copy_stopped(c))
 		return c->stop;
 	if (en->stat_err)
 		return 0; /* on_error has told */
 	/* Following every symlink, one left is dangling: cp cannot stat what it names. */
 	if ((c->o.flags & SWEEP_COPY_DEREF_ALL) && S_ISLNK(en->st.mode)) {
-		copy_report(c, SWEEP_COPY_OP_STAT, -ENOENT, en->path, NULL, 0);
+		sweep__copy_report(c, SWEEP_COPY_OP_STAT, -ENOENT, en->path, NULL, 0);
 		return 0;
 	}
 	const char *dst = tree_dst(t, en);
 	if (!dst) {
-		copy_report(c, SWEEP_COPY_OP_CREATE, -ENOMEM, en->path, NULL, 0);
+		sweep__copy_report(c, SWEEP_COPY_OP_CREATE, -ENOMEM, en->path, NULL, 0);
 		return SWEEP_WALK_SKIP;
 	}
 	struct src_ref s = {
@@ -70,8 +70,8 @@ static int tree_entry(const struct sweep_entry *en, void *ctx)
 		.flags = (en->flags & SWEEP_ENTRY_FOLLOWED) ? SWEEP_COPY_SRC_FOLLOWED : 0,
 		.walked = en,
 	};
-	int rc = copy_entry_ref(c, &s, dst, 0, en->depth == 0);
-	if (copy_stopped(c))
+	int rc = sweep__copy_entry_ref(c, &s, dst, 0, en->depth == 0);
+	if (sweep__copy_stopped(c))
 		return c->stop;
 	return rc < 0 && S_ISDIR(en->st.mode) ? SWEEP_WALK_SKIP : 0;
 }
@@ -83,8 +83,8 @@ static int tree_error(const struct sweep_walk_error *we, void *ctx)
 					? SWEEP_COPY_OP_OPENDIR
 					: SWEEP_COPY_OP_STAT;
 
-	copy_report(t->c, op, we->err, we->path, NULL, 0);
-	return copy_stopped(t->c);
+	sweep__copy_report(t->c, op, we->err, we->path, NULL, 0);
+	return sweep__copy_stopped(t->c);
 }
 
 static bool same_inode(const struct stat *a, const struct stat *b)
@@ -97,7 +97,7 @@ static bool inside(struct sweep_copy *c, const struct stat *sst, const char *dst
 {
 	const char *name;
 	struct stat st;
-	int fd = dest_dir(c, dst, &name);
+	int fd = sweep__dest_dir(c, dst, &name);
 	bool found = false;
 
 	if (fd < 0)
@@ -136,24 +136,24 @@ SWEEP_EXPORT int sweep_copy_tree(struct sweep_copy *c, const char *src, const ch
 		return -EINVAL;
 	if (c->dest_fd < 0)
 		return -EBADF;
-	if (copy_stopped(c))
+	if (sweep__copy_stopped(c))
 		return c->stop;
 	fl = c->o.flags;
 	rc = (fl & (SWEEP_COPY_DEREF_ALL | SWEEP_COPY_DEREF_ROOTS)) ? stat(src, &st) : lstat(src, &st);
 	if (rc < 0) {
 		int err = -errno;
 		/* -L on a dangling symlink: cp says it cannot stat it. */
-		return copy_report(c, SWEEP_COPY_OP_STAT, err, src, NULL, 0);
+		return sweep__copy_report(c, SWEEP_COPY_OP_STAT, err, src, NULL, 0);
 	}
 	if (S_ISDIR(st.st_mode) && !(fl & SWEEP_COPY_RECURSIVE))
-		return copy_report(c, SWEEP_COPY_OP_OMIT_DIR, 0, src, NULL, 0);
+		return sweep__copy_report(c, SWEEP_COPY_OP_OMIT_DIR, 0, src, NULL, 0);
 	if (!(fl & SWEEP_COPY_RECURSIVE) && !S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
 		struct sweep_stat sst;
 		sweep_stat_from_stat(&sst, &st);
-		return copy_stream(c, src, &sst, dst); /* cp /dev/null f, cp <(cmd) f */
+		return sweep__copy_stream(c, src, &sst, dst); /* cp /dev/null f, cp <(cmd) f */
 	}
 	if (S_ISDIR(st.st_mode) && inside(c, &st, dst))
-		return copy_report(c, SWEEP_COPY_OP_INTO_SELF, 0, src, dst_show(c, dst), 0);
+		return sweep__copy_report(c, SWEEP_COPY_OP_INTO_SELF, 0, src, sweep__dst_show(c, dst), 0);
 
 	struct tree t = { .c = c, .src = src, .dst = dst, .src_len = strlen(src), .dst_len = strlen(dst) };
 	struct sweep_walk_opts wo = {
@@ -170,7 +170,7 @@ SWEEP_EXPORT int sweep_copy_tree(struct sweep_copy *c, const char *src, const ch
 	const char *roots[1] = { src };
 	rc = sweep_walk(roots, 1, &wo);
 	free(t.buf);
-	if (copy_stopped(c))
+	if (sweep__copy_stopped(c))
 		return c->stop;
-	return rc < 0 ? copy_report(c, SWEEP_COPY_OP_OPENDIR, rc, src, NULL, 0) : 0;
+	return rc < 0 ? sweep__copy_report(c, SWEEP_COPY_OP_OPENDIR, rc, src, NULL, 0) : 0;
 }
