@@ -139,6 +139,14 @@ unsigned sweep__device_probes(void);
 /* Tests: forget what this process measured. */
 void sweep__device_forget(void);
 
+/* --- disk_reads.c --- */
+/*
+ * The calling thread's count of block reads so far (in 512-byte units): it
+ * moves exactly when this thread had to read a disk. -errno when the kernel
+ * keeps no count (then treat work as having read).
+ */
+int64_t sweep__disk_reads(void);
+
 /* --- batched stat (statx_batch.c) --- */
 struct sweep__stat_req {
 	const char *name; /* relative to the batch's dirfd */
@@ -151,13 +159,16 @@ struct sweep__stat_batch;
  * backend must be resolved (URING or SYSCALL); depth = requests per
  * submission. every_uring: with URING, every batch goes to io_uring (the
  * caller asked for it by name); otherwise inodes that are cached are
- * stat'ed with plain calls (statx_batch.c).
+ * stat'ed with plain calls (statx_batch.c). tell_cached: the caller asks
+ * sweep__stat_batch_cached() after each run (else it is always false and
+ * costs nothing).
  */
-struct sweep__stat_batch *sweep__stat_batch_new(enum sweep_backend backend, unsigned depth, bool every_uring);
+struct sweep__stat_batch *sweep__stat_batch_new(enum sweep_backend backend, unsigned depth, bool every_uring,
+						bool tell_cached);
 struct sweep__stat_batch *sweep__stat_batch_free(struct sweep__stat_batch *b);
 /* Stat reqs[0..n) relative to dirfd, in the order given; fills each req's err/st. */
 int sweep__stat_batch_run(struct sweep__stat_batch *b, int dirfd, struct sweep__stat_req *reqs, size_t n);
-/* Whether the last run was answered from the inode cache throughout (no two slow stats in a row, no io_uring). */
+/* Whether the last run read nothing from the disk (and sent nothing to io_uring): the inodes were cached. tell_cached only. */
 bool sweep__stat_batch_cached(const struct sweep__stat_batch *b);
 
 /* --- C-SCAN queue (walk_queue.c) --- */

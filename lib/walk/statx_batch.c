@@ -21,17 +21,12 @@
 
 /* Fewer requests than this are stat'ed with fstatat even on the io_uring backend. */
 #define URING_MIN_BATCH 4
-/*
- * An fstatat() answered from the inode cache takes 1-3 us; one that has to
- * bring the inode into the VFS takes about 10 us even with its block in
- * the page cache, and one that reads the disk far more.
- */
-#define CACHED_NS 5000
 
 struct sweep__stat_batch {
 	enum sweep_backend backend;
 	bool every_uring;
-	bool cached; /* the last run was answered from the inode cache throughout */
+	bool tell_cached;
+	bool cached; /* the last run read nothing from the disk */
 	unsigned depth;
 #if HAVE_LIBURING
 	struct io_uring ring;
@@ -39,12 +34,14 @@ struct sweep__stat_batch {
 #endif
 };
 
-struct sweep__stat_batch *sweep__stat_batch_new(enum sweep_backend backend, unsigned depth, bool every_uring)
+struct sweep__stat_batch *sweep__stat_batch_new(enum sweep_backend backend, unsigned depth, bool every_uring,
+						bool tell_cached)
 {
 	struct sweep__stat_batch *b = calloc(1, sizeof(*b));
 	if (!b)
 		return NULL;
 	b->every_uring = every_uring;
+	b->tell_cached = tell_cached;
 	b->depth = depth ? depth : 64;
 	b->backend = SWEEP_BACKEND_SYSCALL;
 #if HAVE_LIBURING
@@ -81,34 +78,6 @@ struct sweep__stat_batch *sweep__stat_batch_free(struct sweep__stat_batch *b)
 static void stat_one(int dirfd, struct sweep__stat_req *r)
 {
 	r->err = fstatat(dirfd, r->name, r->st, r->flags) < 0 ? -errno : 0;
-}
-
-/*
- * Plain fstatat() calls, timed: how many of reqs[0..n) were done while they
- * came back from the inode cache (when stop_when_cold, it stops after the
- * second slow one in a row, which is done too); *cold when there was such
- * a pair. One slow call alone is no sign of a cold tree: a preempted thread
- * or an interrupt makes one now and then (on a warm /usr/share, about 50 of
- * 55,800 took over 5 us, and each sent the rest of its batch to io_uring's
- * workers at about 18 us a statx: sweep-du's CPU 1.12x -> 1.06x GNU du's
- * when two in a row are needed).
- */
-static size_t stat_timed(int dirfd, struct sweep__stat_req *reqs, size_t n, bool stop_when_cold, bool *cold)
-{
-	bool slow = false;
-
-	for (size_t k = 0; k < n; k++) {
-		uint64_t t0 = sweep__now_ns();
-		stat_one(dirfd, &reqs[k]);
-		bool s = sweep__now_ns() - t0 > CACHED_NS;
-		if (s && slow) {
-			*cold = true;
-			if (stop_when_cold)
-				return k + 1;
-		}
-		slow = s;
-	}
-	return n;
 }
 
 #if HAVE_LIBURING
@@ -203,10 +172,14 @@ static void run_uring(struct sweep__stat_batch *b, int dirfd, struct sweep__stat
 
 int sweep__stat_batch_run(struct sweep__stat_batch *b, int dirfd, struct sweep__stat_req *reqs, size_t n)
 {
-	bool cold = false;
+	/* The meter is read only where an answer is used: the io_uring switch, or the caller's question. */
+	bool metered = b->tell_cached || (b->backend == SWEEP_BACKEND_URING && !b->every_uring && n >= URING_MIN_BATCH);
+	int64_t reads = metered ? sweep__disk_reads() : -1;
+	bool cold = reads < 0;
 
 	for (size_t i = 0; i < n; i += b->depth) {
 		size_t chunk = n - i < b->depth ? n - i : b->depth;
+		size_t k = 0;
 #if HAVE_LIBURING
 		/*
 		 * io_uring runs statx in a kernel worker thread: waking it costs
@@ -214,21 +187,32 @@ int sweep__stat_batch_run(struct sweep__stat_batch *b, int dirfd, struct sweep__
 		 * requests have nothing to merge. Small batches go the plain way;
 		 * so does a batch whose inodes are cached (a warm tree: sweep-du
 		 * on /usr/share took 1.6x GNU du's CPU time with every statx
-		 * handed to a worker), as long as they are: from the first one
-		 * that was not, the rest of the batch goes to io_uring together.
+		 * handed to a worker). The first few are stat'ed plainly: when
+		 * they had to read the disk (sweep__disk_reads, no clock), the
+		 * rest goes to io_uring together, as does every later chunk.
 		 */
 		if (b->backend == SWEEP_BACKEND_URING && chunk >= URING_MIN_BATCH) {
-			size_t k = b->every_uring ? 0 : stat_timed(dirfd, reqs + i, chunk, true, &cold);
-			if (k < chunk) {
+			if (!b->every_uring && !cold) {
+				for (; k < URING_MIN_BATCH; k++)
+					stat_one(dirfd, &reqs[i + k]);
+				int64_t now = sweep__disk_reads();
+				cold = now < 0 || now != reads;
+			}
+			if (b->every_uring || cold) {
 				run_uring(b, dirfd, reqs + i + k, chunk - k);
 				cold = true;
+				continue;
 			}
-			continue;
 		}
 #endif
-		stat_timed(dirfd, reqs + i, chunk, false, &cold);
+		for (; k < chunk; k++)
+			stat_one(dirfd, &reqs[i + k]);
 	}
-	b->cached = !cold;
+	if (!cold && b->tell_cached) {
+		int64_t now = sweep__disk_reads();
+		cold = now < 0 || now != reads;
+	}
+	b->cached = b->tell_cached && !cold;
 	return 0;
 }
 

@@ -96,7 +96,8 @@ void sweep__walk_frame_free(struct frame *f)
 int sweep__walk_scratch_init(struct walk_scratch *s, const struct walk *w, enum sweep_backend backend, size_t cap)
 {
 	*s = (struct walk_scratch){ .cap = cap };
-	s->sb = sweep__stat_batch_new(backend, (unsigned)w->batch, w->o->backend == SWEEP_BACKEND_URING);
+	s->sb = sweep__stat_batch_new(backend, (unsigned)w->batch, w->o->backend == SWEEP_BACKEND_URING,
+				      w->order == SWEEP_ORDER_PHYSICAL);
 	s->reqs = calloc(cap, sizeof(*s->reqs));
 	s->idx = calloc(cap, sizeof(*s->idx));
 	s->dbuf = malloc(DBUF_SIZE);
@@ -302,7 +303,7 @@ int sweep__walk_stat_entries(const struct walk *w, struct frame *f, size_t from,
 	int r = sweep__stat_batch_run(s->sb, f->fd, s->reqs, m);
 	if (r < 0)
 		return r;
-	f->chunk_cached = m > 0 && sweep__stat_batch_cached(s->sb);
+	f->chunk_cached = m > 0 && !f->listing_read && sweep__stat_batch_cached(s->sb);
 	for (size_t k = 0; k < m; k++) {
 		size_t j = s->idx[k] - from;
 		int err = s->reqs[k].err;
@@ -402,10 +403,11 @@ static uint64_t dir_key(struct walk *w, struct dnode *c, int dirfd, const char *
 	if (w->nophys_dev_valid && w->nophys_dev == c->dev)
 		return c->ino;
 	/*
-	 * The batch that stat'ed it came from the inode cache throughout: the
-	 * tree is likely warm, where its blocks lie matters little, and it is
-	 * keyed by inode instead of being opened for FIEMAP (warm /usr/share,
-	 * HDD class: 3,400 opens and FIEMAPs, about 5% of sweep-du's CPU). On
+	 * Neither its directory's listing nor the batch that stat'ed it read
+	 * the disk (sweep__disk_reads, not a clock): the tree is warm, where
+	 * its blocks lie matters little, and it is keyed by inode instead of
+	 * being opened for FIEMAP (warm /usr/share, HDD class: 3,400 opens and
+	 * FIEMAPs, about 5% of sweep-du's CPU). On
 	 * xfs, where FIEMAP has nothing for directories, that is the key anyway
 	 * (also after the inode sweep of a whole filesystem, which leaves every
 	 * inode cached); on ext4 as root the raw inode gave the key above.
@@ -543,6 +545,23 @@ static struct dnode *frame_emit(struct walk *w, struct frame *f)
 }
 
 /*
+ * Read f->fd whole into f->ls (getdents_all), noting in f->listing_read
+ * whether that had to read the disk: the directory is then cold, and its
+ * subdirectories are keyed by where they lie (dir_key), whatever their
+ * inodes' blocks happened to be read with (inode read-ahead often brings a
+ * cold directory's inodes in with its parent's).
+ */
+static int list_dir(const struct walk *w, struct frame *f, struct walk_scratch *s)
+{
+	if (w->order != SWEEP_ORDER_PHYSICAL) /* no key asks */
+		return getdents_all(f->fd, s->dbuf, &f->ls, &f->read_err);
+	int64_t before = sweep__disk_reads();
+	int r = getdents_all(f->fd, s->dbuf, &f->ls, &f->read_err);
+	f->listing_read = before < 0 || sweep__disk_reads() != before;
+	return r;
+}
+
+/*
  * The read-ahead threads' part of loading a directory (walk_ahead.c): read
  * f->fd whole, sort the listing, stat its first entries (up to s->cap).
  * getdents64's failure is left in f->read_err for the walk to report. 0 or
@@ -550,7 +569,7 @@ static struct dnode *frame_emit(struct walk *w, struct frame *f)
  */
 int sweep__walk_frame_fill(const struct walk *w, struct frame *f, struct walk_scratch *s)
 {
-	int r = getdents_all(f->fd, s->dbuf, &f->ls, &f->read_err);
+	int r = list_dir(w, f, s);
 	if (r < 0)
 		return r;
 	sort_listing(w, &f->ls);
@@ -586,7 +605,7 @@ static void frame_begin(struct walk *w, struct frame *f, struct dnode *d, int fd
 static int frame_load(struct walk *w, struct frame *f, struct dnode *d, int fd, size_t path_len)
 {
 	frame_begin(w, f, d, fd, path_len);
-	if (getdents_all(fd, w->scr.dbuf, &f->ls, &f->read_err) < 0)
+	if (list_dir(w, f, &w->scr) < 0)
 		return fatal(w, -ENOMEM);
 	if (f->read_err && report(w, w->path, SWEEP_WALK_OP_READDIR, f->read_err) < 0)
 		return w->stop;

@@ -55,7 +55,8 @@ struct frame {
 	size_t pos;
 	size_t path_len; /* the directory's path length in walk.path */
 	size_t chunk, chunk_n; /* entries [chunk, chunk + chunk_n) have their stat in st/err */
-	bool chunk_cached;     /* ... and those stats all came from the inode cache */
+	bool chunk_cached;     /* ... and neither they nor the listing read the disk */
+	bool listing_read;     /* reading the listing read the disk (or nobody can tell) */
 	struct stat *st;       /* batch entries */
 	int *err;
 	size_t st_cap;         /* room in st and err */

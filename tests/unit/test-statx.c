@@ -82,7 +82,7 @@ static void run(enum sweep_backend be, unsigned depth, int flags, bool every_uri
 	strcpy(names[NFILES + 3], "nope");
 	for (int i = 0; i < N; i++)
 		reqs[i] = (struct sweep__stat_req){ .name = names[i], .flags = flags, .st = &st[i], .err = 12345 };
-	struct sweep__stat_batch *b = sweep__stat_batch_new(be, depth, every_uring);
+	struct sweep__stat_batch *b = sweep__stat_batch_new(be, depth, every_uring, true);
 	assert_non_null(b);
 	assert_int_equal(sweep__stat_batch_run(b, dfd, reqs, N), 0);
 	for (int i = 0; i < N; i++) {
@@ -93,6 +93,57 @@ static void run(enum sweep_backend be, unsigned depth, int flags, bool every_uri
 			same_stat(&st[i], &want);
 	}
 	assert_null(sweep__stat_batch_free(b));
+}
+
+/*
+ * "Cached" is whether the batch had to read the disk, never how long a call
+ * took: files just made are in the cache, so a batch over them read
+ * nothing; with the test hook forcing the meter, the answer follows it
+ * whatever the machine's speed.
+ */
+static bool cached_run(enum sweep_backend be, bool every_uring, bool tell)
+{
+	enum { N = NFILES };
+	char names[N][16];
+	struct stat st[N];
+	struct sweep__stat_req reqs[N];
+	for (int i = 0; i < N; i++) {
+		snprintf(names[i], sizeof(names[i]), "f%d", i);
+		reqs[i] = (struct sweep__stat_req){ .name = names[i], .flags = AT_SYMLINK_NOFOLLOW, .st = &st[i] };
+	}
+	struct sweep__stat_batch *b = sweep__stat_batch_new(be, 64, every_uring, tell);
+	assert_non_null(b);
+	assert_int_equal(sweep__stat_batch_run(b, dfd, reqs, N), 0);
+	for (int i = 0; i < N; i++)
+		assert_int_equal(reqs[i].err, 0);
+	bool c = sweep__stat_batch_cached(b);
+	sweep__stat_batch_free(b);
+	return c;
+}
+
+static void test_cached(void **state)
+{
+	(void)state;
+	enum sweep_backend be = sweep_backend_resolve(SWEEP_BACKEND_AUTO);
+	if (access("/proc/self/io", R_OK) == 0) {
+		assert_true(sweep__disk_reads() >= 0);
+		assert_true(cached_run(be, false, true));
+	} else {
+		/* No count kept: unknown is never taken for cached. */
+		assert_true(sweep__disk_reads() < 0);
+		assert_false(cached_run(be, false, true));
+	}
+	/* Not asked: never cached. Everything through io_uring: never cached. */
+	assert_false(cached_run(be, false, false));
+	if (be == SWEEP_BACKEND_URING)
+		assert_false(cached_run(be, true, true));
+#if SWEEP_TEST_HOOKS
+	setenv("SWEEP_TEST_DISK_READS", "always", 1);
+	assert_false(cached_run(be, false, true));
+	setenv("SWEEP_TEST_DISK_READS", "never", 1);
+	assert_true(cached_run(be, false, true));
+	unsetenv("SWEEP_TEST_DISK_READS");
+#endif
 }
 
 static void test_backends(void **state)
@@ -114,6 +165,7 @@ int main(void)
 	skip_unless_backend_usable();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_backends, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cached, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
