@@ -69,9 +69,13 @@ static int on_copy_error(const struct sweep_copy_error *e, void *ctx)
 	if (!path)
 		path = e->src ? e->src : e->dst ? e->dst : "?";
 	if (e->op == SWEEP_COPY_OP_CHANGED) {
-		/* the copy holds what was read; the next run picks up the rest (exit 24, as for a vanished file) */
+		/*
+		 * The copy holds what was read, and the next run picks up the rest.
+		 * rsync sends what it read without a word and exits 0; a warning
+		 * here, but nothing vanished: not exit 24.
+		 */
 		progress_clear(c->prog);
-		cli_msg("file has changed during the transfer: %s", cli_quote(path));
+		cli_msg("WARNING: %s changed while it was read; the copy holds what was read", cli_quote(path));
 		c->changed++;
 		return 0;
 	}
@@ -194,6 +198,20 @@ static bool is_below(const char *rel, const char *dir)
 }
 
 /*
+ * Not root, a directory about to be emptied must be writable: rsync makes
+ * one of ours that is not writable so (u+w) before it deletes inside it.
+ * n's destination side, if it is such a directory.
+ */
+static void open_to_delete(struct sync_ctx *c, struct sync_node *n)
+{
+	if (c->am_root || c->o.dry_run || !S_ISDIR(n->d.st.st_mode) || (n->d.st.st_mode & S_IWUSR) ||
+	    n->d.st.st_uid != geteuid())
+		return;
+	if (sweep_copy_chmod(c->eng, node_dst_rel(c, n), (n->d.st.st_mode & 07777) | S_IWUSR) == 0)
+		n->d.st.st_mode |= S_IWUSR;
+}
+
+/*
  * The destination holds another type at n's name: remove it. A non-empty
  * directory goes only with --delete (rsync refuses otherwise); its contents
  * are itemized as deletions. Returns 0 when the way is clear.
@@ -228,7 +246,15 @@ static int make_way(struct apply *a, size_t i, const char *dp)
 		}
 	}
 	if (!c->o.dry_run) {
-		int r = sweep_copy_remove(c->eng, node_dst_rel(c, n), SWEEP_COPY_REMOVE_TREE);
+		int r;
+
+		for (size_t k = 0; k < c->list.n; k++) {
+			struct sync_node *x = &c->list.v[k];
+
+			if ((x->flags & N_DST) && (x == n || is_below(x->rel, n->rel)))
+				open_to_delete(c, x);
+		}
+		r = sweep_copy_remove(c->eng, node_dst_rel(c, n), SWEEP_COPY_REMOVE_TREE);
 
 		if (r < 0 && r != -ENOENT) {
 			sync_error(c, dp, r);
@@ -601,6 +627,14 @@ static int link_after_flush(struct apply *a)
 static void delete_extraneous(struct apply *a)
 {
 	struct sync_ctx *c = a->c;
+
+	/* parents first, so that each can be opened before what is inside it */
+	for (size_t k = 0; k < c->list.n; k++) {
+		struct sync_node *n = &c->list.v[k];
+
+		if ((n->flags & (N_SRC | N_DST)) == N_DST && !(n->flags & N_GONE))
+			open_to_delete(c, n);
+	}
 
 	for (size_t k = c->list.n; k-- > 0;) {
 		struct sync_node *n = &c->list.v[k];

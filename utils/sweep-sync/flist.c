@@ -236,7 +236,7 @@ static int on_error(const struct sweep_walk_error *we, void *ctx)
 	struct sync_ctx *c = s->c;
 
 	/* A missing destination is simply empty. */
-	if (!s->is_src && we->err == -ENOENT)
+	if (!s->is_src && (we->err == -ENOENT || (we->err == -ENOTDIR && we->op == SWEEP_WALK_OP_ROOT)))
 		return 0;
 	report_error(c, we->path, we->err, s->is_src && we->err == -ENOENT && we->op != SWEEP_WALK_OP_ROOT);
 	return 0;

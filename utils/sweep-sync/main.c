@@ -212,15 +212,27 @@ static int add_rule(struct sync_opts *o, const char *pat, bool include)
 /* --exclude-from/--include-from: a rule a line; blank lines and ';' or '#' comments skipped, as rsync does. */
 static int add_rules_from(struct sync_opts *o, const char *file, bool include)
 {
-	FILE *f = strcmp(file, "-") ? fopen(file, "re") : stdin;
+	FILE *f = stdin;
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
 	int r = 0;
 
-	if (!f) {
-		cli_error(-errno, "failed to open %s file %s", include ? "include" : "exclude", file);
-		return -EIO;
+	if (strcmp(file, "-")) {
+		/* root reading a rules file must not be led to another by a symlink another user planted */
+		bool untrusted;
+		int fd = opath_open(file, O_RDONLY | O_CLOEXEC, 0, &untrusted);
+
+		f = fd >= 0 ? fdopen(fd, "r") : NULL;
+		if (!f) {
+			r = fd >= 0 ? -errno : fd;
+			if (fd >= 0)
+				close(fd);
+			if (untrusted)
+				opath_refusal_msg();
+			cli_error(r, "failed to open %s file %s", include ? "include" : "exclude", file);
+			return -EIO;
+		}
 	}
 	while (r == 0 && (len = getline(&line, &cap, f)) >= 0) {
 		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
@@ -385,6 +397,56 @@ static void free_roots(struct sync_ctx *c)
 	free(c->roots);
 }
 
+/* DEST could not be opened: rsync's words for a symlink of another user in the way, or the error. */
+static void dest_refused(const char *dst, const char *what, int err, bool untrusted)
+{
+	if (untrusted)
+		opath_refusal_msg();
+	cli_error(err, "%s %s failed", what, cli_quote(dst));
+}
+
+/* Open DEST, a directory, through trusted symlinks only: fd, or -errno after a message. */
+static int open_dest_dir(const char *dst, const char *what)
+{
+	bool untrusted;
+	int fd = opath_open(dst, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, &untrusted);
+
+	if (fd < 0)
+		dest_refused(dst, what, fd, untrusted);
+	return fd;
+}
+
+/*
+ * rsync's remote operands: [USER@]HOST:PATH over a remote shell, and the
+ * daemon's HOST::MODULE and rsync://. Not a local name with a colon in it
+ * ("./a:b"). 0 when every operand is local, else the exit status after
+ * the message.
+ */
+static int check_remote(char **ops, int nsrc)
+{
+	struct hostspec h, d;
+	bool src_remote = hostspec_parse(ops[0], &h), dst_remote = hostspec_parse(ops[nsrc], &d);
+
+	if (src_remote && dst_remote) {
+		cli_msg("The source and destination cannot both be remote.");
+		return EXIT_SYNTAX;
+	}
+	for (int i = 1; i < nsrc && !src_remote; i++)
+		if (hostspec_parse(ops[i], &h)) {
+			cli_msg("Unexpected remote arg: %s", ops[i]);
+			return EXIT_SYNTAX;
+		}
+	if (!src_remote && !dst_remote)
+		return 0;
+	if (src_remote ? h.daemon : d.daemon)
+		cli_msg("%s: the rsync daemon protocol is not supported (rsync://HOST/MODULE, HOST::MODULE)",
+			src_remote ? ops[0] : ops[nsrc]);
+	else
+		cli_msg("%s: remote transfers are not supported by this sweep-sync", src_remote ? ops[0] : ops[nsrc]);
+	cli_msg("requested action not supported (code %d)", EXIT_UNSUPPORTED);
+	return EXIT_UNSUPPORTED;
+}
+
 int main(int argc, char **argv)
 {
 	struct sync_ctx c = { 0 };
@@ -393,6 +455,7 @@ int main(int argc, char **argv)
 	bool container = false; /* DEST is a directory the transfer goes into, created if missing */
 	bool dst_is_dir;
 	struct stat dstst;
+	int dst_stat;
 	struct timespec start;
 	int nsrc, r, code = 0, missing = 0;
 
@@ -417,11 +480,33 @@ int main(int argc, char **argv)
 
 	nsrc = argc - optind - 1;
 	dest_arg = argv[argc - 1];
+	code = check_remote(argv + optind, nsrc);
+	if (code)
+		goto out;
 	dst = strip(dest_arg);
 	c.roots = calloc((size_t)nsrc, sizeof(*c.roots));
 	if (!dst || !c.roots)
 		goto nomem;
-	dst_is_dir = stat(dst, &dstst) == 0 && S_ISDIR(dstst.st_mode);
+	/*
+	 * What DEST is, as rsync's get_local_name() sees it: stat'ed as named
+	 * (a trailing slash included). A directory is then opened through
+	 * symlinks only of root or of the user running, and held.
+	 */
+	dst_stat = stat(dest_arg, &dstst) == 0 ? 0 : -errno;
+	dst_is_dir = dst_stat == 0 && S_ISDIR(dstst.st_mode);
+	if (dst_stat < 0 && dst_stat != -ENOENT) {
+		cli_error(dst_stat, "ERROR: cannot stat destination %s", cli_quote(dest_arg));
+		code = EXIT_FILESELECT;
+		goto out;
+	}
+	if (dst_is_dir) {
+		c.dest_fd = open_dest_dir(dst, "change_dir#1");
+		if (c.dest_fd < 0) {
+			code = c.dest_fd == -ENOMEM ? EXIT_PARTIAL : EXIT_FILESELECT;
+			c.dest_fd = -1;
+			goto out;
+		}
+	}
 	if (c.o.verbose && c.o.recursive)
 		puts("sending incremental file list");
 	for (int i = 0; i < nsrc; i++) {
@@ -438,9 +523,6 @@ int main(int argc, char **argv)
 	if (!c.nroots)
 		goto report;
 	c.prog = progress_new(c.o.progress);
-	/* DEST is held from before the scan: what the scan lists is then checked to lie below it. */
-	if (dst_is_dir)
-		c.dest_fd = open(dst, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	r = flist_scan(&c);
 	if (r < 0) {
 		cli_error(r, "scanning the file lists");
@@ -448,18 +530,57 @@ int main(int argc, char **argv)
 		goto report;
 	}
 	test_pause("walk", 0);
+	if (dst_stat == 0 && !dst_is_dir) {
+		/* DEST is a file: rsync takes it only as the new name of one non-directory */
+		size_t total = 0;
+		bool top_dir = false;
+
+		for (size_t i = 0; i < c.list.n; i++)
+			if (c.list.v[i].flags & N_SRC) {
+				total++;
+				top_dir = top_dir || S_ISDIR(c.list.v[i].s.st.st_mode);
+			}
+		if (total == 1 && top_dir) {
+			progress_clear(c.prog);
+			cli_msg("ERROR: cannot overwrite non-directory with a directory");
+			code = EXIT_FILESELECT;
+			goto out;
+		}
+		if (total > 1 || (container && total)) {
+			progress_clear(c.prog);
+			cli_msg("ERROR: destination must be a directory when copying more than 1 file");
+			code = EXIT_FILESELECT;
+			goto out;
+		}
+	}
 	/* rsync makes DEST only when there is something to put in it, or DEST/ says it is a directory */
 	if (container && !dst_is_dir && (c.list.n || ends_with_slash(dest_arg))) {
 		/* rsync makes the last component of DEST, not its parents */
-		bool made = !c.o.dry_run && mkdir(dst, 0777) == 0;
+		const char *base;
+		bool untrusted;
+		int pfd = opath_open_parent(dst, &base, &untrusted);
+
+		if (pfd < 0) {
+			dest_refused(dst, "change_dir#2", pfd, untrusted);
+			code = pfd == -ENOENT ? EXIT_FILEIO : EXIT_FILESELECT;
+			goto out;
+		}
+		bool made = !c.o.dry_run && mkdirat(pfd, base, 0777) == 0;
 		if (!c.o.dry_run && !made && errno != EEXIST) {
 			cli_error(-errno, "mkdir %s failed", cli_quote(dst));
+			close(pfd);
 			code = EXIT_FILEIO;
 			goto out;
 		}
-		/* Ours a moment ago: a symlink there now was swapped in. */
-		if (made)
-			c.dest_fd = open(dst, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		/* Ours a moment ago (or there already, then not followed): a symlink there now was swapped in. */
+		if (!c.o.dry_run)
+			c.dest_fd = openat(pfd, base, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(pfd);
+		if (!c.o.dry_run && c.dest_fd < 0) {
+			cli_error(-errno, "change_dir#2 %s failed", cli_quote(dst));
+			code = EXIT_FILESELECT;
+			goto out;
+		}
 		if (c.o.itemize || c.o.verbose)
 			printf("created directory %s\n", dst);
 	}
@@ -468,24 +589,31 @@ int main(int argc, char **argv)
 		goto nomem;
 	/*
 	 * The destination: DEST (a symlink to a directory is used as the
-	 * directory, as rsync does), or the directory of the new name when one
-	 * file is copied to a name of its own. Held from here on.
+	 * directory where rsync does so), or the directory of the new name
+	 * when one file is copied to a name of its own. Held from here on.
 	 */
 	c.dest_show = strdup(dst);
 	if (!c.dest_show)
 		goto nomem;
 	if (c.nroots == 1 && !container) {
+		bool untrusted;
+
+		if (c.dest_fd >= 0)
+			close(c.dest_fd);
+		c.dest_fd = opath_open_parent(dst, &c.dest_name, &untrusted);
+		if (c.dest_fd < 0) {
+			dest_refused(dst, "change_dir#3", c.dest_fd, untrusted);
+			c.dest_fd = -1;
+			code = EXIT_FILESELECT;
+			goto out;
+		}
 		char *slash = strrchr(c.dest_show, '/');
-		c.dest_name = strrchr(dst, '/') ? strrchr(dst, '/') + 1 : dst;
 		if (slash)
 			*(slash == c.dest_show ? slash + 1 : slash) = 0;
 		else
 			c.dest_show[0] = 0;
-		c.dest_fd = open(c.dest_show[0] ? c.dest_show : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	} else if (c.dest_fd < 0 && (!c.o.dry_run || dst_is_dir)) {
-		c.dest_fd = open(dst, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	}
-	if (c.dest_fd < 0 && errno == ENOENT && !c.list.n)
+	if (c.dest_fd < 0 && !c.list.n)
 		goto report; /* nothing to transfer, so DEST was not made */
 	if (c.dest_fd >= 0 && !flist_dest_is_scanned(&c)) {
 		/* DEST, or an operand's top below it, is no longer what the scan listed: touch nothing. */
@@ -493,8 +621,8 @@ int main(int argc, char **argv)
 		code = EXIT_FILEIO;
 		goto out;
 	}
-	if (c.dest_fd < 0 && (!c.o.dry_run || dst_is_dir)) {
-		cli_error(-errno, "cannot open the destination %s", cli_quote(c.dest_show[0] ? c.dest_show : "."));
+	if (c.dest_fd < 0 && !c.o.dry_run) {
+		cli_msg("cannot open the destination %s", cli_quote(c.dest_show[0] ? c.dest_show : "."));
 		code = EXIT_FILEIO;
 		goto out;
 	}
@@ -529,7 +657,7 @@ report:
 	} else if (c.errors) {
 		code = EXIT_PARTIAL;
 		cli_msg("some files/attrs were not transferred (see previous errors) (code %d)", code);
-	} else if (c.vanished || c.changed) {
+	} else if (c.vanished) {
 		code = EXIT_VANISHED;
 		cli_msg("some files vanished before they could be transferred (code %d)", code);
 	}

@@ -28,6 +28,8 @@ struct sweep_stat;
 
 /* rsync exit codes that sweep-sync uses. */
 #define EXIT_SYNTAX   1  /* syntax or usage error */
+#define EXIT_FILESELECT 3 /* errors selecting input/output files, dirs */
+#define EXIT_UNSUPPORTED 4 /* requested action not supported */
 #define EXIT_FILEIO   11 /* error in file I/O (destination full, cannot create the destination) */
 #define EXIT_SIGNAL   20 /* received SIGINT/SIGTERM */
 #define EXIT_PARTIAL  23 /* partial transfer due to error */
@@ -146,8 +148,28 @@ struct sync_ctx {
 	uint64_t sent;          /* -v: file data bytes written */
 	bool fatal;             /* stop now (destination full, signal) */
 	int fatal_code;
-	unsigned long changed;  /* source files that changed while read (exit 24 when nothing worse) */
+	unsigned long changed;  /* source files that changed while read (a warning: rsync exits 0) */
 };
+
+/* hostspec.c: whether an operand names another machine, as rsync reads it. */
+struct hostspec {
+	const char *user, *host, *path; /* user and host are not NUL-terminated: see the lengths */
+	size_t user_len, host_len;
+	bool daemon; /* HOST::MODULE or rsync://: rsync's daemon protocol */
+};
+bool hostspec_parse(const char *arg, struct hostspec *h);
+
+/*
+ * opath.c: open a path the operator named, following a symlink on the way
+ * (or at the end) only when root or the user running owns it. fd or
+ * -errno; -ELOOP with *untrusted set when a symlink of another user was
+ * in the way. opath_open_parent opens the directory holding path's last
+ * component (*ret_name).
+ */
+int opath_open(const char *path, int flags, mode_t mode, bool *untrusted);
+int opath_open_parent(const char *path, const char **ret_name, bool *untrusted);
+/* rsync's message for such a symlink, on stderr. */
+void opath_refusal_msg(void);
 
 /* flist.c: scan and merge. */
 int flist_scan(struct sync_ctx *c);
