@@ -17,12 +17,14 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "emu.h"
 
 #define PROG "emudisk-fuse"
+#define SERVER_NICE -10
 #define WORKERS 32 /* FUSE threads: each request is quick to take, but a backing read may block */
 
 static void usage(FILE *f)
@@ -205,6 +207,14 @@ int main(int argc, char **argv)
 		}
 	}
 
+	/*
+	 * A drive does not wait for a CPU: on a loaded machine, waking the
+	 * server late is time the model did not ask for (QD1 4 KiB reads at a
+	 * load of 20 on 2 CPUs: 0.49 ms a request at nice 0, 0.27 at -10).
+	 * Threads inherit it. Where it is not allowed, the summary's lag says so.
+	 */
+	if (setpriority(PRIO_PROCESS, 0, SERVER_NICE) < 0)
+		fprintf(stderr, "emudisk: cannot raise the priority (%s): answers may be late\n", strerror(errno));
 	sigset_t usr1;
 	sigemptyset(&usr1);
 	sigaddset(&usr1, SIGUSR1);
