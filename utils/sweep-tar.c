@@ -48,6 +48,14 @@ enum {
 	OPT_OVERWRITE,
 	OPT_VERBATIM,
 	OPT_NO_VERBATIM,
+	OPT_SAME_OWNER,
+	OPT_NO_SAME_OWNER,
+	OPT_NO_SAME_PERMS,
+	OPT_NUMERIC_OWNER,
+	OPT_XATTRS,
+	OPT_NO_XATTRS,
+	OPT_ACLS,
+	OPT_NO_ACLS,
 	OPT_HELP,
 	OPT_VERSION,
 };
@@ -69,6 +77,17 @@ static const struct option long_opts[] = {
 	{ "skip-old-files", no_argument, NULL, OPT_SKIP_OLD_FILES },
 	{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
 	{ "to-stdout", no_argument, NULL, 'O' },
+	{ "preserve-permissions", no_argument, NULL, 'p' },
+	{ "same-permissions", no_argument, NULL, 'p' },
+	{ "no-same-permissions", no_argument, NULL, OPT_NO_SAME_PERMS },
+	{ "same-owner", no_argument, NULL, OPT_SAME_OWNER },
+	{ "no-same-owner", no_argument, NULL, OPT_NO_SAME_OWNER },
+	{ "numeric-owner", no_argument, NULL, OPT_NUMERIC_OWNER },
+	{ "xattrs", no_argument, NULL, OPT_XATTRS },
+	{ "no-xattrs", no_argument, NULL, OPT_NO_XATTRS },
+	{ "acls", no_argument, NULL, OPT_ACLS },
+	{ "no-acls", no_argument, NULL, OPT_NO_ACLS },
+	{ "touch", no_argument, NULL, 'm' },
 	{ "file", required_argument, NULL, 'f' },
 	{ "directory", required_argument, NULL, 'C' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -137,17 +156,49 @@ static void usage(FILE *out)
 		cli_prog(), cli_prog());
 }
 
-/* GNU tar's traditional syntax: "sweep-tar czf a.tgz dir" means "-czf". */
-static void old_style(int argc, char **argv)
-{
-	static char buf[64];
+#define SHORT_OPTS "ctxf:C:T:vX:zjJkOpmo"
 
-	if (argc > 1 && argv[1][0] != '-' && strlen(argv[1]) + 2 <= sizeof(buf) &&
-	    strspn(argv[1], "ctxfvzjJCTkO") == strlen(argv[1])) {
-		buf[0] = '-';
-		strcpy(buf + 1, argv[1]);
-		argv[1] = buf;
+/*
+ * GNU tar's traditional syntax: a first argument without '-' is a bundle
+ * of option letters, and each letter that takes an argument takes the next
+ * argument in turn: "cfv out.tar dir" is "-c -f out.tar -v dir", and
+ * "cfT out.tar list" is "-c -f out.tar -T list". Rewritten here into
+ * separate options for getopt. A letter left without its argument is GNU
+ * tar's "option requires an argument", exit 2.
+ */
+static char **old_style(int *argc, char **argv)
+{
+	const char *bundle = argv[1];
+	size_t n = strlen(bundle ? bundle : ""), k = 1;
+	int next = 2;
+	char **nv;
+
+	if (*argc < 2 || bundle[0] == '-' || n == 0)
+		return argv;
+	if (!(nv = calloc((size_t)*argc + n + 1, sizeof(*nv))))
+		cli_die(TAR_FATAL, "out of memory");
+	nv[0] = argv[0];
+	for (size_t i = 0; i < n; i++) {
+		const char *spec = strchr(SHORT_OPTS, bundle[i]);
+		char *opt;
+
+		if (asprintf(&opt, "-%c", bundle[i]) < 0)
+			cli_die(TAR_FATAL, "out of memory");
+		nv[k++] = opt;
+		if (bundle[i] != ':' && spec && spec[1] == ':') {
+			if (next >= *argc) {
+				cli_msg("option requires an argument -- '%c'", bundle[i]);
+				cli_try_help();
+				exit(TAR_FATAL);
+			}
+			nv[k++] = argv[next++];
+		}
 	}
+	while (next < *argc)
+		nv[k++] = argv[next++];
+	nv[k] = NULL;
+	*argc = (int)k;
+	return nv; /* lives as long as the run */
 }
 
 /* "a//b/" -> "a//b": the walk adds its own '/' between components. */
@@ -173,6 +224,11 @@ static int add_root(struct tar_opts *o, const char *dir, const char *operand)
 	o->roots = nr;
 	r = &o->roots[o->nroots];
 	r->strip = 0;
+	r->dir = NULL;
+	if (dir && !(r->dir = strdup(dir))) {
+		free(name);
+		return -ENOMEM;
+	}
 	if (dir && name[0] != '/') {
 		if (asprintf(&r->path, "%s/%s", dir, name) < 0) {
 			free(name);
@@ -285,15 +341,17 @@ static void files_from(struct tar_opts *o, char **dir, const char *file, bool nu
 
 static void parse(int argc, char **argv, struct tar_opts *o)
 {
+	bool old_archive = false;
 	char *dir = NULL;
 	bool null = false, verbatim = false;
 	uint64_t size;
 	int c;
 
 	o->memory_limit = DEFAULT_MEMORY_LIMIT;
-	old_style(argc, argv);
+	o->same_owner = o->same_perms = o->xattrs = o->acls = -1;
+	argv = old_style(&argc, argv);
 	/* "-" first: operands come back in place, so -C applies to those after it. */
-	while ((c = getopt_long(argc, argv, "-ctxf:C:T:vX:zjJkO", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "-" SHORT_OPTS, long_opts, NULL)) != -1) {
 		switch (c) {
 		case 1:
 			if (add_root(o, dir, optarg) < 0)
@@ -336,6 +394,33 @@ static void parse(int argc, char **argv, struct tar_opts *o)
 			break;
 		case 'O':
 			o->to_stdout = true;
+			break;
+		case 'p':
+		case OPT_NO_SAME_PERMS:
+			o->same_perms = c == 'p';
+			break;
+		case OPT_SAME_OWNER:
+		case OPT_NO_SAME_OWNER:
+			o->same_owner = c == OPT_SAME_OWNER;
+			break;
+		case 'o':
+			/* -x: --no-same-owner; -c: --old-archive (V7), refused below. */
+			o->same_owner = 0;
+			old_archive = true;
+			break;
+		case OPT_NUMERIC_OWNER:
+			o->numeric_owner = true;
+			break;
+		case OPT_XATTRS:
+		case OPT_NO_XATTRS:
+			o->xattrs = c == OPT_XATTRS;
+			break;
+		case OPT_ACLS:
+		case OPT_NO_ACLS:
+			o->acls = c == OPT_ACLS;
+			break;
+		case 'm':
+			o->touch = true;
 			break;
 		case OPT_NO_RECURSION:
 		case OPT_RECURSION:
@@ -422,6 +507,8 @@ static void parse(int argc, char **argv, struct tar_opts *o)
 		cli_try_help();
 		exit(TAR_FATAL);
 	}
+	if (old_archive && o->mode == TAR_CREATE)
+		cli_die(TAR_FATAL, "-o (--old-archive, the V7 format) is not supported: the archive is pax");
 	if (o->mode == TAR_EXTRACT)
 		o->extract_dir = dir; /* freed at exit */
 	else
@@ -585,8 +672,10 @@ int main(int argc, char **argv)
 	if (t.status == TAR_FATAL && !t.failed && t.out)
 		cli_msg("Exiting with failure status due to previous errors");
 	teardown(&t);
-	for (size_t i = 0; i < o.nroots; i++)
+	for (size_t i = 0; i < o.nroots; i++) {
 		free(o.roots[i].path);
+		free(o.roots[i].dir);
+	}
 	free(o.roots);
 	free((char *)o.extract_dir);
 	exclude_free(o.exclude);

@@ -12,79 +12,79 @@
 #     member through it, a hard link to "../x") are refused member by member
 #     with an error and exit status 2, and nothing is written outside -C.
 . "$TESTS_DIR/tar/lib.sh"
-cd "$WORK" || exit 1
+cd "$WORK" || die "cd $WORK"
 
-python3 "$HERE/mktree.py" "$WORK/src" || fail "cannot build the tree"
+python3 "$HERE/mktree.py" "$WORK/src" || die "cannot build the tree"
 manifest src/tree > want
 
 # --- -T, --null, --no-recursion against GNU tar ---
 members() { tar -tf "$1" | sort -u; } # sweep-tar may store a directory twice (sweep-tar(1) NOTES)
 (cd src && find tree -print0) > list0
-"$T" -c -f t-null.tar -C src --null --no-recursion -T "$WORK/list0" || fail "-T --null --no-recursion"
+"$T" -c -f t-null.tar -C src --null --no-recursion -T "$WORK/list0" || die "-T --null --no-recursion"
 (cd src && tar -c -f "$WORK/g-null.tar" --null --no-recursion -T "$WORK/list0") 2>/dev/null
-diff <(members g-null.tar) <(members t-null.tar) > d || { head d >&2; fail "--null --no-recursion -T: member sets differ"; }
+diff <(members g-null.tar) <(members t-null.tar) > d || { head d >&2; die "--null --no-recursion -T: member sets differ"; }
 # stdin, newline-separated, recursing into the directories named
 printf 'tree/hard\ntree/links\n\ntree/empty\ntree/modes\n' > list
-(cd src && "$T" -c -f "$WORK/t-nl.tar" -T - < "$WORK/list") || fail "-T - (newlines)"
+(cd src && "$T" -c -f "$WORK/t-nl.tar" -T - < "$WORK/list") || die "-T - (newlines)"
 (cd src && tar -c -f "$WORK/g-nl.tar" -T - < "$WORK/list") 2>/dev/null
-diff <(members g-nl.tar) <(members t-nl.tar) > d || { head d >&2; fail "-T -: member sets differ"; }
-[ "$(members t-nl.tar | wc -l)" -gt 3 ] || fail "-T -: the directories were not recursed into"
+diff <(members g-nl.tar) <(members t-nl.tar) > d || { head d >&2; die "-T -: member sets differ"; }
+[ "$(members t-nl.tar | wc -l)" -gt 3 ] || die "-T -: the directories were not recursed into"
 # --no-recursion on the command line: the directory alone
-"$T" -c -f t-nr.tar -C src --no-recursion tree/hard || fail "--no-recursion"
-[ "$(members t-nr.tar)" = "tree/hard/" ] || { members t-nr.tar >&2; fail "--no-recursion stored more than tree/hard/"; }
-echo "ok: -T, --null, --no-recursion"
+"$T" -c -f t-nr.tar -C src --no-recursion tree/hard || die "--no-recursion"
+[ "$(members t-nr.tar)" = "tree/hard/" ] || { members t-nr.tar >&2; die "--no-recursion stored more than tree/hard/"; }
+ok "-T, --null, --no-recursion"
 
 # --- the archives: GNU tar, bsdtar, sweep-tar ---
 tar -c -f gnu-pax.tar --format=pax --xattrs --xattrs-include='*' --acls -C src tree 2>/dev/null
 tar -c -f gnu-def.tar -C src tree 2>/dev/null
 LC_ALL=C.UTF-8 bsdtar -c -f bsd-pax.tar --format pax -C src tree 2>/dev/null
 LC_ALL=C.UTF-8 bsdtar -c -f bsd-def.tar -C src tree 2>/dev/null
-"$T" -c -f sweep.tar -C src tree || fail "sweep-tar -c"
+"$T" -c -f sweep.tar -C src tree || die "sweep-tar -c"
 acl_modes() { awk '$6 ~ /^tree\/attrs\/(acl|defacl)/ { $1 = substr($1, 1, 4) "???" substr($1, 8) } { print }' "$1"; }
 for a in gnu-pax gnu-def bsd-pax bsd-def sweep; do
-	[ -s $a.tar ] || fail "$a.tar was not made"
+	[ -s $a.tar ] || die "$a.tar was not made"
 	tar -tf $a.tar > $a.gt 2>/dev/null
-	"$T" -tf $a.tar > $a.st || fail "-t $a.tar: exit $?"
-	diff $a.gt $a.st > d || { head d >&2; fail "-t $a.tar differs from GNU tar -t"; }
+	"$T" -tf $a.tar > $a.st || die "-t $a.tar: exit $?"
+	diff $a.gt $a.st > d || { head d >&2; die "-t $a.tar differs from GNU tar -t"; }
 	tar -tvf $a.tar > $a.gtv 2>/dev/null
-	"$T" -tvf $a.tar > $a.stv || fail "-tv $a.tar: exit $?"
+	"$T" -tvf $a.tar > $a.stv || die "-tv $a.tar: exit $?"
 	# Members with an ACL: libarchive shows the ACL's group entry in the group bits (sweep-tar(1) BUGS).
-	diff <(acl_modes $a.gtv) <(acl_modes $a.stv) > d || { head d >&2; fail "-tv $a.tar differs from GNU tar -tv"; }
+	diff <(acl_modes $a.gtv) <(acl_modes $a.stv) > d || { head d >&2; die "-tv $a.tar differs from GNU tar -tv"; }
 	# one stream: from a pipe, compressed
-	gzip -c $a.tar | "$T" -tz > $a.pipe || fail "-t from a pipe"
-	cmp -s $a.st $a.pipe || fail "-t $a.tar from a gzip pipe differs"
+	gzip -c $a.tar | "$T" -tz > $a.pipe || die "-t from a pipe"
+	cmp -s $a.st $a.pipe || die "-t $a.tar from a gzip pipe differs"
 done
 # members named on the command line: one, and one that is not there
 "$T" -tf sweep.tar tree/hard > sub.st
 tar -tf sweep.tar tree/hard > sub.gt
-cmp -s sub.gt sub.st || fail "-t MEMBER lists differently from GNU tar"
+cmp -s sub.gt sub.st || die "-t MEMBER lists differently from GNU tar"
 rc=0; "$T" -tf sweep.tar tree/no-such 2> nf.err || rc=$?
-[ $rc = 2 ] && grep -q "tree/no-such: Not found in archive" nf.err || fail "-t of a missing member: exit $rc, $(cat nf.err)"
-echo "ok: -t and -tv as GNU tar"
+[ $rc = 2 ] && grep -q "tree/no-such: Not found in archive" nf.err || die "-t of a missing member: exit $rc, $(cat nf.err)"
+ok "-t and -tv as GNU tar"
 
 # --- -x ---
 # sweep-tar's own archives and bsdtar's pax ones carry everything: the source exactly
 # (but for the pre-1970 time with a fraction that bsdtar 3.6 writes one second off, sweep-tar(1) BUGS)
 for a in sweep bsd-pax; do
 	mkdir x.$a
-	"$T" -x -f $a.tar -C x.$a 2> x.$a.err || { cat x.$a.err >&2; fail "-x $a.tar: exit $?"; }
+	"$T" -x -f $a.tar -C x.$a 2> x.$a.err || { cat x.$a.err >&2; die "-x $a.tar: exit $?"; }
 	same_tree want x.$a/tree "$([ $a = bsd-pax ] && echo pre1970ns)"
 done
 # GNU tar's keep less (no sparse map without -S, seconds only in its default
 # format, a FIFO's other names as FIFOs): the tree GNU tar itself extracts
 for a in gnu-pax gnu-def; do
 	gnu_x $a.tar ref.$a
-	mkdir x.$a && "$T" -x -f $a.tar -C x.$a 2> x.$a.err || { cat x.$a.err >&2; fail "-x $a.tar: exit $?"; }
+	mkdir x.$a && "$T" -x -f $a.tar -C x.$a 2> x.$a.err || { cat x.$a.err >&2; die "-x $a.tar: exit $?"; }
 	manifest ref.$a/tree > want.$a && same_tree want.$a x.$a/tree
 done
 # bsdtar's default (restricted pax): as bsdtar extracts it
 bsd_x bsd-def.tar ref.bsd-def
-mkdir x.bsd-def && "$T" -x -f bsd-def.tar -C x.bsd-def 2>/dev/null || fail "-x bsd-def.tar"
+mkdir x.bsd-def && "$T" -x -f bsd-def.tar -C x.bsd-def 2>/dev/null || die "-x bsd-def.tar"
 manifest ref.bsd-def/tree > want.bsd-def && same_tree want.bsd-def x.bsd-def/tree pre1970
 # from a pipe, compressed: sparse files stay sparse
-mkdir x.pipe && gzip -c sweep.tar | "$T" -xz -C x.pipe || fail "-x from a pipe"
+mkdir x.pipe && gzip -c sweep.tar | "$T" -xz -C x.pipe || die "-x from a pipe"
 same_tree want x.pipe/tree
-echo "ok: -x restores archives of GNU tar, bsdtar and sweep-tar"
+ok "-x restores archives of GNU tar, bsdtar and sweep-tar"
 
 # --- path traversal ---
 mkdir -p victim ex
@@ -111,18 +111,19 @@ PY
 : > evil.err
 before=$(cd "$WORK" && find . -path ./ex -prune -o -print | sort; cat victim/file)
 rc=0; "$T" -x -f evil.tar -C ex 2> evil.err || rc=$?
-[ $rc = 2 ] || { cat evil.err >&2; fail "traversal archive: exit $rc, not 2"; }
+[ $rc = 2 ] || { cat evil.err >&2; die "traversal archive: exit $rc, not 2"; }
 for m in ../up a/../../up2 "$WORK/abs" l/pwned rel/file hl; do
-	grep -qF "sweep-tar: $m: " evil.err || { cat evil.err >&2; fail "traversal archive: no error for $m"; }
+	grep -qF "sweep-tar: $m: " evil.err || { cat evil.err >&2; die "traversal archive: no error for $m"; }
 done
 [ "$(cd "$WORK" && find . -path ./ex -prune -o -print | sort; cat victim/file)" = "$before" ] ||
-	fail "traversal archive: something was written outside -C"
-[ -f ex/ok1 ] && [ -f ex/ok2 ] || fail "traversal archive: the harmless members were not extracted"
-[ ! -e "$WORK/../up" ] && [ ! -e "$WORK/abs" ] || fail "traversal archive: a member escaped"
+	die "traversal archive: something was written outside -C"
+[ -f ex/ok1 ] && [ -f ex/ok2 ] || die "traversal archive: the harmless members were not extracted"
+[ ! -e "$WORK/../up" ] && [ ! -e "$WORK/abs" ] || die "traversal archive: a member escaped"
 # GNU tar -P writes such names too
 (cd src && tar -c -P -f "$WORK/gnu-up.tar" ../src/tree/hard "$WORK/src/tree/empty") 2>/dev/null
 mkdir ex2 && rc=0 && "$T" -x -f gnu-up.tar -C ex2 2> up.err || rc=$?
 [ $rc = 2 ] && grep -q "Path contains '..'" up.err && grep -q "Path is absolute" up.err ||
-	{ cat up.err >&2; fail "GNU tar -P archive: exit $rc"; }
-[ -z "$(ls -A ex2)" ] || fail "GNU tar -P archive: something was extracted"
-echo "ok: traversal archives refused, nothing outside -C"
+	{ cat up.err >&2; die "GNU tar -P archive: exit $rc"; }
+[ -z "$(ls -A ex2)" ] || die "GNU tar -P archive: something was extracted"
+ok "traversal archives refused, nothing outside -C"
+finish

@@ -12,8 +12,7 @@ loopfs_require ext4 xfs
 # These cases assert the disk (HDD-class) order; loop devices on fast
 # storage probe as SSD class, where the library keeps the given order.
 export SWEEP_DEVICE=hdd
-trap 'loopfs_cleanup; tar_cleanup' EXIT
-command -v filefrag > /dev/null || { echo "SKIP: no filefrag" >&2; exit 77; }
+require_cmd filefrag
 
 churn() { # churn DIR: files written in shuffled order, a third deleted, more written into the holes
 	python3 - "$1" <<'PY'
@@ -37,7 +36,7 @@ PY
 }
 
 check_trace() { # check_trace TRACE DIR: R lines ascending per file, each at filefrag's first block
-	python3 - "$1" "$2" <<'PY' || fail "$1: plan trace is not in physical order"
+	python3 - "$1" "$2" <<'PY' || die "$1: plan trace is not in physical order"
 import os, re, subprocess, sys
 first, order = {}, []
 for line in open(sys.argv[1]):
@@ -69,12 +68,12 @@ PY
 for fs in ext4 xfs; do
 	# 4 KiB ext4 blocks (mke2fs picks 1 KiB for small images): xattrs up to 4 KiB per file.
 	if [ $fs = ext4 ]; then
-		mnt=$(loopfs_new ext4 256M -b 4096) || fail "cannot make ext4"
+		mnt=$(loopfs_new ext4 256M -b 4096) || die "cannot make ext4"
 	else
-		mnt=$(loopfs_new xfs 320M) || fail "cannot make xfs"
+		mnt=$(loopfs_new xfs 320M) || die "cannot make xfs"
 	fi
 	churn "$mnt"
-	python3 "$HERE/mktree.py" "$mnt" || fail "mktree on $fs"
+	python3 "$HERE/mktree.py" "$mnt" || die "mktree on $fs"
 	sync
 	# The copies land on the test's own filesystem; xfs preallocates past
 	# a write where that one does not, so data maps are compared on ext4 only.
@@ -85,8 +84,8 @@ for fs in ext4 xfs; do
 		a="$WORK/$fs.$order.tar"
 		"$T" -c -f "$a" --order=$order --plan-trace "$WORK/$fs.$order.trace" -C "$mnt" . 2> "$WORK/$fs.err"
 		rc=$?
-		[ $rc = 0 ] || { cat "$WORK/$fs.err" >&2; fail "$fs --order=$order: exit status $rc"; }
-		grep -q "^# sweep-trace 1" "$WORK/$fs.$order.trace" || fail "$fs: no trace header"
+		[ $rc = 0 ] || { cat "$WORK/$fs.err" >&2; die "$fs --order=$order: exit status $rc"; }
+		grep -q "^# sweep-trace 1" "$WORK/$fs.$order.trace" || die "$fs: no trace header"
 		check_trace "$WORK/$fs.$order.trace" "$mnt"
 		rm -rf "$WORK/x"
 		gnu_x "$a" "$WORK/x"
@@ -100,7 +99,7 @@ for fs in ext4 xfs; do
 	# The check above can tell: in inode order this tree is not physically sorted.
 	"$T" -c -f /dev/null --order=inode --plan-trace "$WORK/$fs.inode.trace" -C "$mnt" . 2> /dev/null
 	awk '/^R / && !seen[$4]++ { if ($2 < last) down = 1; last = $2 } END { exit !down }' \
-		"$WORK/$fs.inode.trace" || fail "$fs: inode order is physical order here; the test proves nothing"
+		"$WORK/$fs.inode.trace" || die "$fs: inode order is physical order here; the test proves nothing"
 
 	# Without a trace, and without the raw inodes' hints (which place a file
 	# without opening it), a batch already in the page cache is not located
@@ -108,11 +107,11 @@ for fs in ext4 xfs; do
 	# are archived in physical order, at the places the trace gave; right
 	# after that run read them (warm), in inode order.
 	dev=$(loopfs_dev "$mnt")
-	umount "$mnt" && mount "$dev" "$mnt" || fail "$fs: cannot remount"
+	umount "$mnt" && mount "$dev" "$mnt" || die "$fs: cannot remount"
 	SWEEP_METASCAN=off "$T" -c -f "$WORK/$fs.cold.tar" -C "$mnt" . 2> /dev/null ||
-		fail "$fs: cold archive: exit status $?"
+		die "$fs: cold archive: exit status $?"
 	SWEEP_METASCAN=off "$T" -c -f "$WORK/$fs.warm.tar" -C "$mnt" . 2> /dev/null ||
-		fail "$fs: warm archive: exit status $?"
+		die "$fs: warm archive: exit status $?"
 	python3 - "$mnt" "$WORK/$fs.physical.trace" "$WORK/$fs.cold.tar" "$WORK/$fs.warm.tar" <<'PY' ||
 import os, subprocess, sys
 mnt, trace, cold, warm = sys.argv[1:]
@@ -136,16 +135,17 @@ assert [x[0] for x in c] == sorted(x[0] for x in c), "cold: not in physical orde
 assert [x[1] for x in w] == sorted(x[1] for x in w), "warm: not in inode order"
 print("%d files: cold in physical order, warm in inode order" % len(c))
 PY
-		fail "$fs: archive order by page cache state"
+		die "$fs: archive order by page cache state"
 	rm -f "$WORK/$fs.cold.tar" "$WORK/$fs.warm.tar"
 done
 
 # -f onto a full filesystem.
-small=$(loopfs_new ext4 16M) || fail "cannot make the small ext4"
+small=$(loopfs_new ext4 16M) || die "cannot make the small ext4"
 mkdir "$WORK/big" && head -c 41943040 /dev/urandom > "$WORK/big/data"
 "$T" -c -f "$small/a.tar" -C "$WORK" big 2> "$WORK/full.err"
 rc=$?
-[ $rc = 2 ] || { cat "$WORK/full.err" >&2; fail "full filesystem: exit status $rc, want 2"; }
+[ $rc = 2 ] || { cat "$WORK/full.err" >&2; die "full filesystem: exit status $rc, want 2"; }
 grep -q "^sweep-tar: $small/a.tar: Cannot write: No space left on device$" "$WORK/full.err" ||
-	{ cat "$WORK/full.err" >&2; fail "full filesystem: no clear message"; }
-echo "ok: ext4 and xfs round trips in physical order; full filesystem reported"
+	{ cat "$WORK/full.err" >&2; die "full filesystem: no clear message"; }
+ok "ext4 and xfs round trips in physical order; full filesystem reported"
+finish

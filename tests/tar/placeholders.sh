@@ -17,7 +17,7 @@
 # and both reader backends, over the same tree.
 . "$TESTS_DIR/tar/lib.sh"
 keep_on_fail
-cd "$WORK" || exit 1
+cd "$WORK" || die "cd $WORK"
 
 mkdir -p r/c r/c-x r/h r/h-x r/n/deep/er
 echo f > r/c/f
@@ -48,7 +48,7 @@ extract() { # extract ARCHIVE WHAT
 	printf '%s\t%s\n' "x/$n.g/r" "GNU tar, $2" "x/$n.b/r" "bsdtar, $2" >> variants
 }
 all_same() {
-	python3 - "$HERE" r variants <<'PY' || fail "some directories were not restored exactly (diffs above)"
+	python3 - "$HERE" r variants <<'PY' || die "some directories were not restored exactly (diffs above)"
 import difflib, sys
 sys.path.insert(0, sys.argv[1])
 from manifest import manifest
@@ -68,16 +68,16 @@ PY
 
 # The plan memory of one file with a 5-byte path (r/c/f): a bound one byte
 # above it holds one such file and is full with the second.
-"$T" -c --order=name --totals -f probe.tar r/c 2> probe.err || fail "probe run"
+"$T" -c --order=name --totals -f probe.tar r/c 2> probe.err || die "probe run"
 one=$(sed -n 's/.*(peak \([0-9]*\) bytes).*/\1/p' probe.err)
-[ -n "$one" ] || { cat probe.err >&2; fail "probe: no plan memory in --totals"; }
+[ -n "$one" ] || { cat probe.err >&2; die "probe: no plan memory in --totals"; }
 
-"$T" -c --order=name --memory-limit=$((one + 1)) -f fixed.tar r || fail "fixed order: sweep-tar failed"
+"$T" -c --order=name --memory-limit=$((one + 1)) -f fixed.tar r || die "fixed order: sweep-tar failed"
 # The order this test is about; if the walk or plan ever change it, say so.
 tar -tf fixed.tar | grep -v '/$' > fixed.order
 want_order='r/c-x/a r/c/f r/c-x/up r/c-x/z r/h-x/a r/h/f r/h-x/zz'
 [ "$(grep -E '^r/(c|c-x|h|h-x)/' fixed.order | tr '\n' ' ')" = "$want_order " ] ||
-	{ cat fixed.order >&2; fail "fixed order: not the member order this test needs"; }
+	{ cat fixed.order >&2; die "fixed order: not the member order this test needs"; }
 extract fixed.tar "the fixed order"
 all_same
 
@@ -86,7 +86,7 @@ for order in name none inode physical; do
 	for k in 1 2 3 5 0; do
 		limit=$([ $k = 0 ] && echo 64M || echo $((one * k + 1)))
 		"$T" -c --order=$order --memory-limit=$limit -f "o.$order.$k.tar" r ||
-			fail "--order=$order --memory-limit=$limit"
+			die "--order=$order --memory-limit=$limit"
 		extract "o.$order.$k.tar" "--order=$order --memory-limit=$limit"
 	done
 done
@@ -94,9 +94,10 @@ for order in name inode; do
 	for k in 1 2 0; do
 		limit=$([ $k = 0 ] && echo 64M || echo $((one * k + 1)))
 		SWEEP_BACKEND=syscall "$T" -c --order=$order --memory-limit=$limit -f "s.$order.$k.tar" r ||
-			fail "syscall --order=$order --memory-limit=$limit"
+			die "syscall --order=$order --memory-limit=$limit"
 		extract "s.$order.$k.tar" "SWEEP_BACKEND=syscall --order=$order --memory-limit=$limit"
 	done
 done
 all_same
-echo "ok: placeholder directories restored in every order"
+ok "placeholder directories restored in every order"
+finish

@@ -11,11 +11,11 @@
 # The member order depends on where the files land on disk: keep what failed.
 keep_on_fail
 
-python3 "$HERE/mktree.py" "$WORK/src" --deep || fail "cannot build the tree"
+python3 "$HERE/mktree.py" "$WORK/src" --deep || die "cannot build the tree"
 manifest "$WORK/src/tree" > "$WORK/want"
 
 check_deep() { # the members under deep/ against the source, through directory fds
-	python3 - "$1" "$WORK/src/deep" <<'PY' || fail "$1: deep part differs"
+	python3 - "$1" "$WORK/src/deep" <<'PY' || die "$1: deep part differs"
 import hashlib, os, stat, sys, tarfile
 want = {}
 def walk(fd, rel):
@@ -58,15 +58,15 @@ variant() { # variant NAME [sweep-tar options...]
 	shift
 	"$T" -c -f "$a" --totals "$@" -C "$WORK/src" tree deep 2> "$WORK/$name.err"
 	rc=$?
-	[ $rc = 0 ] || { cat "$WORK/$name.err" >&2; fail "$name: exit status $rc"; }
+	[ $rc = 0 ] || { cat "$WORK/$name.err" >&2; die "$name: exit status $rc"; }
 	# Sockets are skipped with a note, as GNU tar does; besides --totals' lines
 	# (the device class of each operand, the totals) nothing else is said.
-	grep -q "^sweep-tar: tree/sock: socket ignored$" "$WORK/$name.err" || fail "$name: no socket note"
+	grep -q "^sweep-tar: tree/sock: socket ignored$" "$WORK/$name.err" || die "$name: no socket note"
 	[ "$(grep -c "^sweep-tar: $WORK/src/[a-z]*: .*: device class [hds]*d (" "$WORK/$name.err")" = 2 ] ||
-		fail "$name: --totals did not name each operand's device class"
+		die "$name: --totals did not name each operand's device class"
 	if grep -v -e "socket ignored" -e "^Total bytes written" -e "^Members:" -e ": device class [hds]*d (" \
 		"$WORK/$name.err" >&2; then
-		fail "$name: unexpected messages"
+		die "$name: unexpected messages"
 	fi
 	gnu_x "$a" "$WORK/$name.g" tree
 	same_tree "$WORK/want" "$WORK/$name.g/tree"
@@ -78,13 +78,13 @@ variant() { # variant NAME [sweep-tar options...]
 	diff -r --no-dereference "$WORK/src/tree" "$WORK/$name.g/tree" > "$WORK/$name.diff" 2>&1
 	if grep -v -e " is a fifo while " -e " special file while " -e "^Only in $WORK/src/tree: sock$" \
 		"$WORK/$name.diff" >&2; then
-		fail "$name: diff -r found differences"
+		die "$name: diff -r found differences"
 	fi
 	# GNU tar --compare against the source. ACLs put the mask in stat's group
 	# bits where pax carries the group entry, which --compare calls a mode
 	# difference, so those few are left to the manifests above.
 	(cd "$WORK/src" && tar --compare -f "$a" --exclude=tree/attrs tree) > "$WORK/$name.cmp" 2>&1 ||
-		{ grep -v hdrcharset "$WORK/$name.cmp" >&2; fail "$name: tar --compare found differences"; }
+		{ grep -v hdrcharset "$WORK/$name.cmp" >&2; die "$name: tar --compare found differences"; }
 	check_deep "$a"
 	rm -rf "$WORK/$name.g" "$WORK/$name.b"
 }
@@ -98,12 +98,12 @@ if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
 	cp "$WORK/auto.tar" "$WORK/user.tar" && chmod 644 "$WORK/user.tar"
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
 		tar -x -p -f "$WORK/user.tar" -C "$WORK/user" --warning=no-timestamp tree/modes tree/empty \
-		2> "$WORK/user.err" || { cat "$WORK/user.err" >&2; fail "GNU tar as nobody could not extract"; }
+		2> "$WORK/user.err" || { cat "$WORK/user.err" >&2; die "GNU tar as nobody could not extract"; }
 	for d in modes/ro modes/ro/sub empty/nested/deeper; do
 		[ "$(stat -c '%a %Y' "$WORK/user/tree/$d")" = "$(stat -c '%a %Y' "$WORK/src/tree/$d")" ] ||
-			fail "as nobody: $d: mode or mtime not restored"
+			die "as nobody: $d: mode or mtime not restored"
 	done
-	cmp "$WORK/user/tree/modes/ro/inside" "$WORK/src/tree/modes/ro/inside" || fail "as nobody: read-only dir not filled"
+	cmp "$WORK/user/tree/modes/ro/inside" "$WORK/src/tree/modes/ro/inside" || die "as nobody: read-only dir not filled"
 fi
 for order in physical inode name none; do
 	variant "$order" --order="$order"
@@ -112,10 +112,11 @@ done
 # holder in earlier, the same and later batches.
 variant tiny --memory-limit=1K
 batches=$(sed -n 's/.* in \([0-9]*\) batch.*/\1/p' "$WORK/tiny.err")
-[ "${batches:-0}" -ge 5 ] || fail "--memory-limit=1K read in ${batches:-?} batches"
+[ "${batches:-0}" -ge 5 ] || die "--memory-limit=1K read in ${batches:-?} batches"
 # Name order with flushes: batches sorted by full path ("c-x/" before "c/")
 # interleave directories that the walk keeps apart.
 variant tiny-name --memory-limit=1K --order=name
 SWEEP_BACKEND=syscall variant syscall --order=physical
 SWEEP_BACKEND=syscall variant syscall-tiny --memory-limit=1K --order=inode
-echo "ok: round trip in every order, with many flushes, on both backends"
+ok "round trip in every order, with many flushes, on both backends"
+finish

@@ -47,6 +47,15 @@ static void set_sparse(struct archive_entry *e, const struct stat *st, const str
 		archive_entry_sparse_add_entry(e, (la_int64_t)map[i].logical, (la_int64_t)map[i].length);
 }
 
+void tar_entry_owner(struct tar *t, struct archive_entry *e)
+{
+	/* --numeric-owner: ids only, as GNU tar (empty uname and gname fields). */
+	if (t->o->numeric_owner) {
+		archive_entry_set_uname(e, NULL);
+		archive_entry_set_gname(e, NULL);
+	}
+}
+
 int tar_entry_fill(struct tar *t, const char *name, const char *path, const char *accpath, int fd,
 		   const struct sweep_stat *sst, const struct tar_data_map *dm)
 {
@@ -60,6 +69,11 @@ int tar_entry_fill(struct tar *t, const char *name, const char *path, const char
 	archive_entry_copy_sourcepath(t->entry, accpath);
 	if (fd >= 0 && flistxattr(fd, NULL, 0) == 0)
 		flags |= ARCHIVE_READDISK_NO_XATTR | ARCHIVE_READDISK_NO_ACL;
+	/* --no-xattrs, --no-acls: stored by default, as GNU tar --xattrs --acls. */
+	if (t->o->xattrs == 0)
+		flags |= ARCHIVE_READDISK_NO_XATTR;
+	if (t->o->acls == 0)
+		flags |= ARCHIVE_READDISK_NO_ACL;
 	if (dm)
 		flags |= ARCHIVE_READDISK_NO_SPARSE;
 	if (flags != t->disk_flags) {
@@ -69,6 +83,7 @@ int tar_entry_fill(struct tar *t, const char *name, const char *path, const char
 	r = archive_read_disk_entry_from_file(t->disk, t->entry, fd, st);
 	if (dm && r >= ARCHIVE_WARN && S_ISREG(st->st_mode))
 		set_sparse(t->entry, st, dm->map, dm->n);
+	tar_entry_owner(t, t->entry);
 	/*
 	 * With an extended ACL, libarchive's mode carries the ACL's group
 	 * entry where stat has the mask (it ties the two; setting one sets
@@ -115,6 +130,7 @@ int tar_write_link(struct tar *t, const char *name, const struct link_rec *rec, 
 	owner = archive_read_disk_gname(t->disk, st->st_gid);
 	if (owner)
 		archive_entry_copy_gname(e, owner);
+	tar_entry_owner(t, e);
 	r = tar_out_header(t, e);
 	if (r != 0)
 		return r < 0 ? r : 0;

@@ -3,21 +3,23 @@
  * -t (list) and -x (extract): the archive read in one stream through
  * libarchive, members handled in archive order.
  *
- * Extraction goes through archive_write_disk with bsdtar's secure flags,
- * whoever runs it: no member name with a ".." component
- * (ARCHIVE_EXTRACT_SECURE_NODOTDOT), no absolute name
- * (SECURE_NOABSOLUTEPATHS), and nothing written through a symlink met on
- * the way (SECURE_SYMLINKS: a member "l/x" after a member "l -> /etc" is
- * refused). Such a member is an error (exit status 2) and nothing of it is
- * written; the rest goes on, as bsdtar does. GNU tar strips a leading
- * "../" or "/" instead and extracts below the current directory; either
- * way nothing lands outside -C. As root the owner, mode (with set-id
- * bits), ACLs, xattrs and file flags are restored as well (GNU tar -p
- * --same-owner --xattrs --acls); otherwise mode minus umask and times, as
- * GNU tar without -p. Sparse members keep their holes: data is copied
- * block by block at the offsets the archive gives. Directory modes and
- * times are set at the end (libarchive's fixup list), so a read-only
- * directory is still filled and keeps its mtime.
+ * Extraction: libarchive reads the archive, and xdisk.c writes each member
+ * through descriptors below -C (nothing outside it, whatever changes
+ * meanwhile; see there). A member with a ".." component or an absolute
+ * name, or one that would go through a symlink (a member "l/x" after "l ->
+ * /etc"), is an error (exit status 2) and nothing of it is written; the
+ * rest goes on, as bsdtar does. GNU tar strips a leading "../" or "/"
+ * instead and extracts below the current directory; either way nothing
+ * lands outside -C. As root the owner, mode (with set-id bits), ACLs,
+ * xattrs and file flags are restored as well (GNU tar -p --same-owner
+ * --xattrs --acls); otherwise mode minus umask and times, as GNU tar
+ * without -p (-p, --same-owner, --xattrs, --acls and their --no- forms
+ * change that). Sparse members keep their holes. Directory modes and times
+ * are set at the end, so a read-only directory is still filled and keeps
+ * its mtime. Each -C applies to the operands after it.
+ *
+ * A damaged header is skipped as GNU tar skips it: "Skipping to next
+ * header", the members after it are handled, exit status 2.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,16 +30,21 @@
 
 #include "cli.h"
 #include "tar.h"
+#include "xdisk.h"
 
-/* Is name selected by the operands (a member named so, or below one)? Marks the operand that matched. */
-static bool selected(const struct tar_opts *o, const char *name, bool *matched)
+/*
+ * Which operand selects name (a member named so, or below one): its index,
+ * o->nroots when there are no operands (everything), -1 for none. Marks
+ * the operand that matched.
+ */
+static long selected(const struct tar_opts *o, const char *name, bool *matched)
 {
 	size_t nlen = strlen(name);
 
 	while (nlen > 1 && name[nlen - 1] == '/')
 		nlen--;
 	if (o->nroots == 0)
-		return true;
+		return 0;
 	for (size_t i = 0; i < o->nroots; i++) {
 		const char *want = o->roots[i].path + o->roots[i].strip;
 		size_t wlen = strlen(want);
@@ -48,10 +55,10 @@ static bool selected(const struct tar_opts *o, const char *name, bool *matched)
 			continue;
 		if (nlen == wlen || (!o->no_recursion && name[wlen] == '/')) {
 			matched[i] = true;
-			return true;
+			return (long)i;
 		}
 	}
-	return false;
+	return -1;
 }
 
 /* GNU tar -tv's type letter and mode bits ("drwxr-xr-x", "hrw-r--r--" for a hard link). */
@@ -134,20 +141,6 @@ static void fix_times(struct archive_entry *e)
 		archive_entry_set_atime(e, archive_entry_atime(e) - 1, 1000000000 - archive_entry_atime_nsec(e));
 }
 
-/* Data of the current member to disk, block by block at its offsets (holes stay holes). */
-static int copy_data(struct archive *in, struct archive *disk)
-{
-	const void *buf;
-	size_t len;
-	la_int64_t off;
-	int r;
-
-	while ((r = archive_read_data_block(in, &buf, &len, &off)) == ARCHIVE_OK)
-		if (archive_write_data_block(disk, buf, len, off) < ARCHIVE_WARN)
-			return ARCHIVE_FAILED;
-	return r == ARCHIVE_EOF ? ARCHIVE_OK : r;
-}
-
 /*
  * --strip-components: name without its first n components (as GNU tar
  * counts them: runs of '/' separate, "." is one), or NULL when nothing is
@@ -190,61 +183,6 @@ static bool strip_entry(struct archive_entry *e, unsigned n)
 	archive_entry_set_pathname(e, copy);
 	free(copy);
 	return true;
-}
-
-/*
- * lstat(2) of a member's name below the current directory (-C), following no
- * symlink on the way (sweep_open_beneath): a name reached through a symlink
- * is not looked at, here or by the disk writer, which refuses it. 0 or -1.
- */
-static int lstat_member(const char *name, struct stat *st)
-{
-	size_t n = strlen(name);
-	char *copy;
-	int dfd, r;
-
-	while (n > 1 && name[n - 1] == '/')
-		n--;
-	if (!(copy = strndup(name, n)))
-		return -1;
-	char *base = strrchr(copy, '/');
-	if (base) {
-		*base++ = '\0';
-		dfd = sweep_open_beneath(AT_FDCWD, copy, O_PATH | O_DIRECTORY, 0);
-	} else {
-		base = copy;
-		dfd = AT_FDCWD;
-	}
-	r = dfd == AT_FDCWD || dfd >= 0 ? fstatat(dfd, base, st, AT_SYMLINK_NOFOLLOW) : -1;
-	if (dfd >= 0)
-		close(dfd);
-	free(copy);
-	return r;
-}
-
-/*
- * -k and --skip-old-files: does the member's name exist already (anything
- * but a directory for a directory member)? Nothing is written on the
- * strength of this (the disk writer is told not to overwrite as well, for
- * a name that appears after this look).
- */
-static bool exists_already(struct archive_entry *e)
-{
-	struct stat st;
-
-	if (lstat_member(archive_entry_pathname(e), &st) != 0)
-		return false;
-	return !(S_ISDIR(st.st_mode) && archive_entry_filetype(e) == AE_IFDIR);
-}
-
-/* A hard-link member whose name is that file already: not in the way (GNU tar -k says nothing). */
-static bool linked_already(struct archive_entry *e)
-{
-	const char *link = archive_entry_hardlink(e);
-	struct stat st, target;
-
-	return link && lstat_member(archive_entry_pathname(e), &st) == 0 && lstat_member(link, &target) == 0 &&
-	       st.st_dev == target.st_dev && st.st_ino == target.st_ino;
 }
 
 /* n zero bytes to stdout: a hole of a sparse member under -O. 0 or -errno. */
@@ -312,56 +250,124 @@ static int open_in(struct tar *t, struct archive **ret)
 	return 0;
 }
 
-static struct archive *open_disk(const struct tar_opts *o)
-{
-	struct archive *d = archive_write_disk_new();
-	int flags = ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NODOTDOT |
-		    ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS;
+/*
+ * Where members go: one disk writer per -C in force for an operand (each
+ * -C applies to the names after it, as in GNU tar), opened when a member
+ * first goes there.
+ */
+struct xtargets {
+	struct xmeta_ctx ctx;
+	size_t n;
+	const char **dir;
+	struct xdisk **x;
+};
 
-	if (!d)
+static void targets_init(struct xtargets *xt, struct tar *t)
+{
+	const struct tar_opts *o = t->o;
+	bool root = geteuid() == 0;
+	mode_t mask = umask(0);
+
+	umask(mask);
+	xt->ctx = (struct xmeta_ctx){
+		.t = t,
+		.same_owner = o->same_owner < 0 ? root : o->same_owner,
+		.same_perms = o->same_perms < 0 ? root : o->same_perms,
+		.numeric = o->numeric_owner,
+		/* As root everything the archive carries is restored (tar -p --xattrs --acls); otherwise when asked. */
+		.xattrs = o->xattrs < 0 ? root : o->xattrs,
+		.acls = o->acls < 0 ? root : o->acls,
+		.fflags = root,
+		.times = !o->touch,
+		.umask = mask,
+	};
+}
+
+/* The writer for the directory dir (NULL: where we started); NULL when it cannot be opened (said). */
+static struct xdisk *target(struct xtargets *xt, const char *dir)
+{
+	struct xdisk **nx;
+	const char **nd;
+
+	for (size_t i = 0; i < xt->n; i++)
+		if (xt->dir[i] == dir || (xt->dir[i] && dir && strcmp(xt->dir[i], dir) == 0))
+			return xt->x[i];
+	if (!xt->ctx.lookup) {
+		if (!(xt->ctx.lookup = archive_write_disk_new()))
+			return NULL;
+		archive_write_disk_set_standard_lookup(xt->ctx.lookup);
+	}
+	nx = realloc(xt->x, (xt->n + 1) * sizeof(*nx));
+	if (nx)
+		xt->x = nx;
+	nd = realloc(xt->dir, (xt->n + 1) * sizeof(*nd));
+	if (nd)
+		xt->dir = nd;
+	if (!nx || !nd || xdisk_open(&xt->ctx, dir, &xt->x[xt->n]) < 0)
 		return NULL;
-	if (geteuid() == 0)
-		flags |= ARCHIVE_EXTRACT_OWNER | ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_ACL |
-			 ARCHIVE_EXTRACT_XATTR | ARCHIVE_EXTRACT_FFLAGS;
-	if (o->old_files != TAR_OLD_REPLACE)
-		flags |= ARCHIVE_EXTRACT_NO_OVERWRITE;
-	archive_write_disk_set_options(d, flags);
-	archive_write_disk_set_standard_lookup(d);
-	return d;
+	xt->dir[xt->n] = dir;
+	return xt->x[xt->n++];
+}
+
+/* Every directory's final metadata, in each -C. */
+static void targets_close(struct xtargets *xt)
+{
+	for (size_t i = 0; i < xt->n; i++)
+		xdisk_close(xt->x[i]);
+	free(xt->x);
+	free(xt->dir);
+	if (xt->ctx.lookup)
+		archive_write_free(xt->ctx.lookup);
+}
+
+/* What GNU tar says of a member list that cannot be read to its end. */
+static void archive_failed(struct tar *t, struct archive *in)
+{
+	const char *why = archive_error_string(in);
+
+	cli_msg("%s", why && *why ? why : "Unexpected EOF in archive");
+	cli_msg("Error is not recoverable: exiting now");
+	t->status = TAR_FATAL;
 }
 
 int tar_read_archive(struct tar *t, bool extract)
 {
 	const struct tar_opts *o = t->o;
-	struct archive *in = NULL, *disk = NULL;
+	struct archive *in = NULL;
 	struct archive_entry *e;
-	bool *matched = calloc(o->nroots ? o->nroots : 1, sizeof(*matched));
+	struct xtargets xt = { 0 };
+	bool *matched = calloc(o->nroots ? o->nroots : 1, sizeof(*matched)), skipping = false;
 	int r;
 
 	t->status = TAR_OK;
 	if (!matched)
 		return -ENOMEM;
-	/* The archive is named relative to where we started, the members to -C. */
 	if (open_in(t, &in) < 0) {
 		free(matched);
 		return -EIO;
 	}
-	if (extract && o->extract_dir && chdir(o->extract_dir) != 0) {
-		r = -errno;
-		cli_msg("%s: Cannot open: %s", tar_printable(o->extract_dir), strerror(-r));
-		cli_msg("Error is not recoverable: exiting now");
-		archive_read_free(in);
-		free(matched);
-		return r;
-	}
-	if (extract && !o->to_stdout && !(disk = open_disk(o))) {
-		archive_read_free(in);
-		free(matched);
-		return -ENOMEM;
-	}
-	while ((r = archive_read_next_header(in, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
-		const char *name = archive_entry_pathname(e);
+	targets_init(&xt, t);
+	for (;;) {
+		const char *name;
+		long root;
 
+		r = archive_read_next_header(in, &e);
+		if (r == ARCHIVE_EOF || r == ARCHIVE_FATAL)
+			break;
+		if (r == ARCHIVE_RETRY) {
+			/*
+			 * A damaged header: libarchive looks for the next one,
+			 * as GNU tar does ("Skipping to next header", once for
+			 * each damaged stretch, exit 2 at the end).
+			 */
+			if (!skipping)
+				cli_msg("Skipping to next header");
+			skipping = true;
+			t->status = TAR_FATAL;
+			continue;
+		}
+		skipping = false;
+		name = archive_entry_pathname(e);
 		/*
 		 * A name that is not valid UTF-8 (pax hdrcharset=BINARY, or
 		 * GNU tar's raw bytes) comes as its bytes, which is exact:
@@ -369,7 +375,8 @@ int tar_read_archive(struct tar *t, bool extract)
 		 */
 		if (r == ARCHIVE_WARN && !strstr(archive_error_string(in) ? archive_error_string(in) : "", "can't be converted"))
 			tar_warn(t, name, "%s", archive_error_string(in));
-		if (!name || !selected(o, name, matched))
+		r = ARCHIVE_OK;
+		if (!name || (root = selected(o, name, matched)) < 0)
 			continue;
 		fix_times(e);
 		if (extract && o->strip_components && !strip_entry(e, o->strip_components))
@@ -387,51 +394,37 @@ int tar_read_archive(struct tar *t, bool extract)
 			/* Regular files' data only, as GNU tar -O; a hard link member has none. */
 			if (archive_entry_filetype(e) == AE_IFREG && !archive_entry_hardlink(e) &&
 			    (r = data_to_stdout(in, e)) < 0) {
+				if (r == -EIO) {
+					r = ARCHIVE_FATAL;
+					break;
+				}
 				cli_msg("write error: %s", strerror(-r));
 				cli_msg("Error is not recoverable: exiting now");
 				t->status = TAR_FATAL;
+				r = ARCHIVE_OK;
 				break;
 			}
 			r = ARCHIVE_OK;
 			continue;
 		}
-		if (o->old_files != TAR_OLD_REPLACE && exists_already(e)) {
-			if (o->old_files == TAR_OLD_KEEP && !linked_already(e))
-				tar_error(t, archive_entry_pathname(e), "Cannot open: %s", strerror(EEXIST));
-			continue;
-		}
-		r = archive_write_header(disk, e);
-		if (r == ARCHIVE_OK || r == ARCHIVE_WARN) {
-			if (r == ARCHIVE_WARN)
-				tar_warn(t, name, "%s", archive_error_string(disk));
-			if (archive_entry_size(e) > 0)
-				r = copy_data(in, disk);
-			if (r < ARCHIVE_WARN && r != ARCHIVE_FATAL)
-				tar_error(t, name, "Cannot write: %s", archive_error_string(disk));
-			if (archive_write_finish_entry(disk) < ARCHIVE_WARN)
-				tar_error(t, name, "%s", archive_error_string(disk));
-		} else {
-			/* Refused (a ".." component, an absolute name, a symlink on the way) or impossible. */
-			tar_error(t, name, "Cannot open: %s", archive_error_string(disk));
-		}
-		if (r == ARCHIVE_FATAL)
+		struct xdisk *x = target(&xt, o->nroots ? o->roots[root].dir : o->extract_dir);
+		if (!x) {
+			cli_msg("Error is not recoverable: exiting now");
+			t->status = TAR_FATAL;
 			break;
+		}
+		if ((r = xdisk_member(x, in, e)) == ARCHIVE_FATAL)
+			break;
+		r = ARCHIVE_OK;
 	}
-	if (r == ARCHIVE_FATAL) {
-		cli_msg("%s", archive_error_string(in) ? archive_error_string(in) : "Unexpected EOF in archive");
-		cli_msg("Error is not recoverable: exiting now");
-		t->status = TAR_FATAL;
-	}
+	if (r == ARCHIVE_FATAL)
+		archive_failed(t, in);
 	/* Directory modes and times, deferred to the end. */
-	if (disk && archive_write_close(disk) != ARCHIVE_OK) {
-		cli_msg("%s", archive_error_string(disk));
-		t->status = TAR_FATAL;
-	}
+	targets_close(&xt);
 	for (size_t i = 0; i < o->nroots; i++)
 		if (!matched[i]) {
 			tar_error(t, o->roots[i].path + o->roots[i].strip, "Not found in archive");
 		}
-	archive_write_free(disk);
 	archive_read_free(in);
 	free(matched);
 	return 0;

@@ -81,6 +81,7 @@ enum tar_filter {
 struct tar_root {
 	char *path;   /* -C directory + "/" + operand, or the operand */
 	size_t strip; /* bytes of path before the member name: the -C prefix and its "/" */
+	char *dir;    /* the -C in force for it (NULL: none): -x extracts its members there */
 };
 
 enum tar_mode {
@@ -104,6 +105,12 @@ struct tar_opts {
 	unsigned strip_components; /* -x: --strip-components=N */
 	enum tar_old_files old_files; /* -x: what happens to a file that exists */
 	bool to_stdout;      /* -x -O: file data to stdout, nothing written to disk */
+	/* -x: what is restored; <0 until parsed: then the default for the user running (root: all) */
+	int same_owner;      /* --same-owner, --no-same-owner (-o) */
+	int same_perms;      /* -p, --no-same-permissions */
+	int xattrs, acls;    /* --xattrs, --acls, --no-xattrs, --no-acls (-c stores both by default) */
+	bool numeric_owner;  /* --numeric-owner: -x uses the ids, -c stores no names */
+	bool touch;          /* -m: extracted files keep the extraction time */
 	bool names_failed;   /* a -T file had a line that could not be used (said so; exit 2 at the end) */
 	enum tar_filter filter;
 	bool verbose, totals, progress, xdev;
@@ -228,6 +235,8 @@ int tar_entry_fill(struct tar *t, const char *name, const char *path, const char
  * of the tree; path when /proc is missing.
  */
 const char *tar_accpath(struct tar *t, int dirfd, const char *at_name, const char *path, char *buf, size_t len);
+/* The owner fields of a member as the options want them (--numeric-owner). */
+void tar_entry_owner(struct tar *t, struct archive_entry *e);
 /* A hard link member: name -> the data holder of r, metadata from st. <0 when the archive failed. */
 int tar_write_link(struct tar *t, const char *name, const struct link_rec *r, const struct sweep_stat *st);
 

@@ -1,0 +1,88 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Cases where sweep-tar must do what GNU tar does, each run on both:
+#   - a damaged header in the middle: "Skipping to next header", every other
+#     member listed and extracted, exit 2 (not a silent stop with exit 0);
+#   - old-style bundles: each letter takes its argument in order ("cfv
+#     out.tar dir" writes out.tar, never ./v; also xfv, cfvT, xfvz, xpf -);
+#   - each -C applies to the names after it on -x;
+#   - -p, --same-owner, --no-same-owner, --numeric-owner, --xattrs, --acls,
+#     -m accepted with their meaning.
+. "$TESTS_DIR/tar/lib.sh"
+cd "$WORK" || die "cd"
+
+# --- a damaged header ---
+case_begin "a damaged header is skipped as GNU tar skips it"
+echo a > a && echo b > b && echo c > c
+tar --format=ustar -cf three.tar a b c
+python3 -c '
+import sys
+d = open("three.tar", "rb").read()
+open("bad.tar", "wb").write(d[:1024] + b"\x01" * 512 + d[1024:])'
+for tool in "$T" tar; do
+	name=$(basename "$tool")
+	rm -rf "x.$name" && mkdir "x.$name"
+	rc=0; "$tool" -xf bad.tar -C "x.$name" 2> "x.$name.err" || rc=$?
+	[ $rc = 2 ] || fail "$name -x of a damaged archive: exit $rc, want 2"
+	[ "$(ls "x.$name" | tr '\n' ' ')" = "a b c " ] || fail "$name -x of a damaged archive: extracted $(ls "x.$name")"
+	grep -q "^$name: Skipping to next header$" "x.$name.err" || { cat "x.$name.err" >&2; fail "$name -x: no 'Skipping to next header'"; }
+	rc=0; "$tool" -tf bad.tar > "t.$name" 2> "t.$name.err" || rc=$?
+	[ $rc = 2 ] && [ "$(tr '\n' ' ' < "t.$name")" = "a b c " ] || fail "$name -t of a damaged archive: exit $rc, listed $(cat "t.$name")"
+done
+cmp -s x.tar/b x.sweep-tar/b || fail "the member after the damage differs"
+case_end
+
+# --- old-style bundles ---
+case_begin "old-style bundles give each letter its argument in order"
+mkdir -p dir/sub && echo z > dir/z && echo y > dir/sub/y && echo keep > v
+"$T" cfv out.tar dir > cfv.out 2>&1 || fail "cfv out.tar dir: exit $?"
+[ "$(cat v)" = keep ] || fail "cfv out.tar dir overwrote ./v"
+[ "$(tar -tf out.tar | sort | tr '\n' ' ')" = "dir/ dir/sub/ dir/sub/y dir/z " ] || fail "cfv: out.tar holds $(tar -tf out.tar)"
+grep -q "^dir/z$" cfv.out || fail "cfv: -v listed nothing"
+printf 'dir/z\n' > list
+"$T" cfvT out2.tar list > /dev/null || fail "cfvT out2.tar list: exit $?"
+[ "$(tar -tf out2.tar)" = dir/z ] || fail "cfvT: out2.tar holds $(tar -tf out2.tar)"
+mkdir xv && (cd xv && "$T" xfv ../out.tar > ../xfv.out) || fail "xfv: exit $?"
+[ -f xv/dir/sub/y ] && grep -q "^dir/z$" xfv.out || fail "xfv: not extracted or not listed"
+gzip -c out.tar > out.tgz && mkdir xz && (cd xz && "$T" xfvz ../out.tgz > /dev/null) && [ -f xz/dir/z ] || fail "xfvz"
+mkdir xp && (cd xp && "$T" xpf - < ../out.tar) && [ -f xp/dir/sub/y ] || fail "xpf - (fpsync's tar mode)"
+rc=0; "$T" cf 2> cf.err || rc=$?
+[ $rc = 2 ] && grep -q "option requires an argument -- 'f'" cf.err || fail "cf without its argument: exit $rc, $(cat cf.err)"
+case_end
+
+# --- -C applies to the names after it ---
+case_begin "each -C applies to the names after it (-x)"
+mkdir -p s/d s/e && echo 1 > s/d/d1 && echo 2 > s/e/e1
+tar -cf de.tar -C s d e
+mkdir -p gx/y tx/y
+tar -xf de.tar -C gx d -C y e
+"$T" -xf de.tar -C tx d -C y e || fail "-x with two -C: exit $?"
+diff <(cd gx && find . | sort) <(cd tx && find . | sort) >&2 || fail "-C order: not GNU tar's tree"
+[ -f tx/d/d1 ] && [ -f tx/y/e/e1 ] || fail "-C order: d should be in tx, e in tx/y"
+case_end
+
+# --- ownership and permission options ---
+case_begin "-p, --same-owner, --no-same-owner, --numeric-owner, -m"
+mkdir -p o && echo f > o/f && chmod 4751 o/f && touch -d 2001-01-01 o/f
+tar -cf o.tar --owner=4242 --group=4343 --numeric-owner -C o f
+if is_root; then
+	mkdir o1 o2 o3
+	"$T" -xf o.tar -C o1 || fail "-x as root: exit $?"
+	[ "$(stat -c '%u %g %a' o1/f)" = "4242 4343 4751" ] || fail "root's default: owner and mode not restored: $(stat -c '%u %g %a' o1/f)"
+	"$T" -x --no-same-owner -f o.tar -C o2 || fail "--no-same-owner: exit $?"
+	[ "$(stat -c '%u %a' o2/f)" = "0 751" ] || fail "--no-same-owner: $(stat -c '%u %a' o2/f), want 0 751 (no set-id)"
+	(umask 077 && "$T" -x --no-same-permissions -f o.tar -C o3) || fail "--no-same-permissions: exit $?"
+	[ "$(stat -c %a o3/f)" = 700 ] || fail "--no-same-permissions: mode $(stat -c %a o3/f), want 700 (umask 077)"
+fi
+mkdir o4 && "$T" -xpf o.tar -C o4 --same-owner 2> /dev/null
+[ "$(stat -c %Y o4/f)" = "$(date -d 2001-01-01 +%s)" ] || fail "-xp: mtime not restored"
+mkdir o5 && "$T" -xmf o.tar -C o5 || fail "-m: exit $?"
+[ "$(stat -c %Y o5/f)" != "$(date -d 2001-01-01 +%s)" ] || fail "-m: the mtime was restored"
+# --numeric-owner on -c stores no names, as GNU tar
+"$T" -c --numeric-owner -f n.tar -C o f && tar -c --numeric-owner -f gn.tar -C o f
+[ "$(tar -tvf n.tar | awk '{print $2}')" = "$(tar -tvf gn.tar | awk '{print $2}')" ] || fail "--numeric-owner -c: owner column differs from GNU tar's"
+rc=0; "$T" -co -f v7.tar -C o f 2> v7.err || rc=$?
+[ $rc = 2 ] || fail "-o (V7) on -c: exit $rc, want a refusal"
+case_end
+
+finish
