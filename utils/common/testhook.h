@@ -15,7 +15,9 @@
  * yet), "plan" (a batch is about to be read), "read" (a source file is open
  * and checked; n counts files), "write" (a copy is complete and about to be
  * put in place; n counts files), "bytes" (n data bytes were written),
- * "delete" (deletions are about to start).
+ * "delete" (deletions are about to start), "extract" (sweep-tar -x: -C is
+ * open and a member is about to be written; n counts members), "xdirs"
+ * (sweep-tar -x: the directories' metadata is about to be set).
  */
 #ifndef SWEEP_TESTHOOK_H
 #define SWEEP_TESTHOOK_H

@@ -30,6 +30,7 @@
 
 #include "cli.h"
 #include "tar.h"
+#include "testhook.h"
 #include "xdisk.h"
 
 /*
@@ -337,6 +338,7 @@ int tar_read_archive(struct tar *t, bool extract)
 	struct archive_entry *e;
 	struct xtargets xt = { 0 };
 	bool *matched = calloc(o->nroots ? o->nroots : 1, sizeof(*matched)), skipping = false;
+	uint64_t members = 0;
 	int r;
 
 	t->status = TAR_OK;
@@ -413,6 +415,7 @@ int tar_read_archive(struct tar *t, bool extract)
 			t->status = TAR_FATAL;
 			break;
 		}
+		test_pause("extract", ++members);
 		if ((r = xdisk_member(x, in, e)) == ARCHIVE_FATAL)
 			break;
 		r = ARCHIVE_OK;
@@ -420,6 +423,8 @@ int tar_read_archive(struct tar *t, bool extract)
 	if (r == ARCHIVE_FATAL)
 		archive_failed(t, in);
 	/* Directory modes and times, deferred to the end. */
+	if (xt.n)
+		test_pause("xdirs", 0);
 	targets_close(&xt);
 	for (size_t i = 0; i < o->nroots; i++)
 		if (!matched[i]) {
