@@ -166,39 +166,51 @@ static void usage(FILE *out)
  * separate options for getopt. A letter left without its argument is GNU
  * tar's "option requires an argument", exit 2.
  */
+static char **old_argv; /* the rewritten argv, and the "-X" strings it points into */
+static char *old_opts;
+
+static void old_style_free(void)
+{
+	free(old_argv);
+	free(old_opts);
+}
+
 static char **old_style(int *argc, char **argv)
 {
 	const char *bundle = argv[1];
 	size_t n = strlen(bundle ? bundle : ""), k = 1;
 	int next = 2;
-	char **nv;
 
 	if (*argc < 2 || bundle[0] == '-' || n == 0)
 		return argv;
-	if (!(nv = calloc((size_t)*argc + n + 1, sizeof(*nv))))
+	old_argv = calloc((size_t)*argc + n + 1, sizeof(*old_argv));
+	old_opts = malloc(3 * n);
+	if (!old_argv || !old_opts)
 		cli_die(TAR_FATAL, "out of memory");
-	nv[0] = argv[0];
+	atexit(old_style_free);
+	old_argv[0] = argv[0];
 	for (size_t i = 0; i < n; i++) {
 		const char *spec = strchr(SHORT_OPTS, bundle[i]);
-		char *opt;
+		char *opt = old_opts + 3 * i;
 
-		if (asprintf(&opt, "-%c", bundle[i]) < 0)
-			cli_die(TAR_FATAL, "out of memory");
-		nv[k++] = opt;
+		opt[0] = '-';
+		opt[1] = bundle[i];
+		opt[2] = '\0';
+		old_argv[k++] = opt;
 		if (bundle[i] != ':' && spec && spec[1] == ':') {
 			if (next >= *argc) {
 				cli_msg("option requires an argument -- '%c'", bundle[i]);
 				cli_try_help();
 				exit(TAR_FATAL);
 			}
-			nv[k++] = argv[next++];
+			old_argv[k++] = argv[next++];
 		}
 	}
 	while (next < *argc)
-		nv[k++] = argv[next++];
-	nv[k] = NULL;
+		old_argv[k++] = argv[next++];
+	old_argv[k] = NULL;
 	*argc = (int)k;
-	return nv; /* lives as long as the run */
+	return old_argv;
 }
 
 /* "a//b/" -> "a//b": the walk adds its own '/' between components. */

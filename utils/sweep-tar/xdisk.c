@@ -545,7 +545,8 @@ void xdisk_close(struct xdisk *x)
 	if (!x)
 		return;
 	close_parent(x);
-	qsort(x->dirs, x->ndirs, sizeof(*x->dirs), by_inode);
+	if (x->ndirs)
+		qsort(x->dirs, x->ndirs, sizeof(*x->dirs), by_inode);
 	for (size_t i = 0; i < x->ndirs; i++) {
 		bool last = i + 1 == x->ndirs || x->dirs[i + 1].dev != x->dirs[i].dev || x->dirs[i + 1].ino != x->dirs[i].ino;
 		if (last)
@@ -555,7 +556,8 @@ void xdisk_close(struct xdisk *x)
 			xmeta_free(&x->dirs[i].m);
 		}
 	}
-	qsort(x->dirs, k, sizeof(*x->dirs), by_depth);
+	if (k)
+		qsort(x->dirs, k, sizeof(*x->dirs), by_depth);
 	for (size_t i = 0; i < k; i++) {
 		finish_dir(x, &x->dirs[i]);
 		free(x->dirs[i].rel);
