@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
 #include <langinfo.h>
 #include <limits.h>
 #include <locale.h>
@@ -56,6 +58,19 @@ enum {
 	OPT_NO_XATTRS,
 	OPT_ACLS,
 	OPT_NO_ACLS,
+	OPT_EXCLUDE_VCS,
+	OPT_EXCLUDE_CACHES,
+	OPT_EXCLUDE_CACHES_UNDER,
+	OPT_EXCLUDE_CACHES_ALL,
+	OPT_EXCLUDE_TAG,
+	OPT_EXCLUDE_TAG_UNDER,
+	OPT_EXCLUDE_TAG_ALL,
+	OPT_HARD_DEREF,
+	OPT_SORT,
+	OPT_MTIME,
+	OPT_CLAMP_MTIME,
+	OPT_OWNER,
+	OPT_GROUP,
 	OPT_HELP,
 	OPT_VERSION,
 };
@@ -88,6 +103,21 @@ static const struct option long_opts[] = {
 	{ "acls", no_argument, NULL, OPT_ACLS },
 	{ "no-acls", no_argument, NULL, OPT_NO_ACLS },
 	{ "touch", no_argument, NULL, 'm' },
+	{ "exclude-vcs", no_argument, NULL, OPT_EXCLUDE_VCS },
+	{ "exclude-caches", no_argument, NULL, OPT_EXCLUDE_CACHES },
+	{ "exclude-caches-under", no_argument, NULL, OPT_EXCLUDE_CACHES_UNDER },
+	{ "exclude-caches-all", no_argument, NULL, OPT_EXCLUDE_CACHES_ALL },
+	{ "exclude-tag", required_argument, NULL, OPT_EXCLUDE_TAG },
+	{ "exclude-tag-under", required_argument, NULL, OPT_EXCLUDE_TAG_UNDER },
+	{ "exclude-tag-all", required_argument, NULL, OPT_EXCLUDE_TAG_ALL },
+	{ "use-compress-program", required_argument, NULL, 'I' },
+	{ "dereference", no_argument, NULL, 'h' },
+	{ "hard-dereference", no_argument, NULL, OPT_HARD_DEREF },
+	{ "sort", required_argument, NULL, OPT_SORT },
+	{ "mtime", required_argument, NULL, OPT_MTIME },
+	{ "clamp-mtime", no_argument, NULL, OPT_CLAMP_MTIME },
+	{ "owner", required_argument, NULL, OPT_OWNER },
+	{ "group", required_argument, NULL, OPT_GROUP },
 	{ "file", required_argument, NULL, 'f' },
 	{ "directory", required_argument, NULL, 'C' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -156,7 +186,7 @@ static void usage(FILE *out)
 		cli_prog(), cli_prog());
 }
 
-#define SHORT_OPTS "ctxf:C:T:vX:zjJkOpmo"
+#define SHORT_OPTS "ctxf:C:T:vX:zjJkOpmohH:I:"
 
 /*
  * GNU tar's traditional syntax: a first argument without '-' is a bundle
@@ -213,6 +243,70 @@ static char **old_style(int *argc, char **argv)
 	return old_argv;
 }
 
+/*
+ * TAR_OPTIONS: options put before the command line's, as GNU tar does,
+ * split into words as the shell would split them (blanks; '...', "..."
+ * and backslash quote).
+ */
+static char **env_argv;
+static char *env_words;
+
+static void env_options_free(void)
+{
+	free(env_argv);
+	free(env_words);
+}
+
+static char **env_options(int *argc, char **argv)
+{
+	const char *env = getenv("TAR_OPTIONS");
+	size_t n = 0, len;
+	char *w, quote = 0;
+	bool in_word = false;
+
+	if (!env || !*env)
+		return argv;
+	len = strlen(env);
+	env_words = malloc(len + 1);
+	env_argv = calloc((size_t)*argc + len / 2 + 2, sizeof(*env_argv));
+	if (!env_words || !env_argv)
+		cli_die(TAR_FATAL, "out of memory");
+	atexit(env_options_free);
+	w = env_words;
+	env_argv[n++] = argv[0];
+	for (const char *p = env;; p++) {
+		char ch = *p;
+
+		if (!ch || (!quote && (ch == ' ' || ch == '\t' || ch == '\n'))) {
+			if (in_word) {
+				*w++ = '\0';
+				in_word = false;
+			}
+			if (!ch)
+				break;
+			continue;
+		}
+		if (!in_word) {
+			env_argv[n++] = w;
+			in_word = true;
+		}
+		if (quote ? ch == quote : (ch == '\'' || ch == '"')) {
+			quote = quote ? 0 : ch;
+		} else if (ch == '\\' && quote != '\'' && p[1]) {
+			*w++ = *++p;
+		} else {
+			*w++ = ch;
+		}
+	}
+	if (quote)
+		cli_die(TAR_FATAL, "TAR_OPTIONS: unmatched %c", quote);
+	for (int i = 1; i < *argc; i++)
+		env_argv[n++] = argv[i];
+	env_argv[n] = NULL;
+	*argc = (int)n;
+	return env_argv;
+}
+
 /* "a//b/" -> "a//b": the walk adds its own '/' between components. */
 static char *trim_slashes(const char *s)
 {
@@ -237,6 +331,7 @@ static int add_root(struct tar_opts *o, const char *dir, const char *operand)
 	r = &o->roots[o->nroots];
 	r->strip = 0;
 	r->dir = NULL;
+	r->nexclude = exclude_count(o->exclude);
 	if (dir && !(r->dir = strdup(dir))) {
 		free(name);
 		return -ENOMEM;
@@ -300,23 +395,43 @@ static void set_mode(struct tar_opts *o, enum tar_mode m)
  * file. Others: GNU tar's "FILE:LINE: unrecognized option", exit 2 at the
  * end, the rest goes on.
  */
-static bool files_from_option(struct tar_opts *o, char **dir, const char *file, size_t lineno, const char *line)
-{
-	const char *arg = NULL;
+static void files_from(struct tar_opts *o, char **dir, const char *file, bool null, bool verbatim, int depth);
 
-	if (strncmp(line, "-C", 2) == 0)
-		arg = line[2] == ' ' ? line + 3 : line + 2;
-	else if (strncmp(line, "--directory=", 12) == 0)
-		arg = line + 12;
-	else if (strncmp(line, "--directory ", 12) == 0)
-		arg = line + 12;
-	if (!arg || !*arg) {
-		cli_msg("%s:%zu: %s", tar_printable(file), lineno, arg ? "option requires an argument -- 'C'" : "unrecognized option");
-		o->names_failed = true;
-		return false;
+/* "-X ARG", "-XARG", "--LONG=ARG", "--LONG ARG": ARG, or NULL when line is not that option. */
+static const char *line_option(const char *line, const char *shrt, const char *lng)
+{
+	size_t n = strlen(lng);
+
+	if (strncmp(line, shrt, 2) == 0)
+		return line[2] == ' ' ? line + 3 : line + 2;
+	if (strncmp(line, lng, n) == 0 && (line[n] == '=' || line[n] == ' '))
+		return line + n + 1;
+	return NULL;
+}
+
+static bool files_from_option(struct tar_opts *o, char **dir, const char *file, size_t lineno, const char *line,
+			      bool null, bool verbatim, int depth)
+{
+	const char *arg;
+	char letter = 'C';
+
+	if ((arg = line_option(line, "-T", "--files-from"))) {
+		letter = 'T';
+		if (*arg) {
+			/* A nested list, read where its line stands (GNU tar). */
+			files_from(o, dir, arg, null, verbatim, depth + 1);
+			return true;
+		}
+	} else if ((arg = line_option(line, "-C", "--directory")) && *arg) {
+		*dir = change_dir(*dir, arg);
+		return true;
 	}
-	*dir = change_dir(*dir, arg);
-	return true;
+	if (arg)
+		cli_msg("%s:%zu: option requires an argument -- '%c'", tar_printable(file), lineno, letter);
+	else
+		cli_msg("%s:%zu: unrecognized option", tar_printable(file), lineno);
+	o->names_failed = true;
+	return false;
 }
 
 /*
@@ -324,9 +439,13 @@ static bool files_from_option(struct tar_opts *o, char **dir, const char *file, 
  * a line, or NUL-separated after --null (which, as in GNU tar, applies to
  * the -T options after it). Empty names are skipped.
  */
-static void files_from(struct tar_opts *o, char **dir, const char *file, bool null, bool verbatim)
+static void files_from(struct tar_opts *o, char **dir, const char *file, bool null, bool verbatim, int depth)
 {
-	FILE *f = strcmp(file, "-") == 0 ? stdin : fopen(file, "re");
+	FILE *f;
+
+	if (depth > 32)
+		cli_die(TAR_FATAL, "%s: -T lists nested too deep (a list that names itself?)", cli_quote(file));
+	f = strcmp(file, "-") == 0 ? stdin : fopen(file, "re");
 	char *line = NULL;
 	size_t cap = 0, lineno = 0;
 	ssize_t n;
@@ -338,7 +457,7 @@ static void files_from(struct tar_opts *o, char **dir, const char *file, bool nu
 		if (line[n - 1] == (null ? '\0' : '\n'))
 			line[--n] = '\0';
 		if (n > 0 && line[0] == '-' && !null && !verbatim) {
-			files_from_option(o, dir, file, lineno, line);
+			files_from_option(o, dir, file, lineno, line, null, verbatim, depth);
 			continue;
 		}
 		if (n > 0 && add_root(o, *dir, line) < 0)
@@ -351,9 +470,173 @@ static void files_from(struct tar_opts *o, char **dir, const char *file, bool nu
 		fclose(f);
 }
 
+static void add_exclude(struct tar_opts *o, const char *pattern)
+{
+	if (!o->exclude && !(o->exclude = exclude_new(EXCLUDE_GNU | EXCLUDE_LEADING_DIR)))
+		cli_die(TAR_FATAL, "out of memory");
+	if (exclude_add(o->exclude, pattern) < 0)
+		cli_die(TAR_FATAL, "%s: cannot use exclude pattern(s)", cli_quote(pattern));
+}
+
+/* --exclude-vcs: GNU tar's list (src/names.c, vcs_file_table). */
+static void exclude_vcs(struct tar_opts *o)
+{
+	static const char *const vcs[] = {
+		"CVS", ".cvsignore", "RCS", "SCCS", ".svn", ".git", ".gitignore", ".gitattributes", ".gitmodules",
+		".arch-ids", "{arch}", "=RELEASE-ID", "=meta-update", "=update", ".bzr", ".bzrignore", ".bzrtags",
+		".hg", ".hgignore", ".hgtags", "_darcs",
+	};
+
+	for (size_t i = 0; i < sizeof(vcs) / sizeof(vcs[0]); i++)
+		add_exclude(o, vcs[i]);
+}
+
+static void add_tag(struct tar_opts *o, const char *file, enum tar_tag_how how, bool cachedir)
+{
+	struct tar_tag *n = realloc(o->tags, (o->ntags + 1) * sizeof(*n));
+
+	if (!n)
+		cli_die(TAR_FATAL, "out of memory");
+	o->tags = n;
+	o->tags[o->ntags++] = (struct tar_tag){ .file = file, .how = how, .cachedir = cachedir };
+}
+
+/*
+ * --mtime=DATE: "@SECONDS[.FRAC]", "YYYY-MM-DD[ HH:MM[:SS]]" (or with 'T'),
+ * in local time, or UTC with a trailing "Z" or " UTC"; or the name of a
+ * file (starting with '/' or '.'), whose mtime is taken, as in GNU tar.
+ * GNU tar reads many more date forms: the others are refused.
+ */
+static bool parse_mtime(const char *arg, struct timespec *ts)
+{
+	static const char *const forms[] = { "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M",
+					     "%Y-%m-%dT%H:%M", "%Y-%m-%d" };
+	struct stat st;
+	char *end;
+
+	if ((arg[0] == '/' || arg[0] == '.') && stat(arg, &st) == 0) {
+		*ts = st.st_mtim;
+		return true;
+	}
+	if (arg[0] == '@') {
+		double v = strtod(arg + 1, &end);
+		if (end == arg + 1 || *end)
+			return false;
+		ts->tv_sec = (time_t)v;
+		ts->tv_nsec = (long)((v - (double)ts->tv_sec) * 1e9);
+		if (ts->tv_nsec < 0) {
+			ts->tv_sec--;
+			ts->tv_nsec += 1000000000;
+		}
+		return true;
+	}
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		struct tm tm = { .tm_isdst = -1 };
+		const char *rest = strptime(arg, forms[i], &tm);
+		bool utc;
+
+		if (!rest)
+			continue;
+		utc = strcmp(rest, "Z") == 0 || strcmp(rest, " UTC") == 0 || strcmp(rest, " UTC0") == 0;
+		if (*rest && !utc)
+			continue;
+		ts->tv_sec = utc ? timegm(&tm) : mktime(&tm);
+		ts->tv_nsec = 0;
+		return true;
+	}
+	return false;
+}
+
+/* --owner=NAME[:UID], --group=NAME[:GID]: GNU tar's forms; a bare number is the id (and its name, if any). */
+static void parse_owner(const char *arg, bool group, uint64_t *id, char **name)
+{
+	const char *colon = strchr(arg, ':');
+	char *end;
+
+	if (colon) {
+		unsigned long long v = strtoull(colon + 1, &end, 10);
+		if (colon[1] == '\0' || *end)
+			cli_die(TAR_FATAL, "%s: Invalid %s", cli_quote(arg), group ? "group" : "owner");
+		*id = v;
+		*name = strndup(arg, (size_t)(colon - arg));
+		return;
+	}
+	if (*arg && strspn(arg + (*arg == '+'), "0123456789") == strlen(arg + (*arg == '+'))) {
+		*id = strtoull(arg + (*arg == '+'), NULL, 10);
+		if (group) {
+			struct group *g = *arg == '+' ? NULL : getgrgid((gid_t)*id);
+			*name = g ? strdup(g->gr_name) : NULL;
+		} else {
+			struct passwd *pw = *arg == '+' ? NULL : getpwuid((uid_t)*id);
+			*name = pw ? strdup(pw->pw_name) : NULL;
+		}
+		return;
+	}
+	if (group) {
+		struct group *g = getgrnam(arg);
+		if (!g)
+			cli_die(TAR_FATAL, "%s: Invalid group", cli_quote(arg));
+		*id = g->gr_gid;
+	} else {
+		struct passwd *pw = getpwnam(arg);
+		if (!pw)
+			cli_die(TAR_FATAL, "%s: Invalid owner", cli_quote(arg));
+		*id = pw->pw_uid;
+	}
+	*name = strdup(arg);
+}
+
+/* The long name of an option that selects files and applies to the names after it (GNU tar), or NULL. */
+static const char *positional(int c)
+{
+	switch (c) {
+	case 'X':
+		return "exclude-from";
+	case 'C': case OPT_EXCLUDE: case OPT_NULL: case OPT_NO_NULL: case OPT_VERBATIM: case OPT_NO_VERBATIM:
+	case OPT_RECURSION: case OPT_NO_RECURSION: case OPT_EXCLUDE_VCS: case OPT_EXCLUDE_CACHES:
+	case OPT_EXCLUDE_CACHES_UNDER: case OPT_EXCLUDE_CACHES_ALL: case OPT_EXCLUDE_TAG:
+	case OPT_EXCLUDE_TAG_UNDER: case OPT_EXCLUDE_TAG_ALL:
+		for (const struct option *lo = long_opts; lo->name; lo++)
+			if (lo->val == c)
+				return lo->name;
+	}
+	return NULL;
+}
+
+/*
+ * Options that select files apply to the names after them; in -c, GNU tar
+ * reports those with no name after them ("... has no effect") and exits 2
+ * at the end, the archive made all the same.
+ */
+struct unconsumed {
+	size_t n;
+	struct {
+		int c;
+		const char *arg;
+	} v[64];
+};
+
+static void unconsumed_report(const struct unconsumed *u, struct tar_opts *o)
+{
+	if (u->n == 0 || o->mode != TAR_CREATE)
+		return;
+	cli_msg("The following options were used after any non-optional arguments in archive create or update mode.  "
+		"These options are positional and affect only arguments that follow them.  Please, rearrange them properly.");
+	for (size_t i = 0; i < u->n; i++) {
+		if (u->v[i].c == 'C')
+			cli_msg("-C %s has no effect", cli_quote(u->v[i].arg));
+		else if (u->v[i].arg)
+			cli_msg("--%s %s has no effect", positional(u->v[i].c), cli_quote(u->v[i].arg));
+		else
+			cli_msg("--%s has no effect", positional(u->v[i].c));
+	}
+	o->names_failed = true;
+}
+
 static void parse(int argc, char **argv, struct tar_opts *o)
 {
 	bool old_archive = false;
+	struct unconsumed unconsumed = { 0 };
 	char *dir = NULL;
 	bool null = false, verbatim = false;
 	uint64_t size;
@@ -362,12 +645,18 @@ static void parse(int argc, char **argv, struct tar_opts *o)
 	o->memory_limit = DEFAULT_MEMORY_LIMIT;
 	o->same_owner = o->same_perms = o->xattrs = o->acls = -1;
 	argv = old_style(&argc, argv);
+	argv = env_options(&argc, argv);
 	/* "-" first: operands come back in place, so -C applies to those after it. */
 	while ((c = getopt_long(argc, argv, "-" SHORT_OPTS, long_opts, NULL)) != -1) {
+		if (positional(c) && unconsumed.n < sizeof(unconsumed.v) / sizeof(unconsumed.v[0])) {
+			unconsumed.v[unconsumed.n].c = c;
+			unconsumed.v[unconsumed.n++].arg = optarg;
+		}
 		switch (c) {
 		case 1:
 			if (add_root(o, dir, optarg) < 0)
 				cli_die(TAR_FATAL, "out of memory");
+			unconsumed.n = 0;
 			break;
 		case 'c':
 			set_mode(o, TAR_CREATE);
@@ -379,7 +668,8 @@ static void parse(int argc, char **argv, struct tar_opts *o)
 			set_mode(o, TAR_EXTRACT);
 			break;
 		case 'T':
-			files_from(o, &dir, optarg, null, verbatim);
+			files_from(o, &dir, optarg, null, verbatim, 0);
+			unconsumed.n = 0;
 			break;
 		case OPT_NULL:
 		case OPT_NO_NULL:
@@ -434,6 +724,63 @@ static void parse(int argc, char **argv, struct tar_opts *o)
 		case 'm':
 			o->touch = true;
 			break;
+		case OPT_EXCLUDE_VCS:
+			exclude_vcs(o);
+			break;
+		case OPT_EXCLUDE_CACHES:
+		case OPT_EXCLUDE_CACHES_UNDER:
+		case OPT_EXCLUDE_CACHES_ALL:
+			add_tag(o, "CACHEDIR.TAG",
+				c == OPT_EXCLUDE_CACHES ? TAR_TAG_CONTENTS : c == OPT_EXCLUDE_CACHES_UNDER ? TAR_TAG_UNDER : TAR_TAG_ALL,
+				true);
+			break;
+		case OPT_EXCLUDE_TAG:
+		case OPT_EXCLUDE_TAG_UNDER:
+		case OPT_EXCLUDE_TAG_ALL:
+			add_tag(o, optarg,
+				c == OPT_EXCLUDE_TAG ? TAR_TAG_CONTENTS : c == OPT_EXCLUDE_TAG_UNDER ? TAR_TAG_UNDER : TAR_TAG_ALL,
+				false);
+			break;
+		case 'I':
+			o->compress_program = optarg;
+			set_filter(o, TAR_FILTER_PROGRAM);
+			break;
+		case 'h':
+			o->dereference = true;
+			break;
+		case OPT_HARD_DEREF:
+			o->hard_dereference = true;
+			break;
+		case OPT_SORT:
+			/* GNU tar's member orders; each is one of sweep-tar's read orders. */
+			if (strcmp(optarg, "name") == 0)
+				o->order = SWEEP_ORDER_NAME;
+			else if (strcmp(optarg, "inode") == 0)
+				o->order = SWEEP_ORDER_INODE;
+			else if (strcmp(optarg, "none") == 0)
+				o->order = SWEEP_ORDER_AUTO;
+			else
+				cli_die(TAR_FATAL, "invalid argument %s for '--sort'\nValid arguments are:\n  - 'none'\n  - 'name'\n  - 'inode'",
+					cli_quote(optarg));
+			break;
+		case OPT_MTIME:
+			if (!parse_mtime(optarg, &o->mtime))
+				cli_die(TAR_FATAL, "Invalid date format %s", cli_quote(optarg));
+			o->set_mtime = true;
+			break;
+		case OPT_CLAMP_MTIME:
+			o->clamp_mtime = true;
+			break;
+		case OPT_OWNER:
+			free(o->owner_name);
+			parse_owner(optarg, false, &o->owner_id, &o->owner_name);
+			o->set_owner = true;
+			break;
+		case OPT_GROUP:
+			free(o->group_name);
+			parse_owner(optarg, true, &o->group_id, &o->group_name);
+			o->set_group = true;
+			break;
 		case OPT_NO_RECURSION:
 		case OPT_RECURSION:
 			o->no_recursion = c == OPT_NO_RECURSION;
@@ -451,11 +798,13 @@ static void parse(int argc, char **argv, struct tar_opts *o)
 			o->totals = true;
 			break;
 		case OPT_EXCLUDE:
+			add_exclude(o, optarg);
+			break;
 		case 'X':
 			if (!o->exclude && !(o->exclude = exclude_new(EXCLUDE_GNU | EXCLUDE_LEADING_DIR)))
 				cli_die(TAR_FATAL, "out of memory");
-			if ((c == 'X' ? exclude_add_file(o->exclude, optarg) : exclude_add(o->exclude, optarg)) < 0)
-				cli_die(TAR_FATAL, "%s: cannot use exclude pattern(s)", cli_quote(optarg));
+			if ((size = (uint64_t)-exclude_add_file(o->exclude, optarg)) != 0)
+				cli_die(TAR_FATAL, "%s: Cannot open: %s", cli_quote(optarg), strerror((int)size));
 			break;
 		case OPT_ONE_FS:
 			o->xdev = true;
@@ -494,9 +843,18 @@ static void parse(int argc, char **argv, struct tar_opts *o)
 		case OPT_PLAN_TRACE:
 			o->plan_trace = optarg;
 			break;
+		case 'H':
 		case OPT_FORMAT:
-			if (strcmp(optarg, "pax") != 0 && strcmp(optarg, "posix") != 0)
-				cli_die(TAR_FATAL, "only --format=pax is supported");
+			if (strcmp(optarg, "pax") == 0 || strcmp(optarg, "posix") == 0)
+				o->format = TAR_FMT_PAX;
+			else if (strcmp(optarg, "gnu") == 0 || strcmp(optarg, "oldgnu") == 0)
+				o->format = TAR_FMT_GNU;
+			else if (strcmp(optarg, "ustar") == 0)
+				o->format = TAR_FMT_USTAR;
+			else if (strcmp(optarg, "v7") == 0)
+				o->format = TAR_FMT_V7;
+			else
+				cli_die(TAR_FATAL, "%s: Invalid archive format", cli_quote(optarg));
 			break;
 		case OPT_HELP:
 			usage(stdout);
@@ -510,15 +868,18 @@ static void parse(int argc, char **argv, struct tar_opts *o)
 		}
 	}
 	/* After "--" getopt stops: the rest are PATHs, under the last -C. */
-	for (; optind < argc; optind++)
+	for (; optind < argc; optind++) {
 		if (add_root(o, dir, argv[optind]) < 0)
 			cli_die(TAR_FATAL, "out of memory");
+		unconsumed.n = 0;
+	}
 	if (!o->mode) {
 		/* GNU tar's wording. */
 		cli_msg("You must specify one of the '-Acdtrux', '--delete' or '--test-label' options");
 		cli_try_help();
 		exit(TAR_FATAL);
 	}
+	unconsumed_report(&unconsumed, o);
 	if (old_archive && o->mode == TAR_CREATE)
 		cli_die(TAR_FATAL, "-o (--old-archive, the V7 format) is not supported: the archive is pax");
 	if (o->mode == TAR_EXTRACT)
@@ -638,6 +999,7 @@ static void teardown(struct tar *t)
 		archive_read_free(t->disk);
 	archive_entry_free(t->entry);
 	links_free(t->links);
+	free(t->tagged);
 	tar_names_free(t);
 	dir_spool_free(t->dirs);
 	sweep_batch_free(t->batch);
@@ -689,6 +1051,9 @@ int main(int argc, char **argv)
 		free(o.roots[i].dir);
 	}
 	free(o.roots);
+	free(o.tags);
+	free(o.owner_name);
+	free(o.group_name);
 	free((char *)o.extract_dir);
 	exclude_free(o.exclude);
 	return t.status;

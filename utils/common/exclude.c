@@ -272,21 +272,28 @@ static bool rsync_rule_match(const struct rule *r, const char *path, const char 
 
 bool exclude_match(const struct exclude *ex, const char *path, const char *name, bool is_dir)
 {
-	if (!ex || ex->n == 0)
+	return exclude_match_first(ex, exclude_count(ex), path, name, is_dir);
+}
+
+bool exclude_match_first(const struct exclude *ex, unsigned n, const char *path, const char *name, bool is_dir)
+{
+	if (!ex || ex->n == 0 || n == 0)
 		return false;
+	if (n > ex->n)
+		n = ex->n;
 	if (!name) {
 		const char *slash = strrchr(path, '/');
 		name = slash && slash[1] ? slash + 1 : path;
 	}
 	if (!(ex->flags & EXCLUDE_RSYNC)) {
-		for (unsigned i = 0; i < ex->n; i++)
+		for (unsigned i = 0; i < n; i++)
 			if (gnu_match(ex->rules[i].pat, path, ex->flags))
 				return true;
 		return false;
 	}
 	while (*path == '/')
 		path++;
-	for (unsigned i = 0; i < ex->n; i++) {
+	for (unsigned i = 0; i < n; i++) {
 		const struct rule *r = &ex->rules[i];
 		if (rsync_rule_match(r, path, name, is_dir, ex->flags & EXCLUDE_CASEFOLD ? FNM_CASEFOLD : 0))
 			return !r->include;

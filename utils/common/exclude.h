@@ -58,6 +58,12 @@ unsigned exclude_count(const struct exclude *ex);
  * (rsync's trailing-slash rules need it).
  */
 bool exclude_match(const struct exclude *ex, const char *path, const char *name, bool is_dir);
+/*
+ * exclude_match() with only the first n rules added (GNU tar -c: an
+ * --exclude applies to the names after it, so each name is matched against
+ * the patterns given before it).
+ */
+bool exclude_match_first(const struct exclude *ex, unsigned n, const char *path, const char *name, bool is_dir);
 /* Free the set; accepts NULL, returns NULL. */
 struct exclude *exclude_free(struct exclude *ex);
 

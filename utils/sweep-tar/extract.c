@@ -228,7 +228,18 @@ static int open_in(struct tar *t, struct archive **ret)
 
 	if (!a)
 		return -ENOMEM;
-	archive_read_support_filter_all(a);
+	if (t->o->filter == TAR_FILTER_PROGRAM) {
+		/* -I PROG reads with "PROG -d", as GNU tar runs it. */
+		char *cmd;
+		if (asprintf(&cmd, "%s -d", t->o->compress_program) < 0) {
+			archive_read_free(a);
+			return -ENOMEM;
+		}
+		archive_read_support_filter_program(a, cmd);
+		free(cmd);
+	}
+	else
+		archive_read_support_filter_all(a);
 	archive_read_support_format_tar(a);
 	if (!file || strcmp(file, "-") == 0) {
 		if (isatty(STDIN_FILENO)) {
@@ -379,6 +390,9 @@ int tar_read_archive(struct tar *t, bool extract)
 			tar_warn(t, name, "%s", archive_error_string(in));
 		r = ARCHIVE_OK;
 		if (!name || (root = selected(o, name, matched)) < 0)
+			continue;
+		/* --exclude applies to -t and -x as well, on the member name (GNU tar). */
+		if (o->exclude && exclude_match(o->exclude, name, NULL, archive_entry_filetype(e) == AE_IFDIR))
 			continue;
 		fix_times(e);
 		if (extract && o->strip_components && !strip_entry(e, o->strip_components))

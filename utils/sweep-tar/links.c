@@ -132,7 +132,8 @@ int tar_link_member(struct tar *t, const char *name, const struct sweep_stat *st
 	int r;
 
 	*ret_rec = NULL;
-	if (st->nlink < 2)
+	/* --hard-dereference: every name is archived with its data. */
+	if (st->nlink < 2 || t->o->hard_dereference)
 		return 0;
 	rec = links_find(t->links, st->dev, st->ino);
 	if (!rec) {

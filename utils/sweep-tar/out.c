@@ -79,6 +79,23 @@ static int add_filter(struct archive *a, enum tar_filter f)
 		return archive_write_add_filter_xz(a);
 	case TAR_FILTER_ZSTD:
 		return archive_write_add_filter_zstd(a);
+	case TAR_FILTER_PROGRAM:
+		return ARCHIVE_FATAL; /* add_filter_program() */
+	}
+	return ARCHIVE_FATAL;
+}
+
+static int set_format(struct archive *a, enum tar_format f)
+{
+	switch (f) {
+	case TAR_FMT_PAX:
+		return archive_write_set_format_pax(a);
+	case TAR_FMT_GNU:
+		return archive_write_set_format_gnutar(a);
+	case TAR_FMT_USTAR:
+		return archive_write_set_format_ustar(a);
+	case TAR_FMT_V7:
+		return archive_write_set_format_v7tar(a);
 	}
 	return ARCHIVE_FATAL;
 }
@@ -139,13 +156,15 @@ int tar_out_open(struct tar *t)
 	t->out = archive_write_new();
 	if (!t->out)
 		return -ENOMEM;
-	if (add_filter(t->out, t->o->filter) != ARCHIVE_OK ||
-	    archive_write_set_format_pax(t->out) != ARCHIVE_OK) {
+	if ((t->o->filter == TAR_FILTER_PROGRAM ? archive_write_add_filter_program(t->out, t->o->compress_program)
+						: add_filter(t->out, t->o->filter)) != ARCHIVE_OK ||
+	    set_format(t->out, t->o->format) != ARCHIVE_OK) {
 		cli_msg("cannot set up the archive: %s", archive_error_string(t->out));
 		return -EINVAL;
 	}
 	/* GNU tar reads SCHILY.xattr.* and warns about LIBARCHIVE.xattr.*; bsdtar reads both. */
-	archive_write_set_options(t->out, "xattrheader=SCHILY");
+	if (t->o->format == TAR_FMT_PAX)
+		archive_write_set_options(t->out, "xattrheader=SCHILY");
 	/*
 	 * Uncompressed: pad the last record to 10240 bytes as GNU tar does.
 	 * Compressed: do not pad the compressed stream (gzip and friends
@@ -198,6 +217,30 @@ static const char *reason(struct archive *a, struct archive_entry *e)
 	return why;
 }
 
+/*
+ * What every member gets whatever its file has: no atime or ctime (they
+ * change with every read and every chmod, so two archives of one tree
+ * would differ; GNU tar's pax headers carry them unless told
+ * --pax-option=delete=atime,delete=ctime), and --mtime, --owner, --group.
+ */
+static void reproducible(const struct tar_opts *o, struct archive_entry *e)
+{
+	archive_entry_unset_atime(e);
+	archive_entry_unset_ctime(e);
+	archive_entry_unset_birthtime(e);
+	if (o->set_mtime && (!o->clamp_mtime || archive_entry_mtime(e) > o->mtime.tv_sec ||
+			     (archive_entry_mtime(e) == o->mtime.tv_sec && archive_entry_mtime_nsec(e) > o->mtime.tv_nsec)))
+		archive_entry_set_mtime(e, o->mtime.tv_sec, o->mtime.tv_nsec);
+	if (o->set_owner) {
+		archive_entry_set_uid(e, (la_int64_t)o->owner_id);
+		archive_entry_copy_uname(e, o->numeric_owner ? NULL : o->owner_name);
+	}
+	if (o->set_group) {
+		archive_entry_set_gid(e, (la_int64_t)o->group_id);
+		archive_entry_copy_gname(e, o->numeric_owner ? NULL : o->group_name);
+	}
+}
+
 int tar_out_header(struct tar *t, struct archive_entry *e)
 {
 	int r;
@@ -206,6 +249,7 @@ int tar_out_header(struct tar *t, struct archive_entry *e)
 		return -EIO;
 	if (!e)
 		e = t->entry;
+	reproducible(t->o, e);
 	tar_fix_times(e);
 	r = archive_write_header(t->out, e);
 	if (r == ARCHIVE_FATAL || t->sink.err)

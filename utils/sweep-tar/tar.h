@@ -56,6 +56,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -75,6 +76,7 @@ enum tar_filter {
 	TAR_FILTER_BZIP2,
 	TAR_FILTER_XZ,
 	TAR_FILTER_ZSTD,
+	TAR_FILTER_PROGRAM, /* -I PROG */
 };
 
 /* One PATH operand: where to walk, and how much of the walked path the member name drops. */
@@ -82,6 +84,7 @@ struct tar_root {
 	char *path;   /* -C directory + "/" + operand, or the operand */
 	size_t strip; /* bytes of path before the member name: the -C prefix and its "/" */
 	char *dir;    /* the -C in force for it (NULL: none): -x extracts its members there */
+	unsigned nexclude; /* -c: the --exclude patterns given before it (GNU tar's are positional) */
 };
 
 enum tar_mode {
@@ -95,6 +98,26 @@ enum tar_old_files {
 	TAR_OLD_REPLACE = 0, /* GNU tar's default: replace it */
 	TAR_OLD_KEEP,        /* -k, --keep-old-files: keep it, an error */
 	TAR_OLD_SKIP,        /* --skip-old-files: keep it, silently */
+};
+
+/* The archive format written (-H, --format). */
+enum tar_format {
+	TAR_FMT_PAX = 0, /* pax, posix */
+	TAR_FMT_GNU,     /* gnu, oldgnu */
+	TAR_FMT_USTAR,
+	TAR_FMT_V7,
+};
+
+/* --exclude-tag*, --exclude-caches*: what a directory holding the tag file loses. */
+enum tar_tag_how {
+	TAR_TAG_CONTENTS, /* its contents but the tag file (--exclude-tag, --exclude-caches) */
+	TAR_TAG_UNDER,    /* its contents (--exclude-tag-under, --exclude-caches-under) */
+	TAR_TAG_ALL,      /* itself and its contents (--exclude-tag-all, --exclude-caches-all) */
+};
+struct tar_tag {
+	const char *file;
+	enum tar_tag_how how;
+	bool cachedir;    /* the file must start with CACHEDIR.TAG's signature */
 };
 
 struct tar_opts {
@@ -111,6 +134,18 @@ struct tar_opts {
 	int xattrs, acls;    /* --xattrs, --acls, --no-xattrs, --no-acls (-c stores both by default) */
 	bool numeric_owner;  /* --numeric-owner: -x uses the ids, -c stores no names */
 	bool touch;          /* -m: extracted files keep the extraction time */
+	enum tar_format format;
+	const char *compress_program; /* -I, --use-compress-program */
+	bool dereference;    /* -h: archive what symlinks point to */
+	bool hard_dereference; /* --hard-dereference: every name of a file with its data */
+	struct tar_tag *tags;
+	size_t ntags;
+	/* Reproducible archives: --mtime (with --clamp-mtime: only later times), --owner, --group */
+	bool set_mtime, clamp_mtime;
+	struct timespec mtime;
+	bool set_owner, set_group;
+	uint64_t owner_id, group_id;
+	char *owner_name, *group_name; /* NULL: none stored */
 	bool names_failed;   /* a -T file had a line that could not be used (said so; exit 2 at the end) */
 	enum tar_filter filter;
 	bool verbose, totals, progress, xdev;
@@ -133,8 +168,16 @@ struct tar_sink {
 	int err;
 };
 
+/* A directory the walk met that holds an --exclude-tag file: of its entries only that file is archived. */
+struct tar_tagged {
+	uint64_t id;      /* the walk's id of the directory */
+	const char *file;
+};
+
 struct tar {
 	const struct tar_opts *o;
+	struct tar_tagged *tagged;
+	size_t ntagged;
 	struct archive *out;          /* the archive being written */
 	struct archive *disk;         /* archive_read_disk: metadata lookups only */
 	int disk_flags;               /* its ARCHIVE_READDISK_* behavior, set per entry (entry.c) */

@@ -18,15 +18,74 @@ static bool same_inode(int fd, const struct sweep_stat *st)
 	return fstat(fd, &now) == 0 && (uint64_t)now.st_dev == st->dev && (uint64_t)now.st_ino == st->ino;
 }
 
+#define CACHEDIR_SIGNATURE "Signature: 8a477f597d28d172789f06886806bc55"
+
+/* Does the directory dirfd hold tag (and, for CACHEDIR.TAG, with its signature)? */
+static bool has_tag(int dirfd, const struct tar_tag *tag)
+{
+	char buf[sizeof(CACHEDIR_SIGNATURE) - 1];
+	int fd = openat(dirfd, tag->file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	bool ok = fd >= 0;
+
+	if (ok && tag->cachedir)
+		ok = read(fd, buf, sizeof(buf)) == (ssize_t)sizeof(buf) && memcmp(buf, CACHEDIR_SIGNATURE, sizeof(buf)) == 0;
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* The first --exclude-tag*, --exclude-caches* that the directory dirfd satisfies, or NULL. */
+static const struct tar_tag *dir_tag(struct tar *t, int dirfd)
+{
+	for (size_t i = 0; i < t->o->ntags; i++)
+		if (has_tag(dirfd, &t->o->tags[i]))
+			return &t->o->tags[i];
+	return NULL;
+}
+
+/* GNU tar's note, under -v only. */
+static void tag_note(struct tar *t, const struct sweep_entry *e, const struct tar_tag *tag, const char *what)
+{
+	if (!t->o->verbose)
+		return;
+	progress_clear(t->progress);
+	fflush(stdout);
+	fprintf(stderr, "%s: %s/: contains a cache directory tag %s; %s\n", cli_prog(), tar_display(t, e->path),
+		tar_printable(tag->file), what);
+}
+
+/* A directory whose contents are left out but for its tag file (--exclude-tag, --exclude-caches). */
+static int tagged_add(struct tar *t, uint64_t id, const char *file)
+{
+	struct tar_tagged *n = realloc(t->tagged, (t->ntagged + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	t->tagged = n;
+	t->tagged[t->ntagged++] = (struct tar_tagged){ .id = id, .file = file };
+	return 0;
+}
+
+/* An entry of such a directory: only its tag file is kept. */
+static bool tagged_out(const struct tar *t, const struct sweep_entry *e)
+{
+	for (size_t i = t->ntagged; i-- > 0;)
+		if (t->tagged[i].id == e->dir_id)
+			return strcmp(e->name, t->tagged[i].file) != 0;
+	return false;
+}
+
 static int walk_dir(struct tar *t, const struct sweep_entry *e, const char *name)
 {
+	const struct tar_tag *tag;
 	char buf[64 + NAME_MAX];
 	const char *acc;
 	int fd, r;
 
 	/* Our own fd on it: xattrs and ACLs come through it, and it tells
 	 * early whether the walk can read it at all. */
-	fd = openat(e->dirfd, e->at_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	fd = openat(e->dirfd, e->at_name,
+		    O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK | (t->o->dereference ? 0 : O_NOFOLLOW));
 	if (fd >= 0 && !same_inode(fd, &e->st)) {
 		/* Another directory took its place since the walk's stat: nothing of it is stored. */
 		close(fd);
@@ -39,6 +98,12 @@ static int walk_dir(struct tar *t, const struct sweep_entry *e, const char *name
 			tar_warn(t, e->path, "File removed before we read it");
 		else
 			tar_error(t, e->path, "Cannot open: %s", strerror(errno));
+		return SWEEP_WALK_SKIP;
+	}
+	tag = t->o->ntags ? dir_tag(t, fd) : NULL;
+	if (tag && tag->how == TAR_TAG_ALL) {
+		tag_note(t, e, tag, "directory not dumped");
+		close(fd);
 		return SWEEP_WALK_SKIP;
 	}
 	acc = tar_accpath(t, fd, NULL, e->path, buf, sizeof(buf));
@@ -59,6 +124,12 @@ static int walk_dir(struct tar *t, const struct sweep_entry *e, const char *name
 	close(fd);
 	progress_plan(t->progress, 1, 0);
 	progress_add(t->progress, 1, 0);
+	if (r == 0 && tag) {
+		tag_note(t, e, tag, "contents not dumped");
+		if (tag->how == TAR_TAG_UNDER)
+			return SWEEP_WALK_SKIP;
+		r = tagged_add(t, e->id, tag->file);
+	}
 	return r;
 }
 
@@ -119,6 +190,8 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 {
 	struct tar *t = ctx;
 	size_t strip = t->o->roots[e->root_index].strip;
+	/* The patterns given before this operand (GNU tar's --exclude is positional). */
+	unsigned nex = t->o->roots[e->root_index].nexclude;
 	const char *name;
 	mode_t mode = e->st.mode;
 
@@ -126,10 +199,12 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 		return -EIO;
 	if (e->stat_err)
 		return 0; /* on_error said why */
+	if (t->ntagged && tagged_out(t, e))
+		return S_ISDIR(mode) ? SWEEP_WALK_SKIP : 0;
 	name = tar_member_name(t, e->path, strip);
 	/* GNU tar tries the name as given (with its leading '/') and the member name. */
-	if (t->o->exclude && (exclude_match(t->o->exclude, e->path + strip, NULL, S_ISDIR(mode)) ||
-			      (name != e->path + strip && exclude_match(t->o->exclude, name, NULL, S_ISDIR(mode)))))
+	if (t->o->exclude && (exclude_match_first(t->o->exclude, nex, e->path + strip, NULL, S_ISDIR(mode)) ||
+			      (name != e->path + strip && exclude_match_first(t->o->exclude, nex, name, NULL, S_ISDIR(mode)))))
 		return S_ISDIR(mode) ? SWEEP_WALK_SKIP : 0;
 	if (t->out_is_file && (uint64_t)e->st.dev == t->out_dev && (uint64_t)e->st.ino == t->out_ino) {
 		progress_clear(t->progress);
@@ -229,6 +304,8 @@ int tar_walk(struct tar *t)
 
 	if (!roots)
 		return -ENOMEM;
+	if (t->o->dereference)
+		wo.flags |= SWEEP_WALK_FOLLOW;
 	for (size_t i = 0; i < t->o->nroots; i++)
 		roots[i] = t->o->roots[i].path;
 	/* Regular files are stat'ed when read (read.c). */
