@@ -35,9 +35,12 @@ mkdir -p "$work"
 img=$work/$fs.img mnt=$work/mnt
 mkdir -p "$mnt"
 dev=
-tr=/sys/kernel/tracing/instances/sweep-walk-$$
+. "$(dirname "$0")/../common/tracefs.sh"
+tracefs_find || { echo "no tracefs" >&2; exit 77; }
+tr=$TRACEFS/instances/sweep-walk-$$
 cleanup() {
 	[ -d "$tr" ] && { echo 0 >"$tr/tracing_on"; rmdir "$tr"; }
+	tracefs_release
 	mountpoint -q "$mnt" && umount "$mnt"
 	[ -n "$dev" ] && losetup -d "$dev"
 	return 0
