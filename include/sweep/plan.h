@@ -35,6 +35,12 @@ extern "C" {
 
 /* sweep_plan_entry.flags */
 #define SWEEP_PLAN_FOLLOW 0x1u /* a symlink stands at path and was followed when planned: open following it */
+/*
+ * size is not known (0): the file was planned without a stat
+ * (SWEEP_WALK_NO_STAT_FILES) and neither a raw inode nor locating it gave
+ * its size; the reader's fstat will. For a caller's byte totals.
+ */
+#define SWEEP_PLAN_UNSIZED 0x2u
 
 struct sweep_plan_opts {
 	size_t size;            /* sizeof(struct sweep_plan_opts) */
@@ -65,7 +71,7 @@ struct sweep_plan_entry {
 	 */
 	uint32_t root;
 	uint32_t rel;            /* offset in path of the part below the root */
-	uint32_t flags;          /* SWEEP_PLAN_FOLLOW */
+	uint32_t flags;          /* SWEEP_PLAN_FOLLOW, SWEEP_PLAN_UNSIZED */
 };
 
 struct sweep_plan;

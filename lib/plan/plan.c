@@ -388,7 +388,8 @@ static int add_located(struct sweep_plan *p, int dirfd, const char *name, bool f
 	 */
 	if (sort_locates(p, &reach)) {
 		bool deep = eh && (eh->deep || eh->lazy); /* the walk left it to the plan's raw sweep */
-		reach.flags |= SWEEP__PLAN_PENDING | (unstated ? SWEEP__PLAN_UNSTATED : 0) | (deep ? SWEEP__PLAN_DEEP : 0);
+		reach.flags |= SWEEP__PLAN_PENDING | (unstated ? SWEEP__PLAN_UNSTATED | SWEEP_PLAN_UNSIZED : 0) |
+			       (deep ? SWEEP__PLAN_DEEP : 0);
 		r = plan_push(p, path, st, SWEEP_NO_PHYS, NULL, 0, cookie, &reach);
 		if (r >= 0)
 			p->npending++;
@@ -405,7 +406,7 @@ static int add_located(struct sweep_plan *p, int dirfd, const char *name, bool f
 			sweep_stat_from_stat(&own, &raw);
 			st = &own;
 		} else {
-			reach.flags |= SWEEP__PLAN_UNSTATED;
+			reach.flags |= SWEEP__PLAN_UNSTATED | SWEEP_PLAN_UNSIZED;
 		}
 	}
 	if (fd >= 0 && locates(p)) {
@@ -625,7 +626,7 @@ static void locate_one(struct sweep_plan *p, struct sweep_plan_entry *e, bool *c
 		e->size = st.size;
 		e->ctime_sec = st.ctime_sec;
 		e->ctime_nsec = st.ctime_nsec;
-		e->flags &= ~SWEEP__PLAN_UNSTATED;
+		e->flags &= ~(SWEEP__PLAN_UNSTATED | SWEEP_PLAN_UNSIZED);
 	}
 	if (sweep_extent_first(fd, &v) == 0)
 		e->phys = v;

@@ -100,6 +100,7 @@ size_t sweep__plan_deep_locate(struct sweep__plan_deep **dp, int root_fd, struct
 			e->phys = h[i].phys;
 			if (unstated)
 				e->size = h[i].size; /* for the batch's byte counts, as a walk's hint gives it; never output */
+			e->flags &= ~SWEEP_PLAN_UNSIZED;
 			e->flags &= ~SWEEP__PLAN_PENDING;
 			sweep__plan_count(SWEEP__BY_DEEP);
 			located++;
