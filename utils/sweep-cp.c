@@ -86,7 +86,8 @@ static void usage(void)
 	       "      --order=ORDER            read order: auto, physical, inode, name, none\n"
 	       "      --batch=N                files per physical sweep (default: as many as 32 MiB holds)\n"
 	       "      --writes=HOW             write the data with: auto (default), uring, pwrite\n"
-	       "      --progress               show progress on a terminal\n"
+	       "      --progress[=SECONDS]     show progress: a line redrawn on a terminal, else\n"
+	       "                                 (or with SECONDS) a line every SECONDS (default 10)\n"
 	       "      --stats                  print how the files were copied, on stderr, at the end\n"
 	       "      --device=CLASS           hdd, ssd or auto (default): the device class of every\n"
 	       "                               filesystem (--stats says which class and why)\n"
@@ -164,11 +165,8 @@ static int on_error(const struct sweep_copy_error *ce, void *ctx)
 static int on_done(const struct sweep_copy_done *d, void *ctx)
 {
 	struct cp *c = ctx;
-	/* A file counts whole once done: its holes were planned but never written. */
-	if (d->how == SWEEP_COPY_HOW_DATA || d->how == SWEEP_COPY_HOW_CLONE || d->how == SWEEP_COPY_HOW_RANGE) {
-		uint64_t size = d->st->size;
-		progress_add(c->progress, 1, size > d->bytes ? size - d->bytes : 0);
-	}
+
+	progress_copy_done(c->progress, d);
 	/* cp -v names what it makes: not an existing directory it merges into. */
 	if (c->verbose && d->how != SWEEP_COPY_HOW_SKIPPED && !(d->how == SWEEP_COPY_HOW_DIR && d->existed)) {
 		char *s = strdup(cli_quote(d->src));
@@ -296,7 +294,7 @@ int main(int argc, char **argv)
 		{"order", required_argument, NULL, OPT_ORDER},
 		{"device", required_argument, NULL, OPT_DEVICE},
 		{"batch", required_argument, NULL, OPT_BATCH},
-		{"progress", no_argument, NULL, OPT_PROGRESS},
+		{"progress", optional_argument, NULL, OPT_PROGRESS},
 		{"stats", no_argument, NULL, OPT_STATS},
 		{"help", no_argument, NULL, OPT_HELP},
 		{"version", no_argument, NULL, OPT_VERSION},
@@ -309,7 +307,8 @@ int main(int argc, char **argv)
 	struct sweep_copy_opts o = {.size = sizeof(o), .on_error = on_error, .on_done = on_done, .on_bytes = on_bytes,
 			      .on_plan = on_plan, .on_step = on_step, .ctx = &c, .cancel = &stop_signal};
 	char deref = 0; /* 'L', 'H', 'P' or 0 for cp's default */
-	bool links = false, no_target = false, progress = false, stats = false, remove_dest = false;
+	bool links = false, no_target = false, stats = false, remove_dest = false;
+	struct progress_opts progress = { 0 };
 	const char *target_dir = NULL;
 	int opt;
 
@@ -403,7 +402,8 @@ int main(int argc, char **argv)
 			}
 			break;
 		case OPT_PROGRESS:
-			progress = true;
+			if (progress_parse(optarg, &progress) < 0)
+				bad_usage(NULL, NULL);
 			break;
 		case OPT_BATCH: {
 			uint64_t n;
@@ -463,7 +463,7 @@ int main(int argc, char **argv)
 		cli_die(1, "target %s: %s", cli_quote(ops[nops - 1]), strerror(-err));
 
 	catch_signals();
-	c.progress = progress_new(progress);
+	c.progress = progress_new(&progress);
 	struct sweep_copy *e = NULL;
 	int rc = sweep_copy_new(&o, &e);
 	if (rc < 0)
@@ -509,12 +509,13 @@ int main(int argc, char **argv)
 			rc = 0; /* reported; go on with the next operand */
 	}
 	free(dest_dir);
+	/* Every operand walked: what is queued is all there is (the finish reads the last batch). */
+	progress_walk_done(c.progress);
 	rc = sweep_copy_finish(e);
+	c.progress = progress_finish(c.progress, !stop_signal && rc >= 0);
 	if (stats)
 		print_stats(e);
 	sweep_copy_free(e);
-	progress_draw(c.progress);
-	c.progress = progress_free(c.progress);
 	if (stop_signal)
 		die_of_signal();
 	return rc != 0 || c.failed ? 1 : 0;

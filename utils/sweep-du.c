@@ -93,6 +93,23 @@ static int on_error(const struct sweep_walk_error *we, void *ctx)
 	return 0;
 }
 
+/*
+ * --progress counts as every tool does (progress.h): regular files by
+ * name, their sizes (not the disk usage du reports) once a file unless -l,
+ * directories, and the rest as others.
+ */
+static void count(struct du *du, const struct sweep_entry *e, bool dir)
+{
+	if (dir)
+		progress_dirs(du->progress, 1);
+	else if (!S_ISREG(e->st.mode))
+		progress_others(du->progress, 1);
+	else
+		progress_plan(du->progress, 1,
+			      e->st.nlink < 2 || du->o.count_links || progress_first_name(du->progress, e->st.dev, e->st.ino)
+				      ? (uint64_t)e->st.size : 0);
+}
+
 static int on_entry(const struct sweep_entry *e, void *ctx)
 {
 	struct du *du = ctx;
@@ -156,8 +173,8 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 	if (dir && e->id && du_map_put(&du->ids, e->id, 0, idx, NULL) < 0)
 		return du->fatal = -ENOMEM;
 	/* nothing is printed before the walk ends, so show that it moves */
-	progress_plan(du->progress, 1, n.flags & DU_NOSTAT ? 0 : n.size);
-	progress_add(du->progress, 1, n.flags & DU_NOSTAT ? 0 : n.size);
+	if (!e->stat_err)
+		count(du, e, dir);
 	return 0;
 }
 
@@ -317,6 +334,8 @@ int main(int argc, char **argv)
 	cli_init(argv[0]);
 	argv[0] = (char *)cli_prog(); /* getopt's messages name the program as du's do */
 	cli_close_stdout_atexit();
+	/* Without --progress: a line on a terminal, while the walk runs (nothing else is printed then). */
+	du.o.progress = (struct progress_opts){ .on = true, .tty_only = true };
 	du_parse_args(argc, argv, &du.o);
 	args = optind < argc ? argv + optind : (char *[]){ dot, NULL };
 	nargs = optind < argc ? (size_t)(argc - optind) : 1;
@@ -363,9 +382,14 @@ int main(int argc, char **argv)
 	};
 	if (du.o.verbose)
 		cli_device_report(du.roots, du.nroots);
-	du.progress = progress_new(true);
+	du.progress = progress_new(&du.o.progress);
 	ret = du.nroots ? sweep_walk(du.roots, du.nroots, &wo) : 0;
-	du.progress = progress_free(du.progress);
+	progress_walk_done(du.progress);
+	progress_done_all(du.progress);
+	/* A summary when asked for; the terminal line shown without --progress is only erased. */
+	if (du.o.progress.tty_only)
+		du.progress = progress_free(du.progress);
+	du.progress = progress_finish(du.progress, ret >= 0 && !du.fatal);
 	if (du.fatal < 0)
 		cli_die(1, "%s", strerror(-du.fatal));
 	if (ret < 0)

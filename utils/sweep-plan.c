@@ -29,6 +29,7 @@
 #include <sweep.h>
 
 #include "cli.h"
+#include "progress.h"
 
 #define SEEK_MIN (1u << 20) /* a forward move shorter than this is not counted as a seek */
 
@@ -57,6 +58,10 @@ struct ctx {
 	double read_seconds;
 	double read_started;
 	bool first_fs_seen;
+	struct progress *progress;
+	bool walk_stats_files;   /* the walk gives regular files' sizes (else each batch does) */
+	bool cur_opened;         /* the file being read: its planned size was made its size at open */
+	uint64_t cur_bytes;      /* and the bytes of it read so far */
 };
 
 static void motion_add(struct motion *m, uint64_t phys, uint64_t size, uint32_t bs)
@@ -93,6 +98,8 @@ static int on_data(const struct sweep_file *f, uint64_t offset, const void *buf,
 	int rc;
 
 	(void)offset;
+	c->cur_bytes += len;
+	progress_add(c->progress, 0, len);
 	if (c->dump_fd < 0)
 		return 0;
 	rc = cli_write_all(c->dump_fd, buf, len);
@@ -110,10 +117,41 @@ static const char *esc(const char *path)
 	return cli_escape(path, MB_CUR_MAX > 1);
 }
 
+/* --progress: the file is open, so its size is known; the total had the planned one (0 when unknown). */
+static int on_begin(const struct sweep_file *f, void *vctx)
+{
+	struct ctx *c = vctx;
+
+	c->cur_opened = true;
+	c->cur_bytes = 0;
+	if (f->entry->flags & SWEEP_PLAN_UNSIZED)
+		progress_unsized(c->progress, -1);
+	progress_replan(c->progress, 0, (int64_t)f->st.size - (int64_t)f->entry->size);
+	return 0;
+}
+
+/* A file read counts with the bytes read of it; one that could not be opened leaves the totals. */
+static void count_end(struct ctx *c, const struct sweep_file *f)
+{
+	if (c->cur_opened) {
+		progress_replan(c->progress, 0, (int64_t)c->cur_bytes - (int64_t)f->st.size);
+		progress_add(c->progress, 1, 0);
+	} else {
+		if (f->entry->flags & SWEEP_PLAN_UNSIZED)
+			progress_unsized(c->progress, -1);
+		progress_replan(c->progress, -1, -(int64_t)f->entry->size);
+	}
+	c->cur_opened = false;
+}
+
 static int on_end(const struct sweep_file *f, int status, void *vctx)
 {
 	struct ctx *c = vctx;
 	const char *path = esc(f->entry->path);
+
+	count_end(c, f);
+	if (status != 0 && status != SWEEP_READ_SKIP)
+		progress_clear(c->progress);
 
 	if (status == -ESTALE) {
 		cli_msg("%s: replaced since it was planned; not read", path);
@@ -140,6 +178,8 @@ static int on_batch(const struct sweep_plan *p, void *vctx)
 	struct ctx *c = vctx;
 	size_t n = sweep_plan_count(p);
 	size_t mem = sweep_plan_memory(p);
+	uint64_t bytes = 0;
+	int64_t unsized = 0;
 	int rc;
 
 	c->order = sweep_plan_order(p);
@@ -157,6 +197,13 @@ static int on_batch(const struct sweep_plan *p, void *vctx)
 		motion_add(&c->plan_motion, e->phys, e->size, c->block_size);
 		c->files++;
 		c->bytes += e->size;
+		bytes += e->size;
+		unsized += (e->flags & SWEEP_PLAN_UNSIZED) != 0;
+	}
+	/* sizes the walk did not give: the plan's, or (SWEEP_PLAN_UNSIZED) known when the file is read */
+	if (!c->walk_stats_files) {
+		progress_plan(c->progress, 0, bytes);
+		progress_unsized(c->progress, unsized);
 	}
 	if (c->trace_fd >= 0) {
 		rc = sweep_trace_write(p, c->trace_fd, c->trace_header ? SWEEP_TRACE_HEADER : 0);
@@ -211,11 +258,22 @@ static int on_entry(const struct sweep_entry *e, void *vctx)
 		c->block_size = e->fs->block_size;
 		c->first_fs_seen = true;
 	}
-	if (e->stat_err || !S_ISREG(e->st.mode))
+	if (e->stat_err)
 		return 0;
+	if (S_ISDIR(e->st.mode))
+		progress_dirs(c->progress, 1);
+	if (S_ISDIR(e->st.mode) || !S_ISREG(e->st.mode)) {
+		if (!S_ISDIR(e->st.mode))
+			progress_others(c->progress, 1);
+		return 0;
+	}
 	/* A full batch is printed and read here (on_batch); an error reading it ends the run there. */
+	uint64_t size = c->walk_stats_files ? (uint64_t)e->st.size : 0;
+	progress_plan(c->progress, 1, size);
 	rc = sweep_batch_add_entry(c->batch, e, 0);
 	if (rc < 0) {
+		progress_replan(c->progress, -1, -(int64_t)size);
+		progress_clear(c->progress);
 		cli_path_error(esc(e->path), rc);
 		c->status = 1;
 	}
@@ -226,6 +284,7 @@ static int on_error(const struct sweep_walk_error *err, void *vctx)
 {
 	struct ctx *c = vctx;
 
+	progress_clear(c->progress);
 	cli_path_error(esc(err->path), err->err);
 	c->status = 1;
 	return 0;
@@ -289,6 +348,9 @@ static void usage(FILE *out)
 		"                           block device (prefetch and order hints; see sweep(7))\n"
 		"  -v, --verbose            say on stderr which device class each filesystem\n"
 		"                           got, and why\n"
+		"      --progress[=SECONDS] show progress on stderr and a summary at the end: a\n"
+		"                           line redrawn on a terminal, else (or with SECONDS)\n"
+		"                           a line every SECONDS (default 10)\n"
 		"      --help               display this help and exit\n"
 		"      --version            output version information and exit\n",
 		cli_prog());
@@ -321,7 +383,8 @@ static void summary(const struct ctx *c, bool compared)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_HELP = 256, OPT_VERSION, OPT_DUMP, OPT_BUFSZ, OPT_MAXFILES, OPT_NOCOMPARE, OPT_DEVICE, OPT_NOMETASCAN };
+	enum { OPT_HELP = 256, OPT_VERSION, OPT_DUMP, OPT_BUFSZ, OPT_MAXFILES, OPT_NOCOMPARE, OPT_DEVICE, OPT_NOMETASCAN,
+	       OPT_PROGRESS };
 	static const struct option longopts[] = {
 		{ "order", required_argument, NULL, 'o' },
 		{ "read", no_argument, NULL, 'r' },
@@ -335,6 +398,7 @@ int main(int argc, char **argv)
 		{ "device", required_argument, NULL, OPT_DEVICE },
 		{ "no-metascan", no_argument, NULL, OPT_NOMETASCAN },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "progress", optional_argument, NULL, OPT_PROGRESS },
 		{ "dump", required_argument, NULL, OPT_DUMP }, /* hidden: file data in plan order, for tests */
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -344,12 +408,14 @@ int main(int argc, char **argv)
 	struct sweep_batch_opts bopts = { .size = sizeof(bopts), .max_files = SIZE_MAX };
 	static const struct sweep_read_ops ops = {
 		.size = sizeof(ops),
+		.begin = on_begin,
 		.data = on_data,
 		.end = on_end,
 	};
 	struct sweep_walk_opts wopts = { .size = sizeof(wopts) };
 	struct ctx c = { .trace_fd = -1, .dump_fd = -1, .block_size = 4096, .trace_header = true };
 	bool compare = true, verbose = false;
+	struct progress_opts popts = { 0 };
 	int opt, rc;
 
 	cli_init(argv[0]);
@@ -407,6 +473,12 @@ int main(int argc, char **argv)
 			break;
 		case 'v':
 			verbose = true;
+			break;
+		case OPT_PROGRESS:
+			if (progress_parse(optarg, &popts) < 0) {
+				cli_try_help();
+				return 2;
+			}
 			break;
 		case OPT_DUMP:
 			c.dump_fd = open(optarg, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
@@ -471,14 +543,23 @@ int main(int argc, char **argv)
 	wopts.on_entry = on_entry;
 	wopts.on_error = on_error;
 	wopts.ctx = &c;
+	/* Sizes from the walk, unless it leaves regular files unstated (then from each batch, on_batch). */
+	c.walk_stats_files = !(wopts.flags & (SWEEP_WALK_NO_STAT | SWEEP_WALK_HINT_FILES));
+	c.progress = progress_new(&popts);
 	rc = sweep_walk((const char *const *)argv + optind, (size_t)(argc - optind), &wopts);
 	if (rc < 0) {
+		c.progress = progress_free(c.progress);
 		cli_error(rc, "walk");
 		return 1;
 	}
+	progress_walk_done(c.progress);
 	if (sweep_batch_flush(c.batch) < 0)
 		c.status = 1;
 	fflush(stdout);
+	/* Without --read the work was the walk and the plan: all done. */
+	if (!c.read)
+		progress_done_all(c.progress);
+	c.progress = progress_finish(c.progress, true);
 
 	if (c.read) {
 		struct sweep_batch_stats bs = { .size = sizeof(bs) };

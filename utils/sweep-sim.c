@@ -472,8 +472,9 @@ static int run_one(const struct args *a, const char *device, const char *sched, 
 	res->mode = ro.mode == SWEEP_SIM_OPEN ? "open" : ro.mode == SWEEP_SIM_DEPEND ? "depend" : "closed";
 	res->host_queue = ro.mode == SWEEP_SIM_CLOSED ? ro.depth : 0;
 	struct run_ctx rc = { .res = res, .csv = csv, .keep = a->plot_head || a->plot_cdf,
-			      .prog = progress_new(true) };
+			      .prog = progress_new(&(struct progress_opts){ .on = true, .tty_only = true }) };
 	progress_plan(rc.prog, total, 0);
+	progress_walk_done(rc.prog);
 	ro.ctx = &rc;
 	int64_t n = tr ? sweep_sim_trace_replay(sim, tr, &ro) : sweep_sim_run(sim, src, sctx, &ro);
 	progress_free(rc.prog);

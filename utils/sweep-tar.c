@@ -132,7 +132,7 @@ static const struct option long_opts[] = {
 	{ "order", required_argument, NULL, OPT_ORDER },
 	{ "device", required_argument, NULL, OPT_DEVICE },
 	{ "memory-limit", required_argument, NULL, OPT_MEMORY_LIMIT },
-	{ "progress", no_argument, NULL, OPT_PROGRESS },
+	{ "progress", optional_argument, NULL, OPT_PROGRESS },
 	{ "plan-trace", required_argument, NULL, OPT_PLAN_TRACE },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "help", no_argument, NULL, OPT_HELP },
@@ -175,7 +175,7 @@ static void usage(FILE *out)
 		"  -z, --gzip  -j, --bzip2  -J, --xz  --zstd   compress the archive\n"
 		"      --order=ORDER          read order: auto (default), physical, inode, name, none\n"
 		"      --memory-limit=SIZE    plan memory per batch (default 256M)\n"
-		"      --progress             show progress on a terminal\n"
+		"      --progress[=SECONDS]   -c: show progress, a line every SECONDS in a log\n"
 		"      --plan-trace=FILE      write each batch's read plan as a sweep-trace(5)\n"
 		"  -H, --format=FORMAT        pax (default), posix, gnu, oldgnu, ustar, v7\n"
 		"  -p, --same-permissions     -x: the whole mode (root's default); --no-same-permissions\n"
@@ -852,7 +852,10 @@ static void parse(int argc, char **argv, struct tar_opts *o)
 			o->memory_limit = size;
 			break;
 		case OPT_PROGRESS:
-			o->progress = true;
+			if (progress_parse(optarg, &o->progress) < 0) {
+				cli_try_help();
+				exit(TAR_FATAL);
+			}
 			break;
 		case OPT_PLAN_TRACE:
 			o->plan_trace = optarg;
@@ -896,6 +899,12 @@ static void parse(int argc, char **argv, struct tar_opts *o)
 	unconsumed_report(&unconsumed, o);
 	if (old_archive && o->mode == TAR_CREATE)
 		cli_die(TAR_FATAL, "-o (--old-archive, the V7 format) is not supported: the archive is pax");
+	if (o->progress.on && o->mode != TAR_CREATE) {
+		/* Not accepted and ignored: -t and -x have no progress display (yet). */
+		cli_msg("--progress works with -c only");
+		cli_try_help();
+		exit(TAR_FATAL);
+	}
 	if (o->mode == TAR_EXTRACT)
 		o->extract_dir = dir; /* freed at exit */
 	else
@@ -912,12 +921,15 @@ static void parse(int argc, char **argv, struct tar_opts *o)
  * name that is valid UTF-8, and libarchive falls back to the raw bytes
  * for the rest.
  */
+static int user_utf8; /* the user's locale is UTF-8 (1) or not (-1): for --progress's ">=" */
+
 static void set_locale(void)
 {
 	setlocale(LC_ALL, "");
 	/* -v and messages escape names as GNU tar does in the user's locale. */
 	tar_names_locale(MB_CUR_MAX > 1);
-	if (strcmp(nl_langinfo(CODESET), "UTF-8") != 0)
+	user_utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0 ? 1 : -1;
+	if (user_utf8 < 0)
 		setlocale(LC_CTYPE, "C.UTF-8");
 }
 
@@ -996,7 +1008,9 @@ static int setup(struct tar *t, const struct tar_opts *o)
 			return -1;
 		}
 	}
-	t->progress = progress_new(o->progress);
+	struct progress_opts po = o->progress;
+	po.utf8 = user_utf8;
+	t->progress = progress_new(&po);
 	return 0;
 }
 
@@ -1052,6 +1066,7 @@ int main(int argc, char **argv)
 				cli_device_report((const char *const *)&o.roots[i].path, 1);
 		if (tar_walk(&t) == 0 && dir_spool_flush(&t) == 0)
 			tar_out_close(&t);
+		t.progress = progress_finish(t.progress, !t.failed);
 		if (o.totals && t.out)
 			tar_out_totals(&t);
 		if (o.names_failed)

@@ -14,6 +14,8 @@
 
 #include <sweep.h>
 
+#include "progress.h"
+
 #define DU_NONE UINT32_MAX
 
 /* du_node.flags */
@@ -145,6 +147,7 @@ struct opts {
 	const char *time_format;
 	const char *files0;     /* --files0-from */
 	bool verbose;           /* --verbose: the device class of each filesystem on stderr (not in GNU du) */
+	struct progress_opts progress; /* --progress[=SECONDS]; without it, a line on a terminal only */
 	struct du_units units;
 	struct exclude *exclude;
 };

@@ -12,7 +12,7 @@
 #include "du.h"
 
 enum { OPT_APPARENT = 256, OPT_SI, OPT_EXCLUDE, OPT_INODES, OPT_ORDER, OPT_TIME, OPT_TIME_STYLE, OPT_FILES0,
-       OPT_DEVICE, OPT_VERBOSE, OPT_HELP, OPT_VERSION };
+       OPT_DEVICE, OPT_VERBOSE, OPT_PROGRESS, OPT_HELP, OPT_VERSION };
 
 void du_usage(int status)
 {
@@ -61,6 +61,10 @@ void du_usage(int status)
 	       "      --device=CLASS    hdd, ssd or auto (default: probe the device)\n"
 	       "      --verbose         say on stderr which device class each filesystem got,\n"
 	       "                        and why\n"
+	       "      --progress[=SECONDS]  show the walk's progress on stderr and a summary at\n"
+	       "                        the end: a line redrawn on a terminal, else (or with\n"
+	       "                        SECONDS) a line every SECONDS (default 10); without it,\n"
+	       "                        a line on a terminal only, erased at the end\n"
 	       "      --help            display this help and exit\n"
 	       "      --version         output version information and exit\n",
 	       cli_prog());
@@ -169,6 +173,7 @@ void du_parse_args(int argc, char **argv, struct opts *o)
 		{ "order", required_argument, NULL, OPT_ORDER },
 		{ "device", required_argument, NULL, OPT_DEVICE },
 		{ "verbose", no_argument, NULL, OPT_VERBOSE },
+		{ "progress", optional_argument, NULL, OPT_PROGRESS },
 		{ "time", optional_argument, NULL, OPT_TIME },
 		{ "time-style", required_argument, NULL, OPT_TIME_STYLE },
 		{ "files0-from", required_argument, NULL, OPT_FILES0 },
@@ -265,6 +270,11 @@ void du_parse_args(int argc, char **argv, struct opts *o)
 				du_usage(1);
 			break;
 		case OPT_VERBOSE: o->verbose = true; break;
+		case OPT_PROGRESS:
+			if (progress_parse(optarg, &o->progress) < 0)
+				du_usage(1);
+			o->progress.tty_only = false;
+			break;
 		case OPT_TIME: {
 			static const char *const words[] = { "atime", "access", "use", "ctime", "status", NULL };
 			static const int kinds[] = { TIME_ATIME, TIME_ATIME, TIME_ATIME, TIME_CTIME, TIME_CTIME };

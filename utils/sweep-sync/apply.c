@@ -122,7 +122,7 @@ static int on_copy_done(const struct sweep_copy_done *d, void *ctx)
 	if (!(n->flags & N_QUEUED))
 		return 0;
 	n->flags &= ~N_QUEUED;
-	progress_add(c->prog, 1, 0);
+	progress_copy_done(c->prog, d);
 	itemize_print(c, n, n->iflags, NULL);
 	return 0;
 }
@@ -760,6 +760,7 @@ int apply_run(struct sync_ctx *c)
 	}
 	for (size_t i = 0; i < c->list.n && r >= 0 && !c->fatal && !sync_stop_signal; i++)
 		r = decide(&a, i);
+	progress_walk_done(c->prog); /* every transfer is planned: the totals grow no more */
 	if (!c->o.dry_run && r >= 0 && !c->fatal)
 		r = sweep_copy_flush(c->eng);
 	if (r >= 0 && !c->fatal)

@@ -55,7 +55,7 @@ static const struct option long_opts[] = {
 	{ "checksum", no_argument, NULL, 'c' },
 	{ "itemize-changes", no_argument, NULL, 'i' },
 	{ "verbose", no_argument, NULL, 'v' },
-	{ "progress", no_argument, NULL, OPT_PROGRESS },
+	{ "progress", optional_argument, NULL, OPT_PROGRESS },
 	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
 	{ "include", required_argument, NULL, OPT_INCLUDE },
 	{ "exclude-from", required_argument, NULL, OPT_EXCLUDE_FROM },
@@ -90,7 +90,8 @@ static void usage(FILE *f)
 		"  -c, --checksum         compare contents, not size and mtime\n"
 		"  -i, --itemize-changes  print a change summary for each update\n"
 		"  -v, --verbose          name the files transferred\n"
-		"      --progress         show progress on a terminal\n"
+		"      --progress[=SECONDS]  show progress on stderr: a line redrawn on a terminal,\n"
+		"                         else (or with SECONDS) a line every SECONDS (default 10)\n"
 		"      --exclude=PATTERN  exclude files matching PATTERN (rsync rules)\n"
 		"      --include=PATTERN  don't exclude files matching PATTERN\n"
 		"      --exclude-from=FILE  read exclude patterns from FILE\n"
@@ -273,7 +274,10 @@ static int parse(int argc, char **argv, struct sync_opts *o)
 		case 'v': o->verbose++; break;
 		case 'x': o->one_fs = true; break;
 		case OPT_DELETE: o->delete = true; break;
-		case OPT_PROGRESS: o->progress = true; break;
+		case OPT_PROGRESS:
+			if (progress_parse(optarg, &o->progress) < 0)
+				return -EINVAL;
+			break;
 		case OPT_EXCLUDE:
 		case OPT_INCLUDE:
 			if (add_rule(o, optarg, ch == OPT_INCLUDE) < 0)
@@ -522,7 +526,7 @@ int main(int argc, char **argv)
 		c.io_error = true;
 	if (!c.nroots)
 		goto report;
-	c.prog = progress_new(c.o.progress);
+	c.prog = progress_new(&c.o.progress);
 	r = flist_scan(&c);
 	if (r < 0) {
 		cli_error(r, "scanning the file lists");
@@ -648,7 +652,7 @@ int main(int argc, char **argv)
 	}
 report:
 	c.errors += (unsigned long)missing;
-	progress_clear(c.prog);
+	c.prog = progress_finish(c.prog, !c.fatal);
 	if (c.o.verbose && !c.fatal)
 		print_totals(&c, &start);
 	if (c.fatal) {

@@ -21,8 +21,9 @@
 #include <signal.h>
 #include <time.h>
 
+#include "progress.h"
+
 struct exclude;
-struct progress;
 struct sweep_copy;
 struct sweep_stat;
 
@@ -40,7 +41,7 @@ struct sync_opts {
 	bool hard_links, acls, xattrs, dry_run, delete, checksum, one_fs;
 	int itemize; /* -i count */
 	int verbose; /* -v count */
-	bool progress;
+	struct progress_opts progress; /* --progress[=SECONDS] */
 	struct exclude *exclude; /* --exclude/--include rules, NULL when none */
 };
 

@@ -17,6 +17,34 @@
 #include "tar.h"
 #include "testhook.h"
 
+/*
+ * --progress: the file is open, so its size is known; the plan's total had
+ * the planned one (0 when the plan did not know it, SWEEP_PLAN_UNSIZED).
+ */
+static void progress_opened(struct tar *t, const struct sweep_file *f)
+{
+	t->cur_opened = true;
+	if (f->entry->flags & SWEEP_PLAN_UNSIZED)
+		progress_unsized(t->progress, -1);
+	progress_replan(t->progress, 0, (int64_t)f->st.size - (int64_t)f->entry->size);
+}
+
+/* --progress, as a file ends: a member counts as done, anything else leaves the totals. */
+static void progress_ended(struct tar *t, const struct sweep_file *f, uint64_t tail)
+{
+	if (t->cur_member) {
+		progress_add(t->progress, 1, tail);
+	} else if (t->cur_opened) {
+		progress_replan(t->progress, -1, -(int64_t)f->st.size);
+	} else {
+		/* never opened: as planned */
+		if (f->entry->flags & SWEEP_PLAN_UNSIZED)
+			progress_unsized(t->progress, -1);
+		progress_replan(t->progress, -1, -(int64_t)f->entry->size);
+	}
+	t->cur_opened = t->cur_member = false;
+}
+
 static int rd_begin(const struct sweep_file *f, void *ctx)
 {
 	struct tar *t = ctx;
@@ -30,6 +58,7 @@ static int rd_begin(const struct sweep_file *f, void *ctx)
 	t->cur_rec = NULL;
 	if (t->failed)
 		return -EIO;
+	progress_opened(t, f);
 	test_pause("read", ++t->files_opened);
 	if (!S_ISREG(f->st.mode)) {
 		/* Replaced by something else between the walk and now. */
@@ -43,11 +72,14 @@ static int rd_begin(const struct sweep_file *f, void *ctx)
 		t->cur_linked = true; /* nothing to report at the end */
 		return SWEEP_READ_SKIP;
 	}
-	if (t->walk_no_stat)
-		progress_plan(t->progress, 0, f->st.size);
 	r = tar_link_member(t, name, &f->st, 0, &t->cur_rec);
 	if (r != 0) {
 		t->cur_linked = r > 0;
+		/* A link member: a file (a name) whose data the first name's member counted. */
+		if (r > 0) {
+			t->cur_member = true;
+			progress_replan(t->progress, 0, -(int64_t)f->st.size);
+		}
 		return r < 0 ? r : SWEEP_READ_SKIP;
 	}
 	dm.map = f->data_map;
@@ -58,7 +90,7 @@ static int rd_begin(const struct sweep_file *f, void *ctx)
 	r = tar_out_header(t, NULL);
 	if (r != 0)
 		return r < 0 ? r : SWEEP_READ_SKIP;
-	t->cur_begun = true;
+	t->cur_begun = t->cur_member = true;
 	t->cur_pos = 0;
 	t->cur_size = (uint64_t)f->st.size;
 	return 0;
@@ -81,9 +113,10 @@ static int rd_data(const struct sweep_file *f, uint64_t offset, const void *buf,
 	r = tar_out_data(t, buf, len);
 	if (r < 0)
 		return r;
+	/* the hole's zeros count as the data they stand for: a member's bytes are its size */
+	progress_add(t->progress, 0, offset + len - t->cur_pos);
 	t->cur_pos = offset + len;
 	t->bytes_read += len;
-	progress_add(t->progress, 0, len);
 	test_pause("bytes", t->bytes_read);
 	return 0;
 }
@@ -153,10 +186,10 @@ static int rd_end(const struct sweep_file *f, int status, void *ctx)
 	int r = 0;
 
 	t->cur_rec = NULL;
+	progress_ended(t, f, short_by); /* the tail is written as zeros (below) */
 	if (t->cur_linked) {
 		/* A link member, or the archive itself: no data of it went in. */
 		t->cur_linked = false;
-		progress_add(t->progress, 1, 0);
 		return t->failed ? -EIO : 0;
 	}
 	if (t->cur_begun) {
@@ -168,7 +201,6 @@ static int rd_end(const struct sweep_file *f, int status, void *ctx)
 	report(t, f, status, short_by);
 	t->cur_begun = false;
 	t->files++;
-	progress_add(t->progress, 1, 0);
 	if (r < 0 || t->failed)
 		return r < 0 ? r : -EIO;
 	if (rec)

@@ -148,7 +148,8 @@ struct tar_opts {
 	char *owner_name, *group_name; /* NULL: none stored */
 	bool names_failed;   /* a -T file had a line that could not be used (said so; exit 2 at the end) */
 	enum tar_filter filter;
-	bool verbose, totals, progress, xdev;
+	bool verbose, totals, xdev;
+	struct progress_opts progress; /* --progress[=SECONDS] */
 	enum sweep_order order;
 	uint64_t memory_limit; /* plan bound in bytes */
 	const char *plan_trace;
@@ -207,6 +208,7 @@ struct tar {
 	struct link_rec *cur_rec;     /* it holds the data of these names (tar_link_member) */
 	bool cur_begun;
 	uint64_t cur_pos, cur_size;
+	bool cur_opened, cur_member;  /* progress: its planned size is the one at open; it is in the archive */
 
 	/* --totals */
 	double start;

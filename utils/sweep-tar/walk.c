@@ -122,8 +122,7 @@ static int walk_dir(struct tar *t, const struct sweep_entry *e, const char *name
 			r = tar_out_header(t, NULL) < 0 ? -EIO : 0;
 	}
 	close(fd);
-	progress_plan(t->progress, 1, 0);
-	progress_add(t->progress, 1, 0);
+	progress_dirs(t->progress, 1);
 	if (r == 0 && tag) {
 		tag_note(t, e, tag, "contents not dumped");
 		if (tag->how == TAR_TAG_UNDER)
@@ -166,23 +165,25 @@ static int walk_special(struct tar *t, const struct sweep_entry *e, const char *
 			ok = true;
 		}
 	}
-	progress_plan(t->progress, 1, 0);
-	progress_add(t->progress, 1, 0);
+	progress_others(t->progress, 1);
 	return rec ? tar_link_done(t, rec, ok, e->path, strip) : 0;
 }
 
 /* Regular files go into the plan; their hard links are decided as they are read (read.c). */
 static int walk_file(struct tar *t, const struct sweep_entry *e, size_t strip)
 {
-	int r = sweep_batch_add_entry(t->batch, e, strip);
+	/* Planned first: a full batch is read inside the add. Without the walk's stat, the batch gives the size. */
+	uint64_t size = t->walk_no_stat ? 0 : (uint64_t)e->st.size;
+	int r;
 
+	progress_plan(t->progress, 1, size);
+	r = sweep_batch_add_entry(t->batch, e, strip);
 	if (r < 0 && t->failed)
 		return -EIO; /* added, and the batch it filled stopped the archive (tar_on_batch_end said why) */
 	if (r < 0) {
+		progress_replan(t->progress, -1, -(int64_t)size);
 		tar_error(t, e->path, "Cannot open: %s", strerror(-r));
-		return 0;
 	}
-	progress_plan(t->progress, 1, (uint64_t)e->st.size); /* 0 without the walk's stat: added when read */
 	return 0;
 }
 
@@ -264,6 +265,18 @@ int tar_on_batch(const struct sweep_plan *p, void *ctx)
 		return -EIO;
 	test_pause("plan", 0);
 	t->plan = p;
+	if (t->walk_no_stat && t->progress) {
+		/* The sizes the walk did not learn: the plan's, or known when a file is opened (read.c). */
+		uint64_t bytes = 0;
+		int64_t unsized = 0;
+		for (size_t i = 0, n = sweep_plan_count(p); i < n; i++) {
+			const struct sweep_plan_entry *e = sweep_plan_entry(p, i);
+			bytes += e->size;
+			unsized += (e->flags & SWEEP_PLAN_UNSIZED) != 0;
+		}
+		progress_plan(t->progress, 0, bytes);
+		progress_unsized(t->progress, unsized);
+	}
 	if (t->trace_fd >= 0) {
 		r = sweep_trace_write(p, t->trace_fd, t->trace_header_done ? 0 : SWEEP_TRACE_HEADER);
 		if (r < 0)
@@ -314,6 +327,7 @@ int tar_walk(struct tar *t)
 		wo.flags |= SWEEP_WALK_NO_STAT_FILES;
 	r = sweep_walk(roots, t->o->nroots, &wo);
 	free(roots);
+	progress_walk_done(t->progress);
 	test_pause("walk", 0);
 	if (r < 0 && !t->failed) {
 		progress_clear(t->progress);
