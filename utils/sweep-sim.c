@@ -35,7 +35,7 @@ struct args {
 	int mode; /* -1: from the source */
 	unsigned queue;
 	uint64_t requests, size, seed;
-	bool json, have_queue, no_wrap;
+	bool json, have_queue, no_wrap, wrap;
 	struct sweep_sim_options o;
 	struct sweep_sim_stream streams[MAX_STREAMS];
 	const char *sets[MAX_SETS]; /* KEY=VALUE device parameter overrides */
@@ -55,7 +55,8 @@ static const struct pfield hdd_fields[] = {
 	HF(cylinders, T_U64), HF(heads, T_U64), HF(spt_outer, T_U64), HF(spt_inner, T_U64), HF(zones, T_U64),
 	HF(rpm, T_DBL), HF(seek_a_ms, T_DBL), HF(seek_b_ms, T_DBL), HF(seek_boundary, T_U64), HF(seek_c_ms, T_DBL),
 	HF(seek_e_ms, T_DBL), HF(head_switch_ms, T_DBL), HF(overhead_ms, T_DBL), HF(bus_mb_s, T_DBL),
-	HF(readahead_kib, T_U64), HF(cache_kib, T_U64), HF(write_back, T_INT), HF(depth, T_UNS), { NULL, 0, 0 },
+	HF(readahead_kib, T_U64), HF(cache_kib, T_U64), HF(write_back, T_INT), HF(depth, T_UNS),
+	HF(cache_segments, T_UNS), { NULL, 0, 0 },
 };
 #define SF(n, t) { #n, t, offsetof(struct sweep_sim_ssd_params, n) }
 static const struct pfield ssd_fields[] = {
@@ -117,8 +118,9 @@ static void usage(FILE *f)
 		"  --mode depend|open|closed  replay each request when the one it waited for\n"
 		"                       completes (default for tracefs/blkparse captures), at\n"
 		"                       trace times, or keep the observed depth\n"
-		"  --no-wrap            a trace request past the end of the device is an error\n"
-		"                       (default: offsets wrap around)\n"
+		"  --wrap               trace offsets past the end of the device wrap around\n"
+		"                       (a trace of a bigger disk; default: an error)\n"
+		"  --no-wrap            a request past the end is an error (the default)\n"
 		"  --trace FILE         compare: replay FILE instead of a synthetic workload\n"
 		"  --depth D            device queue depth (NCQ/TCQ tags; default: preset)\n"
 		"  --write-cache back|through   HDD cache policy (default: preset)\n"
@@ -234,7 +236,7 @@ static void list(void)
 enum {
 	O_DEVICE = 256, O_SCHED, O_QUEUE, O_REQUESTS, O_PATTERN, O_SIZE, O_SEED, O_FORMAT, O_MODE, O_TRACE,
 	O_DEPTH, O_WCACHE, O_RA, O_GROUP, O_MAXRESP, O_BUNDLE, O_LBLOCK, O_REXP, O_WEXP, O_STREAM, O_ELEV,
-	O_JSON, O_CSV, O_PHEAD, O_PCDF, O_LIST, O_HELP, O_VERSION, O_SET, O_NOWRAP,
+	O_JSON, O_CSV, O_PHEAD, O_PCDF, O_LIST, O_HELP, O_VERSION, O_SET, O_NOWRAP, O_WRAP,
 };
 
 static const struct option longopts[] = {
@@ -249,6 +251,7 @@ static const struct option longopts[] = {
 	{ "mode", required_argument, NULL, O_MODE },
 	{ "trace", required_argument, NULL, O_TRACE },
 	{ "no-wrap", no_argument, NULL, O_NOWRAP },
+	{ "wrap", no_argument, NULL, O_WRAP },
 	{ "depth", required_argument, NULL, O_DEPTH },
 	{ "write-cache", required_argument, NULL, O_WCACHE },
 	{ "readahead", required_argument, NULL, O_RA },
@@ -288,9 +291,17 @@ static void parse(struct args *a, int argc, char **argv)
 			if (!a->queue)
 				bad_usage("--queue must be at least 1%s", "");
 			break;
-		case O_REQUESTS: a->requests = num_arg("--requests", optarg); break;
+		case O_REQUESTS:
+			a->requests = num_arg("--requests", optarg);
+			if (!a->requests)
+				bad_usage("--requests must be at least 1%s", "");
+			break;
 		case O_PATTERN: a->pattern = optarg; break;
-		case O_SIZE: a->size = size_arg("--size", optarg); break;
+		case O_SIZE:
+			a->size = size_arg("--size", optarg);
+			if (!a->size || a->size % 512)
+				bad_usage("invalid --size '%s' (a positive multiple of 512 bytes)", optarg);
+			break;
 		case O_SEED: a->seed = num_arg("--seed", optarg); break;
 		case O_FORMAT: a->format = optarg; break;
 		case O_MODE:
@@ -300,6 +311,7 @@ static void parse(struct args *a, int argc, char **argv)
 				a->mode = choice("--mode", optarg, "closed", "open") ? SWEEP_SIM_CLOSED : SWEEP_SIM_OPEN;
 			break;
 		case O_NOWRAP: a->no_wrap = true; break;
+		case O_WRAP: a->wrap = true; break;
 		case O_TRACE: a->trace = optarg; break;
 		case O_DEPTH: a->o.queue_depth = (unsigned)bounded_arg("--depth", optarg, SWEEP_SIM_MAX_QUEUE_DEPTH); break;
 		case O_WCACHE:
@@ -353,7 +365,7 @@ static void on_complete(void *p, const struct sweep_sim_completion *c)
 	if (rc->csv)
 		fprintf(rc->csv, "%" PRIu64 ",%c,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 				 ",%" PRIu64 ",%" PRIu64 ",%u,%u\n",
-			c->id, c->op ? 'W' : 'R', c->offset, c->length, c->arrival_ns, c->dispatch_ns, c->start_ns,
+			c->id, "RWF"[c->op < 3 ? c->op : 2], c->offset, c->length, c->arrival_ns, c->dispatch_ns, c->start_ns,
 			c->finish_ns, c->finish_ns - c->arrival_ns, c->position, c->cache_hit, c->stream);
 	if (!rc->keep || rc->oom)
 		return;
@@ -427,7 +439,7 @@ static int run_one(const struct args *a, const char *device, const char *sched, 
 	if (a->trace) {
 		struct sweep_sim_trace_options to = { .size = sizeof(to), .format = a->format,
 						      .capacity = res->info.capacity,
-						      .flags = a->no_wrap ? SWEEP_SIM_TRACE_NO_WRAP : 0 };
+						      .flags = a->wrap ? SWEEP_SIM_TRACE_WRAP : SWEEP_SIM_TRACE_NO_WRAP };
 		struct sweep_sim_trace_error te = { .size = sizeof(te) };
 		err = sweep_sim_trace_open(a->trace, &to, &tr, &te);
 		if (err < 0) {
@@ -535,6 +547,10 @@ int main(int argc, char **argv)
 	}
 	if (synth && a.trace)
 		bad_usage("--trace is for compare; use 'replay TRACE'%s", "");
+	if (a.wrap && a.no_wrap)
+		bad_usage("--wrap and --no-wrap contradict each other%s", "");
+	if (a.wrap && !a.trace)
+		bad_usage("--wrap is for traces (replay, compare --trace)%s", "");
 
 	const char *devs[MAX_LIST], *scheds[MAX_LIST];
 	char defdev[] = "hdd7200", defsched[] = "fcfs";

@@ -34,9 +34,11 @@ struct sweep_sim_synth;
 enum sweep_sim_op {
 	SWEEP_SIM_READ = 0,
 	SWEEP_SIM_WRITE = 1,
+	/* length 0: done when every write acknowledged before it is on the media (a drive's FLUSH CACHE) */
+	SWEEP_SIM_FLUSH = 2,
 };
 
-/* One request as the host issues it. Offsets and lengths are in bytes. */
+/* One request as the host issues it. Offsets and lengths are in bytes; a flush has neither. */
 struct sweep_sim_request {
 	uint64_t time_ns; /* arrival at the host queue */
 	uint64_t offset;
@@ -88,6 +90,7 @@ struct sweep_sim_hdd_params {
 	uint64_t readahead_kib, cache_kib;
 	int write_back;
 	unsigned depth;       /* default device queue depth */
+	unsigned cache_segments; /* write-back: dirty extents the cache holds; 0 = 64 */
 };
 
 struct sweep_sim_ssd_params {
@@ -157,6 +160,10 @@ struct sweep_sim_stats {
 	uint64_t merges_switch, merges_partial, merges_full;
 	uint64_t gc_runs, gc_pages_copied;
 	double write_amplification;
+	uint64_t flushes;     /* SWEEP_SIM_FLUSH requests (counted in requests too) */
+	/* when the device finished its last work, destages after the last completion included;
+	 * utilization and throughput are over [first_arrival_ns, max(last_finish_ns, end_ns)] */
+	uint64_t end_ns;
 };
 
 enum sweep_sim_kind {
@@ -190,7 +197,11 @@ SWEEP_EXPORT int sweep_sim_new(const struct sweep_sim_options *opts, struct swee
 /* Free a model; accepts NULL; returns NULL. */
 SWEEP_EXPORT struct sweep_sim *sweep_sim_free(struct sweep_sim *sim);
 
-/* Queue a request arriving at req->time_ns (>= sweep_sim_now(), < 2^63 ns). 0, -EINVAL, -ENOMEM. */
+/*
+ * Queue a request arriving at req->time_ns (>= sweep_sim_now(), < 2^63 ns).
+ * 0; -EINVAL (no length, a flush with one, an unknown op, a time out of
+ * range); -ERANGE (the request does not fit on the device); -ENOMEM.
+ */
 SWEEP_EXPORT int sweep_sim_submit(struct sweep_sim *sim, const struct sweep_sim_request *req);
 /* Time of the next thing that will happen. 1 and *ret_ns, or 0 when nothing is pending. */
 SWEEP_EXPORT int sweep_sim_next_event(struct sweep_sim *sim, uint64_t *ret_ns);
@@ -223,8 +234,11 @@ SWEEP_EXPORT int sweep_sim_get_info(const struct sweep_sim *sim, struct sweep_si
 #define SWEEP_SIM_TRACE_MAX_LINE 4096
 #define SWEEP_SIM_TRACE_MAX_REQUESTS (1ull << 24)
 enum {
-	/* with capacity: a request past the end of the device is an error, not wrapped around */
+	/* with capacity: a request past the end of the device is an error (the default) */
 	SWEEP_SIM_TRACE_NO_WRAP = 1u << 0,
+	/* with capacity: offsets past the end wrap around (a trace of a bigger disk); a request
+	 * that would then cross the end is moved back to end at it */
+	SWEEP_SIM_TRACE_WRAP = 1u << 1,
 };
 struct sweep_sim_trace_options {
 	size_t size;           /* sizeof(struct sweep_sim_trace_options) */
@@ -245,7 +259,7 @@ struct sweep_sim_trace_info {
 	uint64_t requests;
 	int timed;            /* 1 when the format carries arrival times */
 	unsigned depth;       /* observed mean outstanding depth (1 when unknown) */
-	uint64_t skipped;     /* lines ignored (other events, zero-length requests) */
+	uint64_t skipped;     /* lines ignored (other events) */
 	int dependent;        /* 1 when issue/complete pairs give each request's dependency (SWEEP_SIM_DEPEND) */
 };
 SWEEP_EXPORT int sweep_sim_trace_open(const char *path, const struct sweep_sim_trace_options *opts,

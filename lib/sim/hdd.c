@@ -1,9 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The disk: zoned geometry, Ruemmler-Wilkes seek curve, rotation, head and
- * cylinder switches, media transfer, a segmented cache with read-ahead,
- * write-back or write-through, and a tagged queue the drive reorders itself
- * (shortest positioning time first, as drives with NCQ/TCQ do).
+ * The disk: zoned geometry with track and cylinder skew, Ruemmler-Wilkes
+ * seek curve, rotation, media transfer, a segmented cache with read-ahead,
+ * write-back or write-through, a host interface (bus) shared by every
+ * cache transfer, and a tagged queue the drive reorders itself (shortest
+ * positioning time first, as drives with NCQ/TCQ do).
+ *
+ * Where a sector is on the platter, and when it passes under the head, come
+ * from one function: the stream clock T(lba), the time a transfer that never
+ * stops would reach the sector, counting every track and cylinder skew on
+ * the way. The skew of a boundary is the switch time rounded up to whole
+ * sectors, so a long transfer goes on without losing a turn, and the angle
+ * of sector x is T(x) modulo one revolution: the head's position after any
+ * transfer and the rotational position the next request is scheduled from
+ * always agree (issue 32: they did not after a track switch, and the next
+ * request waited nearly a whole turn).
  *
  * Time inside a service computation is kept in double nanoseconds from
  * its start and rounded once at the end (sim_time_after), so results are
@@ -18,6 +29,16 @@
 
 #define SECTOR 512ull
 #define NSEG 16
+/* A destage grows by coalescing contiguous writes up to this size. */
+#define DESTAGE_MAX (4 * MIB)
+/* Dirty extents the write cache holds when the parameters do not say. */
+#define CACHE_SEGMENTS 64
+/*
+ * The drive's own queue ages its commands: one that has waited this long is
+ * served next, whatever its position (drives bound the starvation of their
+ * shortest-positioning-time order; the bound is the model's choice).
+ */
+#define DRIVE_MAX_WAIT_NS (500 * NS_PER_MS)
 
 struct hdd_preset {
 	const char *name;
@@ -34,10 +55,25 @@ struct hdd_preset {
  * No cache, no read-ahead, one request at a time, no command overhead: the
  * paper's simulator.
  *
- * hdd7200: 7200 rpm SATA drive: 8.33 ms/rev, 0.23 ms single-track, 7.4 ms
- * mean random seek, 15 ms full stroke (the curve is fitted to those three),
- * 16 zones from 1900 to 950 sectors/track, about 525 GB, NCQ 32,
- * write-back cache.
+ * hdd7200: the Hitachi Deskstar 7K500 (HDS725050KLA360, 500 GB, 2005), a
+ * 7200 rpm SATA drive of the kind the seeds measured. From Hitachi's
+ * specification of the drive (Table 10, data transfer speed): 30 zones;
+ * zone 0 reads 76.3 MB/s instantaneous (1242 sectors a track at 7200 rpm)
+ * and 64.8 MB/s sustained, zone 29 36.5 MB/s (594 sectors) and 31.0 MB/s;
+ * 300 MB/s from the buffer to a SATA host. From its product data: 5
+ * platters, 10 heads, 16 MB cache, NCQ, 8.5 ms average read seek. The
+ * specification defines the sustained rate as one cylinder's data over
+ * (heads - 1) head switches, one cylinder change and one turn per head;
+ * both zones give 14.8 ms of switching a cylinder, so a head switch and a
+ * cylinder change are 1.48 ms each (the split is ours; the sum is
+ * Hitachi's). What the sources at hand do not give for this model, taken
+ * from the same maker's 7200 rpm specifications of the time: 1.0 ms single
+ * track seek (Travelstar 7K320, read) and 14.7 ms full stroke (Deskstar
+ * 75GXP, whose average is also 8.5 ms). The seek curve is fitted to 1.0 /
+ * 8.5 / 14.7 ms (the mean over all seek distances, weighted as Hitachi
+ * weights it) with its knee at 20000 cylinders. 106350 cylinders of equal
+ * zones make 500.1 GB. Command overhead (0.05 ms) and read-ahead (512 KiB)
+ * are not published; they stay the model's.
  *
  * cheetah15k: like the Seagate ST3146854LC of block-level-optimization:
  * 15k rpm, 8 heads, 146 GB-class, 3.4 ms mean read seek, 0.2 ms single
@@ -47,11 +83,11 @@ struct hdd_preset {
 #define P(...) { sizeof(struct sweep_sim_hdd_params), __VA_ARGS__ }
 static const struct hdd_preset presets[] = {
 	{ "eagle", P(840, 20, 67, 67, 1, 3600.0, 4.6, 0.87, 239, 12.714173778363481, 0.02232510387862169,
-		     0.0, 0.0, 3.0, 0, 0, 0, 1) },
-	{ "hdd7200", P(180000, 4, 1900, 950, 16, 7200.0, 0.19405798337504757, 0.03594201662495244, 18000,
-		       3.9068659619975987, 6.162886481592898e-05, 0.5, 0.05, 300.0, 512, 8192, 1, 32) },
+		     0.0, 0.0, 3.0, 0, 0, 0, 1, 0) },
+	{ "hdd7200", P(106350, 10, 1242, 594, 30, 7200.0, 0.95164110166505633, 0.048358898334943667, 20000,
+		       6.1902844119217644, 8.0016883920659663e-05, 1.48, 0.05, 300.0, 512, 16384, 1, 32, 0) },
 	{ "cheetah15k", P(50000, 8, 950, 550, 12, 15000.0, 0.1705507787374802, 0.029449221262519802, 5000,
-			  1.7254607055410962, 1.0549289574709302e-04, 0.3, 0.05, 320.0, 256, 8192, 0, 4) },
+			  1.7254607055410962, 1.0549289574709302e-04, 0.3, 0.05, 320.0, 256, 8192, 0, 4, 0) },
 };
 #undef P
 #define NPRESETS (sizeof(presets) / sizeof(presets[0]))
@@ -60,6 +96,9 @@ const char *const sweep__hdd_preset_names[] = { "eagle", "hdd7200", "cheetah15k"
 struct zone {
 	uint64_t first_cyl, cyls, spt, first_lba, nsect;
 	double sector_ns;
+	double head_skew_ns, cyl_skew_ns; /* whole sectors covering a head switch, a cylinder change */
+	double track_ns, cyl_ns;          /* stream time of a track and the head skew after it; of a cylinder */
+	double t0;                        /* the stream clock at the zone's first sector */
 };
 
 struct seg {
@@ -74,23 +113,29 @@ struct hdd {
 	uint64_t nzones, cylinders, sectors;
 	double rev_ns, head_switch_ns, overhead_ns, bus_ns_per_byte;
 	uint64_t readahead_sect, cache_bytes;
+	unsigned cache_segments;
 	bool readahead;
 	/* mechanical state */
 	uint64_t cyl, head;
 	struct sim_req *cur;
 	uint64_t free_at;
-	/* drive queue (host tags and destages), acks of write-back writes */
+	/* the host interface: every cache transfer (write acks, read hits) takes it in turn */
+	uint64_t bus_free;
+	/* drive queue (host tags and destages); acks of write-back writes by time */
 	struct sim_req *q_head, *q_tail;
-	unsigned tags;
+	unsigned tags; /* host commands the drive holds, until their completion */
 	struct sim_req *ack_head;
+	/* write-back: writes waiting for room in the cache, the destage a write may extend, flushes */
+	struct sim_req *pend_head, *pend_tail, *last_dirty, *flush_head;
 	uint64_t dirty_bytes;
+	unsigned dirty_extents;
 	/* cache */
 	struct seg segs[NSEG];
 	unsigned seg_next;
 	bool ra_on;                  /* read-ahead running */
 	uint64_t ra_start, ra_from, ra_limit; /* cached [ra_start, pos(t)), pos grows from ra_from */
-	uint64_t ra_t0;
-	double ra_sns;
+	uint64_t ra_t0;              /* the head finished sector ra_from - 1 at ra_t0 ... */
+	double ra_base;              /* ... which is stream clock ra_base */
 };
 
 static struct hdd *H(const struct sim_dev *d)
@@ -125,10 +170,15 @@ void sweep__hdd_set_head(struct sim_dev *d, uint64_t cyl, uint64_t head)
 
 static const struct zone *zone_of_lba(const struct hdd *h, uint64_t lba)
 {
-	for (uint64_t z = 0; z + 1 < h->nzones; z++)
-		if (lba < h->zones[z + 1].first_lba)
-			return &h->zones[z];
-	return &h->zones[h->nzones - 1];
+	uint64_t lo = 0, hi = h->nzones - 1;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo + 1) / 2;
+		if (h->zones[mid].first_lba <= lba)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return &h->zones[lo];
 }
 
 int sweep__hdd_map(const struct sim_dev *d, uint64_t lba, struct hdd_chs *ret)
@@ -146,6 +196,89 @@ int sweep__hdd_map(const struct sim_dev *d, uint64_t lba, struct hdd_chs *ret)
 	return 0;
 }
 
+/* ---- the stream clock ---- */
+
+/* T(lba): when a transfer that never stopped would start sector lba (ns, from the first sector). */
+static double stream_at(const struct hdd *h, uint64_t lba)
+{
+	const struct zone *z = zone_of_lba(h, lba);
+	uint64_t in = lba - z->first_lba, per_cyl = z->spt * h->p.heads;
+	uint64_t c = in / per_cyl, r = in % per_cyl;
+	return z->t0 + (double)c * z->cyl_ns + (double)(r / z->spt) * z->track_ns + (double)(r % z->spt) * z->sector_ns;
+}
+
+/* When such a transfer would have finished sector lba. */
+static double stream_end(const struct hdd *h, uint64_t lba)
+{
+	return stream_at(h, lba) + zone_of_lba(h, lba)->sector_ns;
+}
+
+/* The first sector such a transfer has not finished by stream time tau (h->sectors past the end). */
+static uint64_t stream_done(const struct hdd *h, double tau)
+{
+	uint64_t lo = 0, hi = h->nzones - 1;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo + 1) / 2;
+		if (h->zones[mid].t0 <= tau)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	const struct zone *z = &h->zones[lo];
+	if (tau < z->t0)
+		return z->first_lba;
+	double local = tau - z->t0 + 1e-3 * z->sector_ns; /* times are rounded to 1 ns */
+	uint64_t per_cyl = z->spt * h->p.heads;
+	double c = floor(local / z->cyl_ns);
+	if (c >= (double)z->cyls)
+		return z->first_lba + z->nsect;
+	local -= c * z->cyl_ns;
+	double hd = floor(local / z->track_ns);
+	if (hd >= (double)h->p.heads)
+		return z->first_lba + ((uint64_t)c + 1) * per_cyl;
+	local -= hd * z->track_ns;
+	double s = floor(local / z->sector_ns);
+	if (s > (double)z->spt)
+		s = (double)z->spt; /* in the skew after the track */
+	return z->first_lba + (uint64_t)c * per_cyl + (uint64_t)hd * z->spt + (uint64_t)s;
+}
+
+/* Media time of sectors [a, b): the data alone, zone by zone. */
+static double media_ns(const struct hdd *h, uint64_t a, uint64_t b)
+{
+	double t = 0;
+	while (a < b) {
+		const struct zone *z = zone_of_lba(h, a);
+		uint64_t e = z->first_lba + z->nsect < b ? z->first_lba + z->nsect : b;
+		t += (double)(e - a) * z->sector_ns;
+		a = e;
+	}
+	return t;
+}
+
+/* Where the platter is at time t + off: 0 <= phase < one revolution (exact for any t below 2^64). */
+static double phase(const struct hdd *h, uint64_t t, double off)
+{
+	double p = t < (1ull << 52) ? fmod((double)t, h->rev_ns) : (double)fmodl((long double)t, (long double)h->rev_ns);
+	p = fmod(p + off, h->rev_ns);
+	return p < 0 ? p + h->rev_ns : p;
+}
+
+/*
+ * Rotational wait from phase ph until stream position T comes under the
+ * head. A sector missed by less than a rounding error (times are whole ns)
+ * is not missed: the wait is then slightly negative, which puts the finish
+ * back in step with the platter (clamping it to 0 let a sequential stream
+ * drift 0.16 ns a request until it missed a whole turn).
+ */
+static double rot_wait(const struct hdd *h, double ph, double T, double sector_ns)
+{
+	double w = fmod(T, h->rev_ns) - ph;
+	if (w < -1e-3 * sector_ns)
+		w += h->rev_ns;
+	return w;
+}
+
 static double seek_ns(const struct hdd *h, uint64_t from, uint64_t to)
 {
 	return sweep__hdd_seek_ms(&h->seek, from > to ? from - to : to - from) * 1e6;
@@ -158,14 +291,21 @@ static uint64_t ra_pos(const struct hdd *h, uint64_t t)
 		return 0;
 	if (t <= h->ra_t0)
 		return h->ra_from;
-	double n = (double)(t - h->ra_t0) / h->ra_sns + 1e-3; /* times are rounded to 1 ns */
-	uint64_t pos = h->ra_from + (uint64_t)n;
+	uint64_t pos = stream_done(h, h->ra_base + (double)(t - h->ra_t0));
 	return pos < h->ra_limit ? pos : h->ra_limit;
+}
+
+/* When the read-ahead will have read sector b - 1 (ns after t, negative if already). */
+static double ra_reach(const struct hdd *h, uint64_t t, uint64_t b)
+{
+	double since = h->ra_t0 >= t ? (double)(h->ra_t0 - t) : -(double)(t - h->ra_t0);
+	return since + (stream_end(h, b - 1) - h->ra_base);
 }
 
 struct service {
 	bool hit;
 	uint64_t finish, transfer_ns, dist, end_cyl, end_head;
+	double access; /* ns from the start until the first sector is under the head (mechanical) */
 	bool mechanical;
 	uint64_t ra_extend; /* streaming hit: new read-ahead limit */
 };
@@ -185,14 +325,28 @@ static bool dirty_covers(const struct hdd *h, uint64_t a, uint64_t b)
 	return false;
 }
 
-/* The time to serve r starting at t from the current head state. */
-static void service(const struct hdd *h, uint64_t t, const struct sim_req *r, struct service *s)
+/* A transfer over the host interface from t: when the bus is free, the command, then the data. */
+static double bus_after(const struct hdd *h, uint64_t t, uint64_t bytes)
+{
+	double wait = h->bus_free > t ? (double)(h->bus_free - t) : 0.0;
+	return wait + h->overhead_ns + (double)bytes * h->bus_ns_per_byte;
+}
+
+/*
+ * The time to serve r starting at t from the current head state. cmd_at:
+ * when the command reached the drive; its processing (the command overhead)
+ * overlaps whatever the drive did meanwhile, so a command queued behind
+ * another starts moving the head as soon as that one ends.
+ */
+static void service(const struct hdd *h, uint64_t t, uint64_t cmd_at, const struct sim_req *r, struct service *s)
 {
 	uint64_t a = r->off / SECTOR, n = (r->len + SECTOR - 1) / SECTOR, b = a + n;
-	const struct zone *z0 = zone_of_lba(h, a);
 	*s = (struct service){ .end_cyl = h->cyl, .end_head = h->head };
-	double media = (double)n * z0->sector_ns;
-	double bus = (double)r->len * h->bus_ns_per_byte;
+	if (!n) { /* a flush of a clean cache: the command alone */
+		s->finish = sim_time_after(t, bus_after(h, t, 0));
+		return;
+	}
+	double media = media_ns(h, a, b);
 
 	if (r->r.op == SWEEP_SIM_READ && !r->internal) {
 		for (unsigned i = 0; i < NSEG; i++) {
@@ -215,11 +369,8 @@ static void service(const struct hdd *h, uint64_t t, const struct sim_req *r, st
 			 * running; once stopped, the rest needs the media again.
 			 */
 			if (a < h->ra_limit && (b <= h->ra_limit || pos < h->ra_limit)) {
-				/* the drive is still reading towards b: stream (times from t) */
-				double at = (h->ra_t0 >= t ? (double)(h->ra_t0 - t) : -(double)(t - h->ra_t0)) +
-					    (double)(b - h->ra_from) * h->ra_sns;
 				s->hit = true;
-				s->finish = sim_time_after(t, fmax(h->overhead_ns + bus, at));
+				s->finish = sim_time_after(t, fmax(bus_after(h, t, r->len), ra_reach(h, t, b)));
 				s->transfer_ns = (uint64_t)llround(media);
 				s->ra_extend = b + h->readahead_sect;
 				return;
@@ -233,48 +384,31 @@ static void service(const struct hdd *h, uint64_t t, const struct sim_req *r, st
 	sweep__hdd_map(&h->dev, a, &c);
 	s->mechanical = true;
 	s->dist = c.cyl > h->cyl ? c.cyl - h->cyl : h->cyl - c.cyl;
-	double pos_t = r->internal ? 0.0 : h->overhead_ns; /* destages need no host command */
+	double pos_t = 0; /* destages need no host command */
+	if (!r->internal)
+		pos_t = cmd_at > t ? (double)(cmd_at - t) + h->overhead_ns : fmax(0.0, h->overhead_ns - (double)(t - cmd_at));
 	if (s->dist)
 		pos_t += seek_ns(h, h->cyl, c.cyl);
 	else if (c.head != h->head)
 		pos_t += h->head_switch_ns;
-	/* rotational latency: wait for sector c.sector to come under the head */
-	double at = (double)t + pos_t;
-	double frac = fmod(at, h->rev_ns) / h->rev_ns;
-	double wait = (double)c.sector - frac * (double)c.spt;
-	if (wait < -1e-3) /* just missed it: a whole turn (1 ns rounding is not a miss) */
-		wait += (double)c.spt;
-	else if (wait < 0)
-		wait = 0;
-	double sns = h->rev_ns / (double)c.spt;
-	double time = pos_t + wait * sns;
-	/* transfer, switching heads/cylinders at track ends (skewed tracks: no extra rotation) */
-	uint64_t lba = a, left = n;
-	double xfer = 0;
-	for (;;) {
-		uint64_t take = c.spt - c.sector;
-		if (take > left)
-			take = left;
-		xfer += (double)take * sns;
-		left -= take;
-		lba += take;
-		s->end_cyl = c.cyl;
-		s->end_head = c.head;
-		if (!left || sweep__hdd_map(&h->dev, lba, &c) < 0)
-			break;
-		time += c.cyl != s->end_cyl ? fmax(seek_ns(h, s->end_cyl, c.cyl), h->head_switch_ns)
-					    : h->head_switch_ns;
-		sns = h->rev_ns / (double)c.spt;
+	/* rotational latency: wait for sector a to come under the head, then stream to the end of b - 1 */
+	double Ta = stream_at(h, a);
+	double wait = rot_wait(h, phase(h, t, pos_t), Ta, zone_of_lba(h, a)->sector_ns);
+	double xfer = stream_end(h, b - 1) - Ta;
+	struct hdd_chs e;
+	if (sweep__hdd_map(&h->dev, b - 1, &e) == 0) {
+		s->end_cyl = e.cyl;
+		s->end_head = e.head;
 	}
-	time += xfer;
-	s->finish = sim_time_after(t, time);
-	s->transfer_ns = (uint64_t)llround(xfer);
+	s->finish = sim_time_after(t, pos_t + wait + xfer);
+	s->access = pos_t + wait;
+	s->transfer_ns = (uint64_t)llround(media);
 	return;
 
 bus_hit:
 	s->hit = true;
 	s->mechanical = false;
-	s->finish = sim_time_after(t, h->overhead_ns + bus);
+	s->finish = sim_time_after(t, bus_after(h, t, r->len));
 	s->transfer_ns = (uint64_t)llround(media);
 }
 
@@ -302,7 +436,7 @@ static uint64_t hdd_estimate(struct sim_dev *d, uint64_t now, const struct sim_r
 	struct hdd *h = H(d);
 	uint64_t t = h->cur && h->free_at > now ? h->free_at : now;
 	struct service s;
-	service(h, t, r, &s);
+	service(h, t, now, r, &s); /* a host request would reach the drive now */
 	*xfer = s.transfer_ns < s.finish - now ? s.transfer_ns : s.finish - now;
 	return s.finish - now;
 }
@@ -316,14 +450,14 @@ static void consider_range(struct sim_dev *d, const struct sbucket *b, uint64_t 
 
 /*
  * STF inside one cylinder, by rotational position. On arrival (after the
- * seek, at the earliest) the head is over sector theta of every track of the
- * cylinder; on each track the candidates are taken in the order their first
- * sector comes under the head, and a track is left once that wait alone
- * cannot beat the best so far (the transfer only adds). Cached data can
- * beat any position, so the requests inside the read-ahead window and the
- * cache segments are looked at first. (Reads of dirty write-back data are
- * hits too, but are looked at only when few destages are queued: with many,
- * such a read may wait for its turn by position.)
+ * seek, at the earliest) the platter is at one phase; on each track the
+ * candidates are taken in the order their first sector comes under the
+ * head, and a track is left once that wait alone cannot beat the best so
+ * far (the transfer only adds). Cached data can beat any position, so the
+ * requests inside the read-ahead window and the cache segments are looked
+ * at first. (Reads of dirty write-back data are hits too, but are looked at
+ * only when few destages are queued: with many, such a read may wait for
+ * its turn by position.)
  */
 static void hdd_bucket_search(struct sim_dev *d, uint64_t key, const struct sbucket *b, struct stf_ctx *c)
 {
@@ -363,14 +497,16 @@ static void hdd_bucket_search(struct sim_dev *d, uint64_t key, const struct sbuc
 	uint64_t t0 = h->cur && h->free_at > c->now ? h->free_at : c->now;
 	uint64_t dist = key > h->cyl ? key - h->cyl : h->cyl - key;
 	double pos = h->overhead_ns + (dist ? seek_ns(h, h->cyl, key) : 0.0);
-	double sns = h->rev_ns / (double)spt;
-	double theta = fmod((double)t0 + pos, h->rev_ns) / h->rev_ns * (double)spt; /* sector under the head */
+	double ph = phase(h, t0, pos);
+	double sns = z->sector_ns;
 	double wlb = c->weighted ? c->wmin : 1.0;
-	uint64_t s0 = (uint64_t)ceil(theta - 1e-3); /* the first sector not yet passed */
-	if (s0 > spt)
-		s0 = spt;
 	for (uint64_t hd = 0; hd < h->p.heads; hd++) {
 		uint64_t ta = cyl_a + hd * spt, te = ta + spt;
+		/* the sector under the head on this track (each track has its own skew) */
+		double theta = fmod(ph - fmod(stream_at(h, ta), h->rev_ns) + h->rev_ns, h->rev_ns) / sns;
+		uint64_t s0 = (uint64_t)ceil(theta - 1e-3); /* the first sector not yet passed */
+		if (s0 > spt)
+			s0 = spt;
 		/* sectors s0.. first, then the wrap 0..s0: waits in increasing order */
 		for (int pass = 0; pass < 2; pass++) {
 			uint64_t a = pass ? ta : ta + s0, e = pass ? ta + s0 : te;
@@ -390,17 +526,23 @@ static void hdd_bucket_search(struct sim_dev *d, uint64_t key, const struct sbuc
 
 static bool hdd_can_accept(const struct sim_dev *d)
 {
-	return H(d)->tags < d->depth;
+	/* a flush is not queued: the drive takes nothing else until it is done (ATA FLUSH CACHE) */
+	return H(d)->tags < d->depth && !H(d)->flush_head;
+}
+
+static void list_append(struct sim_req **head, struct sim_req **tail, struct sim_req *r)
+{
+	r->link = NULL;
+	if (*tail)
+		(*tail)->link = r;
+	else
+		*head = r;
+	*tail = r;
 }
 
 static void q_append(struct hdd *h, struct sim_req *r)
 {
-	r->link = NULL;
-	if (h->q_tail)
-		h->q_tail->link = r;
-	else
-		h->q_head = r;
-	h->q_tail = r;
+	list_append(&h->q_head, &h->q_tail, r);
 }
 
 static void ack_insert(struct hdd *h, struct sim_req *r)
@@ -412,6 +554,15 @@ static void ack_insert(struct hdd *h, struct sim_req *r)
 	*pp = r;
 }
 
+/* Complete r from the cache: its command and `bytes` of data over the bus, after what is already on it. */
+static void ack_bus(struct hdd *h, uint64_t now, struct sim_req *r, uint64_t bytes)
+{
+	r->start = h->bus_free > now ? h->bus_free : now;
+	r->finish = sim_time_after(now, bus_after(h, now, bytes));
+	h->bus_free = r->finish;
+	ack_insert(h, r);
+}
+
 static void drop_overlapping(struct hdd *h, uint64_t a, uint64_t b, uint64_t now)
 {
 	for (unsigned i = 0; i < NSEG; i++)
@@ -421,34 +572,69 @@ static void drop_overlapping(struct hdd *h, uint64_t a, uint64_t b, uint64_t now
 		h->ra_on = false;
 }
 
+/*
+ * Write-back: writes enter the cache in the order they came while it has
+ * room (bytes, and extents: a write that continues the latest destage
+ * extends it, any other takes an extent), each acknowledged once its data
+ * has crossed the bus; the rest wait, holding their tags, for destages to
+ * free room. So the host never writes faster than the bus, nor for long
+ * faster than the platter.
+ */
+static void admit_writes(struct hdd *h, uint64_t now)
+{
+	while (h->pend_head) {
+		struct sim_req *r = h->pend_head, *w = h->last_dirty;
+		bool extend = w && w->off + w->len == r->off && w->len + r->len <= DESTAGE_MAX;
+		if (h->dirty_bytes + r->len > h->cache_bytes || (!extend && h->dirty_extents >= h->cache_segments))
+			break;
+		h->pend_head = r->link;
+		if (!h->pend_head)
+			h->pend_tail = NULL;
+		if (extend) {
+			w->len += r->len;
+		} else if ((w = calloc(1, sizeof(*w)))) {
+			/* the drive's private copy, destaged later (and freed by the drive) */
+			*w = *r;
+			w->internal = true;
+			w->merged = NULL;
+			q_append(h, w);
+			h->last_dirty = w;
+			h->dirty_extents++;
+		} else {
+			q_append(h, r); /* out of memory: written through */
+			continue;
+		}
+		h->dirty_bytes += r->len;
+		ack_bus(h, now, r, r->len);
+	}
+	if (!h->dirty_bytes && !h->pend_head) {
+		/* the cache is clean: every waiting flush is done */
+		while (h->flush_head) {
+			struct sim_req *f = h->flush_head;
+			h->flush_head = f->link;
+			ack_bus(h, now, f, 0);
+		}
+	}
+}
+
 static void hdd_accept(struct sim_dev *d, uint64_t now, struct sim_req *r)
 {
 	struct hdd *h = H(d);
+	h->tags++;
+	if (r->r.op == SWEEP_SIM_FLUSH) {
+		r->link = h->flush_head;
+		h->flush_head = r; /* at most one: the drive takes nothing while a flush waits */
+		admit_writes(h, now);
+		return;
+	}
 	if (r->r.op == SWEEP_SIM_WRITE) {
 		drop_overlapping(h, r->off / SECTOR, (r->off + r->len + SECTOR - 1) / SECTOR, now);
-		if (d->write_back && h->dirty_bytes + r->len <= h->cache_bytes) {
-			/* acknowledged once in the cache; a private copy is destaged later,
-			 * coalesced with the dirty data it continues */
-			struct sim_req *t = h->q_tail, *w = NULL;
-			if (t && t->internal && t->off + t->len == r->off && t->len < 4 * MIB) {
-				t->len += r->len;
-				w = t;
-			} else if ((w = calloc(1, sizeof(*w)))) {
-				*w = *r;
-				w->internal = true;
-				w->merged = NULL;
-				q_append(h, w);
-			}
-			if (w) {
-				h->dirty_bytes += r->len;
-				r->start = now;
-				r->finish = sim_time_after(now, h->overhead_ns + (double)r->len * h->bus_ns_per_byte);
-				ack_insert(h, r);
-				return;
-			}
+		if (d->write_back && r->len <= h->cache_bytes) {
+			list_append(&h->pend_head, &h->pend_tail, r);
+			admit_writes(h, now);
+			return;
 		}
 	}
-	h->tags++;
 	q_append(h, r);
 }
 
@@ -468,20 +654,38 @@ static void ra_stop(struct hdd *h, uint64_t t)
 	h->ra_on = false;
 }
 
+/* When a queued command reached the drive (destages: always ready). */
+static uint64_t cmd_time(const struct sim_req *r)
+{
+	return r->internal ? 0 : r->dispatch;
+}
+
 static void hdd_kick(struct sim_dev *d, uint64_t now)
 {
 	struct hdd *h = H(d);
 	if (h->cur || !h->q_head)
 		return;
-	/* the drive's choice: FCFS with one tag, else shortest positioning time */
-	struct sim_req *best = h->q_head, *bprev = NULL;
-	if (h->q_head->link) {
-		uint64_t bt = NONE64;
+	/* the drive's choice: FCFS with one tag, else the oldest command past the age limit, else
+	 * shortest positioning time */
+	struct sim_req *best = h->q_head, *bprev = NULL, *old = NULL, *oprev = NULL;
+	for (struct sim_req *p = NULL, *r = h->q_head; r && h->q_head->link; p = r, r = r->link)
+		if (!r->internal && now - r->dispatch >= DRIVE_MAX_WAIT_NS && (!old || r->dispatch < old->dispatch)) {
+			old = r;
+			oprev = p;
+		}
+	if (old) {
+		best = old;
+		bprev = oprev;
+	} else if (h->q_head->link) {
+		/* by positioning time alone, as drives do: a transfer that crosses a track is no dearer to start
+		 * (ranked by its finish, the next piece of a sequential stream lost to one a turn away) */
+		double bt = INFINITY;
 		for (struct sim_req *p = NULL, *r = h->q_head; r; p = r, r = r->link) {
 			struct service s;
-			service(h, now, r, &s);
-			if (s.finish < bt) {
-				bt = s.finish;
+			service(h, now, cmd_time(r), r, &s);
+			double key = s.mechanical ? s.access : -1.0; /* cache hits first */
+			if (key < bt) {
+				bt = key;
 				best = r;
 				bprev = p;
 			}
@@ -494,36 +698,40 @@ static void hdd_kick(struct sim_dev *d, uint64_t now)
 	if (h->q_tail == best)
 		h->q_tail = bprev;
 	best->link = NULL;
+	if (best == h->last_dirty)
+		h->last_dirty = NULL; /* being written: later writes start a new extent */
 
 	struct service s;
-	service(h, now, best, &s);
+	service(h, now, cmd_time(best), best, &s);
 	if (s.mechanical) {
 		ra_stop(h, now);
-		service(h, now, best, &s); /* the head may have moved with the read-ahead */
+		service(h, now, cmd_time(best), best, &s); /* the head may have moved with the read-ahead */
 		sweep__sim_count_seek(d->cnt, s.dist);
 		h->cyl = s.end_cyl;
 		h->head = s.end_head;
 	} else {
 		d->cnt->cache_hits++;
 		best->hit = true;
+		h->bus_free = s.finish;
 		uint64_t lim = s.ra_extend < h->sectors ? s.ra_extend : h->sectors;
 		if (lim > h->ra_limit)
 			h->ra_limit = lim;
 	}
-	d->cnt->transfer_ns += s.transfer_ns;
+	/* data moved in this service's time: never more than the time it took (utilization <= 100%) */
+	d->cnt->transfer_ns += s.transfer_ns < s.finish - now ? s.transfer_ns : s.finish - now;
 	best->start = now;
 	best->finish = s.finish;
 	h->cur = best;
 	h->free_at = s.finish;
 	if (s.mechanical && best->r.op == SWEEP_SIM_READ && !best->internal) {
 		uint64_t a = best->off / SECTOR, b = (best->off + best->len + SECTOR - 1) / SECTOR;
-		if (h->readahead) {
+		if (h->readahead && b < h->sectors) {
 			h->ra_on = true;
 			h->ra_start = a;
 			h->ra_from = b;
 			h->ra_t0 = s.finish;
+			h->ra_base = stream_end(h, b - 1);
 			h->ra_limit = b + h->readahead_sect < h->sectors ? b + h->readahead_sect : h->sectors;
-			h->ra_sns = zone_of_lba(h, b < h->sectors ? b : a)->sector_ns;
 		} else if (h->cache_bytes) {
 			h->segs[h->seg_next] = (struct seg){ a, b };
 			h->seg_next = (h->seg_next + 1) % NSEG;
@@ -546,17 +754,20 @@ static void hdd_process(struct sim_dev *d, uint64_t now)
 	while (h->ack_head && h->ack_head->finish <= now) {
 		struct sim_req *r = h->ack_head;
 		h->ack_head = r->link;
+		h->tags--;
 		sweep__dev_done(d, r);
 	}
 	if (h->cur && h->free_at <= now) {
 		struct sim_req *r = h->cur;
 		h->cur = NULL;
 		if (r->internal) {
-			/* destaged: the data stays in the cache, clean */
+			/* destaged: the data stays in the cache, clean; room for waiting writes */
 			h->segs[h->seg_next] = (struct seg){ r->off / SECTOR, (r->off + r->len) / SECTOR };
 			h->seg_next = (h->seg_next + 1) % NSEG;
 			h->dirty_bytes -= r->len;
+			h->dirty_extents--;
 			free(r);
+			admit_writes(h, now);
 		} else {
 			h->tags--;
 			sweep__dev_done(d, r);
@@ -567,7 +778,7 @@ static void hdd_process(struct sim_dev *d, uint64_t now)
 static bool hdd_busy(const struct sim_dev *d)
 {
 	const struct hdd *h = H(d);
-	return h->cur || h->q_head || h->ack_head;
+	return h->cur || h->q_head || h->ack_head || h->pend_head || h->flush_head;
 }
 
 static void hdd_destroy(struct sim_dev *d)
@@ -622,7 +833,38 @@ static bool hdd_params_ok(const struct sweep_sim_hdd_params *p)
 	return p->cylinders && p->cylinders <= (1u << 24) && p->heads && p->heads <= 1024 && p->spt_inner &&
 	       p->spt_inner <= p->spt_outer && p->spt_outer <= (1u << 20) && p->zones && p->zones <= p->cylinders &&
 	       isfinite(p->rpm) && p->rpm >= 1 && p->rpm <= 1e6 && isfinite(p->bus_mb_s) && p->bus_mb_s > 0 &&
-	       p->readahead_kib <= (1u << 20) && p->cache_kib <= (1u << 24) && p->depth <= SWEEP_SIM_MAX_QUEUE_DEPTH;
+	       p->readahead_kib <= (1u << 20) && p->cache_kib <= (1u << 24) && p->depth <= SWEEP_SIM_MAX_QUEUE_DEPTH &&
+	       p->cache_segments <= 65536;
+}
+
+/* The zone table and the stream clock: each zone's skews, and where its first sector is on the clock. */
+static void build_zones(struct hdd *h)
+{
+	const struct sweep_sim_hdd_params *p = &h->p;
+	double cyl_switch = fmax(sweep__hdd_seek_ms(&h->seek, 1) * 1e6, h->head_switch_ns);
+	uint64_t cyl = 0, lba = 0;
+	double t = 0;
+	for (uint64_t z = 0; z < p->zones; z++) {
+		struct zone *zn = &h->zones[z];
+		zn->first_cyl = cyl;
+		zn->cyls = z + 1 < p->zones ? p->cylinders / p->zones : p->cylinders - cyl;
+		/* sectors per track fall linearly from the outer zone to the inner one */
+		zn->spt = p->zones > 1 ? p->spt_outer - (p->spt_outer - p->spt_inner) * z / (p->zones - 1)
+				       : p->spt_outer;
+		zn->first_lba = lba;
+		zn->nsect = zn->cyls * p->heads * zn->spt;
+		zn->sector_ns = h->rev_ns / (double)zn->spt;
+		/* a skew is the switch rounded up to whole sectors: no turn is lost streaming across it */
+		zn->head_skew_ns = ceil(h->head_switch_ns / zn->sector_ns - 1e-9) * zn->sector_ns;
+		zn->cyl_skew_ns = ceil(cyl_switch / zn->sector_ns - 1e-9) * zn->sector_ns;
+		zn->track_ns = h->rev_ns + zn->head_skew_ns;
+		zn->cyl_ns = (double)p->heads * h->rev_ns + (double)(p->heads - 1) * zn->head_skew_ns + zn->cyl_skew_ns;
+		zn->t0 = t;
+		t += (double)zn->cyls * zn->cyl_ns; /* the last cylinder's skew leads into the next zone */
+		cyl += zn->cyls;
+		lba += zn->nsect;
+	}
+	h->sectors = lba;
 }
 
 /* The device named `preset`, or built from o->hdd when given. */
@@ -656,25 +898,12 @@ int sweep__hdd_new(const char *preset, const struct sweep_sim_options *o, struct
 	h->nzones = p->zones;
 	h->cylinders = p->cylinders;
 	h->rev_ns = 60e9 / p->rpm;
-	uint64_t cyl = 0, lba = 0;
-	for (uint64_t z = 0; z < p->zones; z++) {
-		struct zone *zn = &h->zones[z];
-		zn->first_cyl = cyl;
-		zn->cyls = z + 1 < p->zones ? p->cylinders / p->zones : p->cylinders - cyl;
-		/* sectors per track fall linearly from the outer zone to the inner one */
-		zn->spt = p->zones > 1 ? p->spt_outer - (p->spt_outer - p->spt_inner) * z / (p->zones - 1)
-				       : p->spt_outer;
-		zn->first_lba = lba;
-		zn->nsect = zn->cyls * p->heads * zn->spt;
-		zn->sector_ns = h->rev_ns / (double)zn->spt;
-		cyl += zn->cyls;
-		lba += zn->nsect;
-	}
-	h->sectors = lba;
 	h->head_switch_ns = p->head_switch_ms * 1e6;
 	h->overhead_ns = p->overhead_ms * 1e6;
 	h->bus_ns_per_byte = 1e9 / (p->bus_mb_s * 1e6);
+	build_zones(h);
 	h->cache_bytes = p->cache_kib * 1024;
+	h->cache_segments = p->cache_segments ? p->cache_segments : CACHE_SEGMENTS;
 	h->readahead_sect = p->readahead_kib * 1024 / SECTOR;
 	h->readahead = o->readahead ? o->readahead == SWEEP_SIM_ON : p->readahead_kib > 0;
 	if (h->readahead && !h->readahead_sect)

@@ -190,6 +190,16 @@ static bool try_merge(struct sched *s, struct sim_req *r)
 void sweep__sched_add(struct sched *s, struct sim_req *r)
 {
 	r->key = s->dev->ops->key(s->dev, r->off);
+	if (r->r.op == SWEEP_SIM_FLUSH) {
+		/* flushes bypass the elevator, in arrival order, each behind what was submitted before it */
+		r->link = NULL;
+		if (s->flush_tail)
+			s->flush_tail->link = r;
+		else
+			s->flush_head = r;
+		s->flush_tail = r;
+		return;
+	}
 	if (s->ops->merges && try_merge(s, r))
 		return;
 	struct hq *q = &s->q;
@@ -704,7 +714,16 @@ static const struct sched_ops ops_table[] = {
 
 struct sim_req *sweep__sched_pick(struct sched *s, uint64_t now)
 {
-	struct sim_req *r;
+	struct sim_req *r, *o = oldest(s);
+	if (s->flush_head && !s->drain && (!o || o->seq > s->flush_head->seq)) {
+		/* a flush goes down once everything submitted before it has */
+		r = s->flush_head;
+		s->flush_head = r->link;
+		if (!s->flush_head)
+			s->flush_tail = NULL;
+		r->link = NULL;
+		return r;
+	}
 	if (s->drain) {
 		r = s->drain;
 		s->drain = r->link;

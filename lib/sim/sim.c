@@ -22,6 +22,7 @@ struct sweep_sim {
 	struct sim_counters cnt;
 	struct sim_stats st;
 	uint64_t now, seq, busy_ns, seed;
+	uint64_t busy_end; /* the end of the device's last busy period: its last work, destages included */
 	bool dispatch_pending;
 	struct sim_req **heap;
 	size_t nheap, capheap;
@@ -193,18 +194,23 @@ static struct sim_req *heap_pop(struct sweep_sim *s)
 
 SWEEP_EXPORT int sweep_sim_submit(struct sweep_sim *s, const struct sweep_sim_request *req)
 {
-	if (!s || !req || !req->length || req->op > SWEEP_SIM_WRITE || req->time_ns < s->now ||
-	    req->time_ns > SIM_TIME_MAX)
+	if (!s || !req || req->op > SWEEP_SIM_FLUSH || req->time_ns < s->now || req->time_ns > SIM_TIME_MAX ||
+	    (req->op == SWEEP_SIM_FLUSH) != !req->length)
 		return -EINVAL;
+	/* nothing wraps or is cut short: a request that does not fit is the caller's error (issue 32) */
+	uint64_t cap = s->dev->capacity;
+	if (req->op != SWEEP_SIM_FLUSH && (req->offset >= cap || req->length > cap - req->offset))
+		return -ERANGE;
 	struct sim_req *r = req_alloc(s);
 	if (!r)
 		return -ENOMEM;
 	memset(r, 0, sizeof(*r));
 	r->r = *req;
-	/* offsets past the end of the device wrap around (traces from bigger disks) */
-	uint64_t cap = s->dev->capacity;
-	r->off = (req->offset % cap) & ~511ull;
-	r->len = req->length < cap - r->off ? req->length : cap - r->off;
+	if (req->op == SWEEP_SIM_FLUSH)
+		r->r.offset = 0;
+	/* the device works in 512-byte sectors: a request covers the sectors it touches */
+	r->off = r->r.offset & ~511ull;
+	r->len = r->r.offset + r->r.length - r->off;
 	r->seq = s->seq++;
 	int err = heap_push(s, r);
 	if (err) {
@@ -340,8 +346,10 @@ SWEEP_EXPORT int sweep_sim_advance(struct sweep_sim *s, uint64_t until)
 		uint64_t t = next_time(s);
 		if (t == NONE64 || t > until)
 			break;
-		if (s->dev->ops->busy(s->dev))
+		if (s->dev->ops->busy(s->dev)) {
 			s->busy_ns += t - s->now;
+			s->busy_end = t;
+		}
 		s->now = t;
 		admit(s);
 		s->dev->ops->process(s->dev, t);
@@ -384,7 +392,7 @@ SWEEP_EXPORT int sweep_sim_get_stats(const struct sweep_sim *s, struct sweep_sim
 	int err = s ? sim_out_begin(&st, sizeof(st), ret) : -EINVAL;
 	if (err)
 		return err;
-	sweep__stats_fill(&s->st, &s->cnt, s->busy_ns, &st);
+	sweep__stats_fill(&s->st, &s->cnt, s->busy_ns, s->busy_end, &st);
 	st.host_merges = s->sched->merges;
 	sim_out_end(ret, &st, sizeof(st));
 	return 0;

@@ -267,6 +267,7 @@ struct sched {
 	unsigned writes_starved;
 	uint64_t bundle;         /* IRBW */
 	struct sim_req *drain;   /* IRBW: the bundle being dispatched, sorted */
+	struct sim_req *flush_head, *flush_tail; /* flushes, passed through in arrival order */
 	uint64_t yielded_bundle; /* IRBW-RP: the head bundle already yielded (id + 1) */
 	uint64_t yield_seq;      /* IRBW-RP: reads up to this submission serve first */
 	bool rp;
@@ -325,7 +326,7 @@ int sweep__sim_trace_read(FILE *fp, const struct sweep_sim_trace_options *opts, 
 /* ---- statistics -------------------------------------------------------- */
 
 struct sim_stats {
-	uint64_t requests, reads, writes, bytes_read, bytes_written;
+	uint64_t requests, reads, writes, flushes, bytes_read, bytes_written;
 	uint64_t first_arrival, last_finish;
 	uint64_t *resp; /* response times of all completions, for percentiles */
 	uint64_t nresp, cap;
@@ -333,8 +334,8 @@ struct sim_stats {
 	long double resp_sum;
 };
 int sweep__stats_record(struct sim_stats *st, const struct sim_req *r);
-void sweep__stats_fill(const struct sim_stats *st, const struct sim_counters *c, uint64_t busy_ns,
-		struct sweep_sim_stats *out);
+void sweep__stats_fill(const struct sim_stats *st, const struct sim_counters *c, uint64_t busy_ns, uint64_t end_ns,
+		       struct sweep_sim_stats *out);
 void sweep__stats_fini(struct sim_stats *st);
 
 #endif

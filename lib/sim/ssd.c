@@ -409,30 +409,53 @@ static bool ssd_can_accept(const struct sim_dev *d)
 	return S(d)->nout < d->depth;
 }
 
+/* The plane that holds logical page lpn now, or -1 when it holds nothing (never written). */
+static int held_on(const struct ssd *s, uint64_t lpn)
+{
+	if (s->p.blockmap)
+		return (int)bm_plane(s, lpn);
+	return s->map[lpn] == INV32 ? -1 : (int)pm_plane(s, lpn);
+}
+
 static void ssd_accept(struct sim_dev *d, uint64_t now, struct sim_req *r)
 {
 	struct ssd *s = S(d);
-	uint64_t first = r->off / s->page, last = (r->off + r->len - 1) / s->page;
 	double t = (double)now, fin = t, link = t;
+	r->start = now;
+	if (r->r.op == SWEEP_SIM_FLUSH) {
+		/* no volatile write cache in this model: nothing to write back */
+		r->finish = now + 1;
+		s->out[s->nout++] = r;
+		return;
+	}
+	uint64_t first = r->off / s->page, last = (r->off + r->len - 1) / s->page;
+	uint64_t end = r->off + r->len;
 	sweep__tl_trim(&s->link, t);
 	for (unsigned c = 0; c < s->C; c++)
 		sweep__tl_trim(&s->chan[c], t);
 	for (uint64_t lpn = first; lpn <= last; lpn++) {
+		/* the host link carries the request's bytes of this page, not a whole page */
+		uint64_t pa = lpn * s->page, pe = pa + s->page;
+		uint64_t bytes = (end < pe ? end : pe) - (r->off > pa ? r->off : pa);
+		double xfer = s->t_link * (double)bytes / (double)s->page;
 		if (r->r.op == SWEEP_SIM_WRITE) {
 			/* pages stream in over the host link, in order */
-			link = sweep__tl_book(&s->link, link, s->t_link) + s->t_link;
+			link = sweep__tl_book(&s->link, link, xfer) + xfer;
+			double ready = link;
+			int old = bytes < s->page ? held_on(s, lpn) : -1;
+			if (old >= 0) /* part of a page: the rest of it is read first (read-modify-write) */
+				ready = dmax(ready, page_read(s, (unsigned)old, t));
 			d->cnt->host_pages_written++;
-			double e = s->p.blockmap ? bm_write(s, lpn, link) : pm_write(s, lpn, link);
+			double e = s->p.blockmap ? bm_write(s, lpn, ready) : pm_write(s, lpn, ready);
 			fin = dmax(fin, e);
 		} else {
 			unsigned p = s->p.blockmap ? bm_plane(s, lpn) : pm_plane(s, lpn);
 			double ready = page_read(s, p, t);
-			link = sweep__tl_book(&s->link, dmax(link, ready), s->t_link) + s->t_link;
+			link = sweep__tl_book(&s->link, dmax(link, ready), xfer) + xfer;
 			fin = dmax(fin, link);
 		}
-		d->cnt->transfer_ns += (uint64_t)s->t_link;
+		d->cnt->transfer_ns += (uint64_t)xfer;
 	}
-	r->start = now;
 	r->finish = sim_time_after(now, fin - t);
 	if (r->finish <= now)
 		r->finish = now + 1;

@@ -37,7 +37,9 @@ int sweep__stats_record(struct sim_stats *st, const struct sim_req *r)
 	if (r->finish > st->last_finish)
 		st->last_finish = r->finish;
 	st->requests++;
-	if (r->r.op == SWEEP_SIM_WRITE) {
+	if (r->r.op == SWEEP_SIM_FLUSH) {
+		st->flushes++;
+	} else if (r->r.op == SWEEP_SIM_WRITE) {
 		st->writes++;
 		st->bytes_written += r->r.length;
 	} else {
@@ -66,8 +68,8 @@ static double pct_ms(const uint64_t *v, uint64_t n, double p)
 	return (double)v[rank - 1] / 1e6;
 }
 
-void sweep__stats_fill(const struct sim_stats *st, const struct sim_counters *c, uint64_t busy_ns,
-		struct sweep_sim_stats *out)
+void sweep__stats_fill(const struct sim_stats *st, const struct sim_counters *c, uint64_t busy_ns, uint64_t end_ns,
+		       struct sweep_sim_stats *out)
 {
 	struct sweep_sim_stats s = { .size = sizeof(s) };
 	s.requests = st->requests;
@@ -79,7 +81,11 @@ void sweep__stats_fill(const struct sim_stats *st, const struct sim_counters *c,
 	s.last_finish_ns = st->last_finish;
 	s.busy_ns = busy_ns;
 	s.transfer_ns = c->transfer_ns;
-	uint64_t span = st->last_finish > st->first_arrival ? st->last_finish - st->first_arrival : 0;
+	s.flushes = st->flushes;
+	s.end_ns = end_ns;
+	/* the window ends when the device is done, not at the last acknowledgement (issue 32) */
+	uint64_t last = st->last_finish > end_ns ? st->last_finish : end_ns;
+	uint64_t span = st->requests && last > st->first_arrival ? last - st->first_arrival : 0;
 	if (span) {
 		s.utilization = (double)c->transfer_ns / (double)span;
 		s.throughput_mib_s = (double)(st->bytes_read + st->bytes_written) / (double)MIB /

@@ -243,18 +243,24 @@ static bool parse_dev(const char *s, size_t len, unsigned *maj, unsigned *min)
 static int add(struct loader *L, uint64_t time_ns, uint64_t off, uint64_t len, int op, uint32_t stream,
 	       bool queue_event)
 {
-	if (!len) {
-		L->t->skipped++;
-		return 0;
-	}
-	if (off > UINT64_MAX - len)
+	if (op == SWEEP_SIM_FLUSH) {
+		off = len = 0; /* a flush moves no data */
+	} else if (!len) {
+		return bad(L, "length 0 at offset %llu: a read or write moves at least one byte", (unsigned long long)off);
+	} else if (off > UINT64_MAX - len) {
 		return bad(L, "extent %llu + %llu beyond 2^64 bytes", (unsigned long long)off, (unsigned long long)len);
-	if (L->capacity && len > L->capacity)
+	} else if (L->capacity && len > L->capacity) {
 		return bad(L, "length %llu longer than the device (%llu bytes)", (unsigned long long)len,
 			   (unsigned long long)L->capacity);
-	if (L->capacity && (L->flags & SWEEP_SIM_TRACE_NO_WRAP) && off + len > L->capacity)
+	} else if (L->capacity && (L->flags & SWEEP_SIM_TRACE_WRAP)) {
+		/* a trace of a bigger disk: fold the offset, keep the length, end at the end at most */
+		off = off % L->capacity / 512 * 512;
+		if (off + len > L->capacity)
+			off = (L->capacity - len) / 512 * 512;
+	} else if (L->capacity && off + len > L->capacity) {
 		return bad(L, "extent %llu + %llu past the end of the device (%llu bytes)", (unsigned long long)off,
 			   (unsigned long long)len, (unsigned long long)L->capacity);
+	}
 	struct sim_trace_rec **v = queue_event ? &L->q : &L->t->v;
 	size_t *n = queue_event ? &L->nq : &L->t->n, *cap = queue_event ? &L->capq : &L->t->cap;
 	if ((uint64_t)(L->t->n + L->nq) >= L->max_requests)
@@ -278,11 +284,17 @@ static int sectors(struct loader *L, uint64_t sector, uint64_t n, uint64_t *off,
 	return 0;
 }
 
-/* R, W, RA, WS, FWS... -> op, or -1 for what is not a data transfer (flush, discard). */
-static int rwbs_op(const char *s, size_t len)
+/*
+ * R, W, RA, WS, FWS... -> op, or -1 for what is neither a data transfer nor
+ * a flush (discard, secure erase, driver-private). With no sectors, an F is
+ * the flush the block layer sends ahead of a PREFLUSH write, or alone.
+ */
+static int rwbs_op(const char *s, size_t len, uint64_t nsect)
 {
 	if (memchr(s, 'D', len) || memchr(s, 'E', len))
 		return -1;
+	if (!nsect)
+		return memchr(s, 'F', len) ? SWEEP_SIM_FLUSH : -1;
 	if (memchr(s, 'W', len))
 		return SWEEP_SIM_WRITE;
 	if (memchr(s, 'R', len))
@@ -447,8 +459,11 @@ static int parse_tracefs(struct loader *L, const char *line)
 		return bad(L, "no 'SECTOR + COUNT' after the command");
 	if ((err = parse_u64(L, "sector count", f.s[2], f.len[2], 10, &nsect)))
 		return err;
-	/* flushes carry sector 2^64-1 and no data */
+	int op = rwbs_op(h.s[1], h.len[1], nsect);
 	if (!nsect) {
+		/* flushes carry sector 2^64-1 (or 0) and no data: modelled, not paired with their completion */
+		if (is_issue && op == SWEEP_SIM_FLUSH)
+			return add(L, ts, 0, 0, op, pid, false);
 		if (is_issue)
 			L->t->skipped++;
 		return 0;
@@ -457,7 +472,6 @@ static int parse_tracefs(struct loader *L, const char *line)
 		return err;
 	if (is_complete)
 		return completed(L, sector, ts);
-	int op = rwbs_op(h.s[1], h.len[1]);
 	if (op < 0) {
 		L->t->skipped++;
 		return 0;
@@ -481,26 +495,31 @@ static int parse_blkparse(struct loader *L, const char *line)
 	bool c = field_is(&f, 5, "C"), d = field_is(&f, 5, "D"), q = field_is(&f, 5, "Q");
 	if (!c && !d && !q)
 		return 0;
-	int op = rwbs_op(f.s[6], f.len[6]);
-	if (f.n < 10 || !field_is(&f, 8, "+") || op < 0) {
+	uint64_t ts = 0, pid = 0, sector = 0, nsect = 0, off = 0, len = 0;
+	int err;
+	bool extent = f.n >= 10 && field_is(&f, 8, "+");
+	if (extent && (err = parse_u64(L, "sector count", f.s[9], f.len[9], 10, &nsect)))
+		return err;
+	int op = rwbs_op(f.s[6], f.len[6], nsect);
+	if (op == SWEEP_SIM_FLUSH && d) {
+		/* "D FWS [jbd2]" or "D FN 0 + 0": a flush; modelled, not paired with its completion */
+		if ((err = parse_time(L, "time", f.s[3], f.len[3], 1e9, &ts)) ||
+		    (err = parse_u64(L, "pid", f.s[4], f.len[4], 10, &pid)))
+			return err;
+		return add(L, ts, 0, 0, op, (uint32_t)pid, false);
+	}
+	if (!extent || op < 0 || !nsect) {
 		if (!c)
 			L->t->skipped++;
 		return 0;
 	}
-	uint64_t ts = 0, pid = 0, sector = 0, nsect = 0, off = 0, len = 0;
-	int err;
 	if ((err = parse_time(L, "time", f.s[3], f.len[3], 1e9, &ts)) ||
-	    (err = parse_u64(L, "sector", f.s[7], f.len[7], 10, &sector)) ||
-	    (err = parse_u64(L, "sector count", f.s[9], f.len[9], 10, &nsect)))
+	    (err = parse_u64(L, "sector", f.s[7], f.len[7], 10, &sector)))
 		return err;
 	if (c)
 		return completed(L, sector, ts);
 	if ((err = parse_u64(L, "pid", f.s[4], f.len[4], 10, &pid)) || (err = sectors(L, sector, nsect, &off, &len)))
 		return err;
-	if (!nsect) {
-		L->t->skipped++;
-		return 0;
-	}
 	if ((err = add(L, ts, off, len, op, (uint32_t)pid, q)))
 		return err;
 	return d ? issued(L, sector, ts) : 0;
@@ -804,7 +823,9 @@ int sweep__sim_trace_read(FILE *fp, const struct sweep_sim_trace_options *opts, 
 	struct loader L = { 0 };
 	int err = sweep__opts_copy(&o, sizeof(o), opts, SIM_MIN);
 	if (!err)
-		err = sweep__flags_check(o.flags, SWEEP_SIM_TRACE_NO_WRAP);
+		err = sweep__flags_check(o.flags, SWEEP_SIM_TRACE_NO_WRAP | SWEEP_SIM_TRACE_WRAP);
+	if (!err && (o.flags & SWEEP_SIM_TRACE_NO_WRAP) && (o.flags & SWEEP_SIM_TRACE_WRAP))
+		err = -EINVAL;
 	if (!err)
 		err = parse_format(o.format, &L);
 	if (err)

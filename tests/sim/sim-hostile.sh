@@ -83,8 +83,27 @@ printf '0 0 0 8 1\n9199999999999 0 0 8 0\n' >"$work/far"
 rc=0; "$SIM" replay --device hdd7200 --set bus_mb_s=1e-12 --format disksim "$work/far" >/dev/null 2>"$work/err" || rc=$?
 [ $rc -eq 1 ] && grep -q "^sweep-sim: hdd7200/fcfs: Value too large" "$work/err" || fail "past 2^63 ns: rc $rc: $(cat "$work/err")"
 
-# --no-wrap: an offset past the end of the device is an error instead of wrapping around
+# issue 32: nothing past the end of the device passes in silence. An offset past the end is an error
+# (it used to wrap around), --no-wrap says so explicitly, and only --wrap folds a bigger disk's trace.
 printf 'R 0 4096\nR 1000000000000 4096\n' >"$work/wrap"
-"$SIM" replay --device eagle --json "$work/wrap" >/dev/null || fail "wrapping replay failed"
+expect_err "$work/wrap" 2 "past the end of the device" --device eagle
 expect_err "$work/wrap" 2 "past the end of the device" --device eagle --no-wrap
+"$SIM" replay --device eagle --wrap --json "$work/wrap" >"$work/out" || fail "--wrap replay failed"
+grep -q '"requests": 2,' "$work/out" || fail "--wrap: $(cat "$work/out")"
+# a 1 PB offset on the 500 GB hdd7200, and an SSD write that crosses the end of the 16 GiB device
+printf 'W 1125899906842624 4096\n' >"$work/pb"
+expect_err "$work/pb" 1 "past the end of the device" --device hdd7200
+printf 'W 17179865088 8192\n' >"$work/cross"
+expect_err "$work/cross" 1 "past the end of the device" --device ssd-pagemap
+# a read or write of no bytes is refused where the format cannot mean a flush
+printf 'R 0 4096\nR 8192 0\n' >"$work/zero"
+expect_err "$work/zero" 2 "length 0" --format plan
+printf '0,8,4096,r,0.0\n0,16,0,w,0.1\n' >"$work/zero.spc"
+expect_err "$work/zero.spc" 2 "length 0" --format spc
+# the command line: no run of zero requests, no request of zero bytes, --wrap only for traces
+for args in "synth --requests 0" "synth --size 0" "synth --size 1000" "synth --wrap" \
+	"replay --wrap --no-wrap $work/wrap"; do
+	rc=0; "$SIM" $args >/dev/null 2>"$work/err" || rc=$?
+	[ $rc -eq 2 ] && [ -s "$work/err" ] || fail "$args: rc $rc, want 2 and a message"
+done
 echo ok

@@ -41,7 +41,8 @@ static void json_str(FILE *f, const char *s)
 void report_json(FILE *f, const struct result *r, const char *in)
 {
 	const struct sweep_sim_stats *s = &r->st;
-	double span = (double)(s->last_finish_ns - s->first_arrival_ns) / 1e9;
+	uint64_t last = s->last_finish_ns > s->end_ns ? s->last_finish_ns : s->end_ns; /* destages included */
+	double span = s->requests ? (double)(last - s->first_arrival_ns) / 1e9 : 0.0;
 	fprintf(f, "%s{\n%s  \"device\": ", in, in);
 	json_str(f, r->info.device);
 	fprintf(f, ",\n%s  \"sched\": ", in);
@@ -56,13 +57,14 @@ void report_json(FILE *f, const struct result *r, const char *in)
 	fprintf(f, "%s  \"requests\": %" PRIu64 ",\n", in, s->requests);
 	fprintf(f, "%s  \"reads\": %" PRIu64 ",\n", in, s->reads);
 	fprintf(f, "%s  \"writes\": %" PRIu64 ",\n", in, s->writes);
+	fprintf(f, "%s  \"flushes\": %" PRIu64 ",\n", in, s->flushes);
 	fprintf(f, "%s  \"bytes\": %" PRIu64 ",\n", in, s->bytes_read + s->bytes_written);
 	fprintf(f, "%s  \"elapsed_s\": %.9g,\n", in, span);
 	fprintf(f, "%s  \"busy_s\": %.9g,\n", in, (double)s->busy_ns / 1e9);
 	fprintf(f, "%s  \"utilization\": %.9g,\n", in, s->utilization);
 	fprintf(f, "%s  \"throughput_mib_s\": %.9g,\n", in, s->throughput_mib_s);
 	fprintf(f, "%s  \"iops\": %.9g,\n", in, span > 0 ? (double)s->requests / span : 0.0);
-	fprintf(f, "%s  \"response_ms\": {\"mean\": %.9g, \"p50\": %.9g, \"p90\": %.9g, \"p99\": %.9g, \"max\": %.9g},\n",
+	fprintf(f, "%s  \"response_ms\": {\"mean\": %.6f, \"p50\": %.6f, \"p90\": %.6f, \"p99\": %.6f, \"max\": %.6f},\n",
 		in, s->resp_mean_ms, s->resp_p50_ms, s->resp_p90_ms, s->resp_p99_ms, s->resp_max_ms);
 	fprintf(f, "%s  \"seek_count\": %" PRIu64 ",\n", in, s->seek_count);
 	fprintf(f, "%s  \"seek_distance_histogram\": [", in);
