@@ -32,25 +32,39 @@ static double fake_clock(void *ctx)
 	return ((struct run *)ctx)->t;
 }
 
-static void run_start(struct run *r, int tty, double interval, unsigned width)
+/* A display with o's settings, writing to memory, on the run's clock. */
+static void run_open(struct run *r, struct progress_opts o)
 {
-	struct progress_opts o = {
-		.on = true, .interval = interval, .tty = tty, .width = width, .utf8 = -1,
-		.clock = fake_clock, .clock_ctx = r,
-	};
-
 	memset(r, 0, sizeof(*r));
 	r->out = open_memstream(&r->buf, &r->len);
 	assert_non_null(r->out);
+	o.on = true;
 	o.out = r->out;
+	o.clock = fake_clock;
+	o.clock_ctx = r;
 	r->p = progress_new(&o);
 	assert_non_null(r->p);
+}
+
+static void run_start(struct run *r, int tty, double interval, unsigned width)
+{
+	run_open(r, (struct progress_opts){ .interval = interval, .tty = tty, .width = width, .utf8 = -1 });
 }
 
 static void run_end(struct run *r)
 {
 	fclose(r->out);
 	free(r->buf);
+}
+
+/* The last line (ok: done, else stopped) holds want; the run ends. */
+static void finish_with(struct run *r, bool ok, const char *want)
+{
+	r->p = progress_finish(r->p, ok);
+	fflush(r->out);
+	if (!strstr(r->buf, want))
+		fail_msg("no '%s' in:\n%s", want, r->buf);
+	run_end(r);
 }
 
 /* Lines of the output, "\r"-drawn pieces split too; the array and the copy are the caller's to free. */
@@ -263,39 +277,34 @@ static void test_open_total(void **state)
 	r.t = 5;
 	progress_add(r.p, 0, 0);
 	assert_non_null(strstr(r.buf, "[0:00:05] 6/6 files, 700 B/700 B (100%), "));
-	r.p = progress_finish(r.p, false);
-	fflush(r.out);
-	assert_non_null(strstr(r.buf, "sweep-progress: stopped: 3 dirs, 6 files, 700 bytes (700 B) in 0:00:05, 140 B/s\n"));
-	run_end(&r);
+	finish_with(&r, false, "sweep-progress: stopped: 3 dirs, 6 files, 700 bytes (700 B) in 0:00:05, 140 B/s\n");
+
+	/* a walk whose files are planned later (sweep-sync): the scanning line counts what it met */
+	run_start(&r, -1, 1, 0);
+	progress_dirs(r.p, 1);
+	progress_scanned(r.p, 5, 5000);
+	progress_plan(r.p, 1, 10);
+	r.t = 1;
+	progress_scanned(r.p, 1, 1000);
+	assert_non_null(strstr(r.buf, "[0:00:01] scanning: 1 dirs, 6 files, 5.9 KiB\n"));
+	finish_with(&r, true, "done: 1 dirs, 0 files, 0 bytes (0 B) in 0:00:01, 0 B/s\n");
 
 	/* in a UTF-8 locale, "≥" */
-	struct progress_opts o = { .on = true, .interval = 1, .tty = -1, .utf8 = 1, .clock = fake_clock, .clock_ctx = &r };
-	memset(&r, 0, sizeof(r));
-	r.out = open_memstream(&r.buf, &r.len);
-	o.out = r.out;
-	r.p = progress_new(&o);
+	run_open(&r, (struct progress_opts){ .interval = 1, .tty = -1, .utf8 = 1 });
 	progress_plan(r.p, 2, 2048);
 	r.t = 1;
 	progress_add(r.p, 1, 1024);
 	progress_others(r.p, 3);
-	r.p = progress_finish(r.p, true);
-	fflush(r.out);
 	assert_non_null(strstr(r.buf, "1/\xe2\x89\xa5" "2 files, 1.0 KiB/\xe2\x89\xa5" "2.0 KiB, "));
-	assert_non_null(strstr(r.buf, "done: 1 files, 3 others, 1024 bytes"));
-	run_end(&r);
+	finish_with(&r, true, "done: 1 files, 3 others, 1024 bytes");
 }
 
 /* What a terminal of width columns shows after one count (plan: 2 files of 1 KiB, "≥" in the line). */
 static char *drawn_at_width(unsigned width, int counts)
 {
 	struct run r;
-	struct progress_opts o = { .on = true, .tty = 1, .width = width, .utf8 = 1, .clock = fake_clock, .clock_ctx = &r };
 
-	memset(&r, 0, sizeof(r));
-	r.out = open_memstream(&r.buf, &r.len);
-	assert_non_null(r.out);
-	o.out = r.out;
-	r.p = progress_new(&o);
+	run_open(&r, (struct progress_opts){ .tty = 1, .width = width, .utf8 = 1 });
 	progress_plan(r.p, 2, 2048);
 	for (int i = 1; i <= counts; i++) {
 		r.t = i * 0.25;
@@ -379,13 +388,8 @@ static void test_format_hook(void **state)
 	(void)state;
 	struct run r;
 	int calls = 0;
-	struct progress_opts o = { .on = true, .tty = 1, .width = 200, .clock = fake_clock, .clock_ctx = &r,
-				   .format = my_format, .format_ctx = &calls };
 
-	memset(&r, 0, sizeof(r));
-	r.out = open_memstream(&r.buf, &r.len);
-	o.out = r.out;
-	r.p = progress_new(&o);
+	run_open(&r, (struct progress_opts){ .tty = 1, .width = 200, .format = my_format, .format_ctx = &calls });
 	progress_dirs(r.p, 1);
 	progress_plan(r.p, 3, 3000);
 	r.t = 0.25;
@@ -408,9 +412,10 @@ static void test_parse(void **state)
 {
 	(void)state;
 	struct progress_opts o;
-	static const char *const good[] = { "1", "0.5", "30", "86400", "007" };
-	static const double val[] = { 1, 0.5, 30, 86400, 7 };
-	static const char *const bad[] = { "0", "0.0", "-1", "abc", "", "1e3", "inf", "nan", "86401", "1s", " 1", "0x10" };
+	static const char *const good[] = { "1", "0.5", "30", "86400", "007", "0.1" };
+	static const double val[] = { 1, 0.5, 30, 86400, 7, 0.1 };
+	static const char *const bad[] = { "0", "0.0", "-1", "abc", "", "1e3", "inf", "nan", "86401", "1s", " 1", "0x10",
+					   "0.09", "0.0001", "1.5.2" };
 
 	memset(&o, 0, sizeof(o));
 	assert_int_equal(progress_parse(NULL, &o), 0);

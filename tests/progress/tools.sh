@@ -9,6 +9,7 @@
 # the machine is. Then the terminal (script(1)), the options' errors, and
 # silence without --progress.
 . "$TESTS_DIR/common/lib.sh"
+. "$TESTS_DIR/common/hooks.sh"
 trap lib_exit EXIT
 
 [ -n "${SWEEP_TEST_HOOKS:-}" ] || skip "needs the test-hooks build (SWEEP_TEST_CLOCK)"
@@ -137,14 +138,47 @@ grep -v "^sweep-plan: summary: " plan0.err >plan0.prog
 shape sweep-plan plan0.prog
 summary sweep-plan plan0.prog "$DIRS" "$FILES" "$OTHERS" "$BYTES_NAMES"
 
-# --- sweep-sync -a: files and bytes transferred (without -H a hard link's data goes twice, as with rsync)
+# --- sweep-sync -a: the source's scan, then files and bytes transferred (without -H a hard
+# link's data goes twice, as with rsync); the second run transfers nothing
 SWEEP_TEST_CLOCK=step:0.01 "$U/sweep-sync" -a --progress=1 src/ sdst/ >sync.out 2>sync.err
 check "sweep-sync --progress=1 exits 0" test $? = 0
 shape sweep-sync sync.err
+lines sweep-sync sync.err scanning
 lines sweep-sync sync.err moving
-summary sweep-sync sync.err 0 "$FILES" 0 "$BYTES_NAMES"
+summary sweep-sync sync.err "$DIRS" "$FILES" 0 "$BYTES_NAMES"
+check "sweep-sync: the last scanning line counts the source's files" \
+	grep -q "scanning: $DIRS dirs, $FILES files, " <(grep scanning sync.err | tail -n 1)
 SWEEP_TEST_CLOCK=step:0.01 "$U/sweep-sync" -a --progress=1 src/ sdst/ >sync2.out 2>sync2.err
-summary sweep-sync sync2.err 0 0 0 0
+summary sweep-sync sync2.err "$DIRS" 0 0 0
+
+# --- the tree changes between the plan and the read: one file goes, one grows, one
+# shrinks. The last line still says what was archived and copied (sizes at open).
+changed_tree() {
+	rm -rf chg && cp -a src chg || die "cp -a src chg"
+}
+change() {
+	rm chg/a/f3
+	head -c 5000 /dev/urandom >>chg/a/f9
+	truncate -s 100 chg/a/b/c/big2
+}
+changed_tree
+SWEEP_TEST_CLOCK=step:0.01 pause_at plan "$U/sweep-tar" -c --progress=1 -f chg.tar chg 2>chg-tar.err ||
+	die "sweep-tar did not stop at its plan"
+change
+resume
+rc=$?
+check "sweep-tar, tree changed: exit 1 (a file vanished), as GNU tar" test $rc = 1
+tar -tvf chg.tar >chg.list 2>/dev/null
+summary sweep-tar chg-tar.err "$DIRS" "$(grep -c '^[-h]' chg.list)" "$OTHERS" \
+	"$(awk '/^-/ { s += $3 } END { print s }' chg.list)"
+check "sweep-tar, tree changed: one file fewer than planned" test "$(grep -c '^[-h]' chg.list)" = $((FILES - 1))
+changed_tree
+SWEEP_TEST_CLOCK=step:0.01 pause_at plan "$U/sweep-cp" -a --progress=1 chg chg-dst 2>chg-cp.err ||
+	die "sweep-cp did not stop at its plan"
+change
+resume
+summary sweep-cp chg-cp.err "$DIRS" "$(find chg-dst -type f | wc -l)" "$OTHERS" \
+	"$(find chg-dst -type f -printf '%i %s\n' | sort -u | awk '{ s += $2 } END { print s }')"
 
 # --- a terminal: one line redrawn ("\r"), with the time left, then the summary on a line of its own
 if command -v script >/dev/null; then

@@ -13,7 +13,8 @@
 #include "progress.h"
 
 #define SAMPLE_PERIOD 0.5   /* seconds between the rate's samples */
-#define MAX_INTERVAL 86400  /* --progress=SECONDS: at most a day */
+#define MIN_INTERVAL 0.1    /* --progress=SECONDS: at least this (a line per count would flood a log and slow the run) */
+#define MAX_INTERVAL 86400  /* and at most a day */
 
 struct progress {
 	struct progress_opts o;
@@ -21,6 +22,7 @@ struct progress {
 	double period; /* seconds between draws */
 	const char *ge;
 	uint64_t plan_files, plan_bytes, done_files, done_bytes, dirs, others;
+	uint64_t scan_files, scan_bytes;
 	int64_t unsized;
 	bool walk_done;
 	double start, last_draw;
@@ -93,9 +95,10 @@ int progress_parse(const char *arg, struct progress_opts *o)
 	errno = 0;
 	v = strtod(arg, &end);
 	/* Digits and a point only: no "inf", "nan", hex or exponent surprises. */
-	if (!*arg || *end || errno || !(v > 0) || v > MAX_INTERVAL || strspn(arg, "0123456789.") != strlen(arg)) {
-		cli_msg("invalid --progress argument %s (seconds between lines, more than 0, at most %d)",
-			cli_quote(arg), MAX_INTERVAL);
+	if (!*arg || *end || errno || !(v >= MIN_INTERVAL) || v > MAX_INTERVAL ||
+	    strspn(arg, "0123456789.") != strlen(arg)) {
+		cli_msg("invalid --progress argument %s (seconds between lines, from %g to %d)", cli_quote(arg),
+			MIN_INTERVAL, MAX_INTERVAL);
 		return -EINVAL;
 	}
 	o->interval = v;
@@ -236,6 +239,8 @@ static void view(const struct progress *p, struct progress_view *v, enum progres
 	v->plan_bytes = p->plan_bytes > p->done_bytes ? p->plan_bytes : p->done_bytes;
 	v->dirs = p->dirs;
 	v->others = p->others;
+	v->scan_files = p->scan_files || p->scan_bytes ? p->scan_files : v->plan_files;
+	v->scan_bytes = p->scan_files || p->scan_bytes ? p->scan_bytes : v->plan_bytes;
 	v->open_total = !p->walk_done || p->unsized > 0;
 	v->scanning = !p->walk_done && !p->done_files && !p->done_bytes;
 	v->elapsed = t - p->start;
@@ -286,11 +291,13 @@ static int default_format(char *buf, size_t len, const struct progress_view *v, 
 	if (n < 0 || (size_t)n >= len)
 		return n;
 	if (v->scanning) {
+		char scanned[32];
 		n += snprintf(buf + n, len - (size_t)n, "scanning: %llu dirs, %llu files", (unsigned long long)v->dirs,
-			      (unsigned long long)v->plan_files);
+			      (unsigned long long)v->scan_files);
 		/* bytes only when the walk learns them (not when it leaves files unstated) */
-		if (v->plan_bytes && n >= 0 && (size_t)n < len)
-			n += snprintf(buf + n, len - (size_t)n, ", %s", total);
+		progress_human(scanned, sizeof(scanned), (double)v->scan_bytes);
+		if (v->scan_bytes && n >= 0 && (size_t)n < len)
+			n += snprintf(buf + n, len - (size_t)n, ", %s", scanned);
 		return n;
 	}
 	progress_hms(eta, sizeof(eta), v->eta);
@@ -371,6 +378,15 @@ void progress_plan(struct progress *p, uint64_t files, uint64_t bytes)
 		return;
 	p->plan_files += files;
 	p->plan_bytes += bytes;
+	tick(p);
+}
+
+void progress_scanned(struct progress *p, uint64_t files, uint64_t bytes)
+{
+	if (!p)
+		return;
+	p->scan_files += files;
+	p->scan_bytes += bytes;
 	tick(p);
 }
 

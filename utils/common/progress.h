@@ -65,6 +65,7 @@ struct progress_view {
 	uint64_t files, bytes;           /* done */
 	uint64_t plan_files, plan_bytes; /* planned so far */
 	uint64_t dirs, others;
+	uint64_t scan_files, scan_bytes; /* what the scanning line counts: progress_scanned(), else the planned */
 	bool scanning;    /* the walk runs and nothing is done yet */
 	bool open_total;  /* the planned totals can still grow */
 	bool ok;          /* PROGRESS_SUMMARY: the run ended as planned (else it was stopped) */
@@ -98,9 +99,9 @@ struct progress;
 
 /*
  * --progress[=SECONDS] (arg NULL for the bare option): sets o->on and
- * o->interval. On a bad argument (not a number of seconds above 0, at most
- * a day) says "prog: invalid --progress argument 'x' ..." and returns
- * -EINVAL; the tool then exits as on any usage error.
+ * o->interval. On a bad argument (not a number of seconds, digits and a
+ * point) says "prog: invalid --progress argument 'x' ..." and returns
+ * -EINVAL; the tool then exits as on any usage error. From 0.1 to 86400 s.
  */
 int progress_parse(const char *arg, struct progress_opts *o);
 
@@ -119,6 +120,12 @@ void progress_dirs(struct progress *p, uint64_t n);
 void progress_others(struct progress *p, uint64_t n);
 /* Add to the planned totals. */
 void progress_plan(struct progress *p, uint64_t files, uint64_t bytes);
+/*
+ * Regular files a walk met whose work is decided later (sweep-sync's
+ * source list: only what changed is planned). The scanning line counts
+ * these when there are any, else the planned files.
+ */
+void progress_scanned(struct progress *p, uint64_t files, uint64_t bytes);
 /*
  * Correct the planned totals: a file's size at open differs from the
  * planned one, a planned file was not read after all (gone, refused, or

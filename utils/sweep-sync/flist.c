@@ -177,12 +177,14 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 	}
 	if (is_dir && s->is_src && !c->o.recursive) {
 		/* rsync without -r: the directory is not copied at all */
+		progress_clear(c->prog);
 		printf("skipping directory %s\n", rel);
 		free(rel);
 		return SWEEP_WALK_SKIP;
 	}
 	if (s->is_src && !type_wanted(&c->o, e->st.mode)) {
 		/* rsync's wording, on stdout as rsync prints it */
+		progress_clear(c->prog);
 		printf("skipping non-regular file \"%s\"\n", rel);
 		free(rel);
 		return 0;
@@ -221,6 +223,11 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 		}
 	}
 	s->n++;
+	/* The scanning line: the source side only, which is walked on the caller's thread (walk_both). */
+	if (s->is_src && is_dir)
+		progress_dirs(c->prog, 1);
+	else if (s->is_src && S_ISREG(e->st.mode))
+		progress_scanned(c->prog, 1, (uint64_t)e->st.size);
 	return 0;
 
 nomem_rel:
