@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Small shared pieces: order and backend names, backend resolution, version. */
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,37 @@ unsigned sweep__nofile_share(unsigned div, unsigned cap)
 	if (getrlimit(RLIMIT_NOFILE, &nofile) < 0 || nofile.rlim_cur == RLIM_INFINITY || nofile.rlim_cur / div >= cap)
 		return cap;
 	return (unsigned)(nofile.rlim_cur / div);
+}
+
+/* Descriptors open in this process now (/proc/self/fd), or -1 where that cannot be read. */
+static long fds_open(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	long n = -1; /* the directory's own descriptor is listed too */
+
+	if (!d)
+		return -1;
+	for (struct dirent *de; (de = readdir(d));)
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+unsigned sweep__nofile_free(unsigned div, unsigned cap)
+{
+	struct rlimit nofile;
+
+	if (getrlimit(RLIMIT_NOFILE, &nofile) < 0 || nofile.rlim_cur == RLIM_INFINITY)
+		return cap;
+	/* Counting costs a directory read: only where the limit could be what binds. */
+	if (nofile.rlim_cur / div >= (rlim_t)cap * 4)
+		return cap;
+	long open = fds_open();
+	if (open < 0)
+		open = 16; /* no /proc: about what a tool holds before the library opens anything */
+	rlim_t left = nofile.rlim_cur > (rlim_t)open ? nofile.rlim_cur - (rlim_t)open : 0;
+	return left / div >= cap ? cap : (unsigned)(left / div);
 }
 
 static const char *const order_names[] = {

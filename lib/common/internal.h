@@ -79,6 +79,13 @@ void sweep__open_beneath_force_components(int on);
 
 /* A share of the open-file limit: RLIMIT_NOFILE / div, at most cap (cap where the limit is unknown or infinite). */
 unsigned sweep__nofile_share(unsigned div, unsigned cap);
+/*
+ * A share of the descriptors still free now (the limit less those this
+ * process holds): that / div, at most cap. What a run sizes a window of open
+ * files by, so that the layers holding files at once (the walk, the reader,
+ * the copy engine's writer) fit the limit together, however low it is.
+ */
+unsigned sweep__nofile_free(unsigned div, unsigned cap);
 
 /* --- plan (plan.c) --- */
 /*

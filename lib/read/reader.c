@@ -132,6 +132,18 @@ struct run {
 	bool prefetch;       /* physical-order prefetch on (HDD class, io_uring) */
 	struct sweep__pf *pf; /* its thread (NULL: could not start; the reads go alone) */
 	bool pf_blocked;     /* submit_reads stopped at what the thread has asked for */
+	/*
+	 * Out of descriptors (EMFILE/ENFILE on an open): at most open_cap files
+	 * of the window at once from then on; a file whose open was refused is
+	 * deferred and opened again when its turn comes. head_alone: the file
+	 * at the head is opened before any other (see back_off). The cap grows
+	 * back by one each time as many files as it allows were done without
+	 * a refusal (cap_credit), as descriptors held elsewhere may come back.
+	 */
+	unsigned open_cap, cap_credit;
+	uint64_t ended; /* files ended so far (when a descriptor last came back) */
+	size_t ndeferred;
+	bool head_alone, need_reset;
 };
 
 static char *ring_alloc(struct run *u, size_t len, size_t *ret_end)
@@ -255,8 +267,8 @@ static int submit_reads(struct run *u)
 		char *buf;
 		int rc;
 
-		if (s->state == SLOT_OPENING)
-			break;
+		if (s->state == SLOT_OPENING || s->state == SLOT_DEFERRED)
+			break; /* reads go out in plan order: none for a later file before this one's */
 		if (s->state != SLOT_OPEN || s->sub_done || s->map_i >= s->nmap) {
 			s->sub_done = true;
 			u->cursor++;
@@ -325,6 +337,7 @@ static int open_status(int res)
 }
 
 void (*sweep__reader_test_opened)(const struct sweep_plan_entry *e);
+int (*sweep__reader_test_open_res)(size_t index, int res);
 
 /* a is later than b. */
 static bool ts_after(const struct timespec *a, const struct timespec *b)
@@ -402,6 +415,46 @@ fail:
 	s->state = SLOT_FAILED;
 }
 
+/* Files of the window that hold (or are about to hold) a descriptor, s aside. */
+static unsigned live_besides(struct run *u, const struct rd_slot *s)
+{
+	unsigned n = 0;
+
+	for (size_t i = u->head; i < u->next_open; i++) {
+		const struct rd_slot *o = slot_of(u, i);
+		if (o != s && (o->state == SLOT_OPENING || o->state == SLOT_OPEN))
+			n++;
+	}
+	return n;
+}
+
+/*
+ * The open of s was refused for want of descriptors. Where files of this
+ * window hold some, s waits for them: a file after the head is deferred
+ * until the head reaches it; the head itself cannot wait for files after
+ * it (they are delivered after it), so those are closed and opened again
+ * (back_off). The window is capped at what did fit. Where the window holds
+ * none, the descriptors are someone else's: the open fails (false).
+ */
+static bool out_of_fds(struct run *u, struct rd_slot *s)
+{
+	unsigned live = live_besides(u, s);
+
+	if (live == 0)
+		return false;
+	s->state = SLOT_DEFERRED;
+	s->deferred_at = u->ended;
+	u->ndeferred++;
+	if (s->index == u->head) {
+		u->need_reset = true;
+		live /= 2; /* they did not leave room for one more */
+	}
+	if (u->open_cap > live)
+		u->open_cap = live ? live : 1;
+	u->cap_credit = 0;
+	return true;
+}
+
 static int handle(struct run *u, struct rd_req *q)
 {
 	struct rd_slot *s = q->slot;
@@ -419,6 +472,16 @@ static int handle(struct run *u, struct rd_req *q)
 		}
 		if (res == -ENAMETOOLONG) /* one component at a time */
 			res = sweep__plan_open_entry(u->p, s->f.entry, open_flags(s));
+		if (sweep__reader_test_open_res) {
+			int t = sweep__reader_test_open_res(s->index, res);
+			if (t != res && res >= 0)
+				close(res);
+			res = t;
+		}
+		if ((res == -EMFILE || res == -ENFILE) && out_of_fds(u, s))
+			return 0;
+		if (s->index == u->head)
+			u->head_alone = false;
 		if (res >= 0) {
 			opened(u, s, res);
 		} else {
@@ -518,6 +581,11 @@ static int end_file(struct run *u, struct rd_slot *s, int status)
 	rc = u->ops->end ? u->ops->end(&s->f, status, u->ctx) : 0;
 	release(s);
 	u->head++;
+	u->ended++;
+	if (u->open_cap < u->r->window && ++u->cap_credit >= u->open_cap) {
+		u->open_cap++;
+		u->cap_credit = 0;
+	}
 	if (u->cursor < u->head)
 		u->cursor = u->head; /* a failed or skipped file can end before the cursor reached it */
 	return rc < 0 ? rc : 0;
@@ -530,7 +598,7 @@ static int deliver(struct run *u, bool *progress)
 		struct rd_slot *s = slot_of(u, u->head);
 		int rc;
 
-		if (u->head >= u->next_open || s->state == SLOT_OPENING)
+		if (u->head >= u->next_open || s->state == SLOT_OPENING || s->state == SLOT_DEFERRED)
 			return 0; /* not opened yet (the window moves on in the main loop) */
 		if (s->state == SLOT_FAILED) {
 			*progress = true;
@@ -621,6 +689,84 @@ static void drain(struct run *u)
 }
 
 /*
+ * The head's open was refused for want of descriptors while files after it
+ * held some (out_of_fds). Nothing of those was delivered (the head comes
+ * first), so they are let go: every request in flight is waited for, the
+ * files after the head are closed and their reads forgotten, and the head is
+ * opened again alone before the others, which are opened again in turn.
+ */
+static int back_off(struct run *u)
+{
+	struct rd_req *batch[REAP_BATCH];
+
+	u->need_reset = false;
+	while (u->reads_inflight + u->opens_inflight > 0) {
+		int got = u->r->be->reap(u->r, batch, REAP_BATCH, true);
+		if (got < 0)
+			return got;
+		for (int i = 0; i < got; i++) {
+			struct rd_req *q = batch[i];
+			if (q->kind == RD_READ) {
+				u->reads_inflight--;
+				continue;
+			}
+			u->opens_inflight--;
+			if (q->res >= 0)
+				close(q->res);
+			q->slot->state = SLOT_DEFERRED;
+			q->slot->deferred_at = u->ended;
+			u->ndeferred++;
+		}
+	}
+	for (size_t i = u->head + 1; i < u->next_open; i++) {
+		struct rd_slot *o = slot_of(u, i);
+		if (o->state == SLOT_OPEN) {
+			release(o);
+			o->state = SLOT_DEFERRED;
+			o->deferred_at = u->ended;
+			u->ndeferred++;
+		}
+		o->reads_queued = 0;
+	}
+	while (u->fifo_head) {
+		struct rd_req *q = u->fifo_head;
+		u->fifo_head = q->next;
+		req_put(u, q);
+	}
+	u->fifo_tail = NULL;
+	u->nalloc = 0;
+	u->r->held = 0;
+	u->cursor = u->head;
+	u->head_alone = true;
+	return 0;
+}
+
+/*
+ * Open deferred files again, in plan order within the cap: the head at
+ * once, any other once a file has ended since it was refused (a descriptor
+ * came back; before that it would only be refused again).
+ */
+static int reopen_deferred(struct run *u)
+{
+	size_t end = u->head + u->open_cap;
+
+	if (end > u->next_open)
+		end = u->next_open;
+	for (size_t i = u->head; i < end && u->ndeferred; i++) {
+		struct rd_slot *s = slot_of(u, i);
+		if (s->state != SLOT_DEFERRED)
+			continue;
+		if (i != u->head && (u->head_alone || s->deferred_at == u->ended))
+			break; /* plan order: none after it either */
+		int rc = submit_open(u, i);
+		if (rc < 0)
+			return rc;
+		u->ndeferred--;
+	}
+	return 0;
+}
+
+/*
  * Queue depth from the device of the first file, and the most buffer ring
  * the default max_buffered may take with it (*ring_max).
  */
@@ -659,6 +805,7 @@ static int setup(struct run *u)
 	unsigned depth = 0;
 	struct sweep_fsinfo fi = { .size = sizeof(fi) };
 	const char *pf = getenv("SWEEP_PREFETCH");
+	int rc;
 
 	/* The device class of the first file's filesystem (fi.size 0: unknown). */
 	if (r->backend != SWEEP_BACKEND_SYSCALL && sweep_fsinfo_path(sweep_plan_entry(u->p, 0)->path, &fi) < 0)
@@ -694,8 +841,18 @@ static int setup(struct run *u)
 		r->window = SYNC_WINDOW;
 	else
 		r->window = r->depth * 2 < 16 ? 16 : r->depth * 2 > MAX_WINDOW ? MAX_WINDOW : r->depth * 2;
+	/*
+	 * Each file of the window holds a descriptor: a third of those still
+	 * free, so that the caller (the copy engine's writer) and the walk
+	 * around it fit under a low limit too (out_of_fds backs off where they
+	 * do not).
+	 */
+	unsigned fds = sweep__nofile_free(3, MAX_WINDOW);
+	if (r->window > fds)
+		r->window = fds < 2 ? 2 : fds;
 	if (r->window > u->n)
 		r->window = (unsigned)u->n;
+	u->open_cap = r->window;
 	if (posix_memalign((void **)&r->ring, 4096, r->ring_size))
 		return -ENOMEM;
 	u->slots = calloc(r->window, sizeof(*u->slots));
@@ -710,7 +867,13 @@ static int setup(struct run *u)
 		if (sweep__pf_start(&po, &u->pf) < 0)
 			u->pf = NULL; /* no thread: plan order, only slower */
 	}
-	return r->be->start(r);
+	rc = r->be->start(r);
+	if (rc < 0 && r->be != &sweep__rd_sync) {
+		/* No ring for this run (out of descriptors or locked memory): plain reads, as without io_uring. */
+		r->be = &sweep__rd_sync;
+		rc = r->be->start(r);
+	}
+	return rc;
 }
 
 static void teardown(struct run *u)
@@ -734,6 +897,10 @@ static void teardown(struct run *u)
 	free(u->slots);
 	free(r->ring);
 	r->ring = NULL;
+#if HAVE_LIBURING
+	/* A run that fell back to plain reads (setup) leaves the next one its own try. */
+	r->be = r->backend == SWEEP_BACKEND_URING ? &sweep__rd_uring : &sweep__rd_sync;
+#endif
 }
 
 static int run_loop(struct run *u)
@@ -745,7 +912,11 @@ static int run_loop(struct run *u)
 		bool progress = false;
 		int rc, got;
 
-		while (u->next_open < u->n && u->next_open < u->head + r->window) {
+		if (u->need_reset && (rc = back_off(u)) < 0)
+			return rc;
+		if ((rc = reopen_deferred(u)) < 0)
+			return rc;
+		while (!u->head_alone && u->next_open < u->n && u->next_open < u->head + u->open_cap) {
 			rc = submit_open(u, u->next_open);
 			if (rc < 0)
 				return rc;

@@ -44,6 +44,7 @@ enum rd_slot_state {
 	SLOT_OPENING,
 	SLOT_OPEN,
 	SLOT_FAILED,
+	SLOT_DEFERRED, /* its open ran out of descriptors: opened again once files before it are done */
 };
 
 /* A file in the window between open and end(). */
@@ -66,6 +67,7 @@ struct rd_slot {
 	uint64_t delivered;
 	struct timespec open_at;           /* when the open was asked for (CLOCK_REALTIME) */
 	bool moved_open;                   /* its change time moved after open_at, before the fstat (opened) */
+	uint64_t deferred_at;              /* SLOT_DEFERRED: files ended when its open was refused */
 	struct rd_req open_req;
 	struct open_how how;               /* io_uring OPENAT2: must live until the request is submitted */
 };
@@ -74,6 +76,8 @@ struct sweep_reader;
 
 /* Tests only: called as a file's open is taken, before its fstat (NULL in every real run). */
 extern void (*sweep__reader_test_opened)(const struct sweep_plan_entry *e);
+/* Tests only: the result of the open of plan index i as the reader takes it (NULL in every real run). */
+extern int (*sweep__reader_test_open_res)(size_t index, int res);
 
 struct rd_backend {
 	const char *name;

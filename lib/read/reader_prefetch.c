@@ -608,7 +608,7 @@ int sweep__pf_start(const struct sweep__pf_opts *o, struct sweep__pf **ret)
 		return -ENOMEM;
 	pf->o = *o;
 	pf->group_max = o->group_max ? o->group_max : default_group_max();
-	pf->fd_budget = sweep__nofile_share(8, PF_FDS); /* the reader's window and the caller need the rest */
+	pf->fd_budget = sweep__nofile_free(8, PF_FDS); /* the reader's window and the caller need the rest */
 	pthread_mutex_init(&pf->mu, NULL);
 	pthread_cond_init(&pf->cv, NULL);
 	/* The caller's signals stay the caller's. */

@@ -149,6 +149,10 @@ void sweep__walk_ahead_new(struct walk *w)
 		return;
 	a->w = w;
 	a->window = 2 * (size_t)n + 8;
+	/* Each slot holds a directory open: a quarter of the descriptors still free (a low limit). */
+	size_t fds = sweep__nofile_free(4, (unsigned)a->window);
+	if (a->window > fds)
+		a->window = fds < 2 ? 2 : fds;
 	pthread_mutex_init(&a->mu, NULL);
 	pthread_cond_init(&a->work, NULL);
 	pthread_cond_init(&a->done, NULL);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -941,6 +942,84 @@ static void test_order_uring_classes(void **state)
 	assert_int_equal(sweep_device_force(SWEEP_DEVICE_AUTO), 0);
 }
 
+/*
+ * Out of descriptors (issue 27, defect 6): an open refused with EMFILE
+ * waits for the files before it instead of failing. Scripted through the
+ * test hook: the head of the window (its later files are then closed and
+ * opened again), a file inside it, a file refused twice; and one refused
+ * every time, which fails alone once nothing else of the reader's is open.
+ */
+static unsigned open_tries[NFILES];
+static size_t always_fails = SIZE_MAX;
+
+static int scripted_emfile(size_t index, int res)
+{
+	unsigned t = ++open_tries[index];
+
+	if (index == always_fails || (index == 0 && t == 1) || (index == 7 && t <= 2) || (index == 50 && t == 1))
+		return -EMFILE;
+	return res;
+}
+
+static void nofile_case(enum sweep_backend b, size_t fail_always)
+{
+	static char names[NFILES][32];
+	static uint64_t seeds[NFILES];
+	struct seen *s = calloc(1, sizeof(*s));
+
+	assert_non_null(s);
+	for (unsigned i = 0; i < NFILES; i++) {
+		snprintf(names[i], sizeof(names[i]), "nofile-%03u", i);
+		seeds[i] = i;
+		write_file(names[i], i, (i % 5) * 3000);
+	}
+	struct sweep_plan *p = plan_files(names, seeds, NFILES);
+	struct sweep_reader *r = new_reader(b, 32, 4096, 64 * 1024, 0, 0x5eed);
+
+	memset(open_tries, 0, sizeof(open_tries));
+	always_fails = fail_always;
+	sweep__reader_test_open_res = scripted_emfile;
+	s->check_content = true;
+	run_ok(r, p, s);
+	sweep__reader_test_open_res = NULL;
+	assert_int_equal(s->next, NFILES);
+	for (unsigned i = 0; i < NFILES; i++) {
+		if (s->statuses[i] != (i == fail_always ? -EMFILE : 0))
+			fail_msg("file %u: status %d (tries %u)", i, s->statuses[i], open_tries[i]);
+		assert_int_equal(s->delivered[i], i == fail_always ? 0 : (i % 5) * 3000);
+	}
+	/* each refused file was opened again (the head's neighbours too, after the back-off) */
+	assert_true(open_tries[0] == 2 && open_tries[7] == 3 && open_tries[50] == 2);
+	assert_true(open_tries[1] >= 1 && open_tries[1] <= 2);
+	sweep_reader_free(r);
+	sweep_plan_free(p);
+	free(s);
+}
+
+static void test_nofile(void **state)
+{
+	(void)state;
+	nofile_case(SWEEP_BACKEND_SYSCALL, SIZE_MAX);
+	nofile_case(SWEEP_BACKEND_SYSCALL, 13);
+	if (uring_ok()) {
+		nofile_case(SWEEP_BACKEND_URING, SIZE_MAX);
+		nofile_case(SWEEP_BACKEND_URING, 13);
+	}
+	/* A real limit a dozen above what is open: the window fits it, nothing fails. */
+	struct rlimit old, low;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	int probe = dup(0);
+	assert_true(probe >= 0);
+	close(probe);
+	low = old;
+	low.rlim_cur = (rlim_t)probe + 12;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	ordered_delivery(SWEEP_BACKEND_SYSCALL, 64, 8192, 256 * 1024, 0);
+	if (uring_ok())
+		ordered_delivery(SWEEP_BACKEND_URING, 128, 8192, 256 * 1024, 0);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+}
+
 /* SWEEP_BACKEND=syscall in the environment turns AUTO into the fallback. */
 static void test_env_backend(void **state)
 {
@@ -971,6 +1050,7 @@ int main(void)
 		cmocka_unit_test(test_prefetch),
 		cmocka_unit_test(test_prefetch_small),
 		cmocka_unit_test(test_order_uring_classes),
+		cmocka_unit_test(test_nofile),
 	};
 	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
 }
