@@ -108,16 +108,28 @@ static void bad_usage(const char *fmt, const char *arg)
 	exit(1);
 }
 
-/* "mode,ownership,..." -> SWEEP_PRESERVE_* bits, hard links in *links. */
-static unsigned parse_preserve(const char *list, bool *links)
+/* Whether this kernel enforces SELinux (what cp's --preserve=context needs). */
+static bool selinux_enabled(void)
+{
+	return access("/sys/fs/selinux/enforce", F_OK) == 0;
+}
+
+/*
+ * "mode,ownership,..." -> SWEEP_PRESERVE_* bits, hard links in *links, and
+ * whether the list names mode (mode or all) in *mode, the security context
+ * in *context.
+ */
+static unsigned parse_preserve(const char *list, bool *links, bool *mode, bool *context)
 {
 	unsigned bits = 0;
 	char *copy = strdup(list), *save = NULL;
 	if (!copy)
 		cli_die(1, "out of memory");
 	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(w, "mode"))
+		if (!strcmp(w, "mode")) {
 			bits |= SWEEP_PRESERVE_MODE | SWEEP_PRESERVE_ACL;
+			*mode = true;
+		}
 		else if (!strcmp(w, "ownership"))
 			bits |= SWEEP_PRESERVE_OWNER;
 		else if (!strcmp(w, "timestamps"))
@@ -129,7 +141,10 @@ static unsigned parse_preserve(const char *list, bool *links)
 		else if (!strcmp(w, "all")) {
 			bits |= SWEEP_PRESERVE_ALL;
 			*links = true;
-		} else if (strcmp(w, "context")) {
+			*mode = true;
+		} else if (!strcmp(w, "context")) {
+			*context = true;
+		} else {
 			fprintf(stderr, "%s: invalid argument %s for '--preserve'\n", cli_prog(), cli_quote(w));
 			free(copy);
 			bad_usage(NULL, NULL);
@@ -253,6 +268,48 @@ static bool is_dir(const char *path, int *err)
 	return !*err;
 }
 
+/* An operand seen before: its name as given and the file it named. */
+struct seen_src {
+	const char *name;
+	dev_t dev;
+	ino_t ino;
+};
+
+/* gnulib's same_name: the same last component in the same directory ("a" and "./a"). */
+static bool same_name(const char *a, const char *b)
+{
+	char *ba = base_name(a), *bb = base_name(b);
+	bool same = ba && bb && !strcmp(ba, bb);
+
+	free(ba);
+	free(bb);
+	if (!same)
+		return false;
+	char *da = NULL, *db = NULL;
+	const char *na, *nb;
+	struct stat sa, sb;
+	split_dest(a, &da, &na);
+	split_dest(b, &db, &nb);
+	same = stat(da, &sa) == 0 && stat(db, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	free(da);
+	free(db);
+	return same;
+}
+
+/* A non-directory operand given before (the same name for the same file), else remembered in seen[*n]. */
+static bool source_again(const char *src, bool follow, struct seen_src *seen, int *n)
+{
+	struct stat st;
+
+	if ((follow ? stat(src, &st) : lstat(src, &st)) < 0 || S_ISDIR(st.st_mode))
+		return false;
+	for (int i = 0; i < *n; i++)
+		if (seen[i].dev == st.st_dev && seen[i].ino == st.st_ino && same_name(seen[i].name, src))
+			return true;
+	seen[(*n)++] = (struct seen_src){ .name = src, .dev = st.st_dev, .ino = st.st_ino };
+	return false;
+}
+
 static void print_stats(const struct sweep_copy *e)
 {
 	struct sweep_copy_stats s = { .size = sizeof(s) };
@@ -308,6 +365,7 @@ int main(int argc, char **argv)
 			      .on_plan = on_plan, .on_step = on_step, .ctx = &c, .cancel = &stop_signal};
 	char deref = 0; /* 'L', 'H', 'P' or 0 for cp's default */
 	bool links = false, no_target = false, stats = false, remove_dest = false;
+	bool no_mode = false, want_context = false;
 	struct progress_opts progress = { 0 };
 	const char *target_dir = NULL;
 	int opt;
@@ -341,19 +399,28 @@ int main(int argc, char **argv)
 			break;
 		case OPT_PRESERVE:
 			if (optarg) {
-				unsigned bits = parse_preserve(optarg, &links);
+				bool mode = false, context = false;
+				unsigned bits = parse_preserve(optarg, &links, &mode, &context);
 				o.preserve |= bits;
 				if (bits & SWEEP_PRESERVE_XATTR)
 					o.preserve |= SWEEP_PRESERVE_STRICT;
+				if (mode)
+					no_mode = false;
+				if (context)
+					want_context = true;
 			} else {
 				o.preserve |= SWEEP_PRESERVE_MODE | SWEEP_PRESERVE_ACL | SWEEP_PRESERVE_OWNER | SWEEP_PRESERVE_TIMES;
 			}
 			break;
 		case OPT_NO_PRESERVE: {
-			bool nolinks = false;
-			o.preserve &= ~parse_preserve(optarg, &nolinks);
+			bool nolinks = false, mode = false, context = false;
+			o.preserve &= ~parse_preserve(optarg, &nolinks, &mode, &context);
 			if (nolinks)
 				links = false;
+			if (mode)
+				no_mode = true; /* cp: new copies get the default modes, not the source's */
+			if (context)
+				want_context = false;
 			break;
 		}
 		case 'r':
@@ -425,8 +492,14 @@ int main(int argc, char **argv)
 			bad_usage(NULL, NULL);
 		}
 	}
+	/* cp: without SELinux there is no context to keep; with it, sweep-cp cannot keep one either. */
+	if (want_context)
+		cli_die(1, selinux_enabled() ? "cannot preserve security context: not supported"
+					     : "cannot preserve security context without an SELinux-enabled kernel");
 	if (links)
 		o.flags |= SWEEP_COPY_LINKS;
+	if (no_mode)
+		o.flags |= SWEEP_COPY_DEFAULT_MODES;
 	/*
 	 * cp writes a file through a symlink at the destination it is given;
 	 * with --remove-destination it removes the name first instead, which
@@ -493,7 +566,15 @@ int main(int argc, char **argv)
 	int nsrc = target_dir ? nops : nops - 1;
 	if (stats) /* which device class each source got, and why, before the copy */
 		cli_device_report((const char *const *)ops, (size_t)nsrc);
+	struct seen_src *seen = dir && nsrc > 1 ? calloc((size_t)nsrc, sizeof(*seen)) : NULL;
+	int nseen = 0;
 	for (int i = 0; i < nsrc && rc >= 0 && !stop_signal; i++) {
+		if (seen && source_again(ops[i], (o.flags & (SWEEP_COPY_DEREF_ALL | SWEEP_COPY_DEREF_ROOTS)) != 0, seen,
+					 &nseen)) {
+			/* cp: a warning, not an error, and the file is copied once */
+			cli_msg("warning: source file %s specified more than once", cli_quote(ops[i]));
+			continue;
+		}
 		if (dir) {
 			char *base = base_name(ops[i]);
 			if (!base)
@@ -509,6 +590,7 @@ int main(int argc, char **argv)
 			rc = 0; /* reported; go on with the next operand */
 	}
 	free(dest_dir);
+	free(seen);
 	/* Every operand walked: what is queued is all there is (the finish reads the last batch). */
 	progress_walk_done(c.progress);
 	rc = sweep_copy_finish(e);

@@ -69,6 +69,8 @@ extern "C" {
 #define SWEEP_COPY_ONE_FS        0x200u /* sweep_copy_tree() stays on the source's filesystem */
 #define SWEEP_COPY_REMOVE_DEST   0x400u /* an existing destination that is another name of the source's inode
 					   is replaced by a copy (cp --remove-destination) */
+#define SWEEP_COPY_DEFAULT_MODES 0x800u /* without SWEEP_PRESERVE_MODE, new copies get 0666 (directories and
+					   sockets 0777) less the umask, not the source's (cp --no-preserve=mode) */
 
 enum sweep_copy_reflink {
 	SWEEP_COPY_REFLINK_AUTO = 0,   /* clone or copy_file_range where possible, else read and write */
@@ -111,6 +113,8 @@ enum sweep_copy_op {
 	SWEEP_COPY_OP_OMIT_DIR,          /* a directory without SWEEP_COPY_RECURSIVE (err 0) */
 	SWEEP_COPY_OP_CHANGED,           /* warning: the source changed while it was read (err 0); the copy holds what was read */
 	SWEEP_COPY_OP_DANGLING,          /* SWEEP_COPY_WRITE_THROUGH onto a dangling symlink (err 0) */
+	SWEEP_COPY_OP_NEW_OVERWRITE,     /* sweep_copy_tree() onto what an earlier call of this run made (err 0) */
+	SWEEP_COPY_OP_NEW_SYMLINK,       /* sweep_copy_tree() would write through a symlink an earlier call made (err 0) */
 };
 
 /* Which metadata step failed (SWEEP_COPY_OP_META). */

@@ -17,7 +17,7 @@
 #define KNOWN_FLAGS                                                                                   \
 	(SWEEP_COPY_RECURSIVE | SWEEP_COPY_DEREF_ALL | SWEEP_COPY_DEREF_ROOTS | SWEEP_COPY_LINKS |         \
 	 SWEEP_COPY_NO_CLOBBER | SWEEP_COPY_UPDATE | SWEEP_COPY_FSYNC | SWEEP_COPY_NO_SAME_FILE_CHECK |    \
-	 SWEEP_COPY_WRITE_THROUGH | SWEEP_COPY_ONE_FS | SWEEP_COPY_REMOVE_DEST)
+	 SWEEP_COPY_WRITE_THROUGH | SWEEP_COPY_ONE_FS | SWEEP_COPY_REMOVE_DEST | SWEEP_COPY_DEFAULT_MODES)
 #define KNOWN_PRESERVE (SWEEP_PRESERVE_ALL | SWEEP_PRESERVE_STRICT)
 
 /* ---- the run stops once a callback failed or the caller's cancel flag went up ---- */
@@ -126,6 +126,14 @@ void sweep__copy_apply_meta(struct sweep_copy *c, const struct meta_ref *src, co
 }
 
 /* ---- the destination ---- */
+
+mode_t sweep__copy_new_mode(const struct sweep_copy *c, uint32_t src_mode)
+{
+	if (c->o.flags & SWEEP_COPY_DEFAULT_MODES)
+		return (mode_t)((S_ISDIR(src_mode) || S_ISSOCK(src_mode) ? 0777 : 0666) & ~c->umask);
+	/* cp keeps a new directory's set-gid and sticky bits even without -p. */
+	return (mode_t)(src_mode & (S_ISDIR(src_mode) ? 07777u : 0777u) & ~c->umask);
+}
 
 const char *sweep__dst_show_in(const struct sweep_copy *c, const char *dst, char **buf, size_t *cap)
 {
@@ -335,6 +343,9 @@ SWEEP_EXPORT struct sweep_copy *sweep_copy_free(struct sweep_copy *c)
 		sweep__meta_blob_free(c->dirs[i].blob);
 	}
 	free(c->dirs);
+	for (size_t i = 0; i < c->nmade; i++)
+		free(c->made[i]);
+	free(c->made);
 	sweep__copy_links_free(c);
 	sweep__writer_free(c->writer);
 	sweep_batch_free(c->batch);
@@ -396,7 +407,7 @@ SWEEP_EXPORT int sweep_copy_finish(struct sweep_copy *c)
 				what &= ~(unsigned)(SWEEP_PRESERVE_XATTR | SWEEP_PRESERVE_ACL);
 			/* cp keeps a new directory's set-gid and sticky bits even without -p. */
 			if (!(what & SWEEP_PRESERVE_MODE) && d->created) {
-				mode_t m = (mode_t)(d->st.mode & 07777 & ~c->umask);
+				mode_t m = sweep__copy_new_mode(c, d->st.mode);
 				if ((fd >= 0 ? fchmod(fd, m) : fchmodat(dfd, md.name, m, AT_SYMLINK_NOFOLLOW)) < 0)
 					sweep__copy_report(c, SWEEP_COPY_OP_META, -errno, d->src, sweep__dst_show(c, d->dst), 0);
 			}

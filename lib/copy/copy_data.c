@@ -154,7 +154,7 @@ int sweep__copy_enqueue(struct sweep_copy *c, const struct src_ref *s, const cha
 	it->existed = dst_st != NULL;
 	/* cp without -p keeps the mode of a file it overwrites, else the source's mode less the umask. */
 	it->keep_mode = dst_st && S_ISREG(dst_st->st_mode);
-	it->mode = it->keep_mode ? (uint32_t)(dst_st->st_mode & 07777) : (uint32_t)(s->st->mode & 0777 & ~c->umask);
+	it->mode = it->keep_mode ? (uint32_t)(dst_st->st_mode & 07777) : (uint32_t)sweep__copy_new_mode(c, s->st->mode);
 
 	/* Counted first: a full batch is read inside the add, and its callbacks find the item by index. */
 	size_t idx = c->nq++;
@@ -354,8 +354,10 @@ static bool cfr_unsupported(int err)
 static int range_copy(struct sweep_copy *c, struct qactive *it, const struct sweep_file *f)
 {
 	struct sweep_extent whole = { .logical = 0, .length = it->size };
-	const struct sweep_extent *map = f->data_map ? f->data_map : &whole;
-	size_t nmap = f->data_map ? f->data_map_len : (it->size ? 1 : 0);
+	/* Read sparse, the map lists every byte of data: none at all (a file of holes) is an empty map. */
+	bool mapped = c->o.sparse != SWEEP_COPY_SPARSE_NEVER;
+	const struct sweep_extent *map = mapped ? f->data_map : &whole;
+	size_t nmap = mapped ? f->data_map_len : (it->size ? 1 : 0);
 	uint64_t end = 0;
 
 	for (size_t i = 0; i < nmap; i++) {
@@ -415,11 +417,12 @@ int sweep__copy_file_write(struct writer *w, struct qactive *it, const void *buf
 			 : sweep__writer_write(w, it->tmpfd, buf, len, off, tag);
 }
 
-/* The source's data is all in one extent from 0 (or its map is unknown): no holes to keep. */
-static bool source_dense(const struct sweep_file *f)
+/* The source has no holes to keep: read whole (no map), empty, or its data one extent from 0 to its end. */
+static bool source_dense(const struct sweep_copy *c, const struct sweep_file *f)
 {
-	return !f->data_map || (f->data_map_len == 1 && f->data_map[0].logical == 0 &&
-				f->data_map[0].length == f->st.size);
+	if (c->o.sparse == SWEEP_COPY_SPARSE_NEVER || f->st.size == 0)
+		return true;
+	return f->data_map_len == 1 && f->data_map[0].logical == 0 && f->data_map[0].length == f->st.size;
 }
 
 static int rd_begin(const struct sweep_file *f, void *ctx)
@@ -431,7 +434,7 @@ static int rd_begin(const struct sweep_file *f, void *ctx)
 	if (sweep__copy_step(c, SWEEP_COPY_STEP_OPENED, q->src, sweep__dst_show(c, q->dst), q->cookie) < 0)
 		return c->stop;
 	if (c->async && sweep__copy_async_takes(c, q, f)) {
-		c->ajob = sweep__copy_async_begin(c, q, f->st.size, source_dense(f));
+		c->ajob = sweep__copy_async_begin(c, q, f->st.size, source_dense(c, f));
 		if (c->ajob)
 			return 0;
 	}
@@ -446,7 +449,7 @@ static int rd_begin(const struct sweep_file *f, void *ctx)
 	}
 	struct stat tst;
 	bool have_tst = fstat(it->tmpfd, &tst) == 0;
-	it->punch = sweep__copy_punch_size(c, source_dense(f), have_tst ? &tst : NULL);
+	it->punch = sweep__copy_punch_size(c, source_dense(c, f), have_tst ? &tst : NULL);
 	if (c->o.reflink != SWEEP_COPY_REFLINK_NEVER) {
 		bool known_no = c->noclone && have_tst && c->noclone_src == f->st.dev && c->noclone_dst == tst.st_dev;
 		if (!known_no && ioctl(it->tmpfd, FICLONE, f->fd) == 0) {
@@ -708,7 +711,7 @@ int sweep__copy_stream(struct sweep_copy *c, const char *src, const struct sweep
 		return 0;
 	}
 	q.keep_mode = q.existed && S_ISREG(dst_st.st_mode);
-	q.mode = q.keep_mode ? (uint32_t)(dst_st.st_mode & 07777) : (uint32_t)(st->mode & 0777 & ~c->umask);
+	q.mode = q.keep_mode ? (uint32_t)(dst_st.st_mode & 07777) : (uint32_t)sweep__copy_new_mode(c, S_IFREG | (st->mode & 07777));
 	in = open(src, O_RDONLY | O_NOCTTY | O_CLOEXEC);
 	if (in < 0) {
 		rc = -errno;

@@ -304,7 +304,7 @@ static int copy_special(struct sweep_copy *c, const struct src_ref *s, int dirfd
 	if (rc < 0)
 		return sweep__copy_report(c, SWEEP_COPY_OP_SPECIAL, rc, s->path, sweep__dst_show(c, dst), cookie);
 	if (!(c->o.preserve & SWEEP_PRESERVE_MODE) &&
-	    fchmodat(dirfd, tmp, (mode_t)(s->st->mode & 0777 & ~c->umask), AT_SYMLINK_NOFOLLOW) < 0)
+	    fchmodat(dirfd, tmp, sweep__copy_new_mode(c, s->st->mode), AT_SYMLINK_NOFOLLOW) < 0)
 		sweep__copy_report(c, SWEEP_COPY_OP_META, -errno, s->path, sweep__dst_show(c, dst), cookie);
 	return settle_temp(c, s, dirfd, tmp, name, dst, existed, SWEEP_COPY_HOW_SPECIAL, SWEEP_COPY_OP_SPECIAL, cookie);
 }
@@ -383,6 +383,29 @@ static bool same_entry(const struct src_ref *s, int dirfd, const char *name)
 	return same;
 }
 
+/*
+ * A symlink copied as a symlink onto the very file it names (cp -P d/sl d/f
+ * with d/sl -> f) would replace the data with a link to itself: cp refuses
+ * it as "the same file". Only looked at where a symlink meets an existing
+ * non-symlink, so the stat through it is rare.
+ */
+static bool link_names_dst(const struct src_ref *s, const struct stat *dst_st)
+{
+	const char *sname;
+	struct stat t;
+	int sdir;
+	bool same;
+
+	if (!S_ISLNK(s->st->mode) || S_ISLNK(dst_st->st_mode) || (s->flags & SWEEP_COPY_SRC_FOLLOWED))
+		return false;
+	sdir = sweep__src_dir(s, &sname);
+	if (sdir < 0)
+		return false;
+	same = fstatat(sdir, sname, &t, 0) == 0 && t.st_dev == dst_st->st_dev && t.st_ino == dst_st->st_ino;
+	close(sdir);
+	return same;
+}
+
 static bool older_or_same(const struct sweep_stat *s, const struct stat *d)
 {
 	return s->mtime_sec < (int64_t)d->st_mtim.tv_sec ||
@@ -395,31 +418,62 @@ static bool older_or_same(const struct sweep_stat *s, const struct stat *d)
  * dst_st is what stands at dst (or at place), NULL for nothing.
  */
 static int entry_checked(struct sweep_copy *c, const struct src_ref *s, int dirfd, const char *name,
-			 const char *dst, const char *place, const struct stat *dst_st, uint64_t cookie)
+			 const char *dst, const char *place, const struct stat *dst_st, uint64_t cookie, bool top)
 {
 	const struct sweep_stat *st = s->st;
 	mode_t mode = (mode_t)st->mode;
+	bool check = !(c->o.flags & SWEEP_COPY_NO_SAME_FILE_CHECK);
 
 	/* cp --remove-destination replaces another hard link of the source with a copy. */
-	if (dst_st && !(c->o.flags & SWEEP_COPY_NO_SAME_FILE_CHECK) && (uint64_t)dst_st->st_dev == st->dev &&
-	    (uint64_t)dst_st->st_ino == st->ino &&
+	if (dst_st && check && (uint64_t)dst_st->st_dev == st->dev && (uint64_t)dst_st->st_ino == st->ino &&
 	    !((c->o.flags & SWEEP_COPY_REMOVE_DEST) && S_ISREG(mode) && !same_entry(s, dirfd, name)))
 		return sweep__copy_report(c, S_ISDIR(mode) ? SWEEP_COPY_OP_INTO_SELF : SWEEP_COPY_OP_SAME_FILE, 0, s->path,
 				   sweep__dst_show(c, dst), cookie);
+	if (dst_st && check && link_names_dst(s, dst_st))
+		return sweep__copy_report(c, SWEEP_COPY_OP_SAME_FILE, 0, s->path, sweep__dst_show(c, dst), cookie);
 	if (S_ISDIR(mode))
 		return copy_dir(c, s, dirfd, name, dst, dst_st, cookie);
 	if (dst_st && S_ISDIR(dst_st->st_mode))
 		return sweep__copy_report(c, SWEEP_COPY_OP_OVERWRITE_DIR, 0, s->path, sweep__dst_show(c, dst), cookie);
-	if (dst_st && ((c->o.flags & SWEEP_COPY_NO_CLOBBER) ||
-		       ((c->o.flags & SWEEP_COPY_UPDATE) && older_or_same(st, dst_st)))) {
+
+	/*
+	 * Hard links are kept for inodes with several names, and, as cp does,
+	 * for any inode reached through a symlink that may name it twice: every
+	 * file with -L, the operands with -H (or cp's default without -r).
+	 */
+	bool track = (c->o.flags & SWEEP_COPY_LINKS) && !place &&
+		     (st->nlink > 1 || (c->o.flags & SWEEP_COPY_DEREF_ALL) || (top && (c->o.flags & SWEEP_COPY_DEREF_ROOTS)));
+	struct lnode *ln = track ? link_find(c, st) : NULL;
+	if (dst_st && (c->o.flags & SWEEP_COPY_NO_CLOBBER)) {
+		sweep__copy_done(c, s->path, sweep__dst_show(c, dst), st, SWEEP_COPY_HOW_SKIPPED, 0, cookie, true);
+		return 0;
+	}
+	if (dst_st && (c->o.flags & SWEEP_COPY_UPDATE) && older_or_same(st, dst_st)) {
+		/*
+		 * Left alone, but still a name of its inode (cp -u): a later name
+		 * links to it, and an earlier copy takes its place, so a group of
+		 * hard links stays one inode in an existing tree.
+		 */
+		if (ln && ln->state == LN_DONE)
+			return hard_link(c, ln->dst, s->path, dst, st, cookie);
+		if (ln && ln->state == LN_PENDING)
+			return link_follow(c, ln, s->path, dst, st, cookie);
+		if (track && !ln && (ln = link_add(c, st, dst)))
+			ln->state = LN_DONE;
+		else if (ln && ln->state == LN_FAILED) {
+			char *d = strdup(dst);
+			if (d) {
+				free(ln->dst);
+				ln->dst = d;
+				ln->state = LN_DONE;
+			}
+		}
 		sweep__copy_done(c, s->path, sweep__dst_show(c, dst), st, SWEEP_COPY_HOW_SKIPPED, 0, cookie, true);
 		return 0;
 	}
 
-	struct lnode *ln = NULL;
 	const char *link_name = place ? place : dst;
-	if ((c->o.flags & SWEEP_COPY_LINKS) && st->nlink > 1 && !place) {
-		ln = link_find(c, st);
+	if (track) {
 		if (ln && ln->state == LN_DONE)
 			return hard_link(c, ln->dst, s->path, dst, st, cookie);
 		if (ln && ln->state == LN_PENDING)
@@ -494,7 +548,7 @@ int sweep__copy_entry_ref(struct sweep_copy *c, const struct src_ref *s, const c
 			return rc;
 		}
 	}
-	rc = entry_checked(c, s, dirfd, name, dst, place, exists ? &dst_st : NULL, cookie);
+	rc = entry_checked(c, s, dirfd, name, dst, place, exists ? &dst_st : NULL, cookie, top);
 	free(place);
 	close(dirfd);
 	return rc;

@@ -115,6 +115,8 @@ struct sweep_copy {
 	size_t nlinks, caplinks;
 	struct dirmeta *dirs;
 	size_t ndirs, capdirs;
+	char **made;  /* the destinations sweep_copy_tree() was given so far (cp's "just-created") */
+	size_t nmade, capmade;
 	struct sweep_copy_stats stats;
 	mode_t umask;
 	int stop; /* a callback's negative value or -ECANCELED: everything stops */
@@ -161,6 +163,8 @@ int sweep__dest_dir(struct sweep_copy *c, const char *dst, const char **ret_name
 void sweep__copy_apply_meta(struct sweep_copy *c, const struct meta_ref *src, const struct meta_ref *dst,
 		     const struct sweep_stat *st, unsigned what, const char *src_name, const char *dst_name,
 		     uint64_t cookie);
+/* The permission bits a new copy of a source with this mode gets when modes are not preserved. */
+mode_t sweep__copy_new_mode(const struct sweep_copy *c, uint32_t src_mode);
 /* The source's directory and name, opened now for what can only be read by name (symlinks' xattrs). */
 int sweep__src_dir(const struct src_ref *s, const char **ret_name);
 

@@ -126,6 +126,58 @@ static bool inside(struct sweep_copy *c, const struct stat *sst, const char *dst
 	return found;
 }
 
+/* dst without trailing slashes, as made() keeps it (a new string, or NULL). */
+static char *made_key(const char *dst)
+{
+	size_t n = strlen(dst);
+	while (n > 1 && dst[n - 1] == '/')
+		n--;
+	return strndup(dst, n);
+}
+
+static bool made_before(const struct sweep_copy *c, const char *key)
+{
+	for (size_t i = 0; i < c->nmade; i++)
+		if (!strcmp(c->made[i], key))
+			return true;
+	return false;
+}
+
+static void made_add(struct sweep_copy *c, char *key)
+{
+	if (key && !made_before(c, key) && sweep__grow(&c->made, &c->capmade, c->nmade + 1, sizeof(*c->made), 8) == 0)
+		c->made[c->nmade++] = key;
+	else
+		free(key);
+}
+
+/*
+ * An earlier call of this run made dst (cp a/x b/x dir): cp neither
+ * overwrites what it has just made nor writes through a symlink it has just
+ * made, which would reach outside the destination (cp -dR a/1 b/1 c, a/1 a
+ * symlink to ../t). Directories merge. The queue is written first, so dst is
+ * looked at as the earlier call left it. 0 or the reported error.
+ */
+static int just_made(struct sweep_copy *c, const char *src, const struct stat *sst, const char *dst)
+{
+	struct stat dst_st;
+	const char *name;
+	int rc;
+
+	if (S_ISDIR(sst->st_mode) || (rc = sweep_copy_flush(c)) < 0)
+		return S_ISDIR(sst->st_mode) ? 0 : rc;
+	int dfd = sweep__dest_dir(c, dst, &name);
+	if (dfd < 0)
+		return 0; /* the entry reports it */
+	bool exists = fstatat(dfd, name, &dst_st, AT_SYMLINK_NOFOLLOW) == 0;
+	close(dfd);
+	if (!exists || S_ISDIR(dst_st.st_mode))
+		return 0;
+	if (S_ISLNK(dst_st.st_mode) && S_ISREG(sst->st_mode) && !(c->o.flags & SWEEP_COPY_REMOVE_DEST))
+		return sweep__copy_report(c, SWEEP_COPY_OP_NEW_SYMLINK, 0, src, sweep__dst_show(c, dst), 0);
+	return sweep__copy_report(c, SWEEP_COPY_OP_NEW_OVERWRITE, 0, src, sweep__dst_show(c, dst), 0);
+}
+
 SWEEP_EXPORT int sweep_copy_tree(struct sweep_copy *c, const char *src, const char *dst)
 {
 	unsigned fl;
@@ -147,6 +199,16 @@ SWEEP_EXPORT int sweep_copy_tree(struct sweep_copy *c, const char *src, const ch
 	}
 	if (S_ISDIR(st.st_mode) && !(fl & SWEEP_COPY_RECURSIVE))
 		return sweep__copy_report(c, SWEEP_COPY_OP_OMIT_DIR, 0, src, NULL, 0);
+	char *key = made_key(dst);
+	if (!key)
+		return sweep__copy_report(c, SWEEP_COPY_OP_CREATE, -ENOMEM, src, sweep__dst_show(c, dst), 0);
+	if (made_before(c, key)) {
+		free(key);
+		key = NULL;
+		if ((rc = just_made(c, src, &st, dst)) < 0)
+			return rc;
+	}
+	made_add(c, key);
 	if (!(fl & SWEEP_COPY_RECURSIVE) && !S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
 		struct sweep_stat sst;
 		sweep_stat_from_stat(&sst, &st);

@@ -76,6 +76,10 @@ const char *copy_error_format(const struct sweep_copy_error *ce, char *buf, size
 	case SWEEP_COPY_OP_OMIT_DIR: n = snprintf(buf, len, "-r not specified; omitting directory %s", qs); break;
 	case SWEEP_COPY_OP_CHANGED: n = snprintf(buf, len, "%s: file changed as we read it", qs); break;
 	case SWEEP_COPY_OP_DANGLING: n = snprintf(buf, len, "not writing through dangling symlink %s", qd); break;
+	case SWEEP_COPY_OP_NEW_OVERWRITE: n = snprintf(buf, len, "will not overwrite just-created %s with %s", qd, qs); break;
+	case SWEEP_COPY_OP_NEW_SYMLINK:
+		n = snprintf(buf, len, "will not copy %s through just-created symlink %s", qs, qd);
+		break;
 	}
 	if (ce->err && n >= 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n, ": %s", strerror(-ce->err));
