@@ -183,6 +183,7 @@ static int on_batch(const struct sweep_plan *p, void *vctx)
 	int rc;
 
 	c->order = sweep_plan_order(p);
+	progress_clear_for(c->progress, stdout); /* the listing starts a line of its own */
 	c->mem_sum += mem;
 	c->mem_entries += n;
 	if (mem > c->mem_peak)

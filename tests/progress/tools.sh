@@ -192,6 +192,12 @@ if command -v script >/dev/null; then
 	# --progress=SECONDS on a terminal: full lines, not redrawn
 	SWEEP_TEST_CLOCK=step:0.01 script -qec "'$U/sweep-cp' -a --progress=1 src tty-dst2" /dev/null >tty2.out
 	check "terminal, --progress=1: full lines" grep -Eaq "^sweep-cp: \[$HMS\] ($SCAN|$MOVE)"$'\r?$' tty2.out
+	# -v on the same terminal: each listed name on a line of its own, never after the progress line
+	SWEEP_TEST_CLOCK=step:0.01 script -qec "'$U/sweep-tar' -cv --progress -f tty.tar src" /dev/null >tty3.out
+	check "terminal, sweep-tar -cv: the listing is complete" \
+		test "$(tr -d '\r' <tty3.out | sed 's/.*\x1b\[K//' | grep -c '^src')" = "$(tar -tf tty.tar | wc -l)"
+	check "terminal, sweep-tar -cv: no name drawn after the progress line" \
+		bash -c "! grep -Paq '[^\r]\x1b\[K[^\r\n]' tty3.out"
 else
 	skip_part "no script(1): the terminal cases"
 fi

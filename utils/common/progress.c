@@ -19,6 +19,7 @@
 struct progress {
 	struct progress_opts o;
 	bool tty;      /* a line is redrawn in place (else full lines) */
+	bool stdout_tty; /* standard output is a terminal (progress_clear_for) */
 	double period; /* seconds between draws */
 	const char *ge;
 	uint64_t plan_files, plan_bytes, done_files, done_bytes, dirs, others;
@@ -164,6 +165,7 @@ struct progress *progress_new(const struct progress_opts *o)
 		return progress_free(p);
 	/* A line drawn over itself only on a terminal, and only when no interval was asked for. */
 	p->tty = tty && !(p->o.interval > 0);
+	p->stdout_tty = isatty(STDOUT_FILENO) == 1;
 	p->period = p->tty ? 1.0 / PROGRESS_HZ : p->o.interval > 0 ? p->o.interval : PROGRESS_LOG_INTERVAL;
 	p->ge = (p->o.utf8 ? p->o.utf8 > 0 : locale_utf8()) ? "\xe2\x89\xa5" : ">=";
 	p->start = p->o.clock(p->o.clock_ctx);
@@ -487,6 +489,12 @@ void progress_clear(struct progress *p)
 	fputs("\r\033[K", p->o.out);
 	fflush(p->o.out);
 	p->shown = false;
+}
+
+void progress_clear_for(struct progress *p, FILE *f)
+{
+	if (p && (f == p->o.out || (f == stdout && p->stdout_tty)))
+		progress_clear(p);
 }
 
 struct progress *progress_free(struct progress *p)

@@ -148,6 +148,13 @@ void progress_add(struct progress *p, uint64_t files, uint64_t bytes);
  * next count draws it again. Call before writing to stderr.
  */
 void progress_clear(struct progress *p);
+/*
+ * The same before a line on f: erased when f is where the display goes, or
+ * standard output on a terminal (most likely the same one); left alone
+ * when f goes elsewhere (a listing redirected to a file), so it does not
+ * blink at every line.
+ */
+void progress_clear_for(struct progress *p, FILE *f);
 
 struct sweep_copy_done;
 /*

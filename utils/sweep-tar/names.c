@@ -183,8 +183,7 @@ void tar_list(struct tar *t, const char *name, bool is_dir)
 {
 	if (!t->o->verbose)
 		return;
-	if (t->listing == stderr)
-		progress_clear(t->progress);
+	progress_clear_for(t->progress, t->listing);
 	/* GNU tar -v shows directories with their trailing '/'. */
 	size_t len = strlen(name);
 	fprintf(t->listing, "%s%s\n", tar_printable(name), is_dir && len && name[len - 1] != '/' ? "/" : "");
