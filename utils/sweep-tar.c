@@ -71,6 +71,8 @@ enum {
 	OPT_CLAMP_MTIME,
 	OPT_OWNER,
 	OPT_GROUP,
+	OPT_WARNING,
+	OPT_RECORD_SIZE,
 	OPT_HELP,
 	OPT_VERSION,
 };
@@ -118,6 +120,13 @@ static const struct option long_opts[] = {
 	{ "clamp-mtime", no_argument, NULL, OPT_CLAMP_MTIME },
 	{ "owner", required_argument, NULL, OPT_OWNER },
 	{ "group", required_argument, NULL, OPT_GROUP },
+	{ "warning", required_argument, NULL, OPT_WARNING },
+	{ "auto-compress", no_argument, NULL, 'a' },
+	{ "sparse", no_argument, NULL, 'S' },
+	{ "same-order", no_argument, NULL, 's' },
+	{ "preserve-order", no_argument, NULL, 's' },
+	{ "blocking-factor", required_argument, NULL, 'b' },
+	{ "record-size", required_argument, NULL, OPT_RECORD_SIZE },
 	{ "file", required_argument, NULL, 'f' },
 	{ "directory", required_argument, NULL, 'C' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -200,7 +209,7 @@ static void usage(FILE *out)
 		cli_prog(), cli_prog());
 }
 
-#define SHORT_OPTS "ctxf:C:T:vX:zjJkOpmohH:I:"
+#define SHORT_OPTS "ctxf:C:T:vX:zjJkOpmohH:I:aSsb:"
 
 /*
  * GNU tar's traditional syntax: a first argument without '-' is a bundle
@@ -618,20 +627,34 @@ static const char *positional(int c)
 }
 
 /*
- * Options that select files apply to the names after them; in -c, GNU tar
- * reports those with no name after them ("... has no effect") and exits 2
- * at the end, the archive made all the same.
+ * -a, --auto-compress: the compression GNU tar picks for the archive's
+ * suffix (none for one it does not know, or one sweep-tar cannot write).
  */
-struct unconsumed {
-	size_t n;
-	struct {
-		int c;
-		const char *arg;
-	} v[64];
-};
-
-static void unconsumed_report(const struct unconsumed *u, struct tar_opts *o)
+static enum tar_filter filter_by_suffix(const char *name)
 {
+	static const struct {
+		const char *suffix;
+		enum tar_filter f;
+	} map[] = {
+		{ ".gz", TAR_FILTER_GZIP },   { ".tgz", TAR_FILTER_GZIP },   { ".taz", TAR_FILTER_GZIP },
+		{ ".bz2", TAR_FILTER_BZIP2 }, { ".tbz", TAR_FILTER_BZIP2 },  { ".tbz2", TAR_FILTER_BZIP2 },
+		{ ".tz2", TAR_FILTER_BZIP2 }, { ".xz", TAR_FILTER_XZ },      { ".txz", TAR_FILTER_XZ },
+		{ ".zst", TAR_FILTER_ZSTD },  { ".tzst", TAR_FILTER_ZSTD },
+	};
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		size_t k = strlen(map[i].suffix);
+		if (n > k && strcmp(name + n - k, map[i].suffix) == 0)
+			return map[i].f;
+	}
+	return TAR_FILTER_NONE;
+}
+
+void tar_unconsumed_report(struct tar_opts *o)
+{
+	const struct unconsumed *u = &o->unconsumed;
+
 	if (u->n == 0 || o->mode != TAR_CREATE)
 		return;
 	cli_msg("The following options were used after any non-optional arguments in archive create or update mode.  "
@@ -649,7 +672,7 @@ static void unconsumed_report(const struct unconsumed *u, struct tar_opts *o)
 
 static void parse(int argc, char **argv, struct tar_opts *o)
 {
-	bool old_archive = false;
+	bool old_archive = false, auto_compress = false;
 	struct unconsumed unconsumed = { 0 };
 	char *dir = NULL;
 	bool null = false, verbatim = false;
@@ -785,6 +808,30 @@ static void parse(int argc, char **argv, struct tar_opts *o)
 		case OPT_CLAMP_MTIME:
 			o->clamp_mtime = true;
 			break;
+		case OPT_WARNING:
+			if (tar_warning_option(optarg) < 0) {
+				cli_msg("invalid argument %s for '--warning'", cli_quote(optarg));
+				cli_try_help();
+				exit(TAR_FATAL);
+			}
+			break;
+		case 'a':
+			auto_compress = true;
+			break;
+		case 'S':
+			/* Holes are always found and stored (pax sparse maps): -S asks for what is done anyway. */
+			break;
+		case 's':
+			/* The members are handled in archive order whatever the order of the operands. */
+			break;
+		case 'b':
+		case OPT_RECORD_SIZE:
+			if (cli_parse_size(optarg, &size) < 0 || strspn(optarg, "0123456789") != strlen(optarg) || size == 0 ||
+			    (c == OPT_RECORD_SIZE && size % 512) || (c == 'b' ? size : size / 512) > 20480)
+				cli_die(TAR_FATAL, "%s: Invalid %s", cli_quote(optarg),
+					c == 'b' ? "blocking factor" : "record size");
+			o->blocking = (unsigned)(c == 'b' ? size : size / 512);
+			break;
 		case OPT_OWNER:
 			free(o->owner_name);
 			parse_owner(optarg, false, &o->owner_id, &o->owner_name);
@@ -896,9 +943,12 @@ static void parse(int argc, char **argv, struct tar_opts *o)
 		cli_try_help();
 		exit(TAR_FATAL);
 	}
-	unconsumed_report(&unconsumed, o);
+	o->unconsumed = unconsumed;
+	/* -o with -c is --old-archive: the V7 format, as GNU tar takes it. */
 	if (old_archive && o->mode == TAR_CREATE)
-		cli_die(TAR_FATAL, "-o (--old-archive, the V7 format) is not supported: the archive is pax");
+		o->format = TAR_FMT_V7;
+	if (auto_compress && o->mode == TAR_CREATE && o->filter == TAR_FILTER_NONE && o->archive)
+		o->filter = filter_by_suffix(o->archive);
 	if (o->progress.on && o->mode != TAR_CREATE) {
 		/* Not accepted and ignored: -t and -x have no progress display (yet). */
 		cli_msg("--progress works with -c only");
@@ -1064,8 +1114,11 @@ int main(int argc, char **argv)
 		if (o.totals)
 			for (size_t i = 0; i < o.nroots; i++)
 				cli_device_report((const char *const *)&o.roots[i].path, 1);
-		if (tar_walk(&t) == 0 && dir_spool_flush(&t) == 0)
+		if (tar_walk(&t) == 0 && dir_spool_flush(&t) == 0) {
+			/* GNU tar says it when the names run out: after the members' messages. */
+			tar_unconsumed_report(&o);
 			tar_out_close(&t);
+		}
 		t.progress = progress_finish(t.progress, !t.failed);
 		if (o.totals && t.out)
 			tar_out_totals(&t);

@@ -6,8 +6,10 @@
 #   - old-style bundles: each letter takes its argument in order ("cfv
 #     out.tar dir" writes out.tar, never ./v; also xfv, cfvT, xfvz, xpf -);
 #   - each -C applies to the names after it on -x;
-#   - -p, --same-owner, --no-same-owner, --numeric-owner, --xattrs, --acls,
-#     -m accepted with their meaning.
+#   - -p, --same-owner, --no-same-owner, -o, --numeric-owner, --xattrs,
+#     --acls, -m accepted with their meaning;
+#   - --warning=no-KEYWORD silences those warnings, exit status kept; -a
+#     picks the compression by suffix; -b sets the record size.
 . "$TESTS_DIR/tar/lib.sh"
 cd "$WORK" || die "cd"
 
@@ -81,8 +83,23 @@ mkdir o5 && "$T" -xmf o.tar -C o5 || fail "-m: exit $?"
 # --numeric-owner on -c stores no names, as GNU tar
 "$T" -c --numeric-owner -f n.tar -C o f && tar -c --numeric-owner -f gn.tar -C o f
 [ "$(tar -tvf n.tar | awk '{print $2}')" = "$(tar -tvf gn.tar | awk '{print $2}')" ] || fail "--numeric-owner -c: owner column differs from GNU tar's"
-rc=0; "$T" -co -f v7.tar -C o f 2> v7.err || rc=$?
-[ $rc = 2 ] || fail "-o (V7) on -c: exit $rc, want a refusal"
+# -o with -c is --old-archive (V7), with -x --no-same-owner: as GNU tar takes it
+"$T" -co -f v7.tar -C o f && tar -co -f gv7.tar -C o f || fail "-co: exit $?"
+[ "$(od -An -c -j257 -N6 v7.tar)" = "$(od -An -c -j257 -N6 gv7.tar)" ] || fail "-co: not the V7 format GNU tar writes"
+case_end
+
+case_begin "--warning, -a, -b as GNU tar"
+mkdir -p w && echo w > w/f && : > w/sock.placeholder
+rc=0; "$T" -cf w/a.tar w 2> w1.err || rc=$?
+grep -q "file is the archive; not dumped" w1.err || fail "the archive inside the tree: no warning"
+rc=0; "$T" -cf w/a.tar --warning=no-ignore-archive w 2> w2.err || rc=$?
+[ ! -s w2.err ] || fail "--warning=no-ignore-archive: $(cat w2.err)"
+rc=0; "$T" -cf x.tar --warning=no-such-thing w 2> w3.err || rc=$?
+[ $rc = 2 ] && grep -q "invalid argument" w3.err || fail "--warning=no-such-thing: exit $rc"
+"$T" -caf auto.tar.gz w/f && gzip -t auto.tar.gz || fail "-a with .tar.gz: not gzip"
+"$T" -caf auto.tar.zst w/f && zstd -qt auto.tar.zst 2>/dev/null || { command -v zstd >/dev/null && fail "-a with .tar.zst: not zstd"; }
+"$T" -cb 1 -f b1.tar w/f && [ $(( $(stat -c %s b1.tar) % 512 )) = 0 ] && [ "$(stat -c %s b1.tar)" -lt 10240 ] ||
+	fail "-b 1: not padded to 512-byte records: $(stat -c %s b1.tar)"
 case_end
 
 finish

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Member names, and messages about them in GNU tar's words. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,15 +151,70 @@ const char *tar_display(struct tar *t, const char *path)
 	return tar_printable(path);
 }
 
+/*
+ * --warning=KEYWORD: GNU tar's keywords, each the warnings of one kind
+ * (src/warning.c). The ones sweep-tar can print are matched by their text;
+ * the others name warnings sweep-tar never gives, so turning them on or off
+ * changes nothing, truly.
+ */
+static const struct {
+	const char *kw;
+	const char *text; /* NULL: sweep-tar never says it */
+} warning_kinds[] = {
+	{ "cachedir", "contains a cache directory tag" },
+	{ "file-changed", "file changed as we read it" },
+	{ "file-removed", "File removed before we read it" },
+	{ "file-shrank", "File shrank by" },
+	{ "file-ignored", "socket ignored" },
+	{ "ignore-archive", "file is the archive; not dumped" },
+	{ "xattr-write", "Cannot set extended attribute" },
+	{ "alone-zero-block", NULL }, { "bad-dumpdir", NULL }, { "contiguous-cast", NULL },
+	{ "file-unchanged", NULL }, { "filename-with-nuls", NULL }, { "ignore-newer", NULL },
+	{ "new-directory", NULL }, { "rename-directory", NULL }, { "symlink-cast", NULL },
+	{ "timestamp", NULL }, { "unknown-cast", NULL }, { "unknown-keyword", NULL }, { "xdev", NULL },
+	{ "decompress-program", NULL }, { "existing-file", NULL }, { "record-size", NULL }, { "failed-read", NULL },
+};
+#define NKINDS (sizeof(warning_kinds) / sizeof(warning_kinds[0]))
+static bool warning_off[NKINDS];
+
+int tar_warning_option(const char *arg)
+{
+	bool off = strncmp(arg, "no-", 3) == 0;
+	const char *kw = off ? arg + 3 : arg;
+
+	if (strcmp(arg, "all") == 0 || strcmp(arg, "none") == 0) {
+		for (size_t i = 0; i < NKINDS; i++)
+			warning_off[i] = arg[0] == 'n';
+		return 0;
+	}
+	for (size_t i = 0; i < NKINDS; i++)
+		if (strcmp(kw, warning_kinds[i].kw) == 0) {
+			warning_off[i] = off;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+bool tar_warning_shown(const char *text)
+{
+	for (size_t i = 0; i < NKINDS; i++)
+		if (warning_off[i] && warning_kinds[i].text && strstr(text, warning_kinds[i].text))
+			return false;
+	return true;
+}
+
 static void vreport(struct tar *t, int status, const char *path, const char *fmt, va_list ap)
 {
-	progress_clear(t->progress);
-	fflush(stdout);
-	fprintf(stderr, "%s: %s: ", cli_prog(), tar_display(t, path));
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char msg[4096];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	if (t->status < status)
 		t->status = status;
+	if (status == TAR_DIFFERS && !tar_warning_shown(msg))
+		return;
+	progress_clear(t->progress);
+	fflush(stdout);
+	fprintf(stderr, "%s: %s: %s\n", cli_prog(), tar_display(t, path), msg);
 }
 
 void tar_warn(struct tar *t, const char *path, const char *fmt, ...)

@@ -108,6 +108,11 @@ static int set_format(struct archive *a, enum tar_format f)
  * records about 800). So the pipe is grown to a block where the kernel
  * allows it, and the block shrunk to the pipe where it does not.
  */
+size_t tar_record_size(const struct tar_opts *o)
+{
+	return o->blocking ? (size_t)o->blocking * 512 : 10240;
+}
+
 static size_t out_block(int fd)
 {
 	struct stat st;
@@ -170,14 +175,14 @@ int tar_out_open(struct tar *t)
 	 * Compressed: do not pad the compressed stream (gzip and friends
 	 * complain about trailing zeros).
 	 */
-	archive_write_set_bytes_in_last_block(t->out, t->o->filter == TAR_FILTER_NONE ? 10240 : 1);
+	archive_write_set_bytes_in_last_block(t->out, t->o->filter == TAR_FILTER_NONE ? (int)tar_record_size(t->o) : 1);
 	/*
 	 * Written in 1 MB blocks, not GNU tar's 10 KiB records: the same
 	 * bytes, with a hundredth of the write calls, and into a pipe the
 	 * reader is woken once per pipe-full rather than once per record
 	 * (out_block() for the pipe's size).
 	 */
-	archive_write_set_bytes_per_block(t->out, (int)out_block(t->out_fd));
+	archive_write_set_bytes_per_block(t->out, (int)(out_block(t->out_fd) / tar_record_size(t->o) * tar_record_size(t->o)));
 	if (tar_sink_open(t->out, &t->sink, t->out_fd) != ARCHIVE_OK || t->sink.err) {
 		out_failed(t);
 		return -EIO;

@@ -65,6 +65,10 @@
 #include "exclude.h"
 #include "progress.h"
 
+/* sweep-tar.c: the unconsumed file-selection options of -c, in GNU tar's words (exit 2 at the end). */
+struct tar_opts;
+void tar_unconsumed_report(struct tar_opts *o);
+
 /* GNU tar's exit statuses. */
 #define TAR_OK      0
 #define TAR_DIFFERS 1 /* some file changed or vanished while it was archived */
@@ -120,6 +124,19 @@ struct tar_tag {
 	bool cachedir;    /* the file must start with CACHEDIR.TAG's signature */
 };
 
+/*
+ * Options that select files apply to the names after them; in -c, GNU tar
+ * reports those with no name after them ("... has no effect") and exits 2
+ * at the end, the archive made all the same.
+ */
+struct unconsumed {
+	size_t n;
+	struct {
+		int c;
+		const char *arg;
+	} v[64];
+};
+
 struct tar_opts {
 	enum tar_mode mode;
 	const char *archive; /* -f; NULL or "-" = stdout (-c) or stdin (-t, -x) */
@@ -146,6 +163,8 @@ struct tar_opts {
 	bool set_owner, set_group;
 	uint64_t owner_id, group_id;
 	char *owner_name, *group_name; /* NULL: none stored */
+	struct unconsumed unconsumed;
+	unsigned blocking;   /* -b N: records of N 512-byte blocks (0: GNU tar's 20) */
 	bool names_failed;   /* a -T file had a line that could not be used (said so; exit 2 at the end) */
 	enum tar_filter filter;
 	bool verbose, totals, xdev;
@@ -239,6 +258,10 @@ const char *tar_display(struct tar *t, const char *path);
 /* "sweep-tar: PATH: message" as a warning (exit 1) or an error (exit 2). */
 void tar_warn(struct tar *t, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void tar_error(struct tar *t, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* --warning=KEYWORD (GNU tar's keywords, "no-" to turn one off): 0, or -EINVAL for an unknown one. */
+int tar_warning_option(const char *arg);
+/* Whether a warning with this text is to be shown (not turned off by --warning). */
+bool tar_warning_shown(const char *text);
 /* -v: one line per member, in archive order. */
 void tar_list(struct tar *t, const char *name, bool is_dir);
 
@@ -246,6 +269,8 @@ void tar_list(struct tar *t, const char *name, bool is_dir);
 /* Open a for writing into k->fd; a write error lands in k->err (see out.c). */
 int tar_sink_open(struct archive *a, struct tar_sink *k, int fd);
 int tar_out_open(struct tar *t);
+/* Bytes in a record (-b): the archive is padded to a whole number of them. */
+size_t tar_record_size(const struct tar_opts *o);
 /* Work around libarchive's pax times before 1970 (changes e; write it once). */
 void tar_fix_times(struct archive_entry *e);
 /* Header (and -v line) for t->entry or e; <0 when the archive failed (t->failed is set). */

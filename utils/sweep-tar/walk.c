@@ -46,7 +46,7 @@ static const struct tar_tag *dir_tag(struct tar *t, int dirfd)
 /* GNU tar's note, under -v only. */
 static void tag_note(struct tar *t, const struct sweep_entry *e, const struct tar_tag *tag, const char *what)
 {
-	if (!t->o->verbose)
+	if (!t->o->verbose || !tar_warning_shown("contains a cache directory tag"))
 		return;
 	progress_clear(t->progress);
 	fflush(stdout);
@@ -209,7 +209,8 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 		return S_ISDIR(mode) ? SWEEP_WALK_SKIP : 0;
 	if (t->out_is_file && (uint64_t)e->st.dev == t->out_dev && (uint64_t)e->st.ino == t->out_ino) {
 		progress_clear(t->progress);
-		cli_msg("%s: file is the archive; not dumped", tar_display(t, e->path));
+		if (tar_warning_shown("file is the archive; not dumped"))
+			cli_msg("%s: file is the archive; not dumped", tar_display(t, e->path));
 		return 0;
 	}
 	switch (mode & S_IFMT) {
@@ -222,7 +223,8 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 		return walk_file(t, e, strip);
 	case S_IFSOCK:
 		progress_clear(t->progress);
-		cli_msg("%s: socket ignored", tar_display(t, e->path));
+		if (tar_warning_shown("socket ignored"))
+			cli_msg("%s: socket ignored", tar_display(t, e->path));
 		return 0;
 	default:
 		return walk_special(t, e, name, strip);
