@@ -462,23 +462,39 @@ static bool files_from_option(struct tar_opts *o, char **dir, const char *file, 
  * a line, or NUL-separated after --null (which, as in GNU tar, applies to
  * the -T options after it). Empty names are skipped.
  */
-static void files_from(struct tar_opts *o, char **dir, const char *file, bool null, bool verbatim, int depth)
-{
-	FILE *f;
+/* The -T lists read so far, and who asked for each: GNU tar reads a list once. */
+static struct list_read {
+	const char *file;
+	const char *from; /* NULL: the command line */
+} lists_read[64];
+static size_t nlists_read;
 
-	if (depth > 32)
-		cli_die(TAR_FATAL, "%s: -T lists nested too deep (a list that names itself?)", cli_quote(file));
-	f = strcmp(file, "-") == 0 ? stdin : fopen(file, "re");
+/* One -T name: the names in it, and the -C and -T lines. */
+static void files_from_lines(struct tar_opts *o, char **dir, const char *file, FILE *f, bool null, bool verbatim,
+			     int depth)
+{
 	char *line = NULL;
 	size_t cap = 0, lineno = 0;
+	bool said_nul = false;
 	ssize_t n;
 
-	if (!f)
-		cli_die(TAR_FATAL, "%s: Cannot open: %s", cli_quote(file), strerror(errno));
 	while ((n = getdelim(&line, &cap, null ? '\0' : '\n', f)) > 0) {
 		lineno++;
 		if (line[n - 1] == (null ? '\0' : '\n'))
 			line[--n] = '\0';
+		/*
+		 * NULs in a list read by lines: GNU tar says so (a warning)
+		 * and takes them as separators, as --null would.
+		 */
+		if (!null && strlen(line) != (size_t)n) {
+			if (!said_nul && tar_warning_shown("file name read contains nul character"))
+				cli_msg("%s: file name read contains nul character", tar_printable(file));
+			said_nul = true;
+			for (char *p = line; p < line + n; p += strlen(p) + 1)
+				if (*p && add_root(o, *dir, p) < 0)
+					cli_die(TAR_FATAL, "out of memory");
+			continue;
+		}
 		if (n > 0 && line[0] == '-' && !null && !verbatim) {
 			files_from_option(o, dir, file, lineno, line, null, verbatim, depth);
 			continue;
@@ -489,6 +505,33 @@ static void files_from(struct tar_opts *o, char **dir, const char *file, bool nu
 	if (ferror(f))
 		cli_die(TAR_FATAL, "%s: Read error: %s", cli_quote(file), strerror(errno));
 	free(line);
+}
+
+static void files_from(struct tar_opts *o, char **dir, const char *file, bool null, bool verbatim, int depth)
+{
+	static const char *reading; /* the list being read, for the one it names */
+	const char *outer = reading;
+	FILE *f;
+
+	for (size_t i = 0; i < nlists_read; i++)
+		if (strcmp(lists_read[i].file, file) == 0 && strcmp(file, "-") != 0) {
+			/* GNU tar's words; the rest goes on, exit 2 at the end. */
+			cli_msg("%s: file list requested from %s already read from %s", tar_printable(file),
+				outer ? tar_printable(outer) : "command line",
+				lists_read[i].from ? tar_printable(lists_read[i].from) : "command line");
+			o->names_failed = true;
+			return;
+		}
+	if (nlists_read < sizeof(lists_read) / sizeof(lists_read[0]))
+		lists_read[nlists_read++] = (struct list_read){ .file = file, .from = outer };
+	if (depth > 32)
+		cli_die(TAR_FATAL, "%s: -T lists nested too deep", cli_quote(file));
+	f = strcmp(file, "-") == 0 ? stdin : fopen(file, "re");
+	if (!f)
+		cli_die(TAR_FATAL, "%s: Cannot open: %s", cli_quote(file), strerror(errno));
+	reading = file;
+	files_from_lines(o, dir, file, f, null, verbatim, depth);
+	reading = outer;
 	if (f != stdin)
 		fclose(f);
 }
@@ -944,6 +987,14 @@ static void parse(int argc, char **argv, struct tar_opts *o)
 		exit(TAR_FATAL);
 	}
 	o->unconsumed = unconsumed;
+	if (o->mode == TAR_CREATE && o->format != TAR_FMT_PAX && (o->acls == 1 || o->xattrs == 1)) {
+		/* GNU tar's words: only pax headers carry them. */
+		cli_msg("--%s can be used only on POSIX archives", o->acls == 1 ? "acls" : "xattrs");
+		cli_try_help();
+		exit(TAR_FATAL);
+	}
+	if (o->mode == TAR_EXTRACT && o->dereference)
+		cli_die(TAR_FATAL, "-h with -x would write through symlinks at the destination; sweep-tar never does");
 	/* -o with -c is --old-archive: the V7 format, as GNU tar takes it. */
 	if (old_archive && o->mode == TAR_CREATE)
 		o->format = TAR_FMT_V7;

@@ -9,7 +9,12 @@
 #   - -p, --same-owner, --no-same-owner, -o, --numeric-owner, --xattrs,
 #     --acls, -m accepted with their meaning;
 #   - --warning=no-KEYWORD silences those warnings, exit status kept; -a
-#     picks the compression by suffix; -b sets the record size.
+#     picks the compression by suffix; -b sets the record size;
+#   - from GNU tar's own suite (T-rec, T-null, opcomp06, shortfile,
+#     longv7, lustar01, xattr05, xattr07, extrac13): a -T list named twice,
+#     NULs in a list read by lines, --acls on a non-POSIX format, a file that
+#     is no archive, names too long for v7/ustar, xattr names with '=' and
+#     '%', --skip-old-files -v over an existing tree, -x -h refused.
 . "$TESTS_DIR/tar/lib.sh"
 cd "$WORK" || die "cd"
 
@@ -100,6 +105,46 @@ rc=0; "$T" -cf x.tar --warning=no-such-thing w 2> w3.err || rc=$?
 "$T" -caf auto.tar.zst w/f && zstd -qt auto.tar.zst 2>/dev/null || { command -v zstd >/dev/null && fail "-a with .tar.zst: not zstd"; }
 "$T" -cb 1 -f b1.tar w/f && [ $(( $(stat -c %s b1.tar) % 512 )) = 0 ] && [ "$(stat -c %s b1.tar)" -lt 10240 ] ||
 	fail "-b 1: not padded to 512-byte records: $(stat -c %s b1.tar)"
+case_end
+
+case_begin "behaviours GNU tar's own suite checks"
+mkdir -p g && cd g || die "cd g"
+echo 1 > file1 && echo 2 > file2
+printf 'file1\n-T F2\n' > F1 && printf 'file2\n-T F1\n' > F2
+rc=0; "$T" -cf rec.tar -T F1 2> rec.err || rc=$?
+[ $rc = 2 ] && grep -qx "sweep-tar: F1: file list requested from F2 already read from command line" rec.err ||
+	fail "a -T list named twice: exit $rc, $(cat rec.err)"
+[ "$(tar -tf rec.tar | sort | tr '\n' ' ')" = "file1 file2 " ] || fail "a -T list named twice: members $(tar -tf rec.tar)"
+printf 'file1\0file2\n' > nul.list
+rc=0; "$T" -cf nul.tar -T nul.list 2> nul.err || rc=$?
+[ $rc = 0 ] && grep -q "nul.list: file name read contains nul character" nul.err &&
+	[ "$(tar -tf nul.tar | sort | tr '\n' ' ')" = "file1 file2 " ] || fail "NULs in a -T list: exit $rc, $(cat nul.err)"
+rc=0; "$T" -c --acls --format=ustar -f acl.tar file1 2> acl.err || rc=$?
+[ $rc = 2 ] && grep -q -- "--acls can be used only on POSIX archives" acl.err || fail "--acls --format=ustar: exit $rc"
+echo "not an archive" > short
+rc=0; "$T" -tf short 2> short.err || rc=$?
+[ $rc = 2 ] && grep -q "This does not look like a tar archive" short.err || fail "a file that is no archive: exit $rc"
+long=$(printf 'n%.0s' $(seq 120))
+mkdir -p "$long" && echo x > "$long/f"
+rc=0; "$T" -c --format=v7 -f v7.tar "$long/f" 2> v7.err || rc=$?
+[ $rc = 2 ] && grep -q "file name is too long (max 99); not dumped" v7.err || fail "too long for v7: exit $rc, $(cat v7.err)"
+rc=0; "$T" -x -h -f rec.tar 2> h.err || rc=$?
+[ $rc = 2 ] || fail "-x -h accepted (it would write through symlinks): exit $rc"
+if setfattr -n 'user.=NAME%3D=' -v value file1 2>/dev/null; then
+	"$T" -c -f xa.tar file1 && mkdir xa && "$T" -x --xattrs -f xa.tar -C xa || fail "xattr with '=' and '%': exit $?"
+	[ "$(getfattr -d --absolute-names xa/file1 2>/dev/null | grep '^user')" = "$(getfattr -d --absolute-names file1 2>/dev/null | grep '^user')" ] ||
+		fail "an xattr name with '=' and '%' changed on the way: $(getfattr -d xa/file1 2>&1)"
+else
+	skip_part "xattr names with '=': setfattr cannot set user.* here"
+fi
+# --skip-old-files -v: GNU tar's note for each member kept, existing directories left as they are
+mkdir -p sk/d && echo old > sk/d/f && chmod 700 sk/d && tar -cf sk.tar -C sk d
+chmod 755 sk/d && echo mine > sk/d/f
+rc=0; "$T" -xv --skip-old-files -f sk.tar -C sk > /dev/null 2> sk.err || rc=$?
+[ $rc = 0 ] && grep -qx "sweep-tar: d/f: skipping existing file" sk.err && grep -qx "sweep-tar: d: skipping existing file" sk.err ||
+	fail "--skip-old-files -v: exit $rc, $(cat sk.err)"
+[ "$(cat sk/d/f)" = mine ] && [ "$(stat -c %a sk/d)" = 755 ] || fail "--skip-old-files changed what exists"
+cd .. || die "cd .."
 case_end
 
 finish

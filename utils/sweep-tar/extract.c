@@ -253,8 +253,15 @@ static int open_in(struct tar *t, struct archive **ret)
 		r = archive_read_open_filename(a, file, 64 * 1024);
 	}
 	if (r != ARCHIVE_OK) {
-		cli_msg("%s: Cannot open: %s", tar_printable(file ? file : "-"), archive_error_string(a));
-		cli_msg("Error is not recoverable: exiting now");
+		const char *why = archive_error_string(a);
+		if (why && strstr(why, "Unrecognized archive format")) {
+			/* Not a tar archive (nor a compressed one): GNU tar's words and status. */
+			cli_msg("This does not look like a tar archive");
+			cli_msg("Exiting with failure status due to previous errors");
+		} else {
+			cli_msg("%s: Cannot open: %s", tar_printable(file ? file : "-"), why);
+			cli_msg("Error is not recoverable: exiting now");
+		}
 		archive_read_free(a);
 		return -EIO;
 	}

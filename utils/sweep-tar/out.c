@@ -260,8 +260,13 @@ int tar_out_header(struct tar *t, struct archive_entry *e)
 	if (r == ARCHIVE_FATAL || t->sink.err)
 		return out_failed(t);
 	if (r == ARCHIVE_FAILED) {
-		/* This member cannot be stored (the archive itself is fine): skip it. */
-		tar_error(t, archive_entry_pathname(e), "%s", reason(t->out, e));
+		/* This member cannot be stored (the archive itself is fine): skip it, in GNU tar's words where it has some. */
+		const char *why = reason(t->out, e);
+		if (strcmp(why, "Pathname too long") == 0 && t->o->format == TAR_FMT_V7)
+			why = "file name is too long (max 99); not dumped";
+		else if (strcmp(why, "Pathname too long") == 0 && t->o->format == TAR_FMT_USTAR)
+			why = "file name is too long (cannot be split); not dumped";
+		tar_error(t, archive_entry_pathname(e), "%s", why);
 		return 1;
 	}
 	/*

@@ -245,10 +245,24 @@ static int make_room(struct xdisk *x, int pfd, const char *base, const char *nam
 		tar_error(t, name, "Cannot open: %s", strerror(err));
 		return -err;
 	}
-	if (want_dir && S_ISDIR(st.st_mode))
+	/* -k and --skip-old-files keep an existing directory as it is, as GNU tar does (metadata too). */
+	if (want_dir && S_ISDIR(st.st_mode) && t->o->old_files == TAR_OLD_REPLACE)
 		return 0;
-	if (t->o->old_files == TAR_OLD_SKIP)
+	if (t->o->old_files == TAR_OLD_SKIP) {
+		/* GNU tar's note, a warning -v turns on (WARN_EXISTING_FILE), with the exit status untouched. */
+		if (t->o->verbose && tar_warning_shown("skipping existing file")) {
+			progress_clear(t->progress);
+			fflush(stdout);
+			const char *shown = tar_printable(name);
+			size_t n = strlen(shown);
+			while (n > 1 && shown[n - 1] == '/')
+				n--; /* GNU tar names a directory without its '/' here */
+			fprintf(stderr, "%s: %.*s: skipping existing file\n", cli_prog(), (int)n, shown);
+		}
 		return 1;
+	}
+	if (want_dir && S_ISDIR(st.st_mode))
+		return 1; /* -k: an existing directory is no error */
 	if (t->o->old_files == TAR_OLD_KEEP) {
 		tar_error(t, name, "Cannot open: %s", strerror(EEXIST));
 		return 1;

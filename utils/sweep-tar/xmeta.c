@@ -43,6 +43,17 @@ struct acl_ea_entry {
 	uint32_t id;
 };
 
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 static int acl_entry_cmp(const void *a, const void *b)
 {
 	const struct acl_ea_entry *x = a, *y = b;
@@ -102,6 +113,27 @@ static int acl_raw(const struct xmeta_ctx *c, struct archive_entry *e, int type,
 	return 0;
 }
 
+/*
+ * An xattr name as stored in a SCHILY.xattr keyword: GNU tar writes '%' and
+ * '=' as %25 and %3D, libarchive %-escapes those and unprintable bytes;
+ * libarchive's reader hands the keyword over undecoded. Decoded in place.
+ */
+static void xattr_name_decode(char *s)
+{
+	char *w = s;
+
+	for (const char *r = s; *r; r++) {
+		int hi, lo;
+		if (r[0] == '%' && (hi = hexval(r[1])) >= 0 && (lo = hexval(r[2])) >= 0 && (hi || lo)) {
+			*w++ = (char)(hi << 4 | lo);
+			r += 2;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
+}
+
 static int add_xattrs(struct xmeta *m, struct archive_entry *e)
 {
 	const char *name;
@@ -118,6 +150,7 @@ static int add_xattrs(struct xmeta *m, struct archive_entry *e)
 
 		if (!(kv->name = strdup(name)) || !(kv->val = malloc(len ? len : 1)))
 			return -ENOMEM;
+		xattr_name_decode(kv->name);
 		memcpy(kv->val, val, len);
 		kv->len = len;
 		m->nx++;
