@@ -529,7 +529,7 @@ int main(int argc, char **argv)
 		cli_die(1, "cannot set up the plan and the reader: %s", strerror(-rc));
 
 	wopts.order = walk_order_for(bopts.order);
-	if (!locate_anyway && cli_plans_physical(bopts.order, (const char *const *)argv + optind, (size_t)(argc - optind)))
+	if (!locate_anyway && optind < argc && cli_plan_order(bopts.order, argv[optind]) == SWEEP_ORDER_PHYSICAL)
 		wopts.flags |= SWEEP_WALK_NO_STAT;
 	/*
 	 * Without --read nothing opens the files: raw hints cost no second read

@@ -1034,30 +1034,6 @@ static void set_locale(void)
 		setlocale(LC_CTYPE, "C.UTF-8");
 }
 
-/*
- * Reads in flight. On a rotational disk the reader keeps 8, which is
- * enough while every read comes back to it at once; but here the reader
- * hands over every file that is ready before it submits again, and each
- * costs libarchive's header work and a write, so under a loaded CPU the
- * device was left with about 2 requests (block traces of a 99k-file
- * aged ext4 tree: mean depth 2 against sweep-plan --read's 3, and 15%
- * more modeled HDD time). 32 reads (small neighbouring files merge into
- * fewer requests) keep the device queue filled while a batch of members
- * is written; they are still submitted in ascending order. Elsewhere,
- * and with the syscall backend (one pread at a time, read-ahead by
- * WILLNEED): the reader's own choice.
- */
-static unsigned queue_depth(const struct tar_opts *o)
-{
-	struct sweep_fsinfo fi = { .size = sizeof(fi) };
-
-	if (sweep_backend_resolve(SWEEP_BACKEND_AUTO) != SWEEP_BACKEND_URING)
-		return 0;
-	if (o->nroots > 0 && sweep_fsinfo_path(o->roots[0].path, &fi) == 0 && fi.rotational == 1)
-		return 32;
-	return 0;
-}
-
 static int setup(struct tar *t, const struct tar_opts *o)
 {
 	struct sweep_batch_opts bo = {
@@ -1067,7 +1043,6 @@ static int setup(struct tar *t, const struct tar_opts *o)
 		.max_bytes = (size_t)o->memory_limit,
 		/* A batch already in the page cache is not located (warm trees: 3 system calls a file fewer). */
 		.plan_flags = SWEEP_PLAN_CACHE_CHECK | (o->plan_trace ? SWEEP_PLAN_EXTENTS : 0),
-		.queue_depth = queue_depth(o),
 		.read_flags = SWEEP_READ_SPARSE | SWEEP_READ_NOATIME,
 		.ops = &tar_read_ops,
 		.on_batch = tar_on_batch,

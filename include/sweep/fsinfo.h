@@ -34,6 +34,35 @@ enum sweep_device_reason {
 #define SWEEP_PROBE_CACHED 0x1u /* the numbers come from an earlier run (the cache under /run) */
 #define SWEEP_PROBE_BUSY 0x2u   /* others used the device during the probe: numbers perhaps high, not cached */
 
+/* sweep_profile.metascan: what may be read raw from the block device (where the caller may read it) */
+#define SWEEP_PROFILE_META_HINTS 0x1u /* inode hints (order, sizes) and directory prefetch */
+#define SWEEP_PROFILE_META_SWEEP 0x2u /* a walk reads every inode table in one sweep (a subtree: once it pays) */
+#define SWEEP_PROFILE_META_ALL   0x4u /* also formats that keep metadata in a cache of their own (xfs): read twice */
+
+/* sweep_profile.env: the fields the environment set rather than the class */
+#define SWEEP_PROFILE_ENV_WALK_THREADS 0x1u /* SWEEP_WALK_THREADS */
+#define SWEEP_PROFILE_ENV_METASCAN     0x2u /* SWEEP_METASCAN */
+#define SWEEP_PROFILE_ENV_PREFETCH     0x4u /* SWEEP_PREFETCH */
+
+/*
+ * The device profile: what the library does on one device, decided once
+ * with its class (sweep(7), "Device profile"). The walk, the plan, the
+ * orderer and the reader read these fields, per device; a caller's own
+ * options (an order, a queue depth) still win where it gives them.
+ */
+struct sweep_profile {
+	enum sweep_order plan_order; /* a plan's order of this device's files: PHYSICAL, INODE, NONE (as added) */
+	enum sweep_order walk_order; /* directories: PHYSICAL (by first block), INODE, NONE (depth-first) */
+	uint32_t walk_threads;       /* threads reading directories ahead of the walk, 0: none */
+	uint32_t stat_batch;         /* entries the walk stats at once */
+	uint32_t stat_uring;         /* 1: a batch that reads the disk goes to io_uring whole (plain calls while cached) */
+	uint32_t metascan;           /* SWEEP_PROFILE_META_* */
+	uint32_t queue_depth;        /* the reader's reads in flight */
+	uint64_t ring_bytes;         /* the reader's buffers held for in-order delivery, at most */
+	uint32_t prefetch;           /* 1: the reader asks for the data ahead in physical order, extent by extent */
+	uint32_t env;                /* SWEEP_PROFILE_ENV_* */
+};
+
 /*
  * Size-versioned: the caller sets .size = sizeof(struct sweep_fsinfo)
  * before the call, the library fills the fields that fit (sweep_fsinfo_fd(3)).
@@ -55,6 +84,7 @@ struct sweep_fsinfo {
 	uint32_t probe_reads;    /* random reads timed; 0 when there was no probe */
 	uint64_t probe_random_ns; /* 3 in 4 random 4 KiB reads took this or more (O_DIRECT, one at a time) */
 	uint64_t probe_seq_ns;    /* time per 4 KiB of a sequential 1 MiB read */
+	struct sweep_profile profile; /* what the library does on this device (decided with the class) */
 };
 
 /* Fill *ret for the filesystem holding the open file descriptor fd. */
@@ -81,6 +111,13 @@ SWEEP_EXPORT const char *sweep_device_reason_name(enum sweep_device_reason r);
  * snprintf: the length it needed, or -EINVAL.
  */
 SWEEP_EXPORT int sweep_device_explain(const struct sweep_fsinfo *fi, char *buf, size_t size);
+/*
+ * One line for a person: the profile, e.g. "plan physical, walk physical,
+ * no walk threads, stat 64 at once, metascan hints+sweep, reader depth 128,
+ * ring 16 MiB, prefetch" (fields the environment set say so). Like
+ * snprintf: the length it needed, or -EINVAL.
+ */
+SWEEP_EXPORT int sweep_profile_explain(const struct sweep_fsinfo *fi, char *buf, size_t size);
 
 /* A per-st_dev cache, so a walk asks once per filesystem. */
 struct sweep_fscache;

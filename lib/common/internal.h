@@ -137,6 +137,16 @@ void sweep__copy_name(char *dst, size_t size, const char *src);
  * bdev (0: none) whose disk has the given rotational flag (1, 0, -1).
  */
 void sweep__device_decide(uint64_t bdev, int rotational, struct sweep_fsinfo *fi);
+/*
+ * The profile of a device of class cls (AUTO: nothing known) under a
+ * filesystem of the given policy, the environment's overrides applied: the
+ * one place that says what each class does.
+ */
+void sweep__profile_decide(enum sweep_device_class cls, enum sweep_order policy, struct sweep_profile *p);
+/* The profile of a device nothing is known of (its filesystem could not be described). */
+void sweep__profile_unknown(struct sweep_profile *p);
+/* Whether fi's class was decided under another request (sweep_device_force, SWEEP_DEVICE) than stands now. */
+bool sweep__device_stale(const struct sweep_fsinfo *fi);
 /* 1 and the class when the caller (sweep_device_force) or SWEEP_DEVICE asks for one, else 0. */
 int sweep__device_requested(enum sweep_device_class *ret_class, enum sweep_device_reason *ret_reason);
 /* Tests: keep the cache across runs in dir instead of /run/sweep ("" none; NULL restores). */
@@ -247,8 +257,6 @@ void sweep__plan_count(enum sweep__located_by how);
  * first call, freed with sweep__plan_deep_free). Entries located lose
  * PENDING; the count of them.
  */
-/* Whether SWEEP_METASCAN (off, 0, no) turns every raw read of the device off: the walk's and the plan's. */
-bool sweep__metascan_env_off(void);
 struct sweep__plan_deep;
 size_t sweep__plan_deep_locate(struct sweep__plan_deep **dp, int root_fd, struct sweep_plan_entry **v, size_t n);
 void sweep__plan_deep_free(struct sweep__plan_deep *d);
@@ -258,6 +266,8 @@ void sweep__plan_deep_free(struct sweep__plan_deep *d);
  * before they look at an entry's location (sweep_batch does).
  */
 void sweep__plan_defer_locate(struct sweep_plan *p, bool on);
+/* The profile of device dev, which files of the plan lie on (NULL: none do). */
+const struct sweep_profile *sweep__plan_profile(const struct sweep_plan *p, uint64_t dev);
 /* Whether the last sweep_plan_sort() found the batch in the page cache (SWEEP_PLAN_CACHE_CHECK). */
 bool sweep__plan_cached(const struct sweep_plan *p);
 /* reader_prefetch.c: pieces the reader's physical-order prefetch asked for in this process (for tests). */

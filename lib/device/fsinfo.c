@@ -422,14 +422,10 @@ SWEEP_EXPORT struct sweep_fscache *sweep_fscache_free(struct sweep_fscache *c)
 	return NULL;
 }
 
-/* Decide the class again when what is asked for differs from what the entry holds. */
+/* Decide the class (and so the profile) again when what is asked for differs from what the entry holds. */
 static void fscache_refresh(struct fscache_entry *e)
 {
-	enum sweep_device_class c;
-	enum sweep_device_reason why;
-	bool asked = sweep__device_requested(&c, &why);
-	bool had = e->fi.device_reason == SWEEP_DEVICE_BY_CALLER || e->fi.device_reason == SWEEP_DEVICE_BY_ENV;
-	if (asked != had || (asked && (c != e->fi.device_class || why != e->fi.device_reason)))
+	if (sweep__device_stale(&e->fi))
 		sweep__device_decide(e->bdev, e->fi.rotational, &e->fi);
 }
 

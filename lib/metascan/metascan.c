@@ -770,12 +770,6 @@ static int run_cmp(const void *a, const void *b)
 	return x->ino_lo < y->ino_lo ? -1 : x->ino_lo > y->ino_lo;
 }
 
-bool sweep__metascan_env_off(void)
-{
-	const char *env = getenv("SWEEP_METASCAN");
-	return env && (!strcasecmp(env, "off") || !strcmp(env, "0") || !strcasecmp(env, "no"));
-}
-
 int sweep__metascan_table_runs(struct sweep__metascan *m, struct sweep__ms_table_run **ret, size_t *ret_n)
 {
 	if (!m || !ret || !ret_n)

@@ -83,10 +83,9 @@ static struct group *group_of(struct sweep_orderer *o, uint64_t dev, const char 
 	g->nophys = false;
 	g->order = o->opts.order;
 	if (g->order == SWEEP_ORDER_AUTO) {
+		/* The device's plan order (the SSD class: the list's own, positioning costs nothing there). */
 		int r = fd >= 0 ? sweep_fsinfo_fd(fd, &fi) : sweep_fsinfo_path(path, &fi);
-		g->order = r < 0 ? SWEEP_ORDER_INODE : fi.policy == SWEEP_ORDER_AUTO ? SWEEP_ORDER_INODE : fi.policy;
-		if (r == 0 && fi.device_class == SWEEP_DEVICE_SSD)
-			g->order = SWEEP_ORDER_NONE; /* positioning costs nothing there: keep the list's order */
+		g->order = r < 0 ? SWEEP_ORDER_INODE : fi.profile.plan_order;
 	}
 	o->last = o->ngroups++;
 	return g;

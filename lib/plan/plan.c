@@ -41,12 +41,26 @@ struct plan_root {
 	uint64_t dev, ino;
 };
 
+/*
+ * A device the plan's files lie on: its profile, decided with its class
+ * (lib/device/devclass.c), and the order its files take, the caller's or
+ * the profile's. A tree may span devices; each keeps its own. Kept for the
+ * plan's life, as the batches of one run see the same devices.
+ */
+struct plan_dev {
+	uint64_t dev;
+	enum sweep_order order;
+	struct sweep_profile prof;
+};
+
 struct sweep_plan {
 	struct sweep_plan_opts opts;
 	struct plan_root roots[SWEEP_PLAN_MAX_ROOTS];
 	uint32_t nroots;
 	uint32_t last_root; /* the root the previous entry used: most entries share it */
-	enum sweep_order order; /* resolved; AUTO until the first file is added */
+	struct plan_dev *devs;
+	size_t ndevs, cap_devs;
+	size_t last_dev; /* the device the previous lookup found: most entries share it */
 	struct sweep_plan_entry **chunks;
 	size_t nchunks, chunks_cap;
 	size_t count;
@@ -133,7 +147,6 @@ SWEEP_EXPORT int sweep_plan_new(const struct sweep_plan_opts *opts, struct sweep
 	if (!p)
 		return -ENOMEM;
 	p->opts = o;
-	p->order = p->opts.order;
 	*ret = p;
 	return 0;
 }
@@ -151,6 +164,7 @@ SWEEP_EXPORT struct sweep_plan *sweep_plan_free(struct sweep_plan *p)
 		return NULL;
 	roots_close(p);
 	sweep__plan_deep_free(p->deep);
+	free(p->devs);
 	for (size_t i = 0; i < p->nchunks; i++)
 		free(p->chunks[i]);
 	free(p->chunks);
@@ -266,28 +280,62 @@ static int plan_push(struct sweep_plan *p, const char *path, const struct sweep_
 	return plan_full(p);
 }
 
-/* AUTO becomes the policy of the filesystem holding the first file added (fi NULL: unknown). */
-static void resolve_order_fi(struct sweep_plan *p, const struct sweep_fsinfo *fi)
+/* The device dev when the plan knows it already, else NULL. */
+static struct plan_dev *dev_find(struct sweep_plan *p, uint64_t dev)
 {
-	/* Where the filesystem cannot be identified, inode order is the safe guess. */
-	p->order = !fi || fi->policy == SWEEP_ORDER_AUTO ? SWEEP_ORDER_INODE : fi->policy;
-	/*
-	 * SSD class: positioning costs nothing, so no FIEMAP and no sort: the
-	 * files are read as they were added, with the queue kept full.
-	 */
-	if (fi && fi->device_class == SWEEP_DEVICE_SSD)
-		p->order = SWEEP_ORDER_NONE;
+	if (p->last_dev < p->ndevs && p->devs[p->last_dev].dev == dev)
+		return &p->devs[p->last_dev];
+	for (size_t i = 0; i < p->ndevs; i++) {
+		if (p->devs[i].dev == dev) {
+			p->last_dev = i;
+			return &p->devs[i];
+		}
+	}
+	return NULL;
 }
 
-static void resolve_order(struct sweep_plan *p, int fd, const char *path)
+/*
+ * The device dev, met for the first time: its profile from fs (the walk's,
+ * when it describes dev), else from the file at fd, else from path; where
+ * none can be had, the profile of a device nothing is known of (inode
+ * order). NULL only without memory.
+ */
+static struct plan_dev *dev_add(struct sweep_plan *p, uint64_t dev, const struct sweep_fsinfo *fs, int fd,
+				const char *path)
 {
 	struct sweep_fsinfo fi = { .size = sizeof(fi) };
-	int r;
+	struct plan_dev *d;
 
-	if (p->order != SWEEP_ORDER_AUTO)
-		return;
-	r = fd >= 0 ? sweep_fsinfo_fd(fd, &fi) : sweep_fsinfo_path(path, &fi);
-	resolve_order_fi(p, r < 0 ? NULL : &fi);
+	if (sweep__grow(&p->devs, &p->cap_devs, p->ndevs + 1, sizeof(*p->devs), 4) < 0)
+		return NULL;
+	d = &p->devs[p->ndevs];
+	d->dev = dev;
+	if (fs && fs->dev == dev)
+		d->prof = fs->profile;
+	else if ((fd >= 0 ? sweep_fsinfo_fd(fd, &fi) : path ? sweep_fsinfo_path(path, &fi) : -ENOENT) == 0 &&
+		 fi.dev == dev)
+		d->prof = fi.profile;
+	else
+		sweep__profile_unknown(&d->prof);
+	/* AUTO: the profile's (the SSD class: as added, no FIEMAP; a disk: physical where the filesystem allows). */
+	d->order = p->opts.order != SWEEP_ORDER_AUTO ? p->opts.order : d->prof.plan_order;
+	p->last_dev = p->ndevs++;
+	return d;
+}
+
+static struct plan_dev *dev_of(struct sweep_plan *p, uint64_t dev, const struct sweep_fsinfo *fs, int fd,
+			       const char *path)
+{
+	struct plan_dev *d = dev_find(p, dev);
+	return d ? d : dev_add(p, dev, fs, fd, path);
+}
+
+const struct sweep_profile *sweep__plan_profile(const struct sweep_plan *p, uint64_t dev)
+{
+	for (size_t i = 0; p && i < p->ndevs; i++)
+		if (p->devs[i].dev == dev)
+			return &p->devs[i].prof;
+	return NULL;
 }
 
 /* Open for FIEMAP: name relative to dirfd as it stands, or (beneath) below dirfd without symlinks. */
@@ -323,16 +371,16 @@ static uint64_t first_located(const struct sweep_extent *ext, size_t n)
  * The file's location from dirfd/name (opened as open_noatime says), then the
  * entry. eh: what the walk knows beyond the entry (NULL when not from a walk).
  */
-/* The plan looks locations up: it sorts by them, or the caller wants them (extents for a trace, or shown). */
-static bool locates(const struct sweep_plan *p)
+/* The plan looks the files of d up: it sorts them by location, or the caller wants them (extents for a trace, or shown). */
+static bool locates(const struct sweep_plan *p, const struct plan_dev *d)
 {
-	return p->order == SWEEP_ORDER_PHYSICAL || (p->opts.flags & (SWEEP_PLAN_EXTENTS | SWEEP_PLAN_LOCATE));
+	return d->order == SWEEP_ORDER_PHYSICAL || (p->opts.flags & (SWEEP_PLAN_EXTENTS | SWEEP_PLAN_LOCATE));
 }
 
-/* Whether an entry reached so is left pending, to be located when the batch is sorted. */
-static bool sort_locates(const struct sweep_plan *p, const struct reach *how)
+/* Whether an entry of d reached so is left pending, to be located when the batch is sorted. */
+static bool sort_locates(const struct sweep_plan *p, const struct plan_dev *d, const struct reach *how)
 {
-	return p->defer && p->order == SWEEP_ORDER_PHYSICAL && !(p->opts.flags & SWEEP_PLAN_EXTENTS) &&
+	return p->defer && d->order == SWEEP_ORDER_PHYSICAL && !(p->opts.flags & SWEEP_PLAN_EXTENTS) &&
 	       how->root != SWEEP_PLAN_NO_ROOT && !(how->flags & SWEEP_PLAN_FOLLOW);
 }
 
@@ -360,24 +408,26 @@ static int add_located(struct sweep_plan *p, int dirfd, const char *name, bool f
 	struct reach reach = *how;
 	bool unstated = eh && !eh->stated;
 
-	if (p->order == SWEEP_ORDER_AUTO && eh && fs)
-		resolve_order_fi(p, fs);
+	struct plan_dev *d = dev_of(p, st->dev, fs, -1, path);
+
+	if (!d)
+		return -ENOMEM;
 	/* The walk did not read the inode: fine when this plan's own raw sweep of the batch will (plan_deep.c). */
-	if (eh && eh->lazy && !(sort_locates(p, &reach) && p->roots[reach.root].dev == eh->dev))
+	if (eh && eh->lazy && !(sort_locates(p, d, &reach) && p->roots[reach.root].dev == eh->dev))
 		eh = sweep__walk_entry_hint_now(eh);
 	/*
 	 * The raw inode's first byte as the sort key, without open, FIEMAP and
 	 * close. A key only: the reader opens the file beneath its root, checks
 	 * its identity and takes everything it outputs from that file's fstat.
 	 */
-	if (eh && eh->have_hint && locates(p) && !(p->opts.flags & SWEEP_PLAN_EXTENTS)) {
+	if (eh && eh->have_hint && locates(p, d) && !(p->opts.flags & SWEEP_PLAN_EXTENTS)) {
 		if (unstated)
 			st = hinted_stat(&own, st, eh->size, &reach);
 		sweep__plan_count(SWEEP__BY_HINT);
 		return plan_push(p, path, st, eh->phys, NULL, 0, cookie, &reach);
 	}
 	/* Neither located nor stat'ed, its size from the raw inode (SWEEP_WALK_HINT_FILES): nothing to open. */
-	if (unstated && eh->have_size && p->order != SWEEP_ORDER_AUTO && !locates(p)) {
+	if (unstated && eh->have_size && !locates(p, d)) {
 		sweep__plan_count(SWEEP__SIZED_BY_HINT);
 		return plan_push(p, path, hinted_stat(&own, st, eh->size, &reach), SWEEP_NO_PHYS, NULL, 0, cookie, &reach);
 	}
@@ -386,7 +436,7 @@ static int add_located(struct sweep_plan *p, int dirfd, const char *name, bool f
 	 * FIEMAP and close to sweep_plan_sort(), which does them for the
 	 * whole batch on several threads at once (locate_pending).
 	 */
-	if (sort_locates(p, &reach)) {
+	if (sort_locates(p, d, &reach)) {
 		bool deep = eh && (eh->deep || eh->lazy); /* the walk left it to the plan's raw sweep */
 		reach.flags |= SWEEP__PLAN_PENDING | (unstated ? SWEEP__PLAN_UNSTATED | SWEEP_PLAN_UNSIZED : 0) |
 			       (deep ? SWEEP__PLAN_DEEP : 0);
@@ -395,10 +445,8 @@ static int add_located(struct sweep_plan *p, int dirfd, const char *name, bool f
 			p->npending++;
 		return r;
 	}
-	if (p->order == SWEEP_ORDER_AUTO || locates(p))
+	if (locates(p, d))
 		fd = open_noatime(dirfd, name, follow, beneath);
-	if (p->order == SWEEP_ORDER_AUTO)
-		resolve_order(p, fd, path);
 	if (unstated) {
 		struct stat raw;
 		/* Not stat'ed by the walk: the file just opened says what it is (one lookup, not two). */
@@ -409,7 +457,7 @@ static int add_located(struct sweep_plan *p, int dirfd, const char *name, bool f
 			reach.flags |= SWEEP__PLAN_UNSTATED | SWEEP_PLAN_UNSIZED;
 		}
 	}
-	if (fd >= 0 && locates(p)) {
+	if (fd >= 0 && locates(p, d)) {
 		/* No location is not an error: the file sorts after the located ones. */
 		if (p->opts.flags & SWEEP_PLAN_EXTENTS) {
 			enum sweep_extent_source src;
@@ -422,7 +470,7 @@ static int add_located(struct sweep_plan *p, int dirfd, const char *name, bool f
 		}
 	}
 	if (fd >= 0) {
-		if (locates(p))
+		if (locates(p, d))
 			sweep__plan_count(SWEEP__BY_FIEMAP);
 		close(fd);
 	}
@@ -539,11 +587,13 @@ SWEEP_EXPORT int sweep_plan_add_located(struct sweep_plan *p, const char *path, 
 {
 	if (!p || !path || !st)
 		return -EINVAL;
-	if (p->order == SWEEP_ORDER_AUTO) {
-		if (phys != SWEEP_NO_PHYS)
-			p->order = SWEEP_ORDER_PHYSICAL; /* the caller located it: the filesystem allows it */
-		else
-			resolve_order(p, -1, path);
+	struct plan_dev *d = dev_find(p, st->dev);
+	if (!d) {
+		if (!(d = dev_add(p, st->dev, NULL, -1, path)))
+			return -ENOMEM;
+		/* AUTO, and the caller located the device's first file: the caller wants them sorted by it. */
+		if (p->opts.order == SWEEP_ORDER_AUTO && phys != SWEEP_NO_PHYS)
+			d->order = SWEEP_ORDER_PHYSICAL;
 	}
 	return plan_push(p, path, st, phys, NULL, 0, cookie, &by_path);
 }
@@ -553,29 +603,38 @@ static int cmp_u64(uint64_t a, uint64_t b)
 	return a < b ? -1 : a > b;
 }
 
-/* The order this batch is sorted in: the plan's, or inode order for a batch found in the page cache. */
-static enum sweep_order sort_order(const struct sweep_plan *p)
+/* The order the files of device dev are sorted in: the device's, or inode order for a batch found in the page cache. */
+static enum sweep_order sort_order(struct sweep_plan *p, uint64_t dev)
 {
-	return p->cached ? SWEEP_ORDER_INODE : p->order;
+	const struct plan_dev *d = dev_find(p, dev);
+	enum sweep_order o = d ? d->order : p->opts.order;
+	return p->cached && o == SWEEP_ORDER_PHYSICAL ? SWEEP_ORDER_INODE : o;
 }
 
-/* Total order: the key of the batch's order, then inode, then insertion index. */
+/*
+ * Total order: one device after another (offsets on different devices do
+ * not compare; but for a caller's NAME or NONE order, which ignores
+ * devices), then the key of the device's order, then inode, then insertion
+ * index.
+ */
 static int cmp_entries(const void *va, const void *vb, void *vp)
 {
-	const struct sweep_plan *p = vp;
+	struct sweep_plan *p = vp;
 	uint32_t ia = *(const uint32_t *)va, ib = *(const uint32_t *)vb;
 	const struct sweep_plan_entry *a = entry_at(p, ia), *b = entry_at(p, ib);
+	enum sweep_order caller = p->opts.order;
 	int c = 0;
 
-	switch (sort_order(p)) {
-	case SWEEP_ORDER_PHYSICAL:
-		/* Offsets on different devices do not compare: one device after another. */
+	if (caller != SWEEP_ORDER_NAME && caller != SWEEP_ORDER_NONE) {
 		c = cmp_u64(a->dev, b->dev);
-		if (!c)
-			c = cmp_u64(a->phys, b->phys); /* SWEEP_NO_PHYS is UINT64_MAX: unknown last */
+		if (c)
+			return c;
+	}
+	switch (sort_order(p, a->dev)) {
+	case SWEEP_ORDER_PHYSICAL:
+		c = cmp_u64(a->phys, b->phys); /* SWEEP_NO_PHYS is UINT64_MAX: unknown last */
 		break;
 	case SWEEP_ORDER_INODE:
-		c = cmp_u64(a->dev, b->dev);
 		break;
 	case SWEEP_ORDER_NAME:
 		c = strcmp(a->path, b->path); /* C strcmp compares as unsigned char: bytewise */
@@ -702,7 +761,9 @@ static void locate_deep(struct sweep_plan *p, bool only_deep)
 		if ((e->flags & SWEEP__PLAN_PENDING) && (!only_deep || (e->flags & SWEEP__PLAN_DEEP)))
 			v[n++] = e;
 	}
-	if (!v || n == 0) {
+	/* Only where the device's profile lets the plan read it raw (SWEEP_METASCAN=off: nowhere). */
+	const struct plan_dev *d = v && n ? dev_find(p, p->roots[v[0]->root].dev) : NULL;
+	if (!d || !(d->prof.metascan & SWEEP_PROFILE_META_HINTS)) {
 		free(v);
 		return;
 	}
@@ -791,7 +852,7 @@ static bool batch_cached(struct sweep_plan *p)
  */
 static int radix_sort(struct sweep_plan *p)
 {
-	enum sweep_order order = sort_order(p);
+	enum sweep_order order = sort_order(p, entry_at(p, 0)->dev);
 
 	if ((order != SWEEP_ORDER_PHYSICAL && order != SWEEP_ORDER_INODE) || !sweep__key_sort_pays(p->count))
 		return -1;
@@ -820,6 +881,17 @@ static int radix_sort(struct sweep_plan *p)
 	return r;
 }
 
+/* Whether the batch stays as added: every device's files are (NONE), or nothing was added. */
+static bool as_added(const struct sweep_plan *p)
+{
+	if (p->opts.order != SWEEP_ORDER_AUTO)
+		return p->opts.order == SWEEP_ORDER_NONE;
+	for (size_t i = 0; i < p->ndevs; i++)
+		if (p->devs[i].order != SWEEP_ORDER_NONE)
+			return false;
+	return true;
+}
+
 SWEEP_EXPORT int sweep_plan_sort(struct sweep_plan *p)
 {
 	if (!p)
@@ -831,19 +903,17 @@ SWEEP_EXPORT int sweep_plan_sort(struct sweep_plan *p)
 	 * that would cost an open each, and a batch of hinted files keeps its
 	 * physical order, warm or cold, as root or not.
 	 */
-	bool raw = !sweep__metascan_env_off();
-	if (p->npending && raw)
+	if (p->npending)
 		locate_deep(p, true);
 	if (p->npending && (p->opts.flags & SWEEP_PLAN_CACHE_CHECK) && !(p->opts.flags & SWEEP_PLAN_LOCATE))
 		p->cached = batch_cached(p);
 	if (p->cached)
 		p->npending = 0;
-	if (p->npending && raw)
+	if (p->npending)
 		locate_deep(p, false);
 	if (p->npending)
 		locate_pending(p);
-	if (p->order == SWEEP_ORDER_NONE || p->order == SWEEP_ORDER_AUTO) {
-		/* As added; AUTO with no file added yet has nothing to sort. */
+	if (as_added(p)) {
 		for (size_t i = 0; i < p->count; i++)
 			p->idx[i] = (uint32_t)i;
 		return 0;
@@ -879,7 +949,10 @@ SWEEP_EXPORT void sweep_plan_clear(struct sweep_plan *p)
 
 SWEEP_EXPORT enum sweep_order sweep_plan_order(const struct sweep_plan *p)
 {
-	return p ? p->order : SWEEP_ORDER_AUTO;
+	if (!p)
+		return SWEEP_ORDER_AUTO;
+	/* AUTO: the first device's, once a file was added. */
+	return p->opts.order != SWEEP_ORDER_AUTO || !p->ndevs ? p->opts.order : p->devs[0].order;
 }
 
 /* A path as it stands, longer than PATH_MAX: one directory at a time, following (the path is the caller's). */

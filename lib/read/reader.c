@@ -24,7 +24,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,8 +31,6 @@
 #include "reader_prefetch.h"
 
 #define DEFAULT_BUFFER (1u << 20)
-#define MAX_DEFAULT_RING (64u << 20)
-#define ROT_RING (16u << 20) /* default ring on a disk, HDD class (see default_depth) */
 #define RING_ALIGN 64u
 #define SYNC_WINDOW 8u       /* files opened (and read ahead with WILLNEED) ahead of the one delivered */
 #define MAX_WINDOW 256u
@@ -766,62 +763,32 @@ static int reopen_deferred(struct run *u)
 	return 0;
 }
 
-/*
- * Queue depth from the device of the first file, and the most buffer ring
- * the default max_buffered may take with it (*ring_max).
- */
-static unsigned default_depth(const struct sweep_reader *r, const struct sweep_fsinfo *first, size_t *ring_max)
-{
-	const struct sweep_fsinfo fi = *first;
-
-	*ring_max = MAX_DEFAULT_RING;
-	if (r->backend == SWEEP_BACKEND_SYSCALL)
-		return 1; /* one pread at a time; the read-ahead comes from WILLNEED on the next files */
-	if (fi.size) {
-		/*
-		 * Rotational: deep, with a small ring. The reads still go out in
-		 * plan order; a full queue of small files lets the block layer
-		 * merge neighbours into one request and keeps the drive
-		 * streaming. It is the number of requests that counts, not the
-		 * bytes: on the aged step-5 images, sweep-plan --read models
-		 * (hdd7200, fcfs) at xfs 24.2 s with depth 8, 18.8-18.9 s with
-		 * depth 128 and a 64 MiB or a 16 MiB ring alike (ext4 18.1 ->
-		 * 17.8-18.0 s, bound about 12.8 s on both).
-		 */
-		if (fi.device_class == SWEEP_DEVICE_HDD) {
-			*ring_max = ROT_RING;
-			return 128;
-		}
-		/* SSD class (by probe, flag, caller or no block device at all): a full queue, a big ring. */
-		return 64;
-	}
-	return 32;
-}
-
 static int setup(struct run *u)
 {
 	struct sweep_reader *r = u->r;
-	size_t ring_max = MAX_DEFAULT_RING;
-	unsigned depth = 0;
-	struct sweep_fsinfo fi = { .size = sizeof(fi) };
-	const char *pf = getenv("SWEEP_PREFETCH");
+	struct sweep_profile prof;
+	const struct sweep_profile *pp = sweep__plan_profile(u->p, sweep_plan_entry(u->p, 0)->dev);
 	int rc;
 
-	/* The device class of the first file's filesystem (fi.size 0: unknown). */
-	if (r->backend != SWEEP_BACKEND_SYSCALL && sweep_fsinfo_path(sweep_plan_entry(u->p, 0)->path, &fi) < 0)
-		fi.size = 0;
-	if (!r->opts.queue_depth || !r->opts.max_buffered)
-		depth = default_depth(r, &fi, &ring_max);
 	/*
-	 * The synchronous backend has its own read-ahead (WILLNEED file by
-	 * file, a few ahead). A batch the plan found in the page cache
-	 * (SWEEP_PLAN_CACHE_CHECK) has nothing to ask the disk for: warm
-	 * /usr/share, sweep-tar's CPU 1.01x -> 0.95x GNU tar's without the
-	 * fadvise and FIEMAP of every file.
+	 * The profile of the first file's device (the plan keeps each
+	 * device's): its queue depth and ring, and whether data is asked for
+	 * ahead in physical order. With the synchronous backend, one pread at
+	 * a time: its read-ahead is WILLNEED on the next files, a few ahead.
 	 */
-	u->prefetch = fi.size && fi.device_class == SWEEP_DEVICE_HDD && r->backend != SWEEP_BACKEND_SYSCALL &&
-		      !sweep__plan_cached(u->p) &&
-		      !(pf && (!strcasecmp(pf, "off") || !strcmp(pf, "0") || !strcasecmp(pf, "no")));
+	if (pp)
+		prof = *pp;
+	else
+		sweep__profile_unknown(&prof);
+	unsigned depth = r->backend == SWEEP_BACKEND_SYSCALL ? 1 : prof.queue_depth;
+	size_t ring_max = prof.ring_bytes;
+	/*
+	 * A batch the plan found in the page cache (SWEEP_PLAN_CACHE_CHECK)
+	 * has nothing to ask the disk for: warm /usr/share, sweep-tar's CPU
+	 * 1.01x -> 0.95x GNU tar's without the fadvise and FIEMAP of every
+	 * file.
+	 */
+	u->prefetch = prof.prefetch && r->backend != SWEEP_BACKEND_SYSCALL && !sweep__plan_cached(u->p);
 	r->depth = r->opts.queue_depth ? r->opts.queue_depth : depth;
 	r->buffer_size = r->opts.buffer_size ? r->opts.buffer_size : DEFAULT_BUFFER;
 	if (r->buffer_size > UINT32_MAX / 2)

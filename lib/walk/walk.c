@@ -361,6 +361,16 @@ static const char *last_component(const char *path, size_t len)
 	return path + len;
 }
 
+/*
+ * Whether the subdirectories of a directory on fs are keyed by where their
+ * blocks lie: under AUTO as that device's profile says (a tree may span
+ * devices), else as the caller said.
+ */
+static bool keys_by_block(const struct walk *w, const struct sweep_fsinfo *fs)
+{
+	return (w->auto_order && fs ? fs->profile.walk_order : w->order) == SWEEP_ORDER_PHYSICAL;
+}
+
 /* Directories opened for FIEMAP to key them, over the process (tests check when the walk skips it). */
 static uint64_t dir_fiemaps;
 
@@ -395,7 +405,7 @@ static uint64_t dir_key(struct walk *w, struct dnode *c, int dirfd, const char *
 {
 	uint64_t key;
 
-	if (w->order != SWEEP_ORDER_PHYSICAL)
+	if (!keys_by_block(w, c->fs))
 		return c->ino;
 	/* The raw inode's first block, as FIEMAP would give it, without opening the directory. */
 	if (f && sweep__walk_meta_dir_key(w, f, li, st, &key) == 0)
@@ -553,7 +563,7 @@ static struct dnode *frame_emit(struct walk *w, struct frame *f)
  */
 static int list_dir(const struct walk *w, struct frame *f, struct walk_scratch *s)
 {
-	if (w->order != SWEEP_ORDER_PHYSICAL) /* no key asks */
+	if (!keys_by_block(w, f->dir->fs)) /* no key asks */
 		return getdents_all(f->fd, s->dbuf, &f->ls, &f->read_err);
 	int64_t before = sweep__disk_reads();
 	int r = getdents_all(f->fd, s->dbuf, &f->ls, &f->read_err);
@@ -563,18 +573,21 @@ static int list_dir(const struct walk *w, struct frame *f, struct walk_scratch *
 
 /*
  * The read-ahead threads' part of loading a directory (walk_ahead.c): read
- * f->fd whole, sort the listing, stat its first entries (up to s->cap).
+ * f->fd whole, sort the listing, stat its first entries (up to stat_max and
+ * s->cap; 0 for a directory the walk loads itself).
  * getdents64's failure is left in f->read_err for the walk to report. 0 or
  * -ENOMEM.
  */
-int sweep__walk_frame_fill(const struct walk *w, struct frame *f, struct walk_scratch *s)
+int sweep__walk_frame_fill(const struct walk *w, struct frame *f, struct walk_scratch *s, size_t stat_max)
 {
 	int r = list_dir(w, f, s);
 	if (r < 0)
 		return r;
 	sort_listing(w, &f->ls);
 	/* Which files need a stat is known once the walk's thread has read their hints. */
-	size_t n = f->hint_files ? 0 : f->ls.n < s->cap ? f->ls.n : s->cap;
+	if (stat_max > s->cap)
+		stat_max = s->cap;
+	size_t n = f->hint_files ? 0 : f->ls.n < stat_max ? f->ls.n : stat_max;
 	f->chunk = f->chunk_n = 0;
 	if (n == 0)
 		return 0;
@@ -678,7 +691,7 @@ static void walk_cscan_ahead(struct walk *w)
 				fatal(w, -ENOMEM);
 			}
 		}
-		if (!(f = sweep__walk_ahead_take(w->ahead)))
+		if (!(f = sweep__walk_ahead_take(w->ahead, &w->scr)))
 			break;
 		size_t len;
 		if (!w->stop && f->fill_err)
@@ -871,25 +884,39 @@ static int do_root(struct walk *w, const char *root, uint32_t index)
 }
 
 /*
- * AUTO: the policy of the first root whose filesystem is worth sorting
- * (PHYSICAL: C-SCAN keyed by directory blocks; INODE: by inode), else plain
- * readdir order. Directory-block keys measured on an aged ext4 image: about
- * half the seeks of inode keys (tests/walk/measure-dir-keys.sh).
+ * The walk's own choices, from the profile of the first root whose device
+ * is worth walking in C-SCAN order (sweep_profile.walk_order not NONE):
+ * AUTO becomes that order (PHYSICAL: directories keyed by their first
+ * block; INODE: by inode), else plain readdir order; and the stat batch and
+ * the read-ahead threads are that device's. Directory-block keys measured
+ * on an aged ext4 image: about half the seeks of inode keys
+ * (tests/walk/measure-dir-keys.sh). Each directory's key and metadata
+ * reads then follow its own device's profile (dir_key, walk_meta.c).
  */
 static enum sweep_order resolve_order(const struct sweep_walk_opts *o, const char *const *roots, size_t nroots,
-				      bool *ret_ssd)
+				      struct sweep_profile *ret_prof)
 {
-	*ret_ssd = false;
-	if (o->order != SWEEP_ORDER_AUTO)
-		return o->order;
+	sweep__profile_unknown(ret_prof);
 	for (size_t i = 0; i < nroots; i++) {
 		struct sweep_fsinfo fi = { .size = sizeof(fi) };
-		if (sweep_fsinfo_path(roots[i], &fi) == 0 && fi.policy != SWEEP_ORDER_NONE) {
-			/* SSD class: C-SCAN by inode still batches the stats, but no FIEMAP on directories. */
-			*ret_ssd = fi.device_class == SWEEP_DEVICE_SSD;
-			return *ret_ssd ? SWEEP_ORDER_INODE : fi.policy;
+		if (sweep_fsinfo_path(roots[i], &fi) == 0 && fi.profile.walk_order != SWEEP_ORDER_NONE) {
+			*ret_prof = fi.profile;
+			if (o->order == SWEEP_ORDER_AUTO)
+				return fi.profile.walk_order;
+			/*
+			 * An order the caller chose is walked as one pass, as on a
+			 * disk: threads of the SSD class would stat each directory's
+			 * first entries before its raw hints are read, and the plan
+			 * would then locate those files itself (unless the
+			 * environment asks for the threads by name).
+			 */
+			if (!(fi.profile.env & SWEEP_PROFILE_ENV_WALK_THREADS))
+				ret_prof->walk_threads = 0;
+			return o->order;
 		}
 	}
+	if (o->order != SWEEP_ORDER_AUTO)
+		return o->order;
 	return nroots ? SWEEP_ORDER_NONE : SWEEP_ORDER_INODE;
 }
 
@@ -912,12 +939,15 @@ SWEEP_EXPORT int sweep_walk(const char *const *roots, size_t nroots, const struc
 	    (unsigned)o.backend > SWEEP_BACKEND_SYSCALL)
 		return -EINVAL;
 	struct walk w = { .o = opts, .flags = opts->flags };
-	w.order = resolve_order(opts, roots, nroots, &w.ssd);
+	w.auto_order = opts->order == SWEEP_ORDER_AUTO;
+	w.order = resolve_order(opts, roots, nroots, &w.prof);
 	w.cscan = w.order == SWEEP_ORDER_INODE || w.order == SWEEP_ORDER_PHYSICAL;
 	w.fsc = sweep_fscache_new();
-	w.batch = opts->stat_batch ? opts->stat_batch : 64;
+	w.batch = opts->stat_batch ? opts->stat_batch : w.prof.stat_batch;
 	w.kept_max = sweep__nofile_share(8, KEPT_FDS);
-	w.backend = sweep_backend_resolve(opts->backend);
+	/* AUTO: io_uring for the batches that read the disk, where the profile says so; a backend named is the caller's. */
+	w.backend = sweep_backend_resolve(opts->backend == SWEEP_BACKEND_AUTO && !w.prof.stat_uring ? SWEEP_BACKEND_SYSCALL
+												    : opts->backend);
 	int ret = sweep__walk_scratch_init(&w.scr, &w, w.backend, w.batch);
 	w.q = sweep__cscan_new();
 	sweep__walk_meta_new(&w);

@@ -32,8 +32,6 @@
 
 /* Entries a thread stats of each directory; the walk stats the rest as before, a batch at a time. */
 #define AHEAD_STAT 1024u
-/* Threads at most (SWEEP_WALK_THREADS can ask for fewer or none). */
-#define AHEAD_MAX_THREADS 32u
 
 /* Directories loaded by the threads, over the process (tests check the threads ran). */
 static uint64_t loaded;
@@ -46,6 +44,7 @@ uint64_t sweep__walk_ahead_loaded(void)
 struct job {
 	struct frame f; /* f.dir and f.fd while queued; the listing's memory stays with the slot */
 	bool done;
+	bool own; /* its device has no walk threads: the walk loads it itself when it takes it */
 };
 
 struct walk_ahead {
@@ -55,7 +54,8 @@ struct walk_ahead {
 	struct job *jobs;        /* ring of window slots */
 	size_t window;
 	size_t head, n;          /* oldest slot; slots in use */
-	size_t next, unclaimed;  /* next slot for a thread; slots no thread took yet */
+	size_t next, unclaimed;  /* next job for a thread, counted from the first (its slot: next % window); jobs no thread took yet */
+	size_t first;            /* the oldest job in use, counted the same way (its slot is head) */
 	bool quit;
 	struct walk_scratch *scr; /* one per thread */
 	unsigned nscr, scr_taken; /* scratches made; taken by threads as they start */
@@ -73,11 +73,15 @@ static void *worker(void *arg)
 			pthread_cond_wait(&a->work, &a->mu);
 		if (a->quit)
 			break; /* the walk stopped: what no thread took is dropped unread */
-		struct job *j = &a->jobs[a->next];
-		a->next = (a->next + 1) % a->window;
+		/* The walk's own jobs are passed over: one the threads may take lies ahead (unclaimed). */
+		struct job *j;
+		do {
+			j = &a->jobs[a->next % a->window];
+			a->next++;
+		} while (j->own);
 		a->unclaimed--;
 		pthread_mutex_unlock(&a->mu);
-		j->f.fill_err = sweep__walk_frame_fill(a->w, &j->f, s);
+		j->f.fill_err = sweep__walk_frame_fill(a->w, &j->f, s, AHEAD_STAT);
 		__atomic_fetch_add(&loaded, 1, __ATOMIC_RELAXED);
 		pthread_mutex_lock(&a->mu);
 		j->done = true;
@@ -85,23 +89,6 @@ static void *worker(void *arg)
 	}
 	pthread_mutex_unlock(&a->mu);
 	return NULL;
-}
-
-/* SWEEP_WALK_THREADS, else in the SSD class 4 per CPU (cold, they mostly wait for the device), 8..16. */
-static unsigned thread_count(const struct walk *w)
-{
-	const char *env = getenv("SWEEP_WALK_THREADS");
-	if (env && *env) {
-		char *end;
-		unsigned long n = strtoul(env, &end, 10);
-		if (*end == '\0')
-			return n > AHEAD_MAX_THREADS ? AHEAD_MAX_THREADS : (unsigned)n;
-	}
-	if (!w->ssd)
-		return 0;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned n = cpus > 0 ? 4u * (unsigned)cpus : 4u;
-	return n < 8 ? 8 : n > 16 ? 16 : n;
 }
 
 static void drop(struct frame *f)
@@ -141,7 +128,8 @@ void sweep__walk_ahead_new(struct walk *w)
 	w->ahead = NULL;
 	if (!w->cscan)
 		return; /* depth-first: the next directory is known only once this one is handed out */
-	unsigned n = thread_count(w);
+	/* The roots' device profile (SWEEP_WALK_THREADS there too); a directory on a device without them is the walk's own. */
+	unsigned n = w->prof.walk_threads;
 	if (n < 2)
 		return;
 	struct walk_ahead *a = calloc(1, sizeof(*a));
@@ -205,18 +193,29 @@ int sweep__walk_ahead_submit(struct walk_ahead *a, struct dnode *d, int fd, bool
 	j->f.hint_files = hint_files;
 	j->f.read_err = j->f.fill_err = 0;
 	j->done = false;
+	/* A tree may span devices: one whose profile has no walk threads (a disk) is read in turn, by the walk. */
+	j->own = d->fs && d->fs->profile.walk_threads == 0;
 	a->n++;
-	a->unclaimed++;
-	pthread_cond_signal(&a->work);
+	if (!j->own) {
+		a->unclaimed++;
+		pthread_cond_signal(&a->work);
+	}
 	pthread_mutex_unlock(&a->mu);
 	return 0;
 }
 
-struct frame *sweep__walk_ahead_take(struct walk_ahead *a)
+struct frame *sweep__walk_ahead_take(struct walk_ahead *a, struct walk_scratch *own)
 {
 	if (!a->n)
 		return NULL;
 	struct job *j = &a->jobs[a->head];
+	if (j->own) {
+		/* As the walk alone reads a directory: whole and sorted; its entries stat'ed as they are handed out. */
+		if (!j->done)
+			j->f.fill_err = sweep__walk_frame_fill(a->w, &j->f, own, 0);
+		j->done = true;
+		return &j->f;
+	}
 	pthread_mutex_lock(&a->mu);
 	while (!j->done)
 		pthread_cond_wait(&a->done, &a->mu);
@@ -229,6 +228,9 @@ void sweep__walk_ahead_put(struct walk_ahead *a)
 	drop(&a->jobs[a->head].f);
 	pthread_mutex_lock(&a->mu);
 	a->head = (a->head + 1) % a->window;
+	/* The walk's own job no thread passed over yet: the next one for a thread is after it. */
+	if (a->next < ++a->first)
+		a->next = a->first;
 	a->n--;
 	pthread_mutex_unlock(&a->mu);
 }

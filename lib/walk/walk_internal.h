@@ -124,7 +124,8 @@ struct walk {
 	uint64_t nophys_dev; /* a device where FIEMAP/FIBMAP do not work */
 	bool nophys_dev_valid;
 	struct walk_meta *meta; /* the metadata engine's part, NULL when off (walk_meta.c) */
-	bool ssd; /* the SSD class chose the order (AUTO) */
+	bool auto_order; /* the caller left the order to the devices' profiles */
+	struct sweep_profile prof; /* the roots' device profile: the walk's own choices (resolve_order) */
 	struct walk_ahead *ahead; /* read-ahead threads, NULL when none (walk_ahead.c) */
 };
 
@@ -133,7 +134,7 @@ int sweep__walk_scratch_init(struct walk_scratch *s, const struct walk *w, enum 
 void sweep__walk_scratch_fini(struct walk_scratch *s);
 void sweep__walk_frame_free(struct frame *f);
 int sweep__walk_stat_entries(const struct walk *w, struct frame *f, size_t from, size_t n, struct walk_scratch *s);
-int sweep__walk_frame_fill(const struct walk *w, struct frame *f, struct walk_scratch *s);
+int sweep__walk_frame_fill(const struct walk *w, struct frame *f, struct walk_scratch *s, size_t stat_max);
 
 /*
  * walk_ahead.c: directories read and stat'ed ahead of the walk on worker
@@ -149,8 +150,11 @@ void sweep__walk_ahead_free(struct walk *w);
 bool sweep__walk_ahead_room(const struct walk_ahead *a);
 /* Queue directory d (a reference, given) open as fd (given), its frame's hint_files set so: 0 or -ENOMEM (nothing taken). */
 int sweep__walk_ahead_submit(struct walk_ahead *a, struct dnode *d, int fd, bool hint_files);
-/* The oldest submitted directory once loaded (f->dir, f->fd, the listing, its first stats); NULL when none. */
-struct frame *sweep__walk_ahead_take(struct walk_ahead *a);
+/*
+ * The oldest submitted directory once loaded (f->dir, f->fd, the listing, its first stats); NULL when none.
+ * One on a device without walk threads is loaded now, through own (the walk's scratch), without stats.
+ */
+struct frame *sweep__walk_ahead_take(struct walk_ahead *a, struct walk_scratch *own);
 /* Done with the frame sweep__walk_ahead_take gave: its fd is closed and its node released if still set. */
 void sweep__walk_ahead_put(struct walk_ahead *a);
 

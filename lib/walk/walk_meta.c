@@ -35,10 +35,12 @@
  * torn inode fails its checksum or its agreement check and goes the FIEMAP
  * way; a stale but plausible one puts a file in a worse place in the sweep.
  *
- * SWEEP_METASCAN=off (or 0) in the environment, or SWEEP_WALK_NO_METASCAN,
- * turns all of it off; SWEEP_METASCAN=hdd keeps it to the HDD class;
- * SWEEP_METASCAN=on also reads xfs's inodes raw, which by default it does
- * not (engine_for says why). On a disk, a walk of a whole filesystem first
+ * Each device's profile says what of it runs there (sweep_profile.metascan,
+ * decided in lib/device/devclass.c: hints on both classes, the inode sweep
+ * on the HDD class; SWEEP_METASCAN=off, hdd or on changes it per device);
+ * SWEEP_WALK_NO_METASCAN turns it all off for one walk. xfs's inodes are
+ * not read raw unless the profile or SWEEP_WALK_PLAN_ONLY says so
+ * (engine_for says why). On a disk, a walk of a whole filesystem first
  * reads every inode in one sweep, and so does a walk of a subtree once it
  * has visited enough directories to pay for it (inode_sweep).
  */
@@ -85,7 +87,6 @@ struct run_rent {
 };
 
 struct walk_meta {
-	enum { META_ALL, META_HDD, META_XFS } mode; /* META_XFS: META_ALL and xfs too */
 	struct meta_dev devs[META_DEVS];
 	unsigned ndevs;
 	/* Directories queued since the last prefetch (a reference each). */
@@ -116,21 +117,8 @@ void sweep__plan_count(enum sweep__located_by how)
 
 void sweep__walk_meta_new(struct walk *w)
 {
-	const char *env = getenv("SWEEP_METASCAN");
-
-	w->meta = NULL;
-	if (w->flags & SWEEP_WALK_NO_METASCAN)
-		return;
-	if (sweep__metascan_env_off())
-		return;
-	w->meta = calloc(1, sizeof(*w->meta));
-	if (w->meta && env && !strcasecmp(env, "hdd"))
-		w->meta->mode = META_HDD;
-	/* Asked for by name, or nothing will open the files: the raw engine on xfs too (see engine_for). */
-	if (w->meta && env && (!strcasecmp(env, "on") || !strcmp(env, "1") || !strcasecmp(env, "yes")))
-		w->meta->mode = META_XFS;
-	if (w->meta && w->meta->mode == META_ALL && (w->flags & SWEEP_WALK_PLAN_ONLY))
-		w->meta->mode = META_XFS;
+	/* Whether each device is read raw is its profile's (engine_for); the caller may turn it all off. */
+	w->meta = (w->flags & SWEEP_WALK_NO_METASCAN) ? NULL : calloc(1, sizeof(*w->meta));
 }
 
 void sweep__walk_meta_free(struct walk *w)
@@ -183,7 +171,8 @@ static struct sweep__metascan *engine_for(struct walk *w, const struct dnode *d,
 			return NULL;
 		md = &mt->devs[mt->ndevs++];
 		*md = (struct meta_dev){ .dev = d->dev };
-		bool want = mt->mode != META_HDD || (d->fs && d->fs->device_class == SWEEP_DEVICE_HDD);
+		unsigned meta = d->fs ? d->fs->profile.metascan : 0;
+		bool want = meta & SWEEP_PROFILE_META_HINTS;
 		/*
 		 * Not on xfs unless asked for: xfs reads its metadata through its own
 		 * buffer cache, so every inode the engine reads is read again by the
@@ -193,7 +182,8 @@ static struct sweep__metascan *engine_for(struct walk *w, const struct dnode *d,
 		 * 25.1 s), sweep-plan --read 1.91x the bound against 1.36x. On xfs the
 		 * inode sweep is bulkstat's (inode_sweep).
 		 */
-		if (d->fs && strcmp(d->fs->fs_name, "xfs") == 0 && mt->mode != META_XFS)
+		if (d->fs && strcmp(d->fs->fs_name, "xfs") == 0 && !(meta & SWEEP_PROFILE_META_ALL) &&
+		    !(w->flags & SWEEP_WALK_PLAN_ONLY))
 			want = false;
 		if (want && fd >= 0 && sweep__metascan_open(fd, 0, &md->m) == 0)
 			md->prefetch = strcmp(sweep__metascan_fstype(md->m), "ext4") == 0;
@@ -424,7 +414,7 @@ static void inode_sweep(struct walk *w, const struct frame *f)
 	const struct dnode *d = f->dir;
 	struct meta_dev *md = dev_find(mt, d->dev);
 
-	if (!md || md->swept || !d->fs || d->fs->device_class != SWEEP_DEVICE_HDD)
+	if (!md || md->swept || !d->fs || !(d->fs->profile.metascan & SWEEP_PROFILE_META_SWEEP))
 		return;
 	if (!md->m && strcmp(d->fs->fs_name, "xfs") != 0) {
 		md->swept = true; /* nothing to sweep with */

@@ -3,13 +3,14 @@
  * The device class of paths or block devices, one line each, with the
  * probe counter of this process (so a test sees whether a probe ran):
  *
- *   devclass-probe [--cache=DIR] [--force=hdd|ssd|auto] [--forget] [--explain] ARG...
+ *   devclass-probe [--cache=DIR] [--force=hdd|ssd|auto] [--forget] [--explain] [--profile] ARG...
  *
  * ARG is a path (sweep_fsinfo_path) or bdev:NODE for a block device node
  * itself. --cache keeps the cross-run cache in DIR instead of /run/sweep
  * ("" for none). --forget drops the in-process cache before each ARG.
  * Output: class=C reason=R probes=N reads=N random_ns=N seq_ns=N cached=0|1
- * error=E device=NAME, or with --explain what sweep_device_explain says.
+ * error=E device=NAME, or with --explain what sweep_device_explain says;
+ * --profile adds a line with what sweep_profile_explain says.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -44,9 +45,10 @@ int main(int argc, char **argv)
 		{ "force", required_argument, NULL, 'f' },
 		{ "forget", no_argument, NULL, 'F' },
 		{ "explain", no_argument, NULL, 'e' },
+		{ "profile", no_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool forget = false, explain = false;
+	bool forget = false, explain = false, profile = false;
 	int opt, status = 0;
 
 	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -68,6 +70,9 @@ int main(int argc, char **argv)
 		case 'e':
 			explain = true;
 			break;
+		case 'p':
+			profile = true;
+			break;
 		default:
 			return 2;
 		}
@@ -86,10 +91,16 @@ int main(int argc, char **argv)
 			status = 1;
 			continue;
 		}
-		if (explain) {
+		if (explain || profile) {
 			char line[256];
-			sweep_device_explain(&fi, line, sizeof(line));
-			printf("%s\n", line);
+			if (explain) {
+				sweep_device_explain(&fi, line, sizeof(line));
+				printf("%s\n", line);
+			}
+			if (profile) {
+				sweep_profile_explain(&fi, line, sizeof(line));
+				printf("profile: %s\n", line);
+			}
 			continue;
 		}
 		printf("class=%s reason=%s probes=%u reads=%" PRIu32 " random_ns=%" PRIu64 " seq_ns=%" PRIu64

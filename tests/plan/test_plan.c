@@ -358,6 +358,95 @@ static void test_add_real_files(void **state)
 	rmdir(dir);
 }
 
+/* n files of a few KiB each, name%d, in directory dir (made); their paths into paths[] */
+static void make_files(char *dir, const char *name, int n, char paths[][128])
+{
+	char buf[3000];
+
+	assert_non_null(mkdtemp(dir));
+	memset(buf, 'y', sizeof(buf));
+	for (int i = 0; i < n; i++) {
+		snprintf(paths[i], 128, "%s/%s%d", dir, name, i);
+		int fd = open(paths[i], O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, buf, sizeof(buf) - (size_t)i), (ssize_t)(sizeof(buf) - (size_t)i));
+		fsync(fd);
+		close(fd);
+	}
+}
+
+/*
+ * A plan over two devices keeps each one's profile: a disk-class ext4 (or
+ * any filesystem with locations) sorted by first block, tmpfs (no device:
+ * nothing to sort) as added, one device after the other; the reader asks
+ * the plan for each device's profile.
+ */
+static void test_devices_profiles(void **state)
+{
+	(void)state;
+	const char *build = getenv("BUILD_ROOT");
+	char disk[256], mem[] = "/dev/shm/sweep-plan-devs.XXXXXX";
+	char dpaths[8][128], mpaths[8][128];
+	struct sweep_fsinfo dfi = { .size = sizeof(dfi) }, mfi = { .size = sizeof(mfi) };
+
+	assert_int_equal(sweep_device_force(SWEEP_DEVICE_HDD), 0);
+	snprintf(disk, sizeof(disk), "%s/sweep-plan-devs.XXXXXX", build ? build : ".");
+	if (sweep_fsinfo_path(build ? build : ".", &dfi) < 0 || dfi.profile.plan_order != SWEEP_ORDER_PHYSICAL ||
+	    sweep_fsinfo_path("/dev/shm", &mfi) < 0 || strcmp(mfi.fs_name, "tmpfs") != 0) {
+		assert_int_equal(sweep_device_force(SWEEP_DEVICE_AUTO), 0);
+		skip(); /* needs a filesystem with locations and a tmpfs */
+	}
+	make_files(disk, "d", 8, dpaths);
+	make_files(mem, "m", 8, mpaths);
+	struct sweep_plan *p = new_plan(SWEEP_ORDER_AUTO, 0, 0);
+	for (int i = 0; i < 8; i++) {
+		struct stat raw;
+		struct sweep_stat st;
+		assert_int_equal(stat(mpaths[7 - i], &raw), 0);
+		sweep_stat_from_stat(&st, &raw);
+		assert_int_equal(sweep_plan_add(p, AT_FDCWD, mpaths[7 - i], mpaths[7 - i], &st, 100 + (uint64_t)(7 - i)), 0);
+		assert_int_equal(stat(dpaths[i], &raw), 0);
+		sweep_stat_from_stat(&st, &raw);
+		assert_int_equal(sweep_plan_add(p, AT_FDCWD, dpaths[i], dpaths[i], &st, (uint64_t)i), 0);
+	}
+	assert_int_equal(sweep_plan_order(p), SWEEP_ORDER_NONE); /* the first file's device: tmpfs */
+	const struct sweep_profile *dp = sweep__plan_profile(p, dfi.dev), *mp = sweep__plan_profile(p, mfi.dev);
+	assert_non_null(dp);
+	assert_non_null(mp);
+	assert_int_equal(dp->plan_order, SWEEP_ORDER_PHYSICAL);
+	assert_int_equal(dp->prefetch, 1);
+	assert_int_equal(mp->plan_order, SWEEP_ORDER_NONE);
+	assert_int_equal(mp->queue_depth, 128); /* the class is forced: a disk's queue, but nothing to sort */
+	assert_null(sweep__plan_profile(p, 12345));
+	assert_int_equal(sweep_plan_sort(p), 0);
+
+	/* one device after the other; the disk's files by first block, tmpfs's as added (cookies 107 .. 100) */
+	size_t switches = 0;
+	uint64_t last_phys = 0, next_mem = 107;
+	for (size_t i = 0; i < 16; i++) {
+		const struct sweep_plan_entry *e = sweep_plan_entry(p, i);
+		if (i && e->dev != sweep_plan_entry(p, i - 1)->dev)
+			switches++;
+		if (e->dev == mfi.dev) {
+			assert_int_equal(e->cookie, next_mem--);
+			assert_int_equal(e->phys, SWEEP_NO_PHYS); /* not looked up */
+		} else {
+			assert_int_equal(e->dev, dfi.dev);
+			assert_true(e->phys != SWEEP_NO_PHYS && e->phys >= last_phys);
+			last_phys = e->phys;
+		}
+	}
+	assert_int_equal(switches, 1);
+	sweep_plan_free(p);
+	assert_int_equal(sweep_device_force(SWEEP_DEVICE_AUTO), 0);
+	for (int i = 0; i < 8; i++) {
+		unlink(dpaths[i]);
+		unlink(mpaths[i]);
+	}
+	rmdir(disk);
+	rmdir(mem);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -373,6 +462,7 @@ int main(void)
 		cmocka_unit_test(test_bytes_per_entry),
 		cmocka_unit_test(test_args),
 		cmocka_unit_test(test_add_real_files),
+		cmocka_unit_test(test_devices_profiles),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

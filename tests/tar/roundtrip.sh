@@ -60,11 +60,14 @@ variant() { # variant NAME [sweep-tar options...]
 	rc=$?
 	[ $rc = 0 ] || { cat "$WORK/$name.err" >&2; die "$name: exit status $rc"; }
 	# Sockets are skipped with a note, as GNU tar does; besides --totals' lines
-	# (the device class of each operand, the totals) nothing else is said.
+	# (the device class and profile of each operand, the totals) nothing else is said.
 	grep -q "^sweep-tar: tree/sock: socket ignored$" "$WORK/$name.err" || die "$name: no socket note"
 	[ "$(grep -c "^sweep-tar: $WORK/src/[a-z]*: .*: device class [hds]*d (" "$WORK/$name.err")" = 2 ] ||
 		die "$name: --totals did not name each operand's device class"
+	[ "$(grep -c "^sweep-tar: $WORK/src/[a-z]*: profile: plan [a-z]*, walk " "$WORK/$name.err")" = 2 ] ||
+		die "$name: --totals did not give each operand's device profile"
 	if grep -v -e "socket ignored" -e "^Total bytes written" -e "^Members:" -e ": device class [hds]*d (" \
+		-e "^sweep-tar: $WORK/src/[a-z]*: profile: " \
 		"$WORK/$name.err" >&2; then
 		die "$name: unexpected messages"
 	fi

@@ -202,6 +202,16 @@ static void test_size_rule(void **state)
 	assert_int_equal(sweep_fsinfo_fd(fd, &big.fi), -E2BIG);
 	close(fd);
 	assert_int_equal(big.fi.fs_name[0], 'x'); /* untouched */
+
+	/* An older caller, from before the profile: the fields it knows, nothing past its size. */
+	struct {
+		struct sweep_fsinfo fi;
+	} old;
+	memset(&old, 0x5a, sizeof(old));
+	old.fi.size = offsetof(struct sweep_fsinfo, profile);
+	assert_int_equal(sweep_fsinfo_path("/proc", &old.fi), 0);
+	assert_string_equal(old.fi.fs_name, "proc");
+	assert_int_equal(old.fi.profile.queue_depth, 0x5a5a5a5au); /* left as it was */
 }
 
 /* ---- device class ---- */
@@ -340,6 +350,158 @@ static void test_device_explain(void **state)
 	assert_int_equal(sweep_device_explain(&fi, NULL, 5), -EINVAL);
 }
 
+/* ---- the device profile: what each class does, decided in one place ---- */
+
+static void clear_profile_env(void)
+{
+	unsetenv("SWEEP_WALK_THREADS");
+	unsetenv("SWEEP_METASCAN");
+	unsetenv("SWEEP_PREFETCH");
+}
+
+static void test_profile_classes(void **state)
+{
+	(void)state;
+	struct sweep_profile p;
+	clear_profile_env();
+
+	/* A disk: physical order as far as the filesystem allows, metadata swept, a deep queue, data prefetched. */
+	sweep__profile_decide(SWEEP_DEVICE_HDD, SWEEP_ORDER_PHYSICAL, &p);
+	assert_int_equal(p.plan_order, SWEEP_ORDER_PHYSICAL);
+	assert_int_equal(p.walk_order, SWEEP_ORDER_PHYSICAL);
+	assert_int_equal(p.walk_threads, 0);
+	assert_int_equal(p.metascan, SWEEP_PROFILE_META_HINTS | SWEEP_PROFILE_META_SWEEP);
+	assert_int_equal(p.queue_depth, 128);
+	assert_int_equal(p.ring_bytes, 16u << 20);
+	assert_int_equal(p.prefetch, 1);
+	assert_int_equal(p.env, 0);
+	assert_true(p.stat_batch > 0);
+	assert_int_equal(p.stat_uring, 1);
+	sweep__profile_decide(SWEEP_DEVICE_HDD, SWEEP_ORDER_INODE, &p); /* squashfs: no locations */
+	assert_int_equal(p.plan_order, SWEEP_ORDER_INODE);
+	assert_int_equal(p.walk_order, SWEEP_ORDER_INODE);
+	sweep__profile_decide(SWEEP_DEVICE_HDD, SWEEP_ORDER_NONE, &p); /* where sorting does not pay */
+	assert_int_equal(p.plan_order, SWEEP_ORDER_NONE);
+	assert_int_equal(p.walk_order, SWEEP_ORDER_NONE);
+
+	/* Fast storage: no sort in the plan, the walk by inode on threads, a full queue, no prefetch. */
+	sweep__profile_decide(SWEEP_DEVICE_SSD, SWEEP_ORDER_PHYSICAL, &p);
+	assert_int_equal(p.plan_order, SWEEP_ORDER_NONE);
+	assert_int_equal(p.walk_order, SWEEP_ORDER_INODE);
+	assert_true(p.walk_threads >= 8 && p.walk_threads <= 16);
+	assert_int_equal(p.metascan, SWEEP_PROFILE_META_HINTS);
+	assert_int_equal(p.queue_depth, 64);
+	assert_int_equal(p.ring_bytes, 64u << 20);
+	assert_int_equal(p.prefetch, 0);
+	sweep__profile_decide(SWEEP_DEVICE_SSD, SWEEP_ORDER_NONE, &p); /* tmpfs, NFS, FUSE: plain readdir order */
+	assert_int_equal(p.walk_order, SWEEP_ORDER_NONE);
+
+	/* Nothing known: inode order, a middle queue. */
+	sweep__profile_unknown(&p);
+	assert_int_equal(p.plan_order, SWEEP_ORDER_INODE);
+	assert_int_equal(p.queue_depth, 32);
+	assert_int_equal(p.prefetch, 0);
+}
+
+static void test_profile_env(void **state)
+{
+	(void)state;
+	struct sweep_profile p;
+	clear_profile_env();
+
+	setenv("SWEEP_WALK_THREADS", "3", 1);
+	sweep__profile_decide(SWEEP_DEVICE_HDD, SWEEP_ORDER_PHYSICAL, &p);
+	assert_int_equal(p.walk_threads, 3);
+	assert_int_equal(p.env, SWEEP_PROFILE_ENV_WALK_THREADS);
+	setenv("SWEEP_WALK_THREADS", "1000", 1);
+	sweep__profile_decide(SWEEP_DEVICE_SSD, SWEEP_ORDER_PHYSICAL, &p);
+	assert_int_equal(p.walk_threads, 32);
+	setenv("SWEEP_WALK_THREADS", "lots", 1); /* not a number: the class decides */
+	sweep__profile_decide(SWEEP_DEVICE_HDD, SWEEP_ORDER_PHYSICAL, &p);
+	assert_int_equal(p.walk_threads, 0);
+	assert_int_equal(p.env, 0);
+	unsetenv("SWEEP_WALK_THREADS");
+
+	setenv("SWEEP_METASCAN", "off", 1);
+	sweep__profile_decide(SWEEP_DEVICE_HDD, SWEEP_ORDER_PHYSICAL, &p);
+	assert_int_equal(p.metascan, 0);
+	assert_int_equal(p.env, SWEEP_PROFILE_ENV_METASCAN);
+	setenv("SWEEP_METASCAN", "hdd", 1);
+	sweep__profile_decide(SWEEP_DEVICE_SSD, SWEEP_ORDER_PHYSICAL, &p);
+	assert_int_equal(p.metascan, 0);
+	sweep__profile_decide(SWEEP_DEVICE_HDD, SWEEP_ORDER_PHYSICAL, &p);
+	assert_int_equal(p.metascan, SWEEP_PROFILE_META_HINTS | SWEEP_PROFILE_META_SWEEP);
+	setenv("SWEEP_METASCAN", "on", 1);
+	sweep__profile_decide(SWEEP_DEVICE_SSD, SWEEP_ORDER_PHYSICAL, &p);
+	assert_int_equal(p.metascan, SWEEP_PROFILE_META_HINTS | SWEEP_PROFILE_META_ALL);
+	unsetenv("SWEEP_METASCAN");
+
+	setenv("SWEEP_PREFETCH", "off", 1);
+	sweep__profile_decide(SWEEP_DEVICE_HDD, SWEEP_ORDER_PHYSICAL, &p);
+	assert_int_equal(p.prefetch, 0);
+	assert_int_equal(p.env, SWEEP_PROFILE_ENV_PREFETCH);
+	sweep__profile_decide(SWEEP_DEVICE_SSD, SWEEP_ORDER_PHYSICAL, &p); /* had none to turn off */
+	assert_int_equal(p.env, 0);
+	clear_profile_env();
+}
+
+/* fsinfo carries the profile of the class it got, and follows a class forced later (the cache). */
+static void test_profile_fsinfo(void **state)
+{
+	(void)state;
+	struct sweep_fsinfo fi = { .size = sizeof(fi) };
+	struct sweep_profile want;
+	clear_profile_env();
+	unsetenv("SWEEP_DEVICE");
+
+	assert_int_equal(sweep_device_force(SWEEP_DEVICE_HDD), 0);
+	assert_int_equal(sweep_fsinfo_path("/", &fi), 0);
+	sweep__profile_decide(SWEEP_DEVICE_HDD, fi.policy, &want);
+	assert_memory_equal(&fi.profile, &want, sizeof(want));
+	assert_int_equal(sweep_fsinfo_path("/proc", &fi), 0); /* a disk's class, but nothing there to sort */
+	assert_int_equal(fi.profile.plan_order, SWEEP_ORDER_NONE);
+	assert_int_equal(fi.profile.queue_depth, 128);
+
+	struct sweep_fscache *c = sweep_fscache_new();
+	int fd = open("/", O_PATH | O_CLOEXEC);
+	struct stat st;
+	const struct sweep_fsinfo *e;
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(sweep_fscache_get(c, st.st_dev, fd, &e), 0);
+	assert_int_equal(e->profile.prefetch, 1);
+	assert_int_equal(sweep_device_force(SWEEP_DEVICE_SSD), 0);
+	assert_int_equal(sweep_fscache_get(c, st.st_dev, -1, &e), 0);
+	assert_int_equal(e->profile.prefetch, 0);
+	assert_int_equal(e->profile.plan_order, SWEEP_ORDER_NONE);
+	assert_int_equal(sweep_device_force(SWEEP_DEVICE_AUTO), 0);
+	close(fd);
+	sweep_fscache_free(c);
+}
+
+static void test_profile_explain(void **state)
+{
+	(void)state;
+	struct sweep_fsinfo fi = { .size = sizeof(fi) };
+	char buf[256];
+	clear_profile_env();
+
+	sweep__profile_decide(SWEEP_DEVICE_HDD, SWEEP_ORDER_PHYSICAL, &fi.profile);
+	int n = sweep_profile_explain(&fi, buf, sizeof(buf));
+	assert_string_equal(buf, "plan physical, walk physical, no walk threads, stat 64 at once (io_uring when cold), "
+				 "metascan hints+sweep, reader depth 128, ring 16 MiB, prefetch");
+	assert_int_equal(n, (int)strlen(buf));
+	assert_int_equal(sweep_profile_explain(&fi, NULL, 0), n);
+	setenv("SWEEP_WALK_THREADS", "8", 1);
+	setenv("SWEEP_METASCAN", "off", 1);
+	sweep__profile_decide(SWEEP_DEVICE_SSD, SWEEP_ORDER_PHYSICAL, &fi.profile);
+	sweep_profile_explain(&fi, buf, sizeof(buf));
+	assert_string_equal(buf, "plan none, walk inode, 8 walk threads (environment), stat 64 at once (io_uring when cold), "
+				 "metascan off (environment), reader depth 64, ring 64 MiB, no prefetch");
+	clear_profile_env();
+	assert_int_equal(sweep_profile_explain(NULL, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(sweep_profile_explain(&fi, NULL, 5), -EINVAL);
+}
+
 /* ---- following devices through a made-up sysfs ---- */
 
 static char sysroot[64];
@@ -472,6 +634,8 @@ int main(void)
 		cmocka_unit_test(test_cache), cmocka_unit_test(test_names), cmocka_unit_test(test_device_chain),
 		cmocka_unit_test(test_size_rule), cmocka_unit_test(test_device_names),
 		cmocka_unit_test(test_device_override), cmocka_unit_test(test_device_explain),
+		cmocka_unit_test(test_profile_classes), cmocka_unit_test(test_profile_env),
+		cmocka_unit_test(test_profile_fsinfo), cmocka_unit_test(test_profile_explain),
 	};
 	/* Probes of this machine's disks stay in this process, not in /run. */
 	sweep__device_set_cache_dir("");

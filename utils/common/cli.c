@@ -430,7 +430,7 @@ void cli_device_report(const char *const *paths, size_t n)
 		cli_msg("ignoring SWEEP_DEVICE=%s (hdd, ssd or auto)", cli_quote(env));
 	for (size_t i = 0; i < n; i++) {
 		struct sweep_fsinfo fi = { .size = sizeof(fi) };
-		char why[256];
+		char why[256], prof[256];
 		bool dup = false;
 
 		if (sweep_fsinfo_path(paths[i], &fi) < 0)
@@ -442,19 +442,20 @@ void cli_device_report(const char *const *paths, size_t n)
 		if (nseen < sizeof(seen) / sizeof(seen[0]))
 			seen[nseen++] = fi.dev;
 		sweep_device_explain(&fi, why, sizeof(why));
+		sweep_profile_explain(&fi, prof, sizeof(prof));
 		cli_msg("%s: %s%s%s: device class %s", cli_quotef(paths[i]), fi.fs_name,
 			fi.device_name[0] ? " on " : "", fi.device_name, why);
+		cli_msg("%s: profile: %s", cli_quotef(paths[i]), prof);
 	}
 }
 
-bool cli_plans_physical(enum sweep_order order, const char *const *paths, size_t n)
+enum sweep_order cli_plan_order(enum sweep_order order, const char *path)
 {
 	struct sweep_fsinfo fi = { .size = sizeof(fi) };
 
 	if (order != SWEEP_ORDER_AUTO)
-		return order == SWEEP_ORDER_PHYSICAL;
-	return n > 0 && sweep_fsinfo_path(paths[0], &fi) == 0 && fi.policy == SWEEP_ORDER_PHYSICAL &&
-	       fi.device_class != SWEEP_DEVICE_SSD;
+		return order;
+	return path && sweep_fsinfo_path(path, &fi) == 0 ? fi.profile.plan_order : SWEEP_ORDER_AUTO;
 }
 
 void cli_version(const char *name)

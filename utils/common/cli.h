@@ -68,20 +68,22 @@ void cli_close_stdout_atexit(void);
 int cli_device_option(const char *arg);
 
 /*
- * For -v and the like: one line on stderr per filesystem under paths,
+ * For -v and the like: two lines on stderr per filesystem under paths,
  * "prog: PATH: ext4 on loop3: device class ssd (probe of loop3: ...)",
- * which class it got and why (sweep_device_explain).
+ * which class it got and why (sweep_device_explain), and "prog: PATH:
+ * profile: plan none, walk inode, ..." what the library does there
+ * (sweep_profile_explain).
  */
 void cli_device_report(const char *const *paths, size_t n);
 /*
- * Whether a plan of the files under paths[0] sorts them by location (order,
- * or under AUTO: the filesystem's policy is physical and the device is not
- * of the SSD class). Then the walk need not stat regular files: the plan
- * takes each file's location from the walk's raw inode hint, or opens the
- * file for FIEMAP and fstat's it then (one lookup, not two), and the reader
- * checks identity and reports from its own fstat.
+ * The order a plan of the files under path takes: the caller's order, or
+ * under AUTO the plan order of path's device profile (AUTO when path cannot
+ * be described). Where it is PHYSICAL the walk need not stat regular files:
+ * the plan takes each file's location from the walk's raw inode hint, or
+ * opens the file for FIEMAP and fstat's it then (one lookup, not two), and
+ * the reader checks identity and reports from its own fstat.
  */
-bool cli_plans_physical(enum sweep_order order, const char *const *paths, size_t n);
+enum sweep_order cli_plan_order(enum sweep_order order, const char *path);
 
 /* Print the standard --version text. */
 void cli_version(const char *prog);

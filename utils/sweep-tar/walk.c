@@ -324,7 +324,7 @@ int tar_walk(struct tar *t)
 	for (size_t i = 0; i < t->o->nroots; i++)
 		roots[i] = t->o->roots[i].path;
 	/* Regular files are stat'ed when read (read.c). */
-	t->walk_no_stat = cli_plans_physical(t->o->order, roots, t->o->nroots);
+	t->walk_no_stat = t->o->nroots && cli_plan_order(t->o->order, roots[0]) == SWEEP_ORDER_PHYSICAL;
 	if (t->walk_no_stat)
 		wo.flags |= SWEEP_WALK_NO_STAT_FILES;
 	r = sweep_walk(roots, t->o->nroots, &wo);
