@@ -185,22 +185,21 @@ wait $pid || rc=$?
 compare_trees "$S" "$D"
 ok "SIGTERM: exit 20, re-run converges"
 
-# --- --progress draws a line on a terminal (script(1) gives it one)
-if command -v script >/dev/null; then
-	for i in $(seq 1 8); do head -c 262144 /dev/urandom >"$S/d2/p$i"; done
-	cat >"$W/progress.sh" <<EOF2
-SWEEP_TEST_PAUSE=bytes:300000 "$SYNC" -a --progress "$S/" "$D/" & pid=\$!
-for i in \$(seq 1 3000); do [ "\$(awk '{print \$3}' /proc/\$pid/stat)" = T ] && break; sleep 0.01; done
-sleep 0.4 # longer than one redraw period
-kill -CONT \$pid
-wait \$pid
-echo "rc=\$?"
-EOF2
-	script -qec "bash $W/progress.sh" /dev/null | tr '\r' '\n' >"$W/progress.out"
-	grep -q 'rc=0$' "$W/progress.out" || die "--progress run failed: $(cat -v "$W/progress.out")"
-	grep -Eq 'sweep-sync: [0-9]+/[0-9]+ files' "$W/progress.out" || die "no progress line: $(cat -v "$W/progress.out")"
-	ok "progress: $(grep -Eo 'sweep-sync: [0-9]+/[0-9]+ files[^$]*' "$W/progress.out" | head -1 | cut -c1-60)"
-fi
+# --- -P: rsync's lines, a name then "SIZE 100% RATE TIME (xfr#N, to-chk=R/T)" for each file written
+for i in $(seq 1 4); do head -c 262144 /dev/urandom >"$S/d2/p$i"; done
+"$SYNC" -aP "$S/" "$D/" >"$W/progress.out" 2>&1 || die "-P run failed: $(cat "$W/progress.out")"
+tr '\r' '\n' <"$W/progress.out" >"$W/progress.lines"
+for i in $(seq 1 4); do
+	grep -A2 -x "d2/p$i" "$W/progress.lines" | grep -Eq '^ +262,144 100% +[0-9]+\.[0-9]{2}[kMG]B/s +[0-9]+:[0-9]{2}:[0-9]{2} \(xfr#[0-9]+, to-chk=[0-9]+/[0-9]+\)$' ||
+		die "no rsync-like progress line under d2/p$i: $(cat -A "$W/progress.out" | head -20)"
+done
+grep -q '^sending incremental file list$' "$W/progress.lines" || die "-P: no file-list header"
+ok "-P: a name and rsync's progress line for each file"
+"$SYNC" -a --info=progress2 "$S/" "$W/p2/" >"$W/progress2.out" || die "--info=progress2 failed"
+tr '\r' '\n' <"$W/progress2.out" | grep -Eq '^ +[0-9,]+ +100% +[0-9.]+[kMG]B/s +[0-9]+:[0-9]{2}:[0-9]{2} \(xfr#[0-9]+, to-chk=0/[0-9]+\)' ||
+	die "--info=progress2: no closing total line: $(cat -A "$W/progress2.out" | tail -3)"
+grep -q 'd2/p1' "$W/progress2.out" && die "--info=progress2 named files"
+ok "--info=progress2: one total line, no names"
 
 # --- dry run after all that changes nothing
 rm -f "$S/d2/f1"

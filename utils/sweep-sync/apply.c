@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,8 +123,13 @@ static int on_copy_done(const struct sweep_copy_done *d, void *ctx)
 	if (!(n->flags & N_QUEUED))
 		return 0;
 	n->flags &= ~N_QUEUED;
+	n->flags |= N_SYNCED;
 	progress_copy_done(c->prog, d);
+	c->stats.xferred_size += d->bytes;
 	itemize_print(c, n, n->iflags, NULL);
+	out_settled(c);
+	report_file_done(c, (size_t)d->cookie, d->bytes,
+			 c->t_open && c->t_open[d->cookie] > 0 ? report_now() - c->t_open[d->cookie] : 0);
 	return 0;
 }
 
@@ -134,6 +140,8 @@ static void on_copy_bytes(uint64_t bytes, void *ctx)
 	progress_add(a->c->prog, 0, bytes);
 	a->written += bytes;
 	a->c->sent += bytes;
+	if (a->c->o.progress == 2 && report_now() - a->c->last_progress >= 0.5)
+		report_progress2(a->c);
 	test_pause("bytes", a->written);
 }
 
@@ -144,7 +152,8 @@ static int on_copy_step(enum sweep_copy_step step, const char *src, const char *
 
 	(void)src;
 	(void)dst;
-	(void)cookie;
+	if (step == SWEEP_COPY_STEP_OPENED && a->c->t_open && cookie < a->c->list.n)
+		a->c->t_open[cookie] = report_now();
 	if (step == SWEEP_COPY_STEP_OPENED)
 		test_pause("read", ++a->files_read);
 	else if (step == SWEEP_COPY_STEP_WRITTEN)
@@ -240,7 +249,8 @@ static int make_way(struct apply *a, size_t i, const char *dp)
 			struct sync_node *x = &c->list.v[k];
 
 			if ((x->flags & N_DST) && !(x->flags & N_GONE) && is_below(x->rel, n->rel)) {
-				itemize_deleting(c, x->rel, S_ISDIR(x->d.st.st_mode));
+				itemize_deleting(c, i, x->rel, S_ISDIR(x->d.st.st_mode));
+				c->stats.deleted[report_type(x->d.st.st_mode)]++;
 				x->flags |= N_GONE;
 			}
 		}
@@ -277,7 +287,35 @@ static bool quick_check_ok(const struct sync_ctx *c, const struct sync_node *n)
 		return (n->flags & (N_DIGEST_S | N_DIGEST_D)) == (N_DIGEST_S | N_DIGEST_D) &&
 		       !memcmp(g->s, g->d, 16);
 	}
+	if (c->o.size_only)
+		return true;
 	return same_mtime(&n->s.st, &n->d.st);
+}
+
+/* --max-size, --min-size and -u: a regular file left as it is (rsync names it at -vv). */
+static bool skipped_by_rule(struct sync_ctx *c, struct sync_node *n, bool have)
+{
+	const char *why = NULL;
+
+	if (c->o.max_size >= 0 && n->s.st.st_size > c->o.max_size)
+		why = "is over max-size";
+	else if (c->o.min_size >= 0 && n->s.st.st_size < c->o.min_size)
+		why = "is under min-size";
+	else if (c->o.update && have && S_ISREG(n->d.st.st_mode) &&
+		 (long long)n->s.st.st_mtim.tv_sec - (long long)n->d.st.st_mtim.tv_sec <
+			 (c->o.modify_window > 0 ? c->o.modify_window : 0))
+		why = "is newer";
+	if (!why)
+		return false;
+	if (c->o.info_skip > 0) {
+		char *line = NULL;
+		int len = asprintf(&line, "%s %s\n", n->rel, why);
+
+		if (len > 0)
+			out_add(c, (size_t)(n - c->list.v), line, (size_t)len);
+		free(line);
+	}
+	return true;
 }
 
 /* Hand an entry to the copy engine (or, in a dry run, only pretend to). */
@@ -309,8 +347,6 @@ static int transfer(struct apply *a, size_t i, unsigned f, const char *sp, const
 	struct sync_node *n = &c->list.v[i];
 	int r;
 
-	if (!c->o.times)
-		f |= IT_TIME; /* rsync shows 'T': the time is set to the transfer time */
 	if (c->o.checksum && !(f & IT_NEW))
 		f |= IT_CHANGE;
 	n->iflags = f;
@@ -361,6 +397,7 @@ static int hlink_to_leader(struct apply *a, size_t i)
 			same = (l->flags & N_DST) && !(l->iflags & IT_TRANSFER) &&
 			       l->d.st.st_dev == n->d.st.st_dev && l->d.st.st_ino == n->d.st.st_ino;
 		if (same) {
+			n->flags |= N_SYNCED;
 			free(lbuf);
 			return 0;
 		}
@@ -380,6 +417,7 @@ static int hlink_to_leader(struct apply *a, size_t i)
 			return 0;
 		}
 	}
+	n->flags |= N_SYNCED;
 	mark_parent_dirty(c, n);
 	itemize_print(c, n, f, l->rel);
 	free(lbuf);
@@ -422,6 +460,9 @@ static int do_regular(struct apply *a, size_t i, const char *sp, const char *dp)
 	struct sync_node *n = &c->list.v[i];
 	bool have = (n->flags & N_DST) && !(n->flags & N_GONE);
 
+	if (skipped_by_rule(c, n, have))
+		return 0;
+
 	if (n->flags & N_HL) {
 		struct sync_node *first = &c->list.v[n->hl_first];
 
@@ -452,6 +493,7 @@ static int do_regular(struct apply *a, size_t i, const char *sp, const char *dp)
 	if (quick_check_ok(c, n)) {
 		unsigned f = itemize_attrs(c, n);
 
+		n->flags |= N_SYNCED;
 		itemize_print(c, n, f, NULL);
 		if ((f & ~IT_SIZE) && !c->o.dry_run)
 			fix_attrs(a, i, sp, a->preserve);
@@ -481,6 +523,7 @@ static int do_other(struct apply *a, size_t i, const char *sp, const char *dp)
 
 		f = itemize_attrs(c, n);
 		if (same) {
+			n->flags |= N_SYNCED;
 			itemize_print(c, n, f, NULL);
 			if (f && !c->o.dry_run)
 				fix_attrs(a, i, sp, a->preserve);
@@ -492,6 +535,7 @@ static int do_other(struct apply *a, size_t i, const char *sp, const char *dp)
 	if (r < 0)
 		return r;
 	if (r == 0) {
+		n->flags |= N_SYNCED;
 		mark_parent_dirty(c, n);
 		itemize_print(c, n, f, NULL);
 	}
@@ -623,54 +667,122 @@ static int link_after_flush(struct apply *a)
 	return r;
 }
 
-/* --delete: remove what the source no longer has, deepest first. */
+/* Each node's children, in list order: kids[kstart[p] .. kstart[p + 1]). */
+struct children {
+	uint32_t *kids;
+	size_t *kstart;
+};
+
+static int children_build(const struct sync_ctx *c, struct children *ch)
+{
+	size_t n = c->list.n;
+
+	ch->kids = malloc((n ? n : 1) * sizeof(*ch->kids));
+	ch->kstart = calloc(n + 2, sizeof(*ch->kstart));
+	if (!ch->kids || !ch->kstart)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (c->list.v[i].parent != NONE)
+			ch->kstart[c->list.v[i].parent + 2]++;
+	for (size_t p = 0; p < n; p++)
+		ch->kstart[p + 2] += ch->kstart[p + 1];
+	for (size_t i = 0; i < n; i++)
+		if (c->list.v[i].parent != NONE)
+			ch->kids[ch->kstart[c->list.v[i].parent + 1]++] = (uint32_t)i;
+	return 0;
+}
+
+static void children_free(struct children *ch)
+{
+	free(ch->kids);
+	free(ch->kstart);
+}
+
+/*
+ * Remove extraneous node k; a directory loses what is inside it first. As
+ * rsync's delete_dir_contents(), the entries of a directory go in reverse
+ * list order. Returns false when k could not go (its parent stays then).
+ */
+static bool delete_one(struct apply *a, const struct children *ch, size_t k)
+{
+	struct sync_ctx *c = a->c;
+	struct sync_node *n = &c->list.v[k];
+	bool dir = S_ISDIR(n->d.st.st_mode), emptied = true;
+	const char *dp;
+
+	if (n->flags & (N_GONE | N_DELETED))
+		return true;
+	if (dir) {
+		open_to_delete(c, n);
+		for (size_t x = ch->kstart[k + 1]; x-- > ch->kstart[k];)
+			if (!delete_one(a, ch, ch->kids[x]))
+				emptied = false;
+	}
+	if (c->o.max_delete >= 0 && c->deleted >= (uint64_t)c->o.max_delete) {
+		c->skipped_deletes++;
+		return false;
+	}
+	dp = node_dst_path(c, n, &a->db);
+	if (!dp)
+		return false;
+	if (!c->o.dry_run) {
+		int r = emptied ? sweep_copy_remove(c->eng, node_dst_rel(c, n), 0) : -ENOTEMPTY;
+
+		if (r == -ENOTEMPTY || r == -EEXIST) {
+			/* something excluded (so protected), or that could not go, is still inside */
+			progress_clear(c->prog);
+			printf("cannot delete non-empty directory: %s\n", n->rel);
+			return false;
+		}
+		if (r < 0 && r != -ENOENT) {
+			sync_error(c, dp, r);
+			return false;
+		}
+	}
+	n->flags |= N_DELETED;
+	c->deleted++;
+	c->stats.deleted[report_type(n->d.st.st_mode)]++;
+	itemize_deleting(c, SIZE_MAX, n->rel, dir);
+	mark_parent_dirty(c, n);
+	return true;
+}
+
+/*
+ * --delete: remove what the source no longer has, after every transfer
+ * (rsync's --delete-after): the directories in list order, the
+ * extraneous entries of each in reverse list order, so the lines come out
+ * as rsync's --delete-after prints them.
+ */
 static void delete_extraneous(struct apply *a)
 {
 	struct sync_ctx *c = a->c;
+	struct children ch;
 
-	/* parents first, so that each can be opened before what is inside it */
-	for (size_t k = 0; k < c->list.n; k++) {
-		struct sync_node *n = &c->list.v[k];
-
-		if ((n->flags & (N_SRC | N_DST)) == N_DST && !(n->flags & N_GONE))
-			open_to_delete(c, n);
+	if (children_build(c, &ch) < 0) {
+		children_free(&ch);
+		sync_error(c, c->dest_show, -ENOMEM);
+		return;
 	}
-
-	for (size_t k = c->list.n; k-- > 0;) {
-		struct sync_node *n = &c->list.v[k];
-		const char *dp;
-		bool dir = S_ISDIR(n->d.st.st_mode);
+	for (size_t d = 0; d < c->list.n; d++) {
+		struct sync_node *dn = &c->list.v[d];
 		uint32_t p;
 
-		if ((n->flags & (N_SRC | N_DST)) != N_DST || (n->flags & N_GONE))
+		if (!(dn->flags & N_SRC) || !S_ISDIR(dn->s.st.st_mode) || (dn->flags & (N_SKIPDIR | N_FAILED)))
 			continue;
 		/* only below directories that were synced (not skipped or failed) */
-		for (p = n->parent; p != NONE; p = c->list.v[p].parent)
+		for (p = dn->parent; p != NONE; p = c->list.v[p].parent)
 			if (c->list.v[p].flags & (N_SKIPDIR | N_FAILED))
 				break;
 		if (p != NONE)
 			continue;
-		dp = node_dst_path(c, n, &a->db);
-		if (!dp)
-			continue;
-		if (!c->o.dry_run) {
-			int r = sweep_copy_remove(c->eng, node_dst_rel(c, n), 0);
+		for (size_t x = ch.kstart[d + 1]; x-- > ch.kstart[d];) {
+			struct sync_node *n = &c->list.v[ch.kids[x]];
 
-			if (r == -ENOTEMPTY || r == -EEXIST) {
-				/* something excluded (so protected) is still inside */
-				progress_clear(c->prog);
-				cli_msg("cannot delete non-empty directory: %s", n->rel);
-				continue;
-			}
-			if (r < 0 && r != -ENOENT) {
-				sync_error(c, dp, r);
-				continue;
-			}
+			if ((n->flags & (N_SRC | N_DST)) == N_DST)
+				delete_one(a, &ch, ch.kids[x]);
 		}
-		n->flags |= N_DELETED;
-		itemize_deleting(c, n->rel, dir);
-		mark_parent_dirty(c, n);
 	}
+	children_free(&ch);
 }
 
 /* Give the directories opened to us for the run their mode back, deepest first. */
@@ -717,6 +829,59 @@ static int queue_dirty_dirs(struct apply *a)
 	return 0;
 }
 
+/*
+ * --remove-source-files: the non-directories whose destination matches now
+ * (transferred or already up to date) leave the source, as rsync's sender
+ * removes them. Only the entry that was scanned: one changed or replaced
+ * since is kept ("not removing").
+ */
+static void remove_sources(struct apply *a)
+{
+	struct sync_ctx *c = a->c;
+
+	for (size_t i = 0; i < c->list.n; i++) {
+		struct sync_node *n = &c->list.v[i];
+		const char *rel = node_src_rel(c, n), *slash, *name;
+		const char *sp;
+		struct stat st;
+		char *dir;
+		int dfd;
+
+		if ((n->flags & (N_SRC | N_SYNCED | N_FAILED)) != (N_SRC | N_SYNCED) || S_ISDIR(n->s.st.st_mode) ||
+		    c->src_fd[n->root] < 0)
+			continue;
+		sp = node_src_path(c, n, &a->sb);
+		if (!sp)
+			return;
+		slash = strrchr(rel, '/');
+		name = slash ? slash + 1 : rel;
+		dir = slash ? strndup(rel, (size_t)(slash - rel)) : NULL;
+		if (slash && !dir)
+			return;
+		dfd = sweep_open_beneath(c->src_fd[n->root], dir ? dir : ".", O_PATH | O_DIRECTORY, 0);
+		free(dir);
+		if (dfd < 0) {
+			sync_error(c, sp, dfd);
+			continue;
+		}
+		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			sync_error(c, sp, -errno);
+		} else if ((uint64_t)st.st_dev != n->s.st.st_dev || (uint64_t)st.st_ino != n->s.st.st_ino ||
+			   st.st_size != n->s.st.st_size || st.st_mtim.tv_sec != n->s.st.st_mtim.tv_sec ||
+			   st.st_mtim.tv_nsec != n->s.st.st_mtim.tv_nsec) {
+			progress_clear(c->prog);
+			cli_msg("WARNING: %s changed since it was synced: not removing it", cli_quote(sp));
+		} else if (unlinkat(dfd, name, 0) < 0) {
+			progress_clear(c->prog);
+			cli_error(-errno, "sender failed to remove %s", sp);
+			c->errors++;
+		} else if (c->o.info_remove > 0) {
+			printf("sender removed %s\n", n->rel);
+		}
+		close(dfd);
+	}
+}
+
 int apply_run(struct sync_ctx *c)
 {
 	struct apply a = { .c = c };
@@ -758,8 +923,21 @@ int apply_run(struct sync_ctx *c)
 			return 0;
 		}
 	}
-	for (size_t i = 0; i < c->list.n && r >= 0 && !c->fatal && !sync_stop_signal; i++)
+	if (r >= 0 && !c->fatal && c->o.delete && c->o.delete_before && !sync_stop_signal) {
+		/* --delete-before: the same rules, before anything is transferred */
+		if (c->errors || c->io_error) {
+			if (!c->o.quiet)
+				puts("IO error encountered -- skipping file deletion");
+		} else {
+			delete_extraneous(&a);
+		}
+	}
+	if (r >= 0)
+		r = out_init(c);
+	for (size_t i = 0; i < c->list.n && r >= 0 && !c->fatal && !sync_stop_signal; i++) {
 		r = decide(&a, i);
+		out_decided(c, i + 1);
+	}
 	progress_walk_done(c->prog); /* every transfer is planned: the totals grow no more */
 	if (!c->o.dry_run && r >= 0 && !c->fatal)
 		r = sweep_copy_flush(c->eng);
@@ -767,11 +945,13 @@ int apply_run(struct sync_ctx *c)
 		r = promote_orphans(&a);
 	if (r >= 0 && !c->fatal)
 		r = link_after_flush(&a);
-	if (r >= 0 && !c->fatal && c->o.delete && !sync_stop_signal) {
+	out_drain(c);
+	if (r >= 0 && !c->fatal && c->o.delete && !c->o.delete_before && !sync_stop_signal) {
 		/* rsync's rule: after any error (a missing or unreadable operand, an I/O error) nothing is deleted */
 		if (c->errors || c->io_error) {
 			progress_clear(c->prog);
-			puts("IO error encountered -- skipping file deletion"); /* rsync says it on stdout */
+			if (!c->o.quiet)
+				puts("IO error encountered -- skipping file deletion"); /* rsync says it on stdout */
 		} else {
 			test_pause("delete", 0);
 			delete_extraneous(&a);
@@ -789,6 +969,12 @@ int apply_run(struct sync_ctx *c)
 		if (!sync_stop_signal)
 			restore_tweaked(&a);
 		c->eng = sweep_copy_free(c->eng);
+		if (c->o.remove_source && !c->fatal && !sync_stop_signal)
+			remove_sources(&a);
+	}
+	if (c->skipped_deletes) {
+		progress_clear(c->prog);
+		cli_msg("Deletions stopped due to --max-delete limit (%" PRIu64 " skipped)", c->skipped_deletes);
 	}
 	free(a.sb);
 	free(a.db);

@@ -150,6 +150,50 @@ static bool type_wanted(const struct sync_opts *o, mode_t m)
 	return o->specials;
 }
 
+/*
+ * An entry the options leave out: rsync names it on stdout ("skipping
+ * directory", "skipping non-regular file"). The names are kept and printed
+ * in list order once the scan is done (skips_print), not in the walk's
+ * physical order. Takes rel.
+ */
+static int note_skip(struct scan *s, char *rel, bool is_dir)
+{
+	struct sync_ctx *c = s->c;
+	struct skip *v;
+
+	if (c->nskips == c->capskips) {
+		size_t cap = c->capskips ? c->capskips * 2 : 16;
+
+		v = realloc(c->skips, cap * sizeof(*v));
+		if (!v) {
+			free(rel);
+			s->err = -ENOMEM;
+			return -ENOMEM;
+		}
+		c->skips = v;
+		c->capskips = cap;
+	}
+	c->skips[c->nskips++] = (struct skip){ .rel = rel, .is_dir = is_dir };
+	return is_dir ? SWEEP_WALK_SKIP : 0;
+}
+
+/*
+ * Whether the filter rules leave an entry out of a side's list. The
+ * source: exclude/include and hide/show. The destination (what --delete
+ * may touch): exclude/include (unless --delete-excluded), then
+ * protect/risk: an entry not listed there is never deleted.
+ */
+static bool excluded(const struct sync_ctx *c, bool is_src, const char *rel, const char *name, bool is_dir)
+{
+	const struct sync_opts *o = &c->o;
+
+	if (is_src)
+		return o->sender_rules && exclude_match(o->sender_rules, rel, name, is_dir);
+	if (o->protect_rules && exclude_match(o->protect_rules, rel, name, is_dir))
+		return true;
+	return !o->delete_excluded && o->receiver_rules && exclude_match(o->receiver_rules, rel, name, is_dir);
+}
+
 static int on_entry(const struct sweep_entry *e, void *ctx)
 {
 	struct scan *s = ctx;
@@ -171,23 +215,28 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 	}
 	if (!rel)
 		goto nomem;
-	if (e->depth > 0 && c->o.exclude && exclude_match(c->o.exclude, rel, e->name, is_dir)) {
+	if (e->depth > 0 && excluded(c, s->is_src, rel, e->name, is_dir)) {
 		free(rel);
 		return is_dir ? SWEEP_WALK_SKIP : 0;
 	}
-	if (is_dir && s->is_src && !c->o.recursive) {
-		/* rsync without -r: the directory is not copied at all */
-		progress_clear(c->prog);
-		printf("skipping directory %s\n", rel);
-		free(rel);
-		return SWEEP_WALK_SKIP;
+	bool no_descend = false;
+
+	if (is_dir && !c->o.recursive) {
+		/* rsync without -r: the directory is not copied at all; with -d it is, without what is inside */
+		if (s->is_src && !c->o.dirs)
+			return note_skip(s, rel, true);
+		no_descend = !(e->depth == 0 && !strcmp(c->roots[root].rel0, "."));
 	}
 	if (s->is_src && !type_wanted(&c->o, e->st.mode)) {
+		/* still in rsync's file list, so in its "total size" */
+		if (S_ISLNK(e->st.mode))
+			c->total_size += e->st.size;
+		if (c->o.info_nonreg < 1) {
+			free(rel);
+			return 0;
+		}
 		/* rsync's wording, on stdout as rsync prints it */
-		progress_clear(c->prog);
-		printf("skipping non-regular file \"%s\"\n", rel);
-		free(rel);
-		return 0;
+		return note_skip(s, rel, false);
 	}
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 1024;
@@ -228,7 +277,7 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 		progress_dirs(c->prog, 1);
 	else if (s->is_src && S_ISREG(e->st.mode))
 		progress_scanned(c->prog, 1, (uint64_t)e->st.size);
-	return 0;
+	return no_descend ? SWEEP_WALK_SKIP : 0;
 
 nomem_rel:
 	free(rel);
@@ -424,6 +473,38 @@ static int rsync_cmp(const char *a, bool a_dir, const char *b, bool b_dir)
 	return !sa ? -1 : !sb ? 1 : 0;
 }
 
+static int cmp_skip(const void *a, const void *b)
+{
+	const struct skip *x = a, *y = b;
+
+	return rsync_cmp(x->rel, x->is_dir, y->rel, y->is_dir);
+}
+
+void skips_print(struct sync_ctx *c, bool dirs)
+{
+	size_t k = 0;
+
+	if (c->nskips)
+		qsort(c->skips, c->nskips, sizeof(*c->skips), cmp_skip);
+	for (size_t i = 0; i < c->nskips; i++) {
+		if (c->skips[i].is_dir != dirs) {
+			c->skips[k++] = c->skips[i];
+			continue;
+		}
+		if (c->skips[i].is_dir)
+			printf("skipping directory %s\n", c->skips[i].rel);
+		else
+			printf("skipping non-regular file \"%s\"\n", c->skips[i].rel);
+		free(c->skips[i].rel);
+	}
+	c->nskips = k;
+	if (!k) {
+		free(c->skips);
+		c->skips = NULL;
+		c->capskips = 0;
+	}
+}
+
 static bool node_is_dir(const struct sync_node *n)
 {
 	return S_ISDIR((n->flags & N_SRC ? n->s.st : n->d.st).st_mode);
@@ -592,6 +673,26 @@ int flist_scan(struct sync_ctx *c)
 	s.n = d.n = 0;
 	if (l->n)
 		qsort(l->v, l->n, sizeof(*l->v), cmp_node);
+	for (size_t k = 0; k < l->n; k++)
+		if (l->v[k].flags & N_SRC) {
+			c->stats.files[report_type(l->v[k].s.st.st_mode)]++;
+			c->src_total++;
+		}
+	if (c->o.progress && l->n) {
+		/* rsync's to-chk: the entries after each one */
+		uint64_t seen = 0;
+
+		c->src_index = malloc(l->n * sizeof(*c->src_index));
+		c->t_open = calloc(l->n, sizeof(*c->t_open));
+		if (!c->src_index || !c->t_open) {
+			r = -ENOMEM;
+			goto out;
+		}
+		for (size_t k = 0; k < l->n; k++) {
+			c->src_index[k] = (uint32_t)seen;
+			seen += (l->v[k].flags & N_SRC) != 0;
+		}
+	}
 	r = link_nodes(c);
 	if (r >= 0 && c->o.hard_links)
 		r = group_hard_links(c);

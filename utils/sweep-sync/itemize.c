@@ -26,9 +26,18 @@
  * differs only in nanoseconds is "the same" (and set exactly only when the
  * file is transferred). Matching that keeps -i and the quick check in step.
  */
+long long sync_modify_window;
+
 bool same_mtime(const struct fst *a, const struct fst *b)
 {
-	return a->st_mtim.tv_sec == b->st_mtim.tv_sec;
+	long long d;
+
+	if (sync_modify_window == 0)
+		return a->st_mtim.tv_sec == b->st_mtim.tv_sec;
+	if (sync_modify_window < 0)
+		return a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+	d = (long long)a->st_mtim.tv_sec - (long long)b->st_mtim.tv_sec;
+	return (d < 0 ? -d : d) <= sync_modify_window;
 }
 
 /* One xattr value of path, malloc'ed, or NULL with *len = 0 when absent. */
@@ -241,26 +250,48 @@ static size_t utf8_len(const unsigned char *p)
 
 /*
  * Print a name as rsync does: control bytes (but tab) and a backslash that
- * starts "\#ddd" become "\#ooo", and so do bytes that are not valid in the
+ * starts "\\#ddd" become "\\#ooo", and so do bytes that are not valid in the
  * locale's character set (rsync passes names through iconv to it): in a
  * UTF-8 locale, invalid sequences; otherwise every byte above 0x7f.
  */
-static void put_name(const struct sync_ctx *c, const char *s)
+static void put_name(const struct sync_ctx *c, FILE *f, const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		size_t n = *p >= 0x80 && c->utf8 ? utf8_len(p) : 0;
 
 		if (n) {
-			fwrite(p, 1, n, stdout);
+			fwrite(p, 1, n, f);
 			p += n - 1;
 		} else if ((*p < ' ' && *p != '\t') || *p >= 0x80 ||
 			   (*p == '\\' && p[1] == '#' && p[2] >= '0' && p[2] <= '9' && p[3] >= '0' &&
 			    p[3] <= '9' && p[4] >= '0' && p[4] <= '9')) {
-			printf("\\#%03o", *p);
+			fprintf(f, "\\#%03o", *p);
 		} else {
-			putchar(*p);
+			putc(*p, f);
 		}
 	}
+}
+
+/* A line built in memory, then handed to out.c for its turn. */
+struct line {
+	FILE *f;
+	char *buf;
+	size_t len;
+};
+
+static bool line_open(struct line *l)
+{
+	l->buf = NULL;
+	l->len = 0;
+	l->f = open_memstream(&l->buf, &l->len);
+	return l->f != NULL;
+}
+
+static void line_emit(struct sync_ctx *c, struct line *l, size_t at)
+{
+	if (fclose(l->f) == 0)
+		out_add(c, at, l->buf, l->len);
+	free(l->buf);
 }
 
 void itemize_print(struct sync_ctx *c, const struct sync_node *n, unsigned f, const char *xname)
@@ -268,40 +299,55 @@ void itemize_print(struct sync_ctx *c, const struct sync_node *n, unsigned f, co
 	const struct fst *st = n->flags & N_SRC ? &n->s.st : &n->d.st;
 	bool dir = S_ISDIR(st->st_mode);
 	char code[12];
+	struct line l;
 
+	/*
+	 * rsync's itemize(): without -t, a transfer or a local change that
+	 * did not match a basis sets the time to now, so 'T' shows (the
+	 * 'cDc.T......' of a device, a hard link's 'hf..T......').
+	 */
+	if (!c->o.times && (f & (IT_TRANSFER | IT_LOCAL)) && !(f & IT_MATCHED) && (!(f & IT_HLINK) || (xname && *xname)))
+		f |= IT_TIME;
+	if ((f & IT_NEW) && (n->flags & N_SRC))
+		c->stats.created[report_type(st->st_mode)]++;
 	if (c->o.itemize) {
 		if (!(f & IT_SIGNIFICANT) && c->o.itemize < 2 && !(xname && *xname))
 			return;
-		itemize_code(&c->o, st->st_mode, f, code);
-		progress_clear(c->prog);
-		printf("%s ", code);
-	} else if (c->o.verbose) {
+	} else if (c->o.name_level > 0) {
 		/* -v names what was made or transferred, as rsync -v does */
 		if (!(f & (IT_NEW | IT_TRANSFER | IT_LOCAL | IT_CHANGE)) && !(dir && (f & IT_SIGNIFICANT)))
 			return;
-		progress_clear(c->prog);
 	} else {
 		return;
 	}
-	put_name(c, n->rel);
-	if (dir)
-		putchar('/');
-	if (xname && *xname) {
-		fputs(" => ", stdout);
-		put_name(c, xname);
-	} else if (S_ISLNK(st->st_mode) && n->s.link) {
-		fputs(" -> ", stdout);
-		put_name(c, n->s.link);
+	if (!line_open(&l))
+		return;
+	if (c->o.itemize) {
+		itemize_code(&c->o, st->st_mode, f, code);
+		fprintf(l.f, "%s ", code);
 	}
-	putchar('\n');
+	put_name(c, l.f, n->rel);
+	if (dir)
+		putc('/', l.f);
+	if (xname && *xname) {
+		fputs(" => ", l.f);
+		put_name(c, l.f, xname);
+	} else if (S_ISLNK(st->st_mode) && n->s.link) {
+		fputs(" -> ", l.f);
+		put_name(c, l.f, n->s.link);
+	}
+	putc('\n', l.f);
+	line_emit(c, &l, (size_t)(n - c->list.v));
 }
 
-void itemize_deleting(struct sync_ctx *c, const char *rel, bool is_dir)
+void itemize_deleting(struct sync_ctx *c, size_t at, const char *rel, bool is_dir)
 {
-	if (!c->o.itemize && !c->o.verbose)
+	struct line l;
+
+	if ((!c->o.itemize && c->o.info_del < 1) || !line_open(&l))
 		return;
-	progress_clear(c->prog);
-	fputs(c->o.itemize ? "*deleting   " : "deleting ", stdout);
-	put_name(c, rel);
-	fputs(is_dir ? "/\n" : "\n", stdout);
+	fputs(c->o.itemize ? "*deleting   " : "deleting ", l.f);
+	put_name(c, l.f, rel);
+	fputs(is_dir ? "/\n" : "\n", l.f);
+	line_emit(c, &l, at);
 }

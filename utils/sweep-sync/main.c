@@ -27,88 +27,6 @@
 #include "sync.h"
 #include "testhook.h"
 
-enum {
-	OPT_DELETE = 256,
-	OPT_PROGRESS,
-	OPT_EXCLUDE,
-	OPT_INCLUDE,
-	OPT_EXCLUDE_FROM,
-	OPT_INCLUDE_FROM,
-	OPT_DEVICE,
-	OPT_HELP,
-	OPT_VERSION,
-};
-
-static const struct option long_opts[] = {
-	{ "archive", no_argument, NULL, 'a' },
-	{ "recursive", no_argument, NULL, 'r' },
-	{ "links", no_argument, NULL, 'l' },
-	{ "perms", no_argument, NULL, 'p' },
-	{ "times", no_argument, NULL, 't' },
-	{ "owner", no_argument, NULL, 'o' },
-	{ "group", no_argument, NULL, 'g' },
-	{ "hard-links", no_argument, NULL, 'H' },
-	{ "acls", no_argument, NULL, 'A' },
-	{ "xattrs", no_argument, NULL, 'X' },
-	{ "dry-run", no_argument, NULL, 'n' },
-	{ "delete", no_argument, NULL, OPT_DELETE },
-	{ "checksum", no_argument, NULL, 'c' },
-	{ "itemize-changes", no_argument, NULL, 'i' },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "progress", optional_argument, NULL, OPT_PROGRESS },
-	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
-	{ "include", required_argument, NULL, OPT_INCLUDE },
-	{ "exclude-from", required_argument, NULL, OPT_EXCLUDE_FROM },
-	{ "include-from", required_argument, NULL, OPT_INCLUDE_FROM },
-	{ "one-file-system", no_argument, NULL, 'x' },
-	{ "device", required_argument, NULL, OPT_DEVICE },
-	{ "help", no_argument, NULL, OPT_HELP },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ 0 },
-};
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: %s [OPTION]... SRC[/]... DEST[/]\n"
-		"Synchronize DEST with SRC on this machine, as rsync does, reading the\n"
-		"changed files in one physical sweep.\n"
-		"\n"
-		"  -a, --archive          same as -rlptgoD\n"
-		"  -r, --recursive        recurse into directories\n"
-		"  -l, --links            copy symlinks as symlinks\n"
-		"  -p, --perms            preserve permissions\n"
-		"  -t, --times            preserve modification times\n"
-		"  -o, --owner            preserve owner (super-user only)\n"
-		"  -g, --group            preserve group\n"
-		"  -D                     preserve device files and special files\n"
-		"  -H, --hard-links       preserve hard links\n"
-		"  -A, --acls             preserve ACLs (implies -p)\n"
-		"  -X, --xattrs           preserve extended attributes\n"
-		"  -n, --dry-run          show what would be done, change nothing\n"
-		"      --delete           delete files in DEST that SRC does not have\n"
-		"  -c, --checksum         compare contents, not size and mtime\n"
-		"  -i, --itemize-changes  print a change summary for each update\n"
-		"  -v, --verbose          name the files transferred\n"
-		"      --progress[=SECONDS]  show progress on stderr: a line redrawn on a terminal,\n"
-		"                         else (or with SECONDS) a line every SECONDS (default 10)\n"
-		"      --exclude=PATTERN  exclude files matching PATTERN (rsync rules)\n"
-		"      --include=PATTERN  don't exclude files matching PATTERN\n"
-		"      --exclude-from=FILE  read exclude patterns from FILE\n"
-		"      --include-from=FILE  read include patterns from FILE\n"
-		"  -x, --one-file-system  do not cross filesystem boundaries\n"
-		"      --device=CLASS     hdd, ssd or auto (default): the device class of every filesystem\n"
-		"      --help             display this help and exit\n"
-		"      --version          output version information and exit\n"
-		"\n"
-		"A trailing slash on SRC copies its contents; without it SRC itself is\n"
-		"copied into DEST (a directory when there are several SRCs). The first\n"
-		"matching --include/--exclude rule decides. Exit status: 0 success, 1 usage, 11 file I/O error\n"
-		"(e.g. destination full), 20 interrupted, 23 partial transfer due to\n"
-		"error, 24 some source files vanished.\n",
-		cli_prog());
-}
-
 void sync_error(struct sync_ctx *c, const char *path, int err)
 {
 	progress_clear(c->prog);
@@ -192,174 +110,12 @@ static char *join(const char *a, const char *b)
 }
 
 /*
- * Add an --include/--exclude rule. As in rsync, "+ " or "- " in front of
- * a pattern makes it an include or an exclude whichever option gave it.
- */
-static int add_rule(struct sync_opts *o, const char *pat, bool include)
-{
-	if ((pat[0] == '+' || pat[0] == '-') && pat[1] == ' ') {
-		include = pat[0] == '+';
-		pat += 2;
-	}
-	if (!o->exclude)
-		o->exclude = exclude_new(EXCLUDE_RSYNC);
-	if (!o->exclude || exclude_add_rule(o->exclude, pat, include) < 0) {
-		cli_msg("invalid %s pattern: %s", include ? "include" : "exclude", cli_quote(pat));
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* --exclude-from/--include-from: a rule a line; blank lines and ';' or '#' comments skipped, as rsync does. */
-static int add_rules_from(struct sync_opts *o, const char *file, bool include)
-{
-	FILE *f = stdin;
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	int r = 0;
-
-	if (strcmp(file, "-")) {
-		/* root reading a rules file must not be led to another by a symlink another user planted */
-		bool untrusted;
-		int fd = opath_open(file, O_RDONLY | O_CLOEXEC, 0, &untrusted);
-
-		f = fd >= 0 ? fdopen(fd, "r") : NULL;
-		if (!f) {
-			r = fd >= 0 ? -errno : fd;
-			if (fd >= 0)
-				close(fd);
-			if (untrusted)
-				opath_refusal_msg();
-			cli_error(r, "failed to open %s file %s", include ? "include" : "exclude", file);
-			return -EIO;
-		}
-	}
-	while (r == 0 && (len = getline(&line, &cap, f)) >= 0) {
-		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-			line[--len] = 0;
-		if (len && line[0] != ';' && line[0] != '#')
-			r = add_rule(o, line, include);
-	}
-	free(line);
-	if (f != stdin)
-		fclose(f);
-	return r;
-}
-
-/* Parse the options: 0, -EINVAL (usage error) or -EIO (a rules file cannot be read). */
-static int parse(int argc, char **argv, struct sync_opts *o)
-{
-	int ch, r;
-
-	while ((ch = getopt_long(argc, argv, "arlptogDHAXncivx", long_opts, NULL)) != -1) {
-		switch (ch) {
-		case 'a':
-			o->recursive = o->links = o->perms = o->times = true;
-			o->owner = o->group = o->devices = o->specials = true;
-			break;
-		case 'r': o->recursive = true; break;
-		case 'l': o->links = true; break;
-		case 'p': o->perms = true; break;
-		case 't': o->times = true; break;
-		case 'o': o->owner = true; break;
-		case 'g': o->group = true; break;
-		case 'D': o->devices = o->specials = true; break;
-		case 'H': o->hard_links = true; break;
-		case 'A': o->acls = o->perms = true; break;
-		case 'X': o->xattrs = true; break;
-		case 'n': o->dry_run = true; break;
-		case 'c': o->checksum = true; break;
-		case 'i': o->itemize++; break;
-		case 'v': o->verbose++; break;
-		case 'x': o->one_fs = true; break;
-		case OPT_DELETE: o->delete = true; break;
-		case OPT_PROGRESS:
-			if (progress_parse(optarg, &o->progress) < 0)
-				return -EINVAL;
-			break;
-		case OPT_EXCLUDE:
-		case OPT_INCLUDE:
-			if (add_rule(o, optarg, ch == OPT_INCLUDE) < 0)
-				return -EINVAL;
-			break;
-		case OPT_EXCLUDE_FROM:
-		case OPT_INCLUDE_FROM:
-			r = add_rules_from(o, optarg, ch == OPT_INCLUDE_FROM);
-			if (r < 0)
-				return r;
-			break;
-		case OPT_DEVICE:
-			if (cli_device_option(optarg) < 0)
-				return -EINVAL;
-			break;
-		case OPT_HELP:
-			usage(stdout);
-			exit(0);
-		case OPT_VERSION:
-			cli_version(cli_prog());
-			exit(0);
-		default:
-			cli_try_help();
-			return -EINVAL;
-		}
-	}
-	if (argc - optind < 2) {
-		cli_msg("missing SRC or DEST operand");
-		cli_try_help();
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/*
  * Work out one SRC operand's place in the transfer (rsync's rules): SRC/
  * gives its contents to DEST, SRC gives itself to DEST/SRC's last name, and
  * a lone file goes to DEST itself unless DEST is (or is meant as) a
  * directory. 1 added, 0 when SRC cannot be read (reported: the run goes
  * on, --delete too, as rsync's does, and ends with exit 23), -ENOMEM.
  */
-/* n with a ',' every three digits, as rsync prints its statistics. */
-static const char *grouped(uint64_t n, char buf[32])
-{
-	char digits[24];
-	int len = snprintf(digits, sizeof(digits), "%" PRIu64, n), k = 0;
-
-	for (int i = 0; i < len; i++) {
-		if (i && (len - i) % 3 == 0)
-			buf[k++] = ',';
-		buf[k++] = digits[i];
-	}
-	buf[k] = 0;
-	return buf;
-}
-
-/*
- * -v's closing lines, in rsync's form. "total size" is rsync's (the listed
- * files' and symlinks' sizes); "sent" is the file data written, which is
- * what a local rsync's sender mostly sends, without its protocol overhead;
- * nothing travels back, so "received" is 0. The rate is over this run's
- * wall time, and the speedup is total size / sent ("inf" when nothing was).
- */
-static void print_totals(const struct sync_ctx *c, const struct timespec *start)
-{
-	struct timespec now;
-	char a[32], b[32];
-	double secs, rate;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	secs = (double)(now.tv_sec - start->tv_sec) + (double)(now.tv_nsec - start->tv_nsec) / 1e9;
-	rate = secs > 0 ? (double)c->sent / secs : 0;
-	printf("\nsent %s bytes  received 0 bytes  %s.%02u bytes/sec\n", grouped(c->sent, a),
-	       grouped((uint64_t)rate, b), (unsigned)((rate - (double)(uint64_t)rate) * 100) % 100);
-	printf("total size is %s  speedup is ", grouped(c->total_size, a));
-	if (c->sent)
-		printf("%.2f", (double)c->total_size / (double)c->sent);
-	else
-		fputs("inf", stdout);
-	puts(c->o.dry_run ? " (DRY RUN)" : "");
-}
-
 static int add_root(struct sync_ctx *c, const char *arg, const char *dst, bool dst_dir)
 {
 	struct sync_root *rt = &c->roots[c->nroots];
@@ -466,7 +222,8 @@ int main(int argc, char **argv)
 	cli_init(argv[0]);
 	cli_close_stdout_atexit();
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	r = parse(argc, argv, &c.o);
+	c.start = start;
+	r = sync_parse_options(argc, argv, &c.o);
 	if (r < 0) {
 		code = r == -EIO ? EXIT_FILEIO : EXIT_SYNTAX;
 		goto out;
@@ -511,7 +268,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (c.o.verbose && c.o.recursive)
+	if ((c.o.verbose || c.o.do_progress) && !c.o.quiet && c.o.recursive)
 		puts("sending incremental file list");
 	for (int i = 0; i < nsrc; i++) {
 		r = add_root(&c, argv[optind + i], dst, dst_is_dir || nsrc > 1 || ends_with_slash(dest_arg));
@@ -526,14 +283,23 @@ int main(int argc, char **argv)
 		c.io_error = true;
 	if (!c.nroots)
 		goto report;
-	c.prog = progress_new(&c.o.progress);
+	sync_modify_window = c.o.modify_window;
+	/* --progress=SECONDS: the display every sweep tool has; --progress, -P and --info=progress2: rsync's lines (report.c) */
+	c.prog = progress_new(&c.o.sweep_progress);
 	r = flist_scan(&c);
 	if (r < 0) {
 		cli_error(r, "scanning the file lists");
 		c.errors++;
 		goto report;
 	}
+	{
+		struct timespec now;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		c.stats.scan_secs = (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9;
+	}
 	test_pause("walk", 0);
+	skips_print(&c, true);
 	if (dst_stat == 0 && !dst_is_dir) {
 		/* DEST is a file: rsync takes it only as the new name of one non-directory */
 		size_t total = 0;
@@ -555,6 +321,26 @@ int main(int argc, char **argv)
 			cli_msg("ERROR: destination must be a directory when copying more than 1 file");
 			code = EXIT_FILESELECT;
 			goto out;
+		}
+	}
+	if (dst_stat == -ENOENT && !ends_with_slash(dest_arg) && c.nroots == 1 && strcmp(c.roots[0].rel0, ".")) {
+		/*
+		 * rsync's get_local_name(): one entry in all (a directory not
+		 * recursed into, or an empty one) to a DEST that does not exist
+		 * takes DEST as its own name, as a lone file does.
+		 */
+		size_t total = 0;
+
+		for (size_t i = 0; i < c.list.n; i++)
+			total += (c.list.v[i].flags & N_SRC) != 0;
+		if (total == 1) {
+			char *d = strdup(dst);
+
+			if (!d)
+				goto nomem;
+			free(c.roots[0].dst);
+			c.roots[0].dst = d;
+			container = false;
 		}
 	}
 	/* rsync makes DEST only when there is something to put in it, or DEST/ says it is a directory */
@@ -585,9 +371,10 @@ int main(int argc, char **argv)
 			code = EXIT_FILESELECT;
 			goto out;
 		}
-		if (c.o.itemize || c.o.verbose)
+		if (c.o.itemize || c.o.name_level > 0)
 			printf("created directory %s\n", dst);
 	}
+	skips_print(&c, false);
 	r = flist_open_roots(&c);
 	if (r < 0)
 		goto nomem;
@@ -653,14 +440,17 @@ int main(int argc, char **argv)
 report:
 	c.errors += (unsigned long)missing;
 	c.prog = progress_finish(c.prog, !c.fatal);
-	if (c.o.verbose && !c.fatal)
-		print_totals(&c, &start);
+	if (!c.fatal)
+		report_summary(&c, &start);
 	if (c.fatal) {
 		code = c.fatal_code;
 		cli_msg("error in file IO (code %d)", code);
 	} else if (c.errors) {
 		code = EXIT_PARTIAL;
 		cli_msg("some files/attrs were not transferred (see previous errors) (code %d)", code);
+	} else if (c.skipped_deletes) {
+		code = EXIT_DEL_LIMIT;
+		cli_msg("the --max-delete limit stopped deletions (code %d)", code);
 	} else if (c.vanished) {
 		code = EXIT_VANISHED;
 		cli_msg("some files vanished before they could be transferred (code %d)", code);
@@ -670,10 +460,16 @@ nomem:
 	cli_msg("out of memory");
 	code = EXIT_PARTIAL;
 out:
+	skips_print(&c, true);
+	skips_print(&c, false);
 	flist_free(&c.list);
 	free(c.digests);
+	free(c.src_index);
+	free(c.t_open);
 	progress_free(c.prog);
-	exclude_free(c.o.exclude);
+	exclude_free(c.o.sender_rules);
+	exclude_free(c.o.receiver_rules);
+	exclude_free(c.o.protect_rules);
 	flist_close_roots(&c);
 	free(c.dest_show);
 	free_roots(&c);

@@ -36,14 +36,45 @@ struct sweep_stat;
 #define EXIT_PARTIAL  23 /* partial transfer due to error */
 #define EXIT_VANISHED 24 /* some source files vanished */
 
+#define EXIT_DEL_LIMIT 25 /* skipped some deletes due to --max-delete */
+#define MAX_BASIS_DIRS 20
+
+enum basis_kind { BASIS_COMPARE, BASIS_COPY, BASIS_LINK };
+
 struct sync_opts {
 	bool recursive, links, perms, times, owner, group, devices, specials;
 	bool hard_links, acls, xattrs, dry_run, delete, checksum, one_fs;
+	bool no_recursive, no_relative; /* --no-r, --no-R given */
+	bool quiet, update, dirs, relative, numeric_ids, size_only, partial, from0;
+	bool delete_before, delete_excluded, backup, remove_source, stats_opt, do_progress;
 	int itemize; /* -i count */
 	int verbose; /* -v count */
-	struct progress_opts progress; /* --progress[=SECONDS] */
-	struct exclude *exclude; /* --exclude/--include rules, NULL when none */
+	int progress; /* rsync's: --progress (1) or --info=progress2 (2) */
+	struct progress_opts sweep_progress; /* --progress=SECONDS: the sweep tools' display */
+	int human;    /* rsync's human_readable: 1 digits with commas, 2 units of 1000, 3 of 1024 */
+	/* --info levels (from -v and -q unless --info set them) */
+	int name_level, stats, info_del, info_nonreg, info_skip, info_remove;
+	long long modify_window; /* seconds; -1: to the nanosecond */
+	long long max_delete; /* --max-delete, -1 for no limit */
+	int64_t max_size, min_size; /* -1 for none */
+	const char *files_from;
+	const char *backup_dir, *suffix;
+	const char *basis[MAX_BASIS_DIRS];
+	int nbasis;
+	enum basis_kind basis_kind;
+	const char *refused; /* an rsync option sweep-sync does not have */
+	/*
+	 * Filter rules: the sender's side (exclude/include, hide/show) decides
+	 * what is listed; the receiver's (exclude/include unless
+	 * --delete-excluded, then protect/risk) what --delete may touch.
+	 */
+	struct exclude *sender_rules, *receiver_rules, *protect_rules;
+	bool receiver_plain; /* receiver_rules has exclude/include rules */
 };
+
+/* options.c: parse argv into o. 0, -EINVAL (usage error: exit 1) or -EIO (a rules file: exit 11). */
+int sync_parse_options(int argc, char **argv, struct sync_opts *o);
+
 
 /*
  * One SRC operand. Its top entry is named rel0 in the file list ("." when
@@ -94,6 +125,7 @@ struct side {
 #define N_HL        0x1000u /* member of a hard-link group (-H) */
 #define N_QUEUED    0x2000u /* regular file handed to the copy engine, not yet written */
 #define N_TWEAKED   0x4000u /* read-only directory opened to us (not root) for the run: restore its mode */
+#define N_SYNCED    0x8000u /* the destination matches the source now (--remove-source-files may remove it) */
 
 /* A source entry, a destination entry, or both, under one relative path. */
 struct sync_node {
@@ -119,12 +151,42 @@ struct sync_list {
 	size_t n, cap;
 };
 
+/* Lines waiting for their turn (out.c): one string per node. */
+struct sync_out {
+	char **text;
+	size_t *len;
+	size_t next;    /* the first node not printed yet */
+	size_t decided; /* nodes before this one have been decided */
+};
+
+/* An entry the options leave out, named on stdout after the scan. */
+struct skip {
+	char *rel;
+	bool is_dir;
+};
+
+/* --stats: by type (report_type: reg, dir, link, dev, special). */
+struct sync_stats {
+	uint64_t files[5], created[5], deleted[5];
+	uint64_t xferred, xferred_size;
+	double scan_secs;
+};
+
 struct sync_ctx {
 	struct sync_opts o;
+	struct sync_stats stats;
+	struct timespec start;  /* the run's start (CLOCK_MONOTONIC) */
+	uint64_t src_total;     /* source entries listed (rsync's file count) */
+	uint32_t *src_index;    /* --progress: each node's place among them */
+	double *t_open;         /* --progress: when each node's file was opened */
+	double last_progress;   /* --info=progress2: when the line was last drawn */
 	/* the SRC operands; when two give the same name, the first one's entry is used, as in rsync */
 	struct sync_root *roots;
 	size_t nroots;
 	struct sync_list list;
+	struct sync_out out;
+	struct skip *skips;
+	size_t nskips, capskips;
 	struct digests *digests; /* -c only: one per node */
 	struct sweep_copy *eng;
 	/*
@@ -149,6 +211,8 @@ struct sync_ctx {
 	uint64_t sent;          /* -v: file data bytes written */
 	bool fatal;             /* stop now (destination full, signal) */
 	int fatal_code;
+	uint64_t deleted;       /* entries deleted */
+	uint64_t skipped_deletes; /* deletions --max-delete stopped */
 	unsigned long changed;  /* source files that changed while read (a warning: rsync exits 0) */
 };
 
@@ -186,6 +250,12 @@ void flist_close_roots(struct sync_ctx *c);
 /* The destination entries the scan listed at the top lie below dest_fd (same device and inode). */
 bool flist_dest_is_scanned(const struct sync_ctx *c);
 void flist_free(struct sync_list *l);
+/*
+ * Print (in list order) and free the names the scan left out: the
+ * directories (rsync's sender names them, before DEST is made) or the
+ * rest (its generator's "skipping non-regular file", after).
+ */
+void skips_print(struct sync_ctx *c, bool dirs);
 
 /* itemize.c: rsync's %i strings. */
 #define IT_ATIME    (1u << 0)
@@ -201,19 +271,42 @@ void flist_free(struct sync_list *l);
 #define IT_LOCAL    (1u << 14) /* created or changed here, without a data transfer ('c', or 'h' with a link target) */
 #define IT_TRANSFER (1u << 15) /* data transferred ('>') */
 #define IT_HLINK    (1u << 16) /* 'h': a hard link to xname */
+#define IT_MATCHED  (1u << 17) /* matched a basis (--link-dest and the like): no 'T' without -t */
 /* Flags that make an item worth printing with a single -i. */
 #define IT_SIGNIFICANT (~(unsigned)IT_LOCAL & ~(unsigned)IT_HLINK)
 
-/* Times equal as rsync's quick check sees them (whole seconds). */
+/* Times equal as rsync's quick check sees them (whole seconds, or --modify-window). */
+extern long long sync_modify_window;
 bool same_mtime(const struct fst *a, const struct fst *b);
 /* Compare source and destination attributes of n as rsync's itemize() does. */
 unsigned itemize_attrs(struct sync_ctx *c, struct sync_node *n);
 /* Print the line for n ("%i %n%L"); xname is the hard-link target or NULL. */
 void itemize_print(struct sync_ctx *c, const struct sync_node *n, unsigned iflags, const char *xname);
-/* "*deleting   path" (or "deleting path" for -v). */
-void itemize_deleting(struct sync_ctx *c, const char *rel, bool is_dir);
+/* "*deleting   path" (or "deleting path" for -v), in node at's place (SIZE_MAX: now). */
+void itemize_deleting(struct sync_ctx *c, size_t at, const char *rel, bool is_dir);
 /* Format the 11-character code into buf[12]. */
 void itemize_code(const struct sync_opts *o, mode_t mode, unsigned iflags, char buf[12]);
+
+/*
+ * out.c: stdout lines in rsync's list order. out_add keeps text for node
+ * idx; lines are printed once every node before is decided and settled
+ * (not waiting for the copy engine or for its hard-link group's first
+ * copy). out_decided: nodes before n are decided; out_settled: a node
+ * stopped waiting; out_drain: print the rest (end of the apply phase).
+ */
+int out_init(struct sync_ctx *c);
+void out_add(struct sync_ctx *c, size_t idx, const char *text, size_t len);
+void out_decided(struct sync_ctx *c, size_t n);
+void out_settled(struct sync_ctx *c);
+void out_drain(struct sync_ctx *c);
+
+/* report.c: rsync's numbers (-h), closing lines, --stats and progress lines. */
+const char *report_num(const struct sync_ctx *c, uint64_t n);
+int report_type(mode_t m);
+void report_summary(const struct sync_ctx *c, const struct timespec *start);
+void report_file_done(struct sync_ctx *c, size_t idx, uint64_t bytes, double secs);
+void report_progress2(struct sync_ctx *c);
+double report_now(void);
 
 /* digest.c: a 128-bit streaming digest for -c (not cryptographic). */
 struct digest {

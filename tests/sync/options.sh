@@ -1,0 +1,120 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# rsync's everyday options (issue 28), each beside rsync on the same trees:
+# same exit status, same lines in the same order (rsync's name order, the
+# same in every run) and the same tree.
+. "$TESTS_DIR/sync/lib.sh"
+
+S=$W/src
+mkdir -p "$S/sub/deep" "$S/big" "$S/dir2"
+for f in a b sub/c sub/deep/d dir2/e; do printf '%s\n' "$f" >"$S/$f"; done
+head -c 100000 /dev/zero >"$S/big/100k"
+head -c 5000 /dev/zero >"$S/big/5k"
+ln -s a "$S/lnk"
+touch -d '2010-01-01 00:00:00' "$S"/a "$S"/b "$S"/sub/c
+# refresh: make DEST (both sides) a fresh copy of $S
+fresh() { rm -rf "$W/r/$1" "$W/s/$1"; mkdir -p "$W/r" "$W/s"; cp -a "$S" "$W/r/$1"; cp -a "$S" "$W/s/$1"; }
+
+# ---- the order of the lines: rsync's, and the same in every run ----
+run_args "-i in name order" ../src/ o1 -a -i
+for k in 1 2 3; do
+	rm -rf "$W/s/o2"
+	(cd "$W/s" && "$SYNC" -ai ../src/ o2) >"$W/run$k.out"
+done
+cmp -s "$W/run1.out" "$W/run2.out" && cmp -s "$W/run1.out" "$W/run3.out" || die "two identical runs printed differently"
+ok "three identical runs print the same lines"
+OUT_FILTER='s/^sent .* bytes\/sec$/sent/; s/  speedup is .*$//'
+run_args "-v in name order" ../src/ o3 -rtv
+run_args "-tv of a changed tree" ../src/ o3 -rtv
+touch -d '2001-01-01' "$W/r/o3/sub" "$W/s/o3/sub"
+printf 'more\n' >>"$S/sub/deep/d"
+run_args "-tv lists a directory where rsync does" ../src/ o3 -rtv
+OUT_FILTER=
+
+# ---- -u, --size-only, --modify-window ----
+fresh u1
+printf 'newer in DEST\n' | tee "$W/r/u1/a" >"$W/s/u1/a"
+touch -d '2030-01-01' "$W/r/u1/a" "$W/s/u1/a"
+printf 'older in DEST\n' | tee "$W/r/u1/b" >"$W/s/u1/b"
+touch -d '2000-01-01' "$W/r/u1/b" "$W/s/u1/b"
+run_args "-u keeps what is newer in DEST" ../src/ u1 -a -i -u
+[ "$(cat "$W/s/u1/a")" = "newer in DEST" ] || die "-u replaced a newer file"
+fresh so
+printf 'a\n' | tee "$W/r/so/b" >"$W/s/so/b" # same size, other time and data
+run_args "--size-only" ../src/ so -a -i --size-only
+fresh mw
+touch -d '2010-01-01 00:00:01' "$W/r/mw/a" "$W/s/mw/a"
+run_args "--modify-window=2" ../src/ mw -a -i --modify-window=2
+run_args "--modify-window=0 (whole seconds)" ../src/ mw -a -i --modify-window=0
+
+# ---- --max-size, --min-size (rsync's SIZE syntax) ----
+run_args "--max-size=10k" ../src/ ms1 -a -i --max-size=10k
+run_args "--min-size=5000" ../src/ ms2 -a -i --min-size=5000
+run_args "--max-size=4.9KB (powers of 1000)" ../src/ ms3 -a -i --max-size=4.9KB
+run_args "--max-size=5000-1" ../src/ ms4 -a -i --max-size=5000-1
+run_args "--max-size=x is invalid" ../src/ ms5 -a --max-size=x
+grep -q -- '--max-size=x is invalid' "$W/s.err" || die "no rsync-like message: $(cat "$W/s.err")"
+
+# ---- deletions ----
+extra() { for f in "$@"; do mkdir -p "$(dirname "$W/r/$f")" "$(dirname "$W/s/$f")"; printf 'x\n' | tee "$W/r/$f" >"$W/s/$f"; done; }
+fresh d1; extra d1/zz d1/sub/yy d1/gone/g1 d1/gone/g2 d1/keep.o
+run_args "--delete-after: deletions at the end, rsync's order" ../src/ d1 -a -i --delete-after --exclude='*.o'
+[ -e "$W/s/d1/keep.o" ] || die "--delete removed an excluded file"
+fresh d2; extra d2/zz d2/keep.o d2/sub/x.o
+run_args "--delete-excluded" ../src/ d2 -a -i --delete-after --delete-excluded --exclude='*.o'
+[ ! -e "$W/s/d2/keep.o" ] || die "--delete-excluded kept an excluded file"
+fresh d3; extra d3/z1 d3/z2 d3/z3 d3/sub/z4
+run_args "--max-delete=2: exit 25" ../src/ d3 -a -i --delete-after --max-delete=2
+grep -q 'Deletions stopped due to --max-delete limit (2 skipped)' "$W/s.err" || die "$(cat "$W/s.err")"
+fresh d4; extra d4/z1
+run_args "--max-delete=0: nothing deleted, exit 25" ../src/ d4 -a -i --delete-after --max-delete=0
+fresh d5; extra d5/z1 d5/sub/z2
+run_args "--delete-before" ../src/ d5 -a -i --delete-before
+run_args "--delete without -r or -d" ../src/ d6 -lpt --delete
+fresh d7; extra d7/p.keep d7/z
+run_args "--filter='P *.keep' protects from --delete" ../src/ d7 -a -i --delete-after --filter='P *.keep'
+[ -e "$W/s/d7/p.keep" ] || die "a protected file was deleted"
+
+# ---- filter rules ----
+run_args "--filter='- *.o' and '+ '" ../src/ f1 -a -i --filter='+ sub/' --filter='- /sub/deep' --filter='exclude dir2'
+run_args "--filter='H'/'S' (hide, show)" ../src/ f2 -a -i --filter='S big/5k' --filter='H big/*'
+printf -- '- a\n# comment\n+ b\n- b\n' >"$W/rules"
+run_args "--filter='. FILE' (merge)" ../src/ f3 -a -i --filter=". $W/rules"
+run_args "--filter='!' clears" ../src/ f4 -a -i --filter='- a' --filter='!' --filter='- b'
+run_args "an unknown filter rule" ../src/ f5 -a --filter='nonsense x'
+
+# ---- -d, -q, --stats, -h, -z, --numeric-ids, -W ----
+run_args "-d: directories without their contents" ../src/ dd1 -d -lpt -i
+run_args "-d SRC without a slash" ../src dd2 -d -lpt -i
+[ -d "$W/s/dd2" ] && [ ! -e "$W/s/dd2/src" ] || die "-d: one directory to a new name did not take the name"
+mkdir -p "$W/empty"
+run_args "-r: an empty directory to a new name" ../empty dd3 -a -i
+run_args "-q: nothing on stdout" ../src/ q1 -a -q -i
+[ -s "$W/s.out" ] && die "-q printed: $(cat "$W/s.out")"
+OUT_FILTER='s/^\(File list generation time\|Total bytes sent\|Total bytes received\|File list size\): .*/\1/; s/^sent .* bytes\/sec$/sent/; s/  speedup is .*$//'
+run_args "--stats" ../src/ st1 -a --stats
+run_args "--stats again, nothing to do" ../src/ st1 -a --stats
+run_args "--stats -h" ../src/ st2 -a --stats -h
+OUT_FILTER=
+run_args "-z, --compress-level, --numeric-ids, -W: accepted" ../src/ z1 -a -i -z --compress-level=3 --numeric-ids -W
+
+# ---- --remove-source-files ----
+cp -a "$S" "$W/rs-r" && cp -a "$S" "$W/rs-s"
+rr=0; rsync -a -i --remove-source-files "$W/rs-r/" "$W/r/rs" >"$W/r.out" || rr=$?
+sr=0; "$SYNC" -a -i --remove-source-files "$W/rs-s/" "$W/s/rs" >"$W/s.out" || sr=$?
+[ "$rr" = "$sr" ] || die "--remove-source-files: exit $sr, rsync $rr"
+diff <(cd "$W/rs-r" && find . | sort) <(cd "$W/rs-s" && find . | sort) || die "--remove-source-files left a different source"
+compare_trees "$W/r/rs" "$W/s/rs" --no-root-time --no-times
+ok "--remove-source-files: the same files left in the source as rsync leaves"
+
+# ---- options sweep-sync refuses by name ----
+for opt in --inplace --append --fuzzy --block-size=1024 --partial-dir=x --temp-dir=x --bwlimit=1 --no-whole-file \
+	--write-batch=x --read-batch=x --chmod=u+x --copy-links; do
+	rc=0; "$SYNC" -a "$opt" "$S/" "$W/never" >/dev/null 2>"$W/s.err" || rc=$?
+	[ "$rc" = 1 ] && grep -q "does not support ${opt%%=*}\$" "$W/s.err" ||
+		die "$opt: exit $rc: $(cat "$W/s.err")"
+	[ ! -e "$W/never" ] || die "$opt: something was made"
+done
+ok "rsync options sweep-sync cannot honour are refused by name, exit 1"
+
+finish

@@ -1,0 +1,871 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sweep-sync's command line: rsync's options, spellings and messages, for
+ * the local transfer sweep-sync does. An option rsync has that sweep-sync
+ * cannot honour is refused by name ("This sweep-sync does not support
+ * --X"), never accepted and ignored.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "exclude.h"
+#include "progress.h"
+#include "sync.h"
+
+enum {
+	OPT_DELETE = 256,
+	OPT_DELETE_AFTER,
+	OPT_DELETE_DURING,
+	OPT_DELETE_DELAY,
+	OPT_DELETE_BEFORE,
+	OPT_DELETE_EXCLUDED,
+	OPT_MAX_DELETE,
+	OPT_PROGRESS,
+	OPT_PARTIAL,
+	OPT_INFO,
+	OPT_EXCLUDE,
+	OPT_INCLUDE,
+	OPT_EXCLUDE_FROM,
+	OPT_INCLUDE_FROM,
+	OPT_FILTER,
+	OPT_FILES_FROM,
+	OPT_FROM0,
+	OPT_STATS,
+	OPT_NUMERIC_IDS,
+	OPT_SIZE_ONLY,
+	OPT_MODIFY_WINDOW,
+	OPT_MAX_SIZE,
+	OPT_MIN_SIZE,
+	OPT_BACKUP_DIR,
+	OPT_SUFFIX,
+	OPT_LINK_DEST,
+	OPT_COMPARE_DEST,
+	OPT_COPY_DEST,
+	OPT_REMOVE_SOURCE,
+	OPT_COMPRESS_LEVEL,
+	OPT_COMPRESS_CHOICE,
+	OPT_WHOLE_FILE,
+	OPT_NO,         /* --no-X: the negations rsync has for the options below */
+	OPT_DEVICE,
+	OPT_HELP,
+	OPT_VERSION,
+	OPT_REFUSED,    /* an rsync option sweep-sync does not have */
+};
+
+static const struct option long_opts[] = {
+	{ "archive", no_argument, NULL, 'a' },
+	{ "recursive", no_argument, NULL, 'r' },
+	{ "links", no_argument, NULL, 'l' },
+	{ "perms", no_argument, NULL, 'p' },
+	{ "times", no_argument, NULL, 't' },
+	{ "owner", no_argument, NULL, 'o' },
+	{ "group", no_argument, NULL, 'g' },
+	{ "devices", no_argument, NULL, 'D' },
+	{ "specials", no_argument, NULL, 'D' },
+	{ "hard-links", no_argument, NULL, 'H' },
+	{ "acls", no_argument, NULL, 'A' },
+	{ "xattrs", no_argument, NULL, 'X' },
+	{ "dry-run", no_argument, NULL, 'n' },
+	{ "delete", no_argument, NULL, OPT_DELETE },
+	{ "del", no_argument, NULL, OPT_DELETE_DURING },
+	{ "delete-during", no_argument, NULL, OPT_DELETE_DURING },
+	{ "delete-after", no_argument, NULL, OPT_DELETE_AFTER },
+	{ "delete-delay", no_argument, NULL, OPT_DELETE_DELAY },
+	{ "delete-before", no_argument, NULL, OPT_DELETE_BEFORE },
+	{ "delete-excluded", no_argument, NULL, OPT_DELETE_EXCLUDED },
+	{ "max-delete", required_argument, NULL, OPT_MAX_DELETE },
+	{ "checksum", no_argument, NULL, 'c' },
+	{ "itemize-changes", no_argument, NULL, 'i' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "progress", optional_argument, NULL, OPT_PROGRESS },
+	{ "partial", no_argument, NULL, OPT_PARTIAL },
+	{ "info", required_argument, NULL, OPT_INFO },
+	{ "human-readable", no_argument, NULL, 'h' },
+	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+	{ "include", required_argument, NULL, OPT_INCLUDE },
+	{ "exclude-from", required_argument, NULL, OPT_EXCLUDE_FROM },
+	{ "include-from", required_argument, NULL, OPT_INCLUDE_FROM },
+	{ "filter", required_argument, NULL, 'f' },
+	{ "files-from", required_argument, NULL, OPT_FILES_FROM },
+	{ "from0", no_argument, NULL, '0' },
+	{ "relative", no_argument, NULL, 'R' },
+	{ "dirs", no_argument, NULL, 'd' },
+	{ "update", no_argument, NULL, 'u' },
+	{ "numeric-ids", no_argument, NULL, OPT_NUMERIC_IDS },
+	{ "size-only", no_argument, NULL, OPT_SIZE_ONLY },
+	{ "modify-window", required_argument, NULL, '@' },
+	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+	{ "min-size", required_argument, NULL, OPT_MIN_SIZE },
+	{ "backup", no_argument, NULL, 'b' },
+	{ "backup-dir", required_argument, NULL, OPT_BACKUP_DIR },
+	{ "suffix", required_argument, NULL, OPT_SUFFIX },
+	{ "link-dest", required_argument, NULL, OPT_LINK_DEST },
+	{ "compare-dest", required_argument, NULL, OPT_COMPARE_DEST },
+	{ "copy-dest", required_argument, NULL, OPT_COPY_DEST },
+	{ "remove-source-files", no_argument, NULL, OPT_REMOVE_SOURCE },
+	{ "compress", no_argument, NULL, 'z' },
+	{ "compress-level", required_argument, NULL, OPT_COMPRESS_LEVEL },
+	{ "compress-choice", required_argument, NULL, OPT_COMPRESS_CHOICE },
+	{ "zc", required_argument, NULL, OPT_COMPRESS_CHOICE },
+	{ "zl", required_argument, NULL, OPT_COMPRESS_LEVEL },
+	{ "whole-file", no_argument, NULL, 'W' },
+	{ "one-file-system", no_argument, NULL, 'x' },
+	{ "cvs-exclude", no_argument, NULL, 'C' },
+	{ "no-perms", no_argument, NULL, OPT_NO },
+	{ "no-times", no_argument, NULL, OPT_NO },
+	{ "no-owner", no_argument, NULL, OPT_NO },
+	{ "no-group", no_argument, NULL, OPT_NO },
+	{ "no-links", no_argument, NULL, OPT_NO },
+	{ "no-devices", no_argument, NULL, OPT_NO },
+	{ "no-specials", no_argument, NULL, OPT_NO },
+	{ "no-D", no_argument, NULL, OPT_NO },
+	{ "no-recursive", no_argument, NULL, OPT_NO },
+	{ "no-r", no_argument, NULL, OPT_NO },
+	{ "no-hard-links", no_argument, NULL, OPT_NO },
+	{ "no-relative", no_argument, NULL, OPT_NO },
+	{ "no-R", no_argument, NULL, OPT_NO },
+	{ "no-dirs", no_argument, NULL, OPT_NO },
+	{ "no-d", no_argument, NULL, OPT_NO },
+	{ "no-verbose", no_argument, NULL, OPT_NO },
+	{ "no-v", no_argument, NULL, OPT_NO },
+	{ "no-whole-file", no_argument, NULL, OPT_NO },
+	{ "no-W", no_argument, NULL, OPT_NO },
+	{ "no-inc-recursive", no_argument, NULL, OPT_NO },
+	{ "no-i-r", no_argument, NULL, OPT_NO },
+	{ "no-compress", no_argument, NULL, OPT_NO },
+	{ "no-z", no_argument, NULL, OPT_NO },
+	{ "no-human-readable", no_argument, NULL, OPT_NO },
+	{ "no-h", no_argument, NULL, OPT_NO },
+	{ "no-partial", no_argument, NULL, OPT_NO },
+	{ "no-progress", no_argument, NULL, OPT_NO },
+	{ "device", required_argument, NULL, OPT_DEVICE },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	/* rsync's, refused by name: accepting them would mean ignoring them */
+	{ "inplace", no_argument, NULL, OPT_REFUSED },
+	{ "append", no_argument, NULL, OPT_REFUSED },
+	{ "append-verify", no_argument, NULL, OPT_REFUSED },
+	{ "fuzzy", no_argument, NULL, OPT_REFUSED },
+	{ "block-size", required_argument, NULL, OPT_REFUSED },
+	{ "partial-dir", required_argument, NULL, OPT_REFUSED },
+	{ "temp-dir", required_argument, NULL, OPT_REFUSED },
+	{ "write-batch", required_argument, NULL, OPT_REFUSED },
+	{ "only-write-batch", required_argument, NULL, OPT_REFUSED },
+	{ "read-batch", required_argument, NULL, OPT_REFUSED },
+	{ "bwlimit", required_argument, NULL, OPT_REFUSED },
+	{ "chmod", required_argument, NULL, OPT_REFUSED },
+	{ "chown", required_argument, NULL, OPT_REFUSED },
+	{ "usermap", required_argument, NULL, OPT_REFUSED },
+	{ "groupmap", required_argument, NULL, OPT_REFUSED },
+	{ "copy-links", no_argument, NULL, OPT_REFUSED },
+	{ "copy-dirlinks", no_argument, NULL, OPT_REFUSED },
+	{ "keep-dirlinks", no_argument, NULL, OPT_REFUSED },
+	{ "copy-unsafe-links", no_argument, NULL, OPT_REFUSED },
+	{ "safe-links", no_argument, NULL, OPT_REFUSED },
+	{ "munge-links", no_argument, NULL, OPT_REFUSED },
+	{ "existing", no_argument, NULL, OPT_REFUSED },
+	{ "ignore-existing", no_argument, NULL, OPT_REFUSED },
+	{ "ignore-times", no_argument, NULL, OPT_REFUSED },
+	{ "sparse", no_argument, NULL, OPT_REFUSED },
+	{ "preallocate", no_argument, NULL, OPT_REFUSED },
+	{ "fake-super", no_argument, NULL, OPT_REFUSED },
+	{ "super", no_argument, NULL, OPT_REFUSED },
+	{ "executability", no_argument, NULL, OPT_REFUSED },
+	{ "atimes", no_argument, NULL, OPT_REFUSED },
+	{ "crtimes", no_argument, NULL, OPT_REFUSED },
+	{ "omit-dir-times", no_argument, NULL, OPT_REFUSED },
+	{ "omit-link-times", no_argument, NULL, OPT_REFUSED },
+	{ "prune-empty-dirs", no_argument, NULL, OPT_REFUSED },
+	{ "ignore-errors", no_argument, NULL, OPT_REFUSED },
+	{ "force", no_argument, NULL, OPT_REFUSED },
+	{ "mkpath", no_argument, NULL, OPT_REFUSED },
+	{ "log-file", required_argument, NULL, OPT_REFUSED },
+	{ "out-format", required_argument, NULL, OPT_REFUSED },
+	{ "log-format", required_argument, NULL, OPT_REFUSED },
+	{ "timeout", required_argument, NULL, OPT_REFUSED },
+	{ "contimeout", required_argument, NULL, OPT_REFUSED },
+	{ "checksum-choice", required_argument, NULL, OPT_REFUSED },
+	{ "debug", required_argument, NULL, OPT_REFUSED },
+	{ "iconv", required_argument, NULL, OPT_REFUSED },
+	{ "rsh", required_argument, NULL, OPT_REFUSED },
+	{ "rsync-path", required_argument, NULL, OPT_REFUSED },
+	{ "password-file", required_argument, NULL, OPT_REFUSED },
+	{ "port", required_argument, NULL, OPT_REFUSED },
+	{ "daemon", no_argument, NULL, OPT_REFUSED },
+	{ "server", no_argument, NULL, OPT_REFUSED },
+	{ "list-only", no_argument, NULL, OPT_REFUSED },
+	{ "stop-after", required_argument, NULL, OPT_REFUSED },
+	{ "stop-at", required_argument, NULL, OPT_REFUSED },
+	{ 0 },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: %s [OPTION]... SRC[/]... DEST[/]\n"
+		"Synchronize DEST with SRC on this machine, as rsync does, reading the\n"
+		"changed files in one physical sweep.\n"
+		"\n"
+		"  -a, --archive          same as -rlptgoD\n"
+		"  -r, --recursive        recurse into directories\n"
+		"  -d, --dirs             transfer directories without recursing\n"
+		"  -R, --relative         use relative path names\n"
+		"  -l, --links            copy symlinks as symlinks\n"
+		"  -p, --perms            preserve permissions\n"
+		"  -t, --times            preserve modification times\n"
+		"  -o, --owner            preserve owner (super-user only)\n"
+		"  -g, --group            preserve group\n"
+		"  -D                     preserve device files and special files\n"
+		"  -H, --hard-links       preserve hard links\n"
+		"  -A, --acls             preserve ACLs (implies -p)\n"
+		"  -X, --xattrs           preserve extended attributes\n"
+		"      --numeric-ids      keep uid/gid numbers (a local transfer always does)\n"
+		"  -n, --dry-run          show what would be done, change nothing\n"
+		"  -u, --update           skip files that are newer on the receiver\n"
+		"  -c, --checksum         compare contents, not size and mtime\n"
+		"      --size-only        compare sizes only\n"
+		"  -@, --modify-window=NUM  times within NUM seconds are equal (-1: to the ns)\n"
+		"      --max-size=SIZE    don't transfer any file larger than SIZE\n"
+		"      --min-size=SIZE    don't transfer any file smaller than SIZE\n"
+		"      --delete           delete files in DEST that SRC does not have\n"
+		"      --delete-after, --delete-during, --del, --delete-delay\n"
+		"                         the same: deletions always come after the transfer\n"
+		"      --delete-before    delete before the transfer\n"
+		"      --delete-excluded  also delete excluded files from DEST\n"
+		"      --max-delete=NUM   don't delete more than NUM files\n"
+		"  -b, --backup           keep replaced and deleted files (suffix ~)\n"
+		"      --backup-dir=DIR   ... in DIR, as they lay in DEST\n"
+		"      --suffix=SUFFIX    backup suffix (default ~ without --backup-dir)\n"
+		"      --link-dest=DIR    hard-link unchanged files from DIR (up to 20)\n"
+		"      --compare-dest=DIR skip files that are unchanged in DIR\n"
+		"      --copy-dest=DIR    ... and copy them locally from DIR\n"
+		"      --remove-source-files  remove the source files that were synced\n"
+		"  -i, --itemize-changes  print a change summary for each update\n"
+		"  -v, --verbose          name the files transferred\n"
+		"  -q, --quiet            suppress non-error messages\n"
+		"  -h, --human-readable   numbers in units (-hh: powers of 1024)\n"
+		"      --progress         show progress during the transfer (rsync's lines)\n"
+		"      --progress=SECONDS the sweep tools' progress on stderr, a line every SECONDS\n"
+		"  -P                     same as --partial --progress\n"
+		"      --partial          accepted: a file is never left partial (see sweep-sync(1))\n"
+		"      --info=FLAGS       progress0-2, name0-2, stats0-3, del, nonreg, skip, remove\n"
+		"      --stats            give some file-transfer stats\n"
+		"  -f, --filter=RULE      add a file-filtering RULE\n"
+		"  -F                     same as --filter='dir-merge /.rsync-filter';\n"
+		"                         twice: also --filter='- .rsync-filter'\n"
+		"  -C, --cvs-exclude      auto-ignore files as CVS does\n"
+		"      --exclude=PATTERN  exclude files matching PATTERN (rsync rules)\n"
+		"      --include=PATTERN  don't exclude files matching PATTERN\n"
+		"      --exclude-from=FILE  read exclude patterns from FILE\n"
+		"      --include-from=FILE  read include patterns from FILE\n"
+		"      --files-from=FILE  read the list of source file names from FILE\n"
+		"  -0, --from0            all *-from/filter files are delimited by 0s\n"
+		"  -x, --one-file-system  do not cross filesystem boundaries\n"
+		"  -W, --whole-file       accepted: files are always copied whole\n"
+		"  -z, --compress         accepted: a local transfer has no wire to compress\n"
+		"      --device=CLASS     hdd, ssd or auto (default): the device class of every filesystem\n"
+		"      --help             display this help and exit\n"
+		"      --version          output version information and exit\n"
+		"\n"
+		"A trailing slash on SRC copies its contents; without it SRC itself is\n"
+		"copied into DEST (a directory when there are several SRCs). The first\n"
+		"matching filter rule decides. Exit status: 0 success, 1 usage, 3 errors\n"
+		"selecting input/output files, 4 action not supported (a remote operand),\n"
+		"11 file I/O error (e.g. destination full), 20 interrupted, 23 partial\n"
+		"transfer due to error, 24 some source files vanished, 25 --max-delete\n"
+		"stopped deletions.\n",
+		cli_prog());
+}
+
+/*
+ * rsync's SIZE arguments: a number (a decimal point allowed) with an
+ * optional suffix b, k, m, g, t or p (powers of 1024; "kb" and the like
+ * powers of 1000, "kib" 1024), then "+1" or "-1". -1 after the message.
+ */
+static int64_t parse_size(const char *arg, const char *opt)
+{
+	const char *p = arg;
+	int reps;
+	int64_t mult, size = 1;
+	double d;
+
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			;
+	switch (*p && *p != '+' && *p != '-' ? *p++ : 'b') {
+	case 'b': case 'B': reps = 0; break;
+	case 'k': case 'K': reps = 1; break;
+	case 'm': case 'M': reps = 2; break;
+	case 'g': case 'G': reps = 3; break;
+	case 't': case 'T': reps = 4; break;
+	case 'p': case 'P': reps = 5; break;
+	default: goto bad;
+	}
+	if (*p == 'b' || *p == 'B') {
+		mult = 1000;
+		p++;
+	} else if (!*p || *p == '+' || *p == '-') {
+		mult = 1024;
+	} else if (!strncasecmp(p, "ib", 2)) {
+		mult = 1024;
+		p += 2;
+	} else {
+		goto bad;
+	}
+	while (reps--)
+		size *= mult;
+	errno = 0;
+	d = strtod(arg, NULL);
+	if (errno == ERANGE || d < 0 || d * (double)size >= 9.2e18)
+		goto bad;
+	size = (int64_t)(d * (double)size);
+	if ((*p == '+' || *p == '-') && p[1] == '1' && p != arg) {
+		size += *p == '+' ? 1 : -1;
+		p += 2;
+	}
+	if (*p || size < 0)
+		goto bad;
+	return size;
+bad:
+	cli_msg("--%s=%s is invalid", opt, arg);
+	return -1;
+}
+
+/*
+ * Add a filter rule (rsync's --filter syntax, the short and the long
+ * names): "- PAT", "+ PAT", "exclude PAT", "include PAT", "P PAT"/"protect",
+ * "R"/"risk", "H"/"hide", "S"/"show", "!" (clear), ". FILE"/"merge FILE",
+ * ": FILE"/"dir-merge FILE". With dflt, a line without a rule prefix is
+ * that kind ('-' or '+'), as in --exclude-from.
+ */
+static int add_filter(struct sync_opts *o, const char *rule, char dflt, const char *origin);
+
+/* --exclude-from/--include-from/--filter merge: a rule a line (or NUL-separated with --from0). */
+static int add_rules_from(struct sync_opts *o, const char *file, char dflt, const char *what)
+{
+	FILE *f = stdin;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int r = 0;
+
+	if (strcmp(file, "-")) {
+		/* root reading a rules file must not be led to another by a symlink another user planted */
+		bool untrusted;
+		int fd = opath_open(file, O_RDONLY | O_CLOEXEC, 0, &untrusted);
+
+		f = fd >= 0 ? fdopen(fd, "r") : NULL;
+		if (!f) {
+			r = fd >= 0 ? -errno : fd;
+			if (fd >= 0)
+				close(fd);
+			if (untrusted)
+				opath_refusal_msg();
+			cli_error(r, "failed to open %s file %s", what, file);
+			return -EIO;
+		}
+	}
+	while (r == 0 && (len = getdelim(&line, &cap, o->from0 ? '\0' : '\n', f)) >= 0) {
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == '\0'))
+			line[--len] = 0;
+		/* blank lines and ';' or '#' comments are skipped, as rsync does */
+		if (len && line[0] != ';' && line[0] != '#')
+			r = add_filter(o, line, dflt, file);
+	}
+	free(line);
+	if (f != stdin)
+		fclose(f);
+	return r;
+}
+
+static int add_side_rule(struct exclude **ex, const char *pat, bool include)
+{
+	if (!*ex)
+		*ex = exclude_new(EXCLUDE_RSYNC);
+	if (!*ex)
+		return -ENOMEM;
+	return exclude_add_rule(*ex, pat, include);
+}
+
+static int add_filter(struct sync_opts *o, const char *rule, char dflt, const char *origin)
+{
+	static const struct {
+		const char *name;
+		char kind;
+	} names[] = {
+		{ "exclude", '-' }, { "include", '+' }, { "protect", 'P' }, { "risk", 'R' }, { "hide", 'H' },
+		{ "show", 'S' }, { "clear", '!' }, { "merge", '.' }, { "dir-merge", ':' },
+	};
+	const char *pat = NULL;
+	char kind = 0;
+	int r;
+
+	if (dflt && !((rule[0] == '+' || rule[0] == '-') && rule[1] == ' ') && strcmp(rule, "!")) {
+		kind = dflt;
+		pat = rule;
+	} else if (rule[0] && (rule[1] == ' ' || rule[1] == '_' || (rule[0] == '!' && !rule[1]))) {
+		kind = rule[0];
+		pat = rule[1] ? rule + 2 : "";
+	} else if (rule[0] && strchr("-+PRHS.:", rule[0]) && rule[1] && strchr(rule + 1, ' ') &&
+		   strspn(rule + 1, "/!CsrpxenwW,-+") == (size_t)(strchr(rule + 1, ' ') - rule - 1)) {
+		/* modifiers (rsync's "-/ pat", ":C .cvsignore"...): not done yet */
+		if (rule[0] == ':')
+			kind = ':';
+		else {
+			cli_msg("filter rule modifiers are not supported by this sweep-sync: %s", cli_quote(rule));
+			return -ENOTSUP;
+		}
+	} else {
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+			size_t l = strlen(names[i].name);
+
+			if (!strncmp(rule, names[i].name, l) && (rule[l] == ' ' || rule[l] == '_' || !rule[l])) {
+				kind = names[i].kind;
+				pat = rule[l] ? rule + l + 1 : "";
+				break;
+			}
+		}
+	}
+	switch (kind) {
+	case '-':
+	case '+':
+		if (!*pat)
+			break;
+		r = add_side_rule(&o->sender_rules, pat, kind == '+');
+		if (r >= 0)
+			r = add_side_rule(&o->receiver_rules, pat, kind == '+');
+		if (r >= 0)
+			o->receiver_plain = true;
+		goto done;
+	case 'H':
+	case 'S':
+		if (!*pat)
+			break;
+		r = add_side_rule(&o->sender_rules, pat, kind == 'S');
+		goto done;
+	case 'P':
+	case 'R':
+		if (!*pat)
+			break;
+		r = add_side_rule(&o->protect_rules, pat, kind == 'R');
+		goto done;
+	case '!':
+		exclude_free(o->sender_rules);
+		exclude_free(o->receiver_rules);
+		exclude_free(o->protect_rules);
+		o->sender_rules = o->receiver_rules = o->protect_rules = NULL;
+		return 0;
+	case '.':
+		if (!*pat)
+			break;
+		return add_rules_from(o, pat, 0, "filter");
+	case ':':
+		/* per-directory merge files need rules scoped to a subtree: not done yet */
+		cli_msg("per-directory merge rules (%s) are not supported by this sweep-sync", cli_quote(rule));
+		return -ENOTSUP;
+	default:
+		break;
+	}
+	cli_msg("Unknown filter rule: `%s'%s%s", rule, origin ? " in " : "", origin ? origin : "");
+	return -EINVAL;
+done:
+	if (r < 0) {
+		cli_msg("invalid filter rule: %s", cli_quote(rule));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --info=FLAGS: the items rsync has that mean something for a local sweep-sync. */
+static int parse_info(struct sync_opts *o, const char *arg)
+{
+	char *copy = strdup(arg), *save = NULL;
+	int r = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (char *w = strtok_r(copy, ",", &save); w && !r; w = strtok_r(NULL, ",", &save)) {
+		size_t l = strlen(w);
+		int level = 1;
+
+		if (l && w[l - 1] >= '0' && w[l - 1] <= '9') {
+			level = w[l - 1] - '0';
+			w[--l] = 0;
+		}
+		if (!strcasecmp(w, "progress") && level <= 2)
+			o->progress = level;
+		else if (!strcasecmp(w, "name"))
+			o->name_level = level;
+		else if (!strcasecmp(w, "stats"))
+			o->stats = level;
+		else if (!strcasecmp(w, "del"))
+			o->info_del = level;
+		else if (!strcasecmp(w, "nonreg"))
+			o->info_nonreg = level;
+		else if (!strcasecmp(w, "skip"))
+			o->info_skip = level;
+		else if (!strcasecmp(w, "remove"))
+			o->info_remove = level;
+		else if (!strcasecmp(w, "none") || !strcasecmp(w, "all")) {
+			int v = !strcasecmp(w, "none") ? 0 : level;
+
+			o->progress = v > 2 ? 2 : v;
+			o->name_level = o->stats = o->info_del = o->info_nonreg = o->info_skip = o->info_remove = v;
+		} else {
+			cli_msg("Unknown --info item: \"%s\"", w);
+			r = -EINVAL;
+		}
+	}
+	free(copy);
+	return r;
+}
+
+/* --no-X */
+static void negate(struct sync_opts *o, const char *name)
+{
+	const char *n = name + 3;
+
+	if (!strcmp(n, "perms")) o->perms = false;
+	else if (!strcmp(n, "times")) o->times = false;
+	else if (!strcmp(n, "owner")) o->owner = false;
+	else if (!strcmp(n, "group")) o->group = false;
+	else if (!strcmp(n, "links")) o->links = false;
+	else if (!strcmp(n, "devices")) o->devices = false;
+	else if (!strcmp(n, "specials")) o->specials = false;
+	else if (!strcmp(n, "D")) o->devices = o->specials = false;
+	else if (!strcmp(n, "recursive") || !strcmp(n, "r")) o->recursive = false, o->no_recursive = true;
+	else if (!strcmp(n, "hard-links")) o->hard_links = false;
+	else if (!strcmp(n, "relative") || !strcmp(n, "R")) o->relative = false, o->no_relative = true;
+	else if (!strcmp(n, "dirs") || !strcmp(n, "d")) o->dirs = false;
+	else if (!strcmp(n, "verbose") || !strcmp(n, "v")) o->verbose = 0;
+	else if (!strcmp(n, "human-readable") || !strcmp(n, "h")) o->human = 0;
+	else if (!strcmp(n, "partial")) o->partial = false;
+	else if (!strcmp(n, "progress")) o->progress = 0, o->do_progress = false;
+	/* --no-whole-file would ask for the delta algorithm: refused */
+	else if (!strcmp(n, "whole-file") || !strcmp(n, "W")) o->refused = "no-whole-file";
+	/* --no-inc-recursive, --no-compress: what sweep-sync does anyway */
+}
+
+/* rsync's CVS ignore list (-C), and the sources rsync adds to it. */
+static int add_cvs_excludes(struct sync_opts *o)
+{
+	static const char dflt[] =
+		"RCS SCCS CVS CVS.adm RCSLOG cvslog.* tags TAGS .make.state .nse_depinfo *~ #* .#* ,* _$* *$ "
+		"*.old *.bak *.BAK *.orig *.rej .del-* *.a *.olb *.o *.obj *.so *.exe *.Z *.elc *.ln core "
+		".svn/ .git/ .hg/ .bzr/";
+	char *copy = strdup(dflt), *save = NULL;
+	const char *home = getenv("HOME"), *env = getenv("CVSIGNORE");
+	int r = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	/* rsync -C also reads each directory's .cvsignore: a per-directory merge (refused for now) */
+	r = add_filter(o, ":C .cvsignore", 0, NULL);
+	for (char *w = strtok_r(copy, " ", &save); w && r >= 0; w = strtok_r(NULL, " ", &save))
+		r = add_filter(o, w, '-', NULL);
+	free(copy);
+	if (r >= 0 && home) {
+		char *f = malloc(strlen(home) + sizeof("/.cvsignore"));
+
+		if (!f)
+			return -ENOMEM;
+		sprintf(f, "%s/.cvsignore", home);
+		if (access(f, F_OK) == 0) {
+			FILE *in = fopen(f, "re");
+			char word[4096];
+
+			while (in && r >= 0 && fscanf(in, "%4095s", word) == 1)
+				r = add_filter(o, word, '-', f);
+			if (in)
+				fclose(in);
+		}
+		free(f);
+	}
+	if (r >= 0 && env) {
+		char *e = strdup(env);
+
+		if (!e)
+			return -ENOMEM;
+		save = NULL;
+		for (char *w = strtok_r(e, " \t\n", &save); w && r >= 0; w = strtok_r(NULL, " \t\n", &save))
+			r = add_filter(o, w, '-', NULL);
+		free(e);
+	}
+	return r;
+}
+
+static int add_basis(struct sync_opts *o, const char *dir, enum basis_kind kind, const char *opt)
+{
+	if (o->nbasis && o->basis_kind != kind) {
+		cli_msg("You may not mix --compare-dest, --copy-dest, and --link-dest.");
+		return -EINVAL;
+	}
+	if (o->nbasis == MAX_BASIS_DIRS) {
+		cli_msg("ERROR: at most %d %s args may be specified", MAX_BASIS_DIRS, opt);
+		return -EINVAL;
+	}
+	o->basis_kind = kind;
+	o->basis[o->nbasis++] = dir;
+	return 0;
+}
+
+int sync_parse_options(int argc, char **argv, struct sync_opts *o)
+{
+	int ch, r, idx, nF = 0;
+	bool cvs = false, any_r = false;
+
+	o->max_delete = -1;
+	o->max_size = o->min_size = -1;
+	o->name_level = o->stats = o->info_del = o->info_nonreg = o->info_skip = o->info_remove = -1;
+	o->human = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":arlptogDHAXncivxPhzuqdRWbCFf:0@:", long_opts, &idx)) != -1) {
+		switch (ch) {
+		case 'a':
+			o->recursive = o->links = o->perms = o->times = true;
+			o->owner = o->group = o->devices = o->specials = true;
+			break;
+		case 'r': o->recursive = any_r = true; break;
+		case 'l': o->links = true; break;
+		case 'p': o->perms = true; break;
+		case 't': o->times = true; break;
+		case 'o': o->owner = true; break;
+		case 'g': o->group = true; break;
+		case 'D': o->devices = o->specials = true; break;
+		case 'H': o->hard_links = true; break;
+		case 'A': o->acls = o->perms = true; break;
+		case 'X': o->xattrs = true; break;
+		case 'n': o->dry_run = true; break;
+		case 'c': o->checksum = true; break;
+		case 'i': o->itemize++; break;
+		case 'v': o->verbose++; break;
+		case 'q': o->quiet = true; break;
+		case 'x': o->one_fs = true; break;
+		case 'h': o->human++; break;
+		case 'z': break; /* rsync compresses nothing in a local transfer either */
+		case 'u': o->update = true; break;
+		case 'd': o->dirs = true; break;
+		case 'R': o->relative = true; break;
+		case 'W': break; /* always: no delta algorithm */
+		case 'b': o->backup = true; break;
+		case 'P': o->partial = true; o->progress = 1; o->do_progress = true; break;
+		case '0': o->from0 = true; break;
+		case 'F':
+			if (++nF == 1)
+				r = add_filter(o, "dir-merge /.rsync-filter", 0, NULL);
+			else
+				r = add_filter(o, "- .rsync-filter", 0, NULL);
+			if (r < 0)
+				return r == -EIO ? -EIO : -EINVAL;
+			break;
+		case 'C': cvs = true; break;
+		case 'f':
+			r = add_filter(o, optarg, 0, NULL);
+			if (r < 0)
+				return r == -EIO ? -EIO : -EINVAL;
+			break;
+		case '@': {
+			char *end;
+
+			errno = 0;
+			o->modify_window = strtoll(optarg, &end, 10);
+			if (errno || *end || end == optarg || o->modify_window < -1) {
+				cli_msg("--modify-window=%s is invalid", optarg);
+				return -EINVAL;
+			}
+			break;
+		}
+		case OPT_DELETE: o->delete = true; break;
+		case OPT_DELETE_DURING:
+		case OPT_DELETE_AFTER:
+		case OPT_DELETE_DELAY:
+			o->delete = true;
+			break;
+		case OPT_DELETE_BEFORE: o->delete = o->delete_before = true; break;
+		case OPT_DELETE_EXCLUDED: o->delete = o->delete_excluded = true; break;
+		case OPT_MAX_DELETE: {
+			char *end;
+
+			errno = 0;
+			o->max_delete = strtoll(optarg, &end, 10);
+			if (errno || *end || end == optarg) {
+				cli_msg("--max-delete=%s is invalid", optarg);
+				return -EINVAL;
+			}
+			if (o->max_delete < 0)
+				o->max_delete = -1;
+			break;
+		}
+		case OPT_PROGRESS:
+			/* with a number, the display of every sweep tool; plain, rsync's per-file lines */
+			if (optarg) {
+				if (progress_parse(optarg, &o->sweep_progress) < 0)
+					return -EINVAL;
+			} else {
+				o->progress = 1;
+				o->do_progress = true;
+			}
+			break;
+		case OPT_PARTIAL: o->partial = true; break;
+		case OPT_INFO:
+			if (parse_info(o, optarg) < 0)
+				return -EINVAL;
+			break;
+		case OPT_STATS: o->stats_opt = true; break;
+		case OPT_NUMERIC_IDS: o->numeric_ids = true; break;
+		case OPT_SIZE_ONLY: o->size_only = true; break;
+		case OPT_MAX_SIZE:
+			if ((o->max_size = parse_size(optarg, "max-size")) < 0)
+				return -EINVAL;
+			break;
+		case OPT_MIN_SIZE:
+			if ((o->min_size = parse_size(optarg, "min-size")) < 0)
+				return -EINVAL;
+			break;
+		case OPT_BACKUP_DIR: o->backup_dir = optarg; o->backup = true; break;
+		case OPT_SUFFIX: o->suffix = optarg; break;
+		case OPT_LINK_DEST:
+		case OPT_COMPARE_DEST:
+		case OPT_COPY_DEST:
+			if (add_basis(o, optarg, ch == OPT_LINK_DEST ? BASIS_LINK : ch == OPT_COPY_DEST ? BASIS_COPY : BASIS_COMPARE,
+				      long_opts[idx].name) < 0)
+				return -EINVAL;
+			break;
+		case OPT_REMOVE_SOURCE: o->remove_source = true; break;
+		case OPT_COMPRESS_LEVEL:
+		case OPT_COMPRESS_CHOICE:
+			break; /* as -z: nothing to compress locally */
+		case OPT_NO: negate(o, long_opts[idx].name); break;
+		case OPT_EXCLUDE:
+		case OPT_INCLUDE: {
+			/* as in rsync, "+ " or "- " in front makes it an include or an exclude whichever option gave it */
+			const char *pat = optarg;
+			bool inc = ch == OPT_INCLUDE;
+
+			if ((pat[0] == '+' || pat[0] == '-') && pat[1] == ' ') {
+				inc = pat[0] == '+';
+				pat += 2;
+			}
+			if (add_filter(o, pat, inc ? '+' : '-', NULL) < 0)
+				return -EINVAL;
+			break;
+		}
+		case OPT_EXCLUDE_FROM:
+		case OPT_INCLUDE_FROM:
+			r = add_rules_from(o, optarg, ch == OPT_INCLUDE_FROM ? '+' : '-',
+					   ch == OPT_INCLUDE_FROM ? "include" : "exclude");
+			if (r < 0)
+				return r == -EIO ? -EIO : -EINVAL;
+			break;
+		case OPT_FILES_FROM: o->files_from = optarg; break;
+		case OPT_DEVICE:
+			if (cli_device_option(optarg) < 0)
+				return -EINVAL;
+			break;
+		case OPT_HELP:
+			usage(stdout);
+			exit(0);
+		case OPT_VERSION:
+			cli_version(cli_prog());
+			exit(0);
+		case OPT_REFUSED:
+			o->refused = long_opts[idx].name;
+			break;
+		case ':':
+			cli_msg("option requires an argument -- '%c'", optopt ? optopt : '?');
+			cli_try_help();
+			return -EINVAL;
+		default:
+			if (optopt)
+				cli_msg("invalid option -- '%c'", optopt);
+			else
+				cli_msg("unrecognized option '%s'", argv[optind - 1]);
+			cli_try_help();
+			return -EINVAL;
+		}
+	}
+	/* not done yet: refused rather than ignored */
+	if (!o->refused && o->files_from)
+		o->refused = "files-from";
+	if (!o->refused && o->relative)
+		o->refused = "relative";
+	if (!o->refused && o->backup)
+		o->refused = o->backup_dir ? "backup-dir" : "backup";
+	if (!o->refused && o->nbasis)
+		o->refused = o->basis_kind == BASIS_LINK ? "link-dest" : o->basis_kind == BASIS_COPY ? "copy-dest" : "compare-dest";
+	if (o->refused) {
+		/* rsync's wording for an option it was built without */
+		cli_msg("This sweep-sync does not support --%s", o->refused);
+		cli_try_help();
+		return -EINVAL;
+	}
+	if (cvs && add_cvs_excludes(o) < 0)
+		return -EINVAL;
+	if (o->files_from) {
+		/* rsync: --files-from implies -R and -d, and -a no longer implies -r */
+		if (!o->no_relative)
+			o->relative = true;
+		o->dirs = true;
+		if (!any_r)
+			o->recursive = false;
+	}
+	if (o->delete && !o->recursive && !o->dirs) {
+		cli_msg("--delete does not work without --recursive (-r) or --dirs (-d).");
+		return -EINVAL;
+	}
+	if (o->quiet)
+		o->verbose = 0;
+	if (o->suffix && !*o->suffix && !o->backup_dir) {
+		cli_msg("--suffix cannot be empty without --backup-dir");
+		return -EINVAL;
+	}
+	if (o->suffix && strchr(o->suffix, '/')) {
+		cli_msg("--suffix cannot contain slashes: %s", o->suffix);
+		return -EINVAL;
+	}
+	if (!o->suffix)
+		o->suffix = o->backup_dir ? "" : "~";
+	/* rsync: --progress names the files too (unless -i does, or --info=name0 was given) */
+	if (o->do_progress && o->name_level < 0 && !o->itemize)
+		o->name_level = 1;
+	/* the --info levels -v gives, where --info did not set them */
+	if (o->name_level < 0)
+		o->name_level = o->quiet ? 0 : o->verbose > 1 ? 2 : o->verbose;
+	if (o->stats < 0)
+		o->stats = o->quiet ? 0 : o->stats_opt ? (o->verbose > 1 ? 3 : 2) : o->verbose ? 1 : 0;
+	if (o->info_del < 0)
+		o->info_del = o->quiet ? 0 : o->verbose ? 1 : 0;
+	if (o->info_nonreg < 0)
+		o->info_nonreg = o->quiet ? 0 : 1;
+	if (o->info_skip < 0)
+		o->info_skip = o->quiet ? 0 : o->verbose > 1;
+	if (o->info_remove < 0)
+		o->info_remove = o->quiet ? 0 : o->verbose > 1;
+	if (o->quiet) {
+		o->progress = 0;
+		o->itemize = 0;
+	}
+	if (argc - optind < 2 && !(o->files_from && argc - optind == 2)) {
+		cli_msg("missing SRC or DEST operand");
+		cli_try_help();
+		return -EINVAL;
+	}
+	if (o->files_from && argc - optind != 2) {
+		cli_msg("--files-from takes one SRC directory and one DEST");
+		cli_try_help();
+		return -EINVAL;
+	}
+	return 0;
+}
