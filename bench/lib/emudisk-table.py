@@ -14,7 +14,8 @@ drive's busy time over the open replay's (the same requests at the same
 times: 1.00 when the emulator's model did what the replay's did); answers
 the emulator gave late (1 ms or more after the model's time, or held by the
 backing file). Then the sweep tools over their peers, in wall time and in
-both replays. Replays are in model seconds: runs at --speed 1 compare."""
+both replays. Replays are in model seconds: runs at --speed 1 compare.
+Runs during which the page cache was dropped (drops > 0) are left out."""
 import csv
 import statistics
 import sys
@@ -36,12 +37,17 @@ def main():
     with open(replays_path) as f:
         for r in csv.DictReader(f, delimiter="\t"):
             rep[r["name"]] = {k: float(v) if v else float("nan") for k, v in r.items() if k != "name"}
-    runs = {}
+    runs, dropped = {}, 0
     with open(runs_path) as f:
         for r in csv.DictReader(f, delimiter="\t"):
+            if r.get("drops") not in (None, "", "0"):
+                dropped += 1
+                continue
             r.update(rep.get(f"{r['fs']}-step{r['step']}-{r['tool']}-r{r['repeat']}", {}))
             runs.setdefault((r["fs"], r["tool"]), []).append(r)
     fses = sorted({fs for fs, _ in runs})
+    if dropped:
+        print(f"({dropped} runs left out: the page cache was dropped during them)\n")
 
     def col(rows, key):
         return med([float(r.get(key, "nan")) for r in rows])
