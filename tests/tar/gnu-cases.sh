@@ -14,7 +14,8 @@
 #     longv7, lustar01, xattr05, xattr07, extrac13): a -T list named twice,
 #     NULs in a list read by lines, --acls on a non-POSIX format, a file that
 #     is no archive, names too long for v7/ustar, xattr names with '=' and
-#     '%', --skip-old-files -v over an existing tree, -x -h refused.
+#     '%', --skip-old-files -v over an existing tree, -x -h refused, --acls
+#     into a directory with a default ACL (acls03).
 . "$TESTS_DIR/tar/lib.sh"
 cd "$WORK" || die "cd"
 
@@ -144,6 +145,13 @@ rc=0; "$T" -xv --skip-old-files -f sk.tar -C sk > /dev/null 2> sk.err || rc=$?
 [ $rc = 0 ] && grep -qx "sweep-tar: d/f: skipping existing file" sk.err && grep -qx "sweep-tar: d: skipping existing file" sk.err ||
 	fail "--skip-old-files -v: exit $rc, $(cat sk.err)"
 [ "$(cat sk/d/f)" = mine ] && [ "$(stat -c %a sk/d)" = 755 ] || fail "--skip-old-files changed what exists"
+# --acls: a member without an ACL does not keep one inherited from -C's default ACL (acls03)
+if command -v setfacl >/dev/null && mkdir acld && setfacl -d -m u:nobody:rwx acld 2>/dev/null; then
+	"$T" -x --acls -f rec.tar -C acld || fail "-x --acls into a directory with a default ACL: exit $?"
+	! getfacl -p acld/file1 2>/dev/null | grep -q nobody || fail "--acls: file1 kept the ACL inherited from -C"
+else
+	skip_part "default ACLs: no setfacl, or no ACL support here"
+fi
 cd .. || die "cd .."
 case_end
 

@@ -235,6 +235,11 @@ static int t_setxattr(const struct target *f, const char *name, const void *v, s
 	return f->opath ? setxattr(f->proc, name, v, n, 0) : fsetxattr(f->fd, name, v, n, 0);
 }
 
+static int t_removexattr(const struct target *f, const char *name)
+{
+	return f->opath ? removexattr(f->proc, name) : fremovexattr(f->fd, name);
+}
+
 static int t_chmod(const struct target *f, mode_t mode)
 {
 	return f->opath ? chmod(f->proc, mode) : fchmod(f->fd, mode);
@@ -271,6 +276,16 @@ int xmeta_apply(const struct xmeta_ctx *c, const struct xmeta *m, int fd, bool o
 		if (t_setxattr(&f, m->x[i].name, m->x[i].val, m->x[i].len) != 0)
 			tar_warn(c->t, name, "Cannot set extended attribute %s: %s", m->x[i].name,
 				 strerror(errno));
+	/*
+	 * An ACL the member has none of is removed: one inherited from a
+	 * default ACL of the directory it was made in is not the archive's
+	 * (GNU tar --acls restores the tree as archived). Before the mode,
+	 * which then stands alone.
+	 */
+	for (int i = 0; c->acls && !link && i < (S_ISDIR(m->mode) ? 2 : 1); i++)
+		if (!m->acl[i].val && t_removexattr(&f, i ? "system.posix_acl_default" : "system.posix_acl_access") != 0 &&
+		    errno != ENODATA && !unsupported(errno))
+			tar_warn(c->t, name, "Cannot remove the inherited %s ACL: %s", i ? "default" : "access", strerror(errno));
 	if (!link) {
 		/* Without -p: the mode less the umask, no set-id bits (GNU tar). */
 		if (!c->same_perms)
