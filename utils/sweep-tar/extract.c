@@ -23,6 +23,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -339,6 +340,26 @@ static void targets_close(struct xtargets *xt)
 		archive_write_free(xt->ctx.lookup);
 }
 
+/*
+ * The archive came through a pipe: read what follows its end (the last
+ * record's padding, or more), as GNU tar does (sys_drain_input_pipe), so
+ * that the writer is not killed by SIGPIPE, or told "Broken pipe", for
+ * writing it: "sweep-tar cf - ... | sweep-tar xpf -", fpsync's tar mode.
+ */
+static void drain_pipe(const struct tar_opts *o)
+{
+	struct stat st;
+	char buf[65536];
+
+	if ((o->archive && strcmp(o->archive, "-") != 0) || fstat(STDIN_FILENO, &st) != 0 || !S_ISFIFO(st.st_mode))
+		return;
+	for (;;) {
+		ssize_t n = read(STDIN_FILENO, buf, sizeof(buf));
+		if (n == 0 || (n < 0 && errno != EINTR))
+			break;
+	}
+}
+
 /* What GNU tar says of a member list that cannot be read to its end. */
 static void archive_failed(struct tar *t, struct archive *in)
 {
@@ -443,6 +464,8 @@ int tar_read_archive(struct tar *t, bool extract)
 	}
 	if (r == ARCHIVE_FATAL)
 		archive_failed(t, in);
+	else if (r == ARCHIVE_EOF)
+		drain_pipe(o);
 	/* Directory modes and times, deferred to the end. */
 	if (xt.n)
 		test_pause("xdirs", 0);
