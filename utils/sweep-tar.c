@@ -1119,6 +1119,13 @@ int main(int argc, char **argv)
 	/* A closed pipe is an error to report, not a silent death. */
 	signal(SIGPIPE, SIG_IGN);
 	parse(argc, argv, &o);
+	/*
+	 * Except where what goes into the pipe is a listing or file data
+	 * (-t, -x -O) and the reader has seen enough: "sweep-tar -tf a.tar |
+	 * head -1" ends quietly, as GNU tar does (its suite: sigpipe.at).
+	 */
+	if (o.mode == TAR_LIST || (o.mode == TAR_EXTRACT && o.to_stdout))
+		signal(SIGPIPE, SIG_DFL);
 	cli_close_stdout_atexit();
 
 	if (o.mode != TAR_CREATE) {
