@@ -454,6 +454,53 @@ static int link_waiters(struct apply *a, size_t i)
 	return r;
 }
 
+/*
+ * An entry missing from DEST, looked up in the --link-dest/--compare-dest/
+ * --copy-dest DIRs as rsync's try_dests_reg() and try_dests_non() do.
+ * 0 when it was dealt with (linked, left out, or queued as a local copy
+ * itemized against the basis entry), 1 when no DIR has it (transfer it as
+ * new), <0 on a fatal error.
+ */
+static int from_basis(struct apply *a, size_t i)
+{
+	struct sync_ctx *c = a->c;
+	struct sync_node *n = &c->list.v[i];
+	struct fst b;
+	int which, level = basis_find(c, n, &b, &which);
+	unsigned f;
+	char *sb = NULL;
+	const char *sp;
+	int r;
+
+	if (level == 0)
+		return 1;
+	f = itemize_attrs_vs(c, n, &b, c->basis_fd[which]);
+	if (level == 3 && c->o.basis_kind != BASIS_COPY) {
+		if (c->o.basis_kind == BASIS_COMPARE) {
+			/* unchanged against the DIR: nothing goes to DEST */
+			n->flags |= N_SYNCED;
+			itemize_print(c, n, f | IT_MATCHED, NULL);
+			return 0;
+		}
+		r = c->o.dry_run ? 0 : basis_link(c, n, which);
+		if (r == 0) {
+			n->flags |= N_SYNCED;
+			mark_parent_dirty(c, n);
+			itemize_print(c, n, IT_LOCAL | IT_HLINK | IT_MATCHED | f, "");
+			return 0;
+		}
+		/* rsync copies what it could not link (another filesystem, too many links) */
+		level = 2;
+	}
+	sp = node_src_path(c, n, &sb);
+	if (!sp)
+		return -ENOMEM;
+	/* level 2: the same data, copied locally ('c'); level 1: transferred against the basis */
+	r = transfer(a, i, (level >= 2 ? IT_LOCAL : IT_TRANSFER) | f, sp, NULL);
+	free(sb);
+	return r < 0 ? r : 0;
+}
+
 static int do_regular(struct apply *a, size_t i, const char *sp, const char *dp)
 {
 	struct sync_ctx *c = a->c;
@@ -482,6 +529,13 @@ static int do_regular(struct apply *a, size_t i, const char *sp, const char *dp)
 			return 0;
 		}
 		set_leader(c, i);
+	}
+	if (!have && c->o.nbasis && !(n->flags & N_HL)) {
+		int r = from_basis(a, i);
+
+		if (r <= 0)
+			return r;
+		/* r > 0: not from a basis: an ordinary transfer */
 	}
 	if (!have) {
 		int r = transfer(a, i, IT_TRANSFER | IT_NEW, sp, dp);
@@ -514,7 +568,27 @@ static int do_other(struct apply *a, size_t i, const char *sp, const char *dp)
 	unsigned f;
 	int r;
 
-	if (!have) {
+	if (!have && c->o.nbasis) {
+		struct fst b;
+		int which, level = basis_find(c, n, &b, &which);
+
+		if (level == 3 && c->o.basis_kind != BASIS_COPY) {
+			unsigned bf = itemize_attrs_vs(c, n, &b, c->basis_fd[which]) | IT_MATCHED;
+
+			if (c->o.basis_kind == BASIS_COMPARE) {
+				n->flags |= N_SYNCED;
+				itemize_print(c, n, bf, NULL);
+				return 0;
+			}
+			if ((c->o.dry_run ? 0 : basis_link(c, n, which)) == 0) {
+				n->flags |= N_SYNCED;
+				mark_parent_dirty(c, n);
+				itemize_print(c, n, IT_LOCAL | IT_HLINK | bf, "");
+				return 0;
+			}
+		}
+		f = level >= 1 ? IT_LOCAL | itemize_attrs_vs(c, n, &b, c->basis_fd[which]) : IT_LOCAL | IT_NEW;
+	} else if (!have) {
 		f = IT_LOCAL | IT_NEW;
 	} else {
 		bool same = S_ISLNK(n->s.st.st_mode) ? !strcmp(n->s.link, n->d.link ? n->d.link : "")
@@ -585,6 +659,16 @@ static int do_dir(struct apply *a, size_t i, const char *sp, const char *dp)
 	}
 	n->flags |= N_NEWDIR;
 	mark_parent_dirty(c, n);
+	if (c->o.nbasis) {
+		/* rsync itemizes a new directory against a --*-dest DIR's one of that name */
+		struct fst b;
+		int which;
+
+		if (basis_find(c, n, &b, &which) > 0) {
+			itemize_print(c, n, IT_LOCAL | IT_MATCHED | itemize_attrs_vs(c, n, &b, c->basis_fd[which]), NULL);
+			return 0;
+		}
+	}
 	itemize_print(c, n, IT_LOCAL | IT_NEW, NULL);
 	return 0;
 }

@@ -145,11 +145,12 @@ static bool acls_differ(const char *a, const char *b, bool dir)
  * lookup from the top: /proc/self/fd/DIR/NAME, DIR being its directory
  * opened beneath the side's root (*dirfd, closed by the caller).
  */
-static const char *xattr_path(struct sync_ctx *c, const struct sync_node *n, bool dst, char *buf, size_t len,
+static const char *xattr_path(struct sync_ctx *c, const struct sync_node *n, int dst_root, char *buf, size_t len,
 			      int *dirfd)
 {
+	bool dst = dst_root != -2;
 	const char *rel = dst ? node_dst_rel(c, n) : node_src_rel(c, n);
-	int root = dst ? c->dest_fd : c->src_fd[n->root];
+	int root = dst ? dst_root : c->src_fd[n->root];
 	const char *slash = strrchr(rel, '/'), *name = slash ? slash + 1 : rel;
 	char *dir = slash ? strndup(rel, (size_t)(slash - rel)) : NULL;
 
@@ -166,7 +167,12 @@ static const char *xattr_path(struct sync_ctx *c, const struct sync_node *n, boo
 
 unsigned itemize_attrs(struct sync_ctx *c, struct sync_node *n)
 {
-	const struct fst *s = &n->s.st, *d = &n->d.st;
+	return itemize_attrs_vs(c, n, &n->d.st, c->dest_fd);
+}
+
+unsigned itemize_attrs_vs(struct sync_ctx *c, struct sync_node *n, const struct fst *d, int d_root)
+{
+	const struct fst *s = &n->s.st;
 	const struct sync_opts *o = &c->o;
 	unsigned f = 0;
 
@@ -184,8 +190,8 @@ unsigned itemize_attrs(struct sync_ctx *c, struct sync_node *n)
 	if (o->acls || o->xattrs) {
 		char sb[64 + NAME_MAX], db[64 + NAME_MAX];
 		int sfd, dfd;
-		const char *sp = xattr_path(c, n, false, sb, sizeof(sb), &sfd);
-		const char *dp = xattr_path(c, n, true, db, sizeof(db), &dfd);
+		const char *sp = xattr_path(c, n, -2, sb, sizeof(sb), &sfd);
+		const char *dp = xattr_path(c, n, d_root, db, sizeof(db), &dfd);
 
 		if (sp && dp) {
 			if (o->acls && !S_ISLNK(s->st_mode) && acls_differ(sp, dp, S_ISDIR(s->st_mode)))
@@ -314,7 +320,9 @@ void itemize_print(struct sync_ctx *c, const struct sync_node *n, unsigned f, co
 		if (!(f & IT_SIGNIFICANT) && c->o.itemize < 2 && !(xname && *xname))
 			return;
 	} else if (c->o.name_level > 0) {
-		/* -v names what was made or transferred, as rsync -v does */
+		/* -v names what was made or transferred, as rsync -v does (not what a --*-dest DIR matched) */
+		if ((f & IT_MATCHED) && !(f & IT_SIGNIFICANT) && c->o.name_level < 2)
+			return;
 		if (!(f & (IT_NEW | IT_TRANSFER | IT_LOCAL | IT_CHANGE)) && !(dir && (f & IT_SIGNIFICANT)))
 			return;
 	} else {

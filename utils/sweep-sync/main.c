@@ -238,6 +238,8 @@ int main(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	c.dest_fd = -1;
+	for (int i = 0; i < MAX_BASIS_DIRS; i++)
+		c.basis_fd[i] = -1;
 
 	nsrc = argc - optind - 1;
 	dest_arg = argv[argc - 1];
@@ -417,6 +419,8 @@ int main(int argc, char **argv)
 		code = EXIT_FILEIO;
 		goto out;
 	}
+	if (c.o.nbasis && basis_open(&c) < 0)
+		goto nomem;
 	if (c.o.checksum) {
 		r = checksum_run(&c);
 		if (r < 0) {
@@ -470,6 +474,7 @@ out:
 	exclude_free(c.o.sender_rules);
 	exclude_free(c.o.receiver_rules);
 	exclude_free(c.o.protect_rules);
+	basis_close(&c);
 	flist_close_roots(&c);
 	free(c.dest_show);
 	free_roots(&c);

@@ -803,8 +803,6 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 		o->refused = "relative";
 	if (!o->refused && o->backup)
 		o->refused = o->backup_dir ? "backup-dir" : "backup";
-	if (!o->refused && o->nbasis)
-		o->refused = o->basis_kind == BASIS_LINK ? "link-dest" : o->basis_kind == BASIS_COPY ? "copy-dest" : "compare-dest";
 	if (o->refused) {
 		/* rsync's wording for an option it was built without */
 		cli_msg("This sweep-sync does not support --%s", o->refused);

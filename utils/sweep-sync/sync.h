@@ -198,6 +198,7 @@ struct sync_ctx {
 	 */
 	int *src_fd;
 	int dest_fd;
+	int basis_fd[MAX_BASIS_DIRS]; /* --link-dest and the like, -1 where one could not be opened */
 	const char *dest_name;  /* set when one file goes to a new name */
 	char *dest_show;        /* DEST (or its directory) as messages show it */
 	struct progress *prog;
@@ -273,13 +274,28 @@ void skips_print(struct sync_ctx *c, bool dirs);
 #define IT_HLINK    (1u << 16) /* 'h': a hard link to xname */
 #define IT_MATCHED  (1u << 17) /* matched a basis (--link-dest and the like): no 'T' without -t */
 /* Flags that make an item worth printing with a single -i. */
-#define IT_SIGNIFICANT (~(unsigned)IT_LOCAL & ~(unsigned)IT_HLINK)
+#define IT_SIGNIFICANT (~(unsigned)IT_LOCAL & ~(unsigned)IT_HLINK & ~(unsigned)IT_MATCHED)
 
 /* Times equal as rsync's quick check sees them (whole seconds, or --modify-window). */
 extern long long sync_modify_window;
 bool same_mtime(const struct fst *a, const struct fst *b);
 /* Compare source and destination attributes of n as rsync's itemize() does. */
 unsigned itemize_attrs(struct sync_ctx *c, struct sync_node *n);
+/* The same against another entry d of n's name in the tree held by d_root (a --link-dest DIR). */
+unsigned itemize_attrs_vs(struct sync_ctx *c, struct sync_node *n, const struct fst *d, int d_root);
+
+/*
+ * basis.c: --link-dest, --compare-dest, --copy-dest. basis_open holds the
+ * DIRs (relative ones below DEST, as rsync takes them), once DEST is open.
+ * basis_find looks n up in each, as rsync's try_dests_*: 0 none, 1 an entry
+ * of n's type, 2 the same data (or symlink target, device), 3 and the same
+ * attributes too; *st and *which say which DIR's entry is the best.
+ * basis_link makes n's destination a hard link to that entry.
+ */
+int basis_open(struct sync_ctx *c);
+void basis_close(struct sync_ctx *c);
+int basis_find(struct sync_ctx *c, struct sync_node *n, struct fst *st, int *which);
+int basis_link(struct sync_ctx *c, const struct sync_node *n, int which);
 /* Print the line for n ("%i %n%L"); xname is the hard-link target or NULL. */
 void itemize_print(struct sync_ctx *c, const struct sync_node *n, unsigned iflags, const char *xname);
 /* "*deleting   path" (or "deleting path" for -v), in node at's place (SIZE_MAX: now). */

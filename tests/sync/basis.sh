@@ -1,0 +1,52 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# --link-dest, --compare-dest and --copy-dest beside rsync: rsnapshot-style
+# snapshots (unchanged files share an inode with the previous snapshot),
+# the itemized lines (-i, -ii, -v), several DIRs, relative and absolute
+# DIRs, a missing DIR.
+. "$TESTS_DIR/sync/lib.sh"
+
+S=$W/src
+mkdir -p "$S/sub/deep" "$S/empty"
+for f in a b sub/c sub/deep/d; do printf '%s\n' "$f" >"$S/$f"; done
+ln -s a "$S/lnk"
+touch -d '2010-01-01' "$S/a" "$S/b" "$S/sub/c" "$S/sub/deep/d"
+
+# links SIDE DIR: "name nlink" for every entry, the shape of the sharing
+links() { (cd "$W/$1/$2" && find . -printf '%p %n %y\n' | sort); }
+same_links() {
+	diff <(links r "$1") <(links s "$1") >&2 || die "$1: hard-link counts differ from rsync's"
+}
+
+run_args "snapshot 1" ../src/ snap1 -a -i
+printf 'changed\n' >"$S/b"
+chmod 600 "$S/sub/c"
+printf 'new\n' >"$S/new"
+run_args "snapshot 2 --link-dest=../snap1" ../src/ snap2 -a -i --link-dest=../snap1
+same_links snap2
+[ "$(stat -c %i "$W/s/snap2/a")" = "$(stat -c %i "$W/s/snap1/a")" ] || die "an unchanged file was not linked"
+[ "$(stat -c %i "$W/s/snap2/b")" != "$(stat -c %i "$W/s/snap1/b")" ] || die "a changed file was linked"
+[ "$(stat -c %i "$W/s/snap2/sub/c")" != "$(stat -c %i "$W/s/snap1/sub/c")" ] || die "a file whose mode changed was linked"
+rm "$S/new"
+run_args "snapshot 3, two DIRs, -ii" ../src/ snap3 -a -ii --link-dest=../snap2 --link-dest="$W/s/snap1"
+same_links snap3
+run_args "snapshot 3 again (nothing to do)" ../src/ snap3 -a -i --link-dest=../snap2
+OUT_FILTER='s/^sent .* bytes\/sec$/sent/; s/  speedup is .*$//'
+run_args "-v --link-dest" ../src/ snap4 -av --link-dest=../snap2
+OUT_FILTER=
+same_links snap4
+run_args "--delete --link-dest into an older tree" ../src/ snap2 -a -i --delete --link-dest=../snap1
+run_args "--compare-dest" ../src/ cmp1 -a -i --compare-dest=../snap1
+[ ! -e "$W/s/cmp1/a" ] || die "--compare-dest copied an unchanged file"
+run_args "--compare-dest -ii" ../src/ cmp2 -a -ii --compare-dest=../snap1
+run_args "--copy-dest" ../src/ cpy1 -a -i --copy-dest=../snap1
+same_links cpy1
+run_args "-n --link-dest" ../src/ dry -a -i -n --link-dest=../snap1
+run_args "a missing --link-dest DIR" ../src/ miss -a -i --link-dest=../nowhere
+grep -q 'nowhere' "$W/s.err" || die "no word on the missing DIR: $(cat "$W/s.err")"
+rc=0; "$SYNC" -a --link-dest=x --compare-dest=y "$S/" "$W/never" 2>"$W/mix.err" || rc=$?
+[ "$rc" = 1 ] && grep -q 'You may not mix --compare-dest, --copy-dest, and --link-dest.' "$W/mix.err" ||
+	die "mixed kinds: exit $rc: $(cat "$W/mix.err")"
+ok "--link-dest with --compare-dest: rsync's message, exit 1"
+
+finish
