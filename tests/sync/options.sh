@@ -40,7 +40,7 @@ touch -d '2000-01-01' "$W/r/u1/b" "$W/s/u1/b"
 run_args "-u keeps what is newer in DEST" ../src/ u1 -a -i -u
 [ "$(cat "$W/s/u1/a")" = "newer in DEST" ] || die "-u replaced a newer file"
 fresh so
-printf 'a\n' | tee "$W/r/so/b" >"$W/s/so/b" # same size, other time and data
+printf 'a\n' >"$W/r/so/b" && cp -a "$W/r/so/b" "$W/s/so/b" # same size, other time and data
 run_args "--size-only" ../src/ so -a -i --size-only
 fresh mw
 touch -d '2010-01-01 00:00:01' "$W/r/mw/a" "$W/s/mw/a"
@@ -56,7 +56,7 @@ run_args "--max-size=x is invalid" ../src/ ms5 -a --max-size=x
 grep -q -- '--max-size=x is invalid' "$W/s.err" || die "no rsync-like message: $(cat "$W/s.err")"
 
 # ---- deletions ----
-extra() { for f in "$@"; do mkdir -p "$(dirname "$W/r/$f")" "$(dirname "$W/s/$f")"; printf 'x\n' | tee "$W/r/$f" >"$W/s/$f"; done; }
+extra() { for f in "$@"; do mkdir -p "$(dirname "$W/r/$f")" "$(dirname "$W/s/$f")"; printf 'x\n' >"$W/r/$f"; cp -a "$W/r/$f" "$W/s/$f"; done; }
 fresh d1; extra d1/zz d1/sub/yy d1/gone/g1 d1/gone/g2 d1/keep.o
 run_args "--delete-after: deletions at the end, rsync's order" ../src/ d1 -a -i --delete-after --exclude='*.o'
 [ -e "$W/s/d1/keep.o" ] || die "--delete removed an excluded file"

@@ -227,6 +227,8 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 			return note_skip(s, rel, true);
 		no_descend = !(e->depth == 0 && !strcmp(c->roots[root].rel0, "."));
 	}
+	if (is_dir && e->depth == 0 && c->roots[root].implied)
+		no_descend = true;
 	if (s->is_src && !type_wanted(&c->o, e->st.mode)) {
 		/* still in rsync's file list, so in its "total size" */
 		if (S_ISLNK(e->st.mode))
@@ -792,7 +794,8 @@ int flist_open_roots(struct sync_ctx *c)
 		int fd;
 
 		/* SRC/: the operand itself, followed as named; SRC: the directory holding it (entries are rel0/...). */
-		fd = strcmp(rt->rel0, ".") ? open_parent(rt->src) : open(rt->src, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		fd = rt->base ? open(rt->base, O_PATH | O_DIRECTORY | O_CLOEXEC)
+		     : strcmp(rt->rel0, ".") ? open_parent(rt->src) : open(rt->src, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0 && fd != -ENOMEM)
 			fd = -errno;
 		/* The operand must still be what was scanned: a root that vanished or was replaced is an I/O error. */

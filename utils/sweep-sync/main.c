@@ -116,9 +116,251 @@ static char *join(const char *a, const char *b)
  * directory. 1 added, 0 when SRC cannot be read (reported: the run goes
  * on, --delete too, as rsync's does, and ends with exit 23), -ENOMEM.
  */
+static int add_root(struct sync_ctx *c, const char *arg, const char *dst, bool dst_dir);
+
+/* Room for one more root. */
+static struct sync_root *grow_roots(struct sync_ctx *c)
+{
+	if (c->nroots == c->caproots) {
+		size_t cap = c->caproots ? c->caproots * 2 : 8;
+		struct sync_root *v = realloc(c->roots, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		c->roots = v;
+		c->caproots = cap;
+	}
+	return &c->roots[c->nroots];
+}
+
+/*
+ * A path as rsync's sanitize_path() leaves it for -R and --files-from: no
+ * leading '/', no "." components, no ".." that climbs above the start,
+ * no trailing '/'. "" for the start itself.
+ */
+static char *sanitize(const char *path)
+{
+	char *r = malloc(strlen(path) + 1), *out = r;
+	const char *in = path;
+
+	if (!r)
+		return NULL;
+	while (*in) {
+		const char *slash = strchr(in, '/');
+		size_t len = slash ? (size_t)(slash - in) : strlen(in);
+
+		if (len == 2 && in[0] == '.' && in[1] == '.') {
+			while (out > r && out[-1] != '/')
+				out--;
+			if (out > r)
+				out--;
+		} else if (len && !(len == 1 && in[0] == '.')) {
+			if (out > r)
+				*out++ = '/';
+			memcpy(out, in, len);
+			out += len;
+		}
+		in += len;
+		while (*in == '/')
+			in++;
+	}
+	*out = 0;
+	return r;
+}
+
+/*
+ * -R: path keeps its directories below base in DEST (rsync's "/./" marks
+ * where they start; else an absolute path from "/", a relative one from
+ * "."). The directories on the way are sent too, without their contents
+ * (rsync's implied directories), once each. 1 added, 0 when path cannot
+ * be read (reported), -ENOMEM.
+ */
+static int add_relative(struct sync_ctx *c, const char *base, const char *path, const char *dst)
+{
+	struct sync_root *rt;
+	struct stat st;
+	char *rel, *src;
+
+	rel = sanitize(path);
+	if (!rel)
+		return -ENOMEM;
+	if (!*rel) {
+		free(rel);
+		rel = strdup(".");
+		if (!rel)
+			return -ENOMEM;
+	}
+	src = !strcmp(rel, ".") ? strdup(base) : join(base, rel);
+	if (!src) {
+		free(rel);
+		return -ENOMEM;
+	}
+	if (lstat(src, &st) < 0) {
+		cli_error(-errno, "link_stat %s failed", cli_quote(src));
+		free(src);
+		free(rel);
+		return 0;
+	}
+	rt = grow_roots(c);
+	if (!rt) {
+		free(src);
+		free(rel);
+		return -ENOMEM;
+	}
+	*rt = (struct sync_root){ .src = src, .rel0 = rel, .base = strdup(base) };
+	rt->dst = !strcmp(rel, ".") ? strdup(dst) : join(dst, rel);
+	rt->follow = !strcmp(rel, ".");
+	c->nroots++;
+	return rt->dst && rt->base ? 1 : -ENOMEM;
+}
+
+/* -R: the implied directories of every root added since first, not already roots themselves. */
+static int add_implied(struct sync_ctx *c, size_t first, const char *dst)
+{
+	size_t n = c->nroots;
+
+	for (size_t i = first; i < n; i++) {
+		char *rel = strdup(c->roots[i].rel0);
+
+		if (!rel)
+			return -ENOMEM;
+		for (char *slash = strchr(rel, '/'); slash; slash = strchr(slash + 1, '/')) {
+			bool known = false;
+			struct sync_root *rt;
+
+			*slash = 0;
+			for (size_t k = 0; k < c->nroots && !known; k++)
+				known = !strcmp(c->roots[k].rel0, rel) && !strcmp(c->roots[k].base, c->roots[i].base);
+			if (!known) {
+				rt = grow_roots(c);
+				if (!rt) {
+					free(rel);
+					return -ENOMEM;
+				}
+				*rt = (struct sync_root){ .src = join(c->roots[i].base, rel), .rel0 = strdup(rel),
+							  .dst = join(dst, rel), .base = strdup(c->roots[i].base),
+							  .implied = true };
+				c->nroots++;
+				if (!rt->src || !rt->rel0 || !rt->dst || !rt->base) {
+					free(rel);
+					return -ENOMEM;
+				}
+			}
+			*slash = '/';
+		}
+		free(rel);
+	}
+	return 0;
+}
+
+/* Whether path has a ".." component. */
+static bool has_dotdot(const char *path)
+{
+	for (const char *p = path; (p = strstr(p, "..")); p += 2)
+		if ((p == path || p[-1] == '/') && (!p[2] || p[2] == '/'))
+			return true;
+	return false;
+}
+
+/* -R on an operand: rsync's "/./" marks the start of the part kept. 1, 0, -ENOMEM, -EINVAL (reported). */
+static int add_relative_arg(struct sync_ctx *c, const char *arg, const char *dst)
+{
+	const char *mark = strstr(arg, "/./");
+	char *base;
+	int r;
+
+	if (has_dotdot(mark ? mark + 3 : arg)) {
+		/* rsync refuses a relative path that climbs: it could not be placed below DEST */
+		cli_msg("found \"..\" dir in relative path: %s", arg);
+		return -EINVAL;
+	}
+
+	if (mark) {
+		base = mark == arg ? strdup("/") : strndup(arg, (size_t)(mark - arg));
+		if (!base)
+			return -ENOMEM;
+		r = add_relative(c, base, mark + 3, dst);
+		free(base);
+		return r;
+	}
+	return add_relative(c, arg[0] == '/' ? "/" : ".", arg, dst);
+}
+
+/*
+ * --files-from: each name (a line, or NUL-terminated with --from0; blank
+ * ones skipped) relative to the one SRC directory, with -R's meaning.
+ * Returns the number of names, or -errno (reported).
+ */
+static int add_files_from(struct sync_ctx *c, const char *file, const char *base, const char *dst, int *missing)
+{
+	FILE *f = stdin;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int r = 0, count = 0;
+
+	if (strcmp(file, "-")) {
+		bool untrusted;
+		int fd = opath_open(file, O_RDONLY | O_CLOEXEC, 0, &untrusted);
+
+		f = fd >= 0 ? fdopen(fd, "r") : NULL;
+		if (!f) {
+			r = fd >= 0 ? -errno : fd;
+			if (fd >= 0)
+				close(fd);
+			if (untrusted)
+				opath_refusal_msg();
+			cli_error(r, "failed to open files-from file %s", file);
+			return -EIO;
+		}
+	}
+	while ((len = getdelim(&line, &cap, c->o.from0 ? '\0' : '\n', f)) >= 0) {
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == '\0'))
+			line[--len] = 0;
+		if (!len)
+			continue;
+		count++;
+		if (c->o.relative) {
+			const char *mark = strstr(line, "/./");
+			char *b = NULL;
+
+			if (mark) {
+				b = join(base, mark == line ? "" : line);
+				if (b)
+					b[strlen(base) + 1 + (size_t)(mark - line)] = 0;
+			}
+			r = add_relative(c, b ? b : base, mark ? mark + 3 : line, dst);
+			free(b);
+		} else {
+			char *clean = sanitize(line);
+			char *p = clean ? join(base, *clean ? clean : ".") : NULL;
+
+			free(clean);
+
+			r = p ? 0 : -ENOMEM;
+			if (p && grow_roots(c))
+				r = add_root(c, p, dst, true);
+			else if (p)
+				r = -ENOMEM;
+			free(p);
+		}
+		if (r < 0)
+			break;
+		if (r == 0)
+			(*missing)++;
+	}
+	free(line);
+	if (f != stdin)
+		fclose(f);
+	return r < 0 ? r : count;
+}
+
 static int add_root(struct sync_ctx *c, const char *arg, const char *dst, bool dst_dir)
 {
-	struct sync_root *rt = &c->roots[c->nroots];
+	struct sync_root *rt = grow_roots(c);
+
+	if (!rt)
+		return -ENOMEM;
 	bool contents = means_contents(arg);
 	struct stat st;
 
@@ -153,6 +395,7 @@ static void free_roots(struct sync_ctx *c)
 		free(c->roots[i].src);
 		free(c->roots[i].dst);
 		free(c->roots[i].rel0);
+		free(c->roots[i].base);
 	}
 	free(c->roots);
 }
@@ -247,8 +490,7 @@ int main(int argc, char **argv)
 	if (code)
 		goto out;
 	dst = strip(dest_arg);
-	c.roots = calloc((size_t)nsrc, sizeof(*c.roots));
-	if (!dst || !c.roots)
+	if (!dst)
 		goto nomem;
 	/*
 	 * What DEST is, as rsync's get_local_name() sees it: stat'ed as named
@@ -272,14 +514,46 @@ int main(int argc, char **argv)
 	}
 	if ((c.o.verbose || c.o.do_progress) && !c.o.quiet && c.o.recursive)
 		puts("sending incremental file list");
-	for (int i = 0; i < nsrc; i++) {
-		r = add_root(&c, argv[optind + i], dst, dst_is_dir || nsrc > 1 || ends_with_slash(dest_arg));
-		if (r < 0)
+	else if ((c.o.verbose || c.o.do_progress) && !c.o.quiet && c.o.dirs)
+		puts("building file list ... done"); /* rsync's, for -d without -r (no incremental recursion) */
+	if (c.o.files_from) {
+		/* rsync: the names are relative to the one SRC, which is a directory */
+		char *base = strip(argv[optind]);
+
+		if (!base)
 			goto nomem;
-		if (r > 0 && (strcmp(c.roots[c.nroots - 1].dst, dst) || !strcmp(c.roots[c.nroots - 1].rel0, ".")))
-			container = true;
+		r = add_files_from(&c, c.o.files_from, base, dst, &missing);
+		free(base);
+		if (r == -EIO) {
+			code = EXIT_SYNTAX; /* rsync: a files-from file that cannot be read is a usage error */
+			goto out;
+		}
+		if (r < 0 || (c.o.relative && add_implied(&c, 0, dst) < 0))
+			goto nomem;
+		container = true;
+	} else {
+		for (int i = 0; i < nsrc; i++) {
+			size_t before = c.nroots;
+
+			if (c.o.relative)
+				r = add_relative_arg(&c, argv[optind + i], dst);
+			else
+				r = add_root(&c, argv[optind + i], dst,
+					     dst_is_dir || nsrc > 1 || ends_with_slash(dest_arg));
+			if (r == -EINVAL) {
+				code = EXIT_SYNTAX;
+				goto out;
+			}
+			if (r < 0)
+				goto nomem;
+			if (r == 0)
+				missing++;
+			if (r > 0 && (c.o.relative || strcmp(c.roots[before].dst, dst) || !strcmp(c.roots[before].rel0, ".")))
+				container = true;
+		}
+		if (c.o.relative && add_implied(&c, 0, dst) < 0)
+			goto nomem;
 	}
-	missing = nsrc - (int)c.nroots;
 	/* rsync: a missing or unreadable SRC is an I/O error, and after one nothing is deleted */
 	if (missing)
 		c.io_error = true;

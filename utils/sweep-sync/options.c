@@ -797,10 +797,6 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 		}
 	}
 	/* not done yet: refused rather than ignored */
-	if (!o->refused && o->files_from)
-		o->refused = "files-from";
-	if (!o->refused && o->relative)
-		o->refused = "relative";
 	if (!o->refused && o->backup)
 		o->refused = o->backup_dir ? "backup-dir" : "backup";
 	if (o->refused) {

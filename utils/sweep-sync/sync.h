@@ -84,7 +84,9 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o);
  */
 struct sync_root {
 	char *src, *dst, *rel0;
-	bool follow; /* SRC/ (and its destination) may be a symlink to a directory */
+	char *base;   /* -R: the directory rel0 is relative to (entries are named rel below it), else NULL */
+	bool follow;  /* SRC/ (and its destination) may be a symlink to a directory */
+	bool implied; /* -R: a directory on the way to a named one, sent without its contents */
 };
 
 /*
@@ -182,7 +184,7 @@ struct sync_ctx {
 	double last_progress;   /* --info=progress2: when the line was last drawn */
 	/* the SRC operands; when two give the same name, the first one's entry is used, as in rsync */
 	struct sync_root *roots;
-	size_t nroots;
+	size_t nroots, caproots;
 	struct sync_list list;
 	struct sync_out out;
 	struct skip *skips;
