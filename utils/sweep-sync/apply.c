@@ -206,6 +206,23 @@ static bool is_below(const char *rel, const char *dir)
 	return !strncmp(rel, dir, l) && rel[l] == '/';
 }
 
+/* -b: keep what is about to be replaced (or, move, deleted). <0 when it could not be kept: then leave it alone. */
+static int keep_backup(struct sync_ctx *c, struct sync_node *n, bool move)
+{
+	int r = backup_keep(c, n, move);
+
+	if (r < 0) {
+		char *db = NULL;
+
+		progress_clear(c->prog);
+		cli_error(r, "backup failed for %s", node_dst_path(c, n, &db) ? db : n->rel);
+		free(db);
+		c->errors++;
+		n->flags |= N_FAILED;
+	}
+	return r;
+}
+
 /*
  * Not root, a directory about to be emptied must be writable: rsync makes
  * one of ours that is not writable so (u+w) before it deletes inside it.
@@ -264,7 +281,14 @@ static int make_way(struct apply *a, size_t i, const char *dp)
 			if ((x->flags & N_DST) && (x == n || is_below(x->rel, n->rel)))
 				open_to_delete(c, x);
 		}
-		r = sweep_copy_remove(c->eng, node_dst_rel(c, n), SWEEP_COPY_REMOVE_TREE);
+		if (c->o.backup && !S_ISDIR(n->d.st.st_mode)) {
+			/* -b: the entry in the way is kept, not removed */
+			if (keep_backup(c, n, true) < 0)
+				return -EIO;
+			r = 0;
+		} else {
+			r = sweep_copy_remove(c->eng, node_dst_rel(c, n), SWEEP_COPY_REMOVE_TREE);
+		}
 
 		if (r < 0 && r != -ENOENT) {
 			sync_error(c, dp, r);
@@ -355,6 +379,8 @@ static int transfer(struct apply *a, size_t i, unsigned f, const char *sp, const
 		itemize_print(c, n, f, NULL);
 		return 0;
 	}
+	if (!(f & IT_NEW) && (n->flags & N_DST) && !(n->flags & N_GONE) && keep_backup(c, n, false) < 0)
+		return 0;
 	progress_plan(c->prog, 1, (uint64_t)n->s.st.st_size);
 	n->flags |= N_QUEUED;
 	r = engine_copy(a, i, sp, dp);
@@ -406,6 +432,10 @@ static int hlink_to_leader(struct apply *a, size_t i)
 		f |= itemize_attrs(c, n);
 	else
 		f |= IT_NEW;
+	if (!c->o.dry_run && have && keep_backup(c, n, false) < 0) {
+		free(lbuf);
+		return 0;
+	}
 	if (!c->o.dry_run) {
 		r = sweep_copy_link(c->eng, node_dst_rel(c, l), node_dst_rel(c, n));
 		if (r < 0) {
@@ -604,6 +634,8 @@ static int do_other(struct apply *a, size_t i, const char *sp, const char *dp)
 			return 0;
 		}
 		f |= IT_LOCAL | IT_CHANGE;
+		if (!c->o.dry_run && keep_backup(c, n, false) < 0)
+			return 0;
 	}
 	r = engine_copy(a, i, sp, dp);
 	if (r < 0)
@@ -810,7 +842,16 @@ static bool delete_one(struct apply *a, const struct children *ch, size_t k)
 	if (!dp)
 		return false;
 	if (!c->o.dry_run) {
-		int r = emptied ? sweep_copy_remove(c->eng, node_dst_rel(c, n), 0) : -ENOTEMPTY;
+		int r;
+
+		if (c->o.backup && !dir) {
+			/* -b: a deleted file is kept (moved to its backup name) */
+			if (keep_backup(c, n, true) < 0)
+				return false;
+			r = 0;
+		} else {
+			r = emptied ? sweep_copy_remove(c->eng, node_dst_rel(c, n), 0) : -ENOTEMPTY;
+		}
 
 		if (r == -ENOTEMPTY || r == -EEXIST) {
 			/* something excluded (so protected), or that could not go, is still inside */

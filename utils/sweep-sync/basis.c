@@ -112,8 +112,7 @@ void basis_close(struct sync_ctx *c)
 	}
 }
 
-/* The directory holding rel beneath root, and rel's last component. */
-static int parent_beneath(int root, const char *rel, const char **name)
+int sync_parent_beneath(int root, const char *rel, const char **name)
 {
 	const char *slash = strrchr(rel, '/');
 	char *dir;
@@ -134,7 +133,7 @@ static int parent_beneath(int root, const char *rel, const char **name)
 static int basis_stat(struct sync_ctx *c, int i, const char *rel, struct stat *st, char *link, size_t len)
 {
 	const char *name;
-	int dfd = parent_beneath(c->basis_fd[i], rel, &name), r = 0;
+	int dfd = sync_parent_beneath(c->basis_fd[i], rel, &name), r = 0;
 
 	if (dfd < 0)
 		return dfd;
@@ -217,11 +216,11 @@ int basis_find(struct sync_ctx *c, struct sync_node *n, struct fst *st, int *whi
 int basis_link(struct sync_ctx *c, const struct sync_node *n, int which)
 {
 	const char *rel = node_dst_rel(c, n), *bname, *dname;
-	int bfd = parent_beneath(c->basis_fd[which], rel, &bname), dfd, r;
+	int bfd = sync_parent_beneath(c->basis_fd[which], rel, &bname), dfd, r;
 
 	if (bfd < 0)
 		return bfd;
-	dfd = parent_beneath(c->dest_fd, rel, &dname);
+	dfd = sync_parent_beneath(c->dest_fd, rel, &dname);
 	if (dfd < 0) {
 		close(bfd);
 		return dfd;

@@ -483,6 +483,7 @@ int main(int argc, char **argv)
 	c.dest_fd = -1;
 	for (int i = 0; i < MAX_BASIS_DIRS; i++)
 		c.basis_fd[i] = -1;
+	c.backup_fd = -1;
 
 	nsrc = argc - optind - 1;
 	dest_arg = argv[argc - 1];
@@ -695,6 +696,10 @@ int main(int argc, char **argv)
 	}
 	if (c.o.nbasis && basis_open(&c) < 0)
 		goto nomem;
+	if (backup_open(&c) < 0) {
+		code = EXIT_FILEIO;
+		goto out;
+	}
 	if (c.o.checksum) {
 		r = checksum_run(&c);
 		if (r < 0) {
@@ -749,6 +754,7 @@ out:
 	exclude_free(c.o.receiver_rules);
 	exclude_free(c.o.protect_rules);
 	basis_close(&c);
+	backup_close(&c);
 	flist_close_roots(&c);
 	free(c.dest_show);
 	free_roots(&c);

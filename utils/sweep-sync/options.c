@@ -518,6 +518,8 @@ static int parse_info(struct sync_opts *o, const char *arg)
 			o->info_skip = level;
 		else if (!strcasecmp(w, "remove"))
 			o->info_remove = level;
+		else if (!strcasecmp(w, "backup"))
+			o->info_backup = level;
 		else if (!strcasecmp(w, "none") || !strcasecmp(w, "all")) {
 			int v = !strcasecmp(w, "none") ? 0 : level;
 
@@ -628,7 +630,7 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 
 	o->max_delete = -1;
 	o->max_size = o->min_size = -1;
-	o->name_level = o->stats = o->info_del = o->info_nonreg = o->info_skip = o->info_remove = -1;
+	o->name_level = o->stats = o->info_del = o->info_nonreg = o->info_skip = o->info_remove = o->info_backup = -1;
 	o->human = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":arlptogDHAXncivxPhzuqdRWbCFf:0@:", long_opts, &idx)) != -1) {
@@ -797,8 +799,6 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 		}
 	}
 	/* not done yet: refused rather than ignored */
-	if (!o->refused && o->backup)
-		o->refused = o->backup_dir ? "backup-dir" : "backup";
 	if (o->refused) {
 		/* rsync's wording for an option it was built without */
 		cli_msg("This sweep-sync does not support --%s", o->refused);
@@ -831,6 +831,16 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 	}
 	if (!o->suffix)
 		o->suffix = o->backup_dir ? "" : "~";
+	if (o->backup && !o->backup_dir && o->delete && !o->delete_excluded) {
+		/* rsync: --delete must not delete the backups it makes beside the files */
+		char rule[300];
+
+		snprintf(rule, sizeof(rule), "P *%s", o->suffix);
+		if (add_filter(o, rule, 0, NULL) < 0)
+			return -EINVAL;
+	}
+	if (o->info_backup < 0)
+		o->info_backup = o->quiet ? 0 : o->verbose > 1;
 	/* rsync: --progress names the files too (unless -i does, or --info=name0 was given) */
 	if (o->do_progress && o->name_level < 0 && !o->itemize)
 		o->name_level = 1;

@@ -53,7 +53,7 @@ struct sync_opts {
 	struct progress_opts sweep_progress; /* --progress=SECONDS: the sweep tools' display */
 	int human;    /* rsync's human_readable: 1 digits with commas, 2 units of 1000, 3 of 1024 */
 	/* --info levels (from -v and -q unless --info set them) */
-	int name_level, stats, info_del, info_nonreg, info_skip, info_remove;
+	int name_level, stats, info_del, info_nonreg, info_skip, info_remove, info_backup;
 	long long modify_window; /* seconds; -1: to the nanosecond */
 	long long max_delete; /* --max-delete, -1 for no limit */
 	int64_t max_size, min_size; /* -1 for none */
@@ -200,6 +200,7 @@ struct sync_ctx {
 	 */
 	int *src_fd;
 	int dest_fd;
+	int backup_fd; /* --backup-dir, -1 without */
 	int basis_fd[MAX_BASIS_DIRS]; /* --link-dest and the like, -1 where one could not be opened */
 	const char *dest_name;  /* set when one file goes to a new name */
 	char *dest_show;        /* DEST (or its directory) as messages show it */
@@ -298,6 +299,18 @@ int basis_open(struct sync_ctx *c);
 void basis_close(struct sync_ctx *c);
 int basis_find(struct sync_ctx *c, struct sync_node *n, struct fst *st, int *which);
 int basis_link(struct sync_ctx *c, const struct sync_node *n, int which);
+/* The directory holding rel beneath root (no symlink followed), and rel's last component: fd or -errno. */
+int sync_parent_beneath(int root, const char *rel, const char **name);
+
+/*
+ * backup.c: -b, --backup-dir, --suffix. backup_open holds the backup
+ * directory (made when missing) once DEST is open. backup_keep keeps n's
+ * destination entry (a non-directory) before it is replaced (a hard link,
+ * move false) or deleted (moved, move true): 0 or -errno.
+ */
+int backup_open(struct sync_ctx *c);
+void backup_close(struct sync_ctx *c);
+int backup_keep(struct sync_ctx *c, const struct sync_node *n, bool move);
 /* Print the line for n ("%i %n%L"); xname is the hard-link target or NULL. */
 void itemize_print(struct sync_ctx *c, const struct sync_node *n, unsigned iflags, const char *xname);
 /* "*deleting   path" (or "deleting path" for -v), in node at's place (SIZE_MAX: now). */
