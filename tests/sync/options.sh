@@ -107,6 +107,25 @@ diff <(cd "$W/rs-r" && find . | sort) <(cd "$W/rs-s" && find . | sort) || die "-
 compare_trees "$W/r/rs" "$W/s/rs" --no-root-time --no-times
 ok "--remove-source-files: the same files left in the source as rsync leaves"
 
+# ---- without -p: the destination's default ACL, no set-id bits from the source ----
+P=$W/perm-src
+mkdir -p "$P/sgid" "$P/plain"
+printf 'f\n' >"$P/f" && chmod 640 "$P/f"
+printf 'x\n' >"$P/x" && chmod 4755 "$P/x"
+chmod 2775 "$P/sgid"
+mkdir -p "$W/r/acl" "$W/s/acl" "$W/r/sg" "$W/s/sg"
+chmod 2755 "$W/r/sg" "$W/s/sg"
+if command -v setfacl >/dev/null && setfacl -d -m u::rwx,g::rwx,o::rwx "$W/r/acl" "$W/s/acl" 2>/dev/null; then
+	COMPARE_OPTS="--no-root-time --no-times" run_args "-r without -p: the default ACL decides" ../perm-src/ acl -r -i
+else
+	skip_part "no default ACLs here"
+fi
+COMPARE_OPTS="--no-root-time --no-times" run_args "-rt without -p: a set-group-ID DEST" ../perm-src/ sg -rt -i
+COMPARE_OPTS="--no-root-time --no-times" run_args "-rt without -p, umask 077" ../perm-src/ um -rt -i
+(umask 077; cd "$W/r" && rsync -rt ../perm-src/ um2 && cd "$W/s" && "$SYNC" -rt ../perm-src/ um2) || die "umask 077 runs"
+compare_trees "$W/r/um2" "$W/s/um2" --no-root-time --no-times
+ok "without -p under umask 077: the same modes as rsync"
+
 # ---- options sweep-sync refuses by name ----
 for opt in --inplace --append --fuzzy --block-size=1024 --partial-dir=x --temp-dir=x --bwlimit=1 --no-whole-file \
 	--write-batch=x --read-batch=x --chmod=u+x --copy-links; do

@@ -177,6 +177,9 @@ static const struct sweep_copy_src *src_of(struct apply *a, const struct sync_no
 		.st = fst_sweep(&n->s.st, st),
 		.link = n->s.link,
 	};
+	/* without -p, a new entry gets rsync's mode (perms.c); what exists keeps its own */
+	if (!a->c->o.perms && !((n->flags & N_DST) && !(n->flags & N_GONE)))
+		st->mode = perms_new_mode(a->c, n);
 	return src;
 }
 
@@ -1036,6 +1039,10 @@ int apply_run(struct sync_ctx *c)
 			.cancel = &sync_stop_signal,
 		};
 
+		/* without -p the modes of new entries come from perms.c, whole: the engine must not mask them again */
+		c->perm_cache_parent = UINT32_MAX;
+		if (!c->o.perms)
+			umask(0);
 		r = sweep_copy_new(&co, &c->eng);
 		if (r < 0)
 			return r;

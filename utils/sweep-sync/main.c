@@ -472,6 +472,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	c.am_root = geteuid() == 0;
+	c.orig_umask = umask(0);
+	umask(c.orig_umask);
 	setlocale(LC_CTYPE, "");
 	c.utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
 	struct sigaction sa = { .sa_handler = on_signal }; /* no SA_RESTART: a blocked wait returns */

@@ -182,6 +182,9 @@ struct sync_ctx {
 	uint32_t *src_index;    /* --progress: each node's place among them */
 	double *t_open;         /* --progress: when each node's file was opened */
 	double last_progress;   /* --info=progress2: when the line was last drawn */
+	mode_t orig_umask;      /* the umask the run started with (cleared while copying without -p) */
+	uint32_t perm_cache_parent, perm_cache_dflt; /* perms.c: the last parent's default permissions */
+	bool perm_cache_sgid;
 	/* the SRC operands; when two give the same name, the first one's entry is used, as in rsync */
 	struct sync_root *roots;
 	size_t nroots, caproots;
@@ -338,6 +341,13 @@ void report_summary(const struct sync_ctx *c, const struct timespec *start);
 void report_file_done(struct sync_ctx *c, size_t idx, uint64_t bytes, double secs);
 void report_progress2(struct sync_ctx *c);
 double report_now(void);
+
+/*
+ * perms.c: without -p, the mode rsync gives n when it is new: the source's
+ * bits masked by its DEST directory's default ACL (else the umask), no
+ * set-id or sticky bits (but a set-group-ID parent's, for a directory).
+ */
+uint32_t perms_new_mode(struct sync_ctx *c, const struct sync_node *n);
 
 /* digest.c: a 128-bit streaming digest for -c (not cryptographic). */
 struct digest {
