@@ -126,6 +126,15 @@ COMPARE_OPTS="--no-root-time --no-times" run_args "-rt without -p, umask 077" ..
 compare_trees "$W/r/um2" "$W/s/um2" --no-root-time --no-times
 ok "without -p under umask 077: the same modes as rsync"
 
+# ---- -H links devices, FIFOs and symlinks too (rsync's devices test) ----
+H=$W/hl-src
+mkdir -p "$H"
+mkfifo "$H/f1" && ln "$H/f1" "$H/f2"
+ln -s t "$H/l1" && ln "$H/l1" "$H/l2"
+if is_root; then mknod "$H/b1" b 1 1 && ln "$H/b1" "$H/b2"; fi
+run_args "-H: non-regular hard links" ../hl-src/ hl1 -aiH
+run_args "-H: non-regular hard links, again" ../hl-src/ hl1 -aiH
+
 # ---- options sweep-sync refuses by name ----
 for opt in --inplace --append --fuzzy --block-size=1024 --partial-dir=x --temp-dir=x --bwlimit=1 --no-whole-file \
 	--write-batch=x --read-batch=x --chmod=u+x --copy-links; do

@@ -601,6 +601,17 @@ static int do_other(struct apply *a, size_t i, const char *sp, const char *dp)
 	unsigned f;
 	int r;
 
+	if (n->flags & N_HL) {
+		/* -H: made at once, so the first name of the group leads and the others link to it */
+		struct sync_node *first = &c->list.v[n->hl_first];
+
+		if (first->hl_leader != NONE) {
+			n->hl_leader = first->hl_leader;
+			return hlink_to_leader(a, i);
+		}
+		set_leader(c, i);
+	}
+
 	if (!have && c->o.nbasis) {
 		struct fst b;
 		int which, level = basis_find(c, n, &b, &which);

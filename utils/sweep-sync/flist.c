@@ -594,7 +594,7 @@ static int cmp_hl(const void *a, const void *b)
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
-/* -H: chain the source names of each multiply-linked regular file, in rsync order. */
+/* -H: chain the source names of each multiply-linked non-directory, in rsync order. */
 static int group_hard_links(struct sync_ctx *c)
 {
 	struct sync_list *l = &c->list;
@@ -606,7 +606,8 @@ static int group_hard_links(struct sync_ctx *c)
 	for (size_t i = 0; i < l->n; i++) {
 		const struct sync_node *n = &l->v[i];
 
-		if ((n->flags & N_SRC) && S_ISREG(n->s.st.st_mode) && n->s.st.st_nlink > 1)
+		/* every non-directory, as rsync's -H (devices, FIFOs and symlinks can share an inode too) */
+		if ((n->flags & N_SRC) && !S_ISDIR(n->s.st.st_mode) && n->s.st.st_nlink > 1)
 			idx[m++] = (uint32_t)i;
 	}
 	sorted_list_base = l->v;
