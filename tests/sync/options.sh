@@ -55,6 +55,13 @@ run_args "--max-size=5000-1" ../src/ ms4 -a -i --max-size=5000-1
 run_args "--max-size=x is invalid" ../src/ ms5 -a --max-size=x
 grep -q -- '--max-size=x is invalid' "$W/s.err" || die "no rsync-like message: $(cat "$W/s.err")"
 
+# ---- --existing, --ignore-existing ----
+fresh ex1; rm "$W/r/ex1/b" "$W/s/ex1/b"; rm -r "$W/r/ex1/sub/deep" "$W/s/ex1/sub/deep"
+printf 'changed\n' >>"$S/a"
+run_args "--existing" ../src/ ex1 -a -i --existing
+run_args "--ignore-existing" ../src/ ex1 -a -i --ignore-existing
+run_args "--existing --info=skip names what it skips" ../src/ ex2 -a --existing --info=skip
+
 # ---- deletions ----
 extra() { for f in "$@"; do mkdir -p "$(dirname "$W/r/$f")" "$(dirname "$W/s/$f")"; printf 'x\n' >"$W/r/$f"; cp -a "$W/r/$f" "$W/s/$f"; done; }
 fresh d1; extra d1/zz d1/sub/yy d1/gone/g1 d1/gone/g2 d1/keep.o

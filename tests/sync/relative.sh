@@ -32,6 +32,17 @@ grep -q 'found ".." dir in relative path' "$W/s.err" || die "$(cat "$W/s.err")"
 	die "-R with plain relative paths"
 diff <(sed 1d "$W/r.out") <(sed 1d "$W/s.out") && compare_trees "$W/r/d13" "$W/s/d13" --no-root-time || die "-R with plain relative paths differs from rsync"
 ok "-R with plain relative paths: the same lines and tree as rsync"
+(cd "$W" && rsync -a -i -R ./src/a/b "$W/r/d14/" >"$W/r.out" && "$SYNC" -a -i -R ./src/a/b "$W/s/d14/" >"$W/s.out") ||
+	die "-R ./path"
+diff <(sed 1d "$W/r.out") <(sed 1d "$W/s.out") && compare_trees "$W/r/d14" "$W/s/d14" ||
+	die "-R with a leading ./ (which sends . too) differs from rsync"
+ok "-R with a leading ./: DEST gets .'s metadata, as rsync"
+ln -s a "$S/alink"
+run_args "-R through a symlinked implied directory (sent as a real one)" ../src/./alink/b/c/f d15 -a -i -R
+[ -d "$W/s/d15/alink" ] && [ ! -L "$W/s/d15/alink" ] || die "the implied symlink was not made a directory"
+rm "$S/alink"
+printf '# comment\n; another\nx/h\n' >"$W/list4"
+run_args "--files-from skips comments" ../src/ d16 -a -i --files-from="$W/list4"
 run_args "--files-from=- (standard input)" ../src/ d8 -a -i --files-from=- </dev/null
 run_args "--files-from a missing file" ../src/ d9 -a -i --files-from="$W/nonexistent"
 printf 'a/nothere\nx/h\n' >"$W/list2"

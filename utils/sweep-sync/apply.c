@@ -735,6 +735,23 @@ static int decide(struct apply *a, size_t i)
 	dp = node_dst_path(c, n, &a->db);
 	if (!sp || !dp)
 		return -ENOMEM;
+	bool have = (n->flags & N_DST) && !(n->flags & N_GONE);
+	if ((c->o.existing && !have && strcmp(n->rel, ".")) || (c->o.ignore_existing && have && !S_ISDIR(n->s.st.st_mode))) {
+		/* --existing: nothing new is made (a directory's contents neither); --ignore-existing: nothing existing updated */
+		if (S_ISDIR(n->s.st.st_mode))
+			n->flags |= N_SKIPDIR;
+		if (c->o.info_skip > 0) {
+			char *line = NULL;
+			int len = have ? asprintf(&line, "%s exists\n", n->rel)
+				       : asprintf(&line, "not creating new %s \"%s\"\n",
+						  S_ISDIR(n->s.st.st_mode) ? "directory" : "file", n->rel);
+
+			if (len > 0)
+				out_add(c, i, line, (size_t)len);
+			free(line);
+		}
+		return 0;
+	}
 	if ((n->flags & N_DST) && !(n->flags & N_GONE) && !same_type(n->s.st.st_mode, n->d.st.st_mode)) {
 		if (make_way(a, i, dp) < 0)
 			return 0;

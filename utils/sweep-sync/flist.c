@@ -312,7 +312,7 @@ static bool side_walks(const struct scan *s, size_t i)
 	if (s->is_src)
 		return true;
 	for (size_t j = 0; j < c->nroots; j++)
-		if (!strcmp(c->roots[j].rel0, "."))
+		if (!strcmp(c->roots[j].rel0, ".") && !c->roots[j].implied)
 			return j == i;
 	for (size_t j = 0; j < i; j++)
 		if (!strcmp(c->roots[j].rel0, c->roots[i].rel0))
@@ -751,8 +751,8 @@ const char *node_dst_path(struct sync_ctx *c, const struct sync_node *n, char **
 
 const char *node_src_rel(const struct sync_ctx *c, const struct sync_node *n)
 {
-	(void)c;
-	return n->rel;
+	/* -R: below the directory holding the operand, as for an operand without -R */
+	return n->rel + c->roots[n->root].src_skip;
 }
 
 const char *node_dst_rel(const struct sync_ctx *c, const struct sync_node *n)
@@ -795,8 +795,7 @@ int flist_open_roots(struct sync_ctx *c)
 		int fd;
 
 		/* SRC/: the operand itself, followed as named; SRC: the directory holding it (entries are rel0/...). */
-		fd = rt->base ? open(rt->base, O_PATH | O_DIRECTORY | O_CLOEXEC)
-		     : strcmp(rt->rel0, ".") ? open_parent(rt->src) : open(rt->src, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		fd = strcmp(rt->rel0, ".") ? open_parent(rt->src) : open(rt->src, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0 && fd != -ENOMEM)
 			fd = -errno;
 		/* The operand must still be what was scanned: a root that vanished or was replaced is an I/O error. */

@@ -210,6 +210,7 @@ static int add_relative(struct sync_ctx *c, const char *base, const char *path, 
 	*rt = (struct sync_root){ .src = src, .rel0 = rel, .base = strdup(base) };
 	rt->dst = !strcmp(rel, ".") ? strdup(dst) : join(dst, rel);
 	rt->follow = !strcmp(rel, ".");
+	rt->src_skip = strrchr(rel, '/') ? (size_t)(strrchr(rel, '/') - rel) + 1 : 0;
 	c->nroots++;
 	return rt->dst && rt->base ? 1 : -ENOMEM;
 }
@@ -237,9 +238,11 @@ static int add_implied(struct sync_ctx *c, size_t first, const char *dst)
 					free(rel);
 					return -ENOMEM;
 				}
+				/* rsync sends an implied directory as a real one: a symlink there is followed */
 				*rt = (struct sync_root){ .src = join(c->roots[i].base, rel), .rel0 = strdup(rel),
 							  .dst = join(dst, rel), .base = strdup(c->roots[i].base),
-							  .implied = true };
+							  .implied = true, .follow = true };
+				rt->src_skip = strrchr(rel, '/') ? (size_t)(strrchr(rel, '/') - rel) + 1 : 0;
 				c->nroots++;
 				if (!rt->src || !rt->rel0 || !rt->dst || !rt->base) {
 					free(rel);
@@ -283,7 +286,26 @@ static int add_relative_arg(struct sync_ctx *c, const char *arg, const char *dst
 		free(base);
 		return r;
 	}
-	return add_relative(c, arg[0] == '/' ? "/" : ".", arg, dst);
+	r = add_relative(c, arg[0] == '/' ? "/" : ".", arg, dst);
+	if (r > 0 && arg[0] == '.' && arg[1] == '/' && arg[2]) {
+		/*
+		 * rsync: a leading "./" sends "." itself too, an implied
+		 * directory without its contents, so DEST gets its metadata.
+		 */
+		for (size_t k = 0; k < c->nroots; k++)
+			if (!strcmp(c->roots[k].rel0, "."))
+				return r;
+		struct sync_root *rt = grow_roots(c);
+
+		if (!rt)
+			return -ENOMEM;
+		*rt = (struct sync_root){ .src = strdup("."), .rel0 = strdup("."), .dst = strdup(dst),
+					  .base = strdup("."), .implied = true, .follow = true };
+		c->nroots++;
+		if (!rt->src || !rt->rel0 || !rt->dst || !rt->base)
+			return -ENOMEM;
+	}
+	return r;
 }
 
 /*
@@ -317,7 +339,8 @@ static int add_files_from(struct sync_ctx *c, const char *file, const char *base
 	while ((len = getdelim(&line, &cap, c->o.from0 ? '\0' : '\n', f)) >= 0) {
 		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == '\0'))
 			line[--len] = 0;
-		if (!len)
+		/* rsync skips blank lines and comments ('#' or ';' first) in a --files-from list */
+		if (!len || line[0] == '#' || line[0] == ';')
 			continue;
 		count++;
 		if (c->o.relative) {
@@ -515,9 +538,9 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if ((c.o.verbose || c.o.do_progress) && !c.o.quiet && c.o.recursive)
+	if (c.o.info_flist > 0 && c.o.recursive)
 		puts("sending incremental file list");
-	else if ((c.o.verbose || c.o.do_progress) && !c.o.quiet && c.o.dirs)
+	else if (c.o.info_flist > 0 && c.o.dirs)
 		puts("building file list ... done"); /* rsync's, for -d without -r (no incremental recursion) */
 	if (c.o.files_from) {
 		/* rsync: the names are relative to the one SRC, which is a directory */

@@ -53,6 +53,8 @@ enum {
 	OPT_COMPRESS_LEVEL,
 	OPT_COMPRESS_CHOICE,
 	OPT_WHOLE_FILE,
+	OPT_EXISTING,
+	OPT_IGNORE_EXISTING,
 	OPT_NO,         /* --no-X: the negations rsync has for the options below */
 	OPT_DEVICE,
 	OPT_HELP,
@@ -173,8 +175,9 @@ static const struct option long_opts[] = {
 	{ "copy-unsafe-links", no_argument, NULL, OPT_REFUSED },
 	{ "safe-links", no_argument, NULL, OPT_REFUSED },
 	{ "munge-links", no_argument, NULL, OPT_REFUSED },
-	{ "existing", no_argument, NULL, OPT_REFUSED },
-	{ "ignore-existing", no_argument, NULL, OPT_REFUSED },
+	{ "existing", no_argument, NULL, OPT_EXISTING },
+	{ "ignore-non-existing", no_argument, NULL, OPT_EXISTING },
+	{ "ignore-existing", no_argument, NULL, OPT_IGNORE_EXISTING },
 	{ "ignore-times", no_argument, NULL, OPT_REFUSED },
 	{ "sparse", no_argument, NULL, OPT_REFUSED },
 	{ "preallocate", no_argument, NULL, OPT_REFUSED },
@@ -250,6 +253,8 @@ static void usage(FILE *f)
 		"      --compare-dest=DIR skip files that are unchanged in DIR\n"
 		"      --copy-dest=DIR    ... and copy them locally from DIR\n"
 		"      --remove-source-files  remove the source files that were synced\n"
+		"      --existing         skip creating new files on the receiver\n"
+		"      --ignore-existing  skip updating files that exist on the receiver\n"
 		"  -i, --itemize-changes  print a change summary for each update\n"
 		"  -v, --verbose          name the files transferred\n"
 		"  -q, --quiet            suppress non-error messages\n"
@@ -258,7 +263,7 @@ static void usage(FILE *f)
 		"      --progress=SECONDS the sweep tools' progress on stderr, a line every SECONDS\n"
 		"  -P                     same as --partial --progress\n"
 		"      --partial          accepted: a file is never left partial (see sweep-sync(1))\n"
-		"      --info=FLAGS       progress0-2, name0-2, stats0-3, del, nonreg, skip, remove\n"
+		"      --info=FLAGS       progress0-2, name0-2, stats0-3, del, nonreg, skip, remove, backup, flist\n"
 		"      --stats            give some file-transfer stats\n"
 		"  -f, --filter=RULE      add a file-filtering RULE\n"
 		"  -F                     same as --filter='dir-merge /.rsync-filter';\n"
@@ -520,11 +525,14 @@ static int parse_info(struct sync_opts *o, const char *arg)
 			o->info_remove = level;
 		else if (!strcasecmp(w, "backup"))
 			o->info_backup = level;
+		else if (!strcasecmp(w, "flist"))
+			o->info_flist = level;
 		else if (!strcasecmp(w, "none") || !strcasecmp(w, "all")) {
 			int v = !strcasecmp(w, "none") ? 0 : level;
 
 			o->progress = v > 2 ? 2 : v;
 			o->name_level = o->stats = o->info_del = o->info_nonreg = o->info_skip = o->info_remove = v;
+			o->info_backup = o->info_flist = v;
 		} else {
 			cli_msg("Unknown --info item: \"%s\"", w);
 			r = -EINVAL;
@@ -631,6 +639,7 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 	o->max_delete = -1;
 	o->max_size = o->min_size = -1;
 	o->name_level = o->stats = o->info_del = o->info_nonreg = o->info_skip = o->info_remove = o->info_backup = -1;
+	o->info_flist = -1;
 	o->human = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":arlptogDHAXncivxPhzuqdRWbCFf:0@:", long_opts, &idx)) != -1) {
@@ -746,6 +755,8 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 				return -EINVAL;
 			break;
 		case OPT_REMOVE_SOURCE: o->remove_source = true; break;
+		case OPT_EXISTING: o->existing = true; break;
+		case OPT_IGNORE_EXISTING: o->ignore_existing = true; break;
 		case OPT_COMPRESS_LEVEL:
 		case OPT_COMPRESS_CHOICE:
 			break; /* as -z: nothing to compress locally */
@@ -839,6 +850,8 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 		if (add_filter(o, rule, 0, NULL) < 0)
 			return -EINVAL;
 	}
+	if (o->info_flist < 0)
+		o->info_flist = !o->quiet && (o->verbose || o->do_progress);
 	if (o->info_backup < 0)
 		o->info_backup = o->quiet ? 0 : o->verbose > 1;
 	/* rsync: --progress names the files too (unless -i does, or --info=name0 was given) */

@@ -47,13 +47,14 @@ struct sync_opts {
 	bool no_recursive, no_relative; /* --no-r, --no-R given */
 	bool quiet, update, dirs, relative, numeric_ids, size_only, partial, from0;
 	bool delete_before, delete_excluded, backup, remove_source, stats_opt, do_progress;
+	bool existing, ignore_existing; /* --existing (--ignore-non-existing), --ignore-existing */
 	int itemize; /* -i count */
 	int verbose; /* -v count */
 	int progress; /* rsync's: --progress (1) or --info=progress2 (2) */
 	struct progress_opts sweep_progress; /* --progress=SECONDS: the sweep tools' display */
 	int human;    /* rsync's human_readable: 1 digits with commas, 2 units of 1000, 3 of 1024 */
 	/* --info levels (from -v and -q unless --info set them) */
-	int name_level, stats, info_del, info_nonreg, info_skip, info_remove, info_backup;
+	int name_level, stats, info_del, info_nonreg, info_skip, info_remove, info_backup, info_flist;
 	long long modify_window; /* seconds; -1: to the nanosecond */
 	long long max_delete; /* --max-delete, -1 for no limit */
 	int64_t max_size, min_size; /* -1 for none */
@@ -87,6 +88,12 @@ struct sync_root {
 	char *base;   /* -R: the directory rel0 is relative to (entries are named rel below it), else NULL */
 	bool follow;  /* SRC/ (and its destination) may be a symlink to a directory */
 	bool implied; /* -R: a directory on the way to a named one, sent without its contents */
+	/*
+	 * -R: the length of rel0's directories (and the '/'): the source is
+	 * reached below the directory holding the operand, as named (symlinks
+	 * on the way followed, as rsync's sender does), by rel less those.
+	 */
+	size_t src_skip;
 };
 
 /*
