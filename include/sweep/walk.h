@@ -63,7 +63,10 @@ extern "C" {
 /* Return value of on_entry for a directory: do not descend into it. */
 #define SWEEP_WALK_SKIP 1
 
-/* One entry. Everything in it is valid only during the callback. */
+/* What the walk read of an entry from the block device, for sweep_plan_add_entry() (opaque). */
+struct sweep_entry_hint;
+
+/* One entry. Everything in it is valid only during the callback (a copy made then carries all of it). */
 struct sweep_entry {
 	const char *path;      /* root as given + "/" + components; roots appear as given */
 	size_t path_len;       /* bytes in path (names may hold any byte but '/' and NUL) */
@@ -91,6 +94,13 @@ struct sweep_entry {
 	const char *rel;
 	uint64_t root_dev, root_ino; /* identity of that root directory (0 when root_fd is -1) */
 	unsigned flags;        /* SWEEP_ENTRY_* */
+	/*
+	 * The raw inode hint sweep_plan_add_entry() may take (a sort key,
+	 * the size of a file the walk did not stat), NULL when the walk read
+	 * none. Library-owned, valid during the callback; a copy of the entry
+	 * made then keeps it.
+	 */
+	const struct sweep_entry_hint *hint;
 };
 
 /* What failed, for on_error. */

@@ -201,11 +201,12 @@ size_t sweep__cscan_len(const struct sweep__cscan *q);
 uint64_t sweep__cscan_sweeps(const struct sweep__cscan *q);
 
 /*
- * walk_meta.c, for plan.c: what the walk knows about the entry it is handing
- * out right now (on this thread), beyond struct sweep_entry.
+ * walk_meta.c, for plan.c: what the walk knows of an entry beyond struct
+ * sweep_entry, which points at it (sweep_entry.hint) while it is handed out.
  */
-struct sweep__entry_hint {
-	const struct sweep_entry *entry;
+struct walk;
+struct frame;
+struct sweep_entry_hint {
 	bool stated;    /* the walk stat'ed it: entry->st is the filesystem's answer */
 	bool have_hint; /* a raw inode hint agreed with the walk: phys and size are sort keys, never output */
 	bool deep;      /* it agreed, but the first extent is in a tree block not read yet (SWEEP__HINT_DEEP) */
@@ -213,18 +214,21 @@ struct sweep__entry_hint {
 	 * Not read: the inode lies in tables the walk's engine (on device dev)
 	 * has in the cache. A plan that locates it at sort time by its own
 	 * raw sweep on that device leaves it so; any other use asks for it
-	 * now (sweep__walk_entry_hint_now).
+	 * now (sweep__walk_entry_hint_now), through the walk's own state below.
 	 */
 	bool lazy;
 	/* Not stat'ed, and its raw inode gives its size (in size): SWEEP_WALK_HINT_FILES's files, sized without a stat. */
 	bool have_size;
 	uint64_t dev;
 	uint64_t phys, size;
+	/* Where the walk holds the entry (listing entry i of frame f, stat'ed as st): for a lazy hint's read. */
+	struct walk *w;
+	struct frame *f;
+	size_t i;
+	const struct stat *st;
 };
-/* The hint for e when e is the entry being handed out (not a copy of it), else NULL. */
-const struct sweep__entry_hint *sweep__walk_entry_hint(const struct sweep_entry *e);
-/* eh (from sweep__walk_entry_hint), its inode read now if it was lazy: the same hint, no longer lazy. */
-const struct sweep__entry_hint *sweep__walk_entry_hint_now(const struct sweep__entry_hint *eh);
+/* eh (an entry's hint), its inode read now if it was lazy: the same hint, no longer lazy. During the callback only. */
+const struct sweep_entry_hint *sweep__walk_entry_hint_now(const struct sweep_entry_hint *eh);
 
 /* Counts over every walk and plan of the process, for tests and measurements. */
 struct sweep__walk_meta_stats {

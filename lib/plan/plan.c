@@ -398,7 +398,7 @@ static const struct sweep_stat *hinted_stat(struct sweep_stat *own, const struct
 
 static int add_located(struct sweep_plan *p, int dirfd, const char *name, bool follow, bool beneath,
 		       const char *path, const struct sweep_stat *st, uint64_t cookie, const struct reach *how,
-		       const struct sweep__entry_hint *eh, const struct sweep_fsinfo *fs)
+		       const struct sweep_entry_hint *eh, const struct sweep_fsinfo *fs)
 {
 	struct sweep_extent *ext = NULL;
 	size_t n = 0;
@@ -564,7 +564,7 @@ SWEEP_EXPORT int sweep_plan_add_entry(struct sweep_plan *p, const struct sweep_e
 		how.flags = SWEEP_PLAN_FOLLOW;
 	}
 	return add_located(p, e->dirfd, e->at_name, follow, false, e->path, &e->st, cookie, &how,
-			   sweep__walk_entry_hint(e), e->fs);
+			   e->hint, e->fs);
 }
 
 int sweep__plan_add_path(struct sweep_plan *p, const char *path, const struct sweep_stat *st, bool follow,

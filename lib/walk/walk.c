@@ -525,13 +525,12 @@ static struct dnode *frame_emit(struct walk *w, struct frame *f)
 				descend = !(w->flags & SWEEP_WALK_XDEV) || (uint64_t)dst->st_dev == d->root_dev;
 			}
 		}
-		/* What the plan may take from the raw inode, offered for this very entry only. */
-		struct sweep__entry_hint eh = { .entry = &e, .stated = !derr && needs_stat(w, f, li) };
+		/* What the plan may take from the raw inode: the entry carries it, and so does any copy of it. */
+		struct sweep_entry_hint eh = { .stated = !derr && needs_stat(w, f, li), .w = w, .f = f, .i = li, .st = dst };
 		if (!derr && S_ISREG(dst->st_mode))
 			sweep__walk_meta_offer(w, f, li, eh.stated, dst, &eh);
-		sweep__walk_meta_set_current(w, f, li, dst, &eh);
+		e.hint = derr ? NULL : &eh;
 		int r = emit(w, &e);
-		sweep__walk_meta_set_current(NULL, NULL, 0, NULL, NULL);
 		if (r < 0)
 			return NULL;
 		if (!descend || r == SWEEP_WALK_SKIP)

@@ -203,8 +203,6 @@ bool sweep__walk_meta_hint_files(struct walk *w, const struct dnode *d, int fd);
 bool sweep__walk_meta_sizes(const struct frame *f, size_t i);
 int sweep__walk_meta_dir_key(struct walk *w, const struct frame *f, size_t i, const struct stat *st, uint64_t *ret_key);
 int sweep__walk_meta_offer(struct walk *w, const struct frame *f, size_t i, bool stated, const struct stat *st,
-		    struct sweep__entry_hint *eh);
-/* eh (for listing entry i of f, stat'ed as st when eh->stated) is being handed out on this thread; NULL: no longer. */
-void sweep__walk_meta_set_current(struct walk *w, struct frame *f, size_t i, const struct stat *st, struct sweep__entry_hint *eh);
+		    struct sweep_entry_hint *eh);
 
 #endif

@@ -595,7 +595,7 @@ int sweep__walk_meta_dir_key(struct walk *w, const struct frame *f, size_t i, co
  * is offered.
  */
 int sweep__walk_meta_offer(struct walk *w, const struct frame *f, size_t i, bool stated, const struct stat *st,
-		    struct sweep__entry_hint *eh)
+		    struct sweep_entry_hint *eh)
 {
 	const struct sweep__inode_hint *h = sweep__walk_meta_hint(f, i);
 
@@ -634,44 +634,22 @@ int sweep__walk_meta_offer(struct walk *w, const struct frame *f, size_t i, bool
 	return 0;
 }
 
-/* ---- the entry being handed out, for sweep_plan_add_entry ---- */
+/* ---- a lazy hint, read when the plan needs it (sweep_plan_add_entry, during the callback) ---- */
 
-static _Thread_local struct {
-	struct sweep__entry_hint *eh;
-	struct walk *w;
-	struct frame *f;
-	size_t i;
-	const struct stat *st;
-} current;
-
-void sweep__walk_meta_set_current(struct walk *w, struct frame *f, size_t i, const struct stat *st, struct sweep__entry_hint *eh)
+const struct sweep_entry_hint *sweep__walk_entry_hint_now(const struct sweep_entry_hint *ceh)
 {
-	current.eh = eh;
-	current.w = w;
-	current.f = f;
-	current.i = i;
-	current.st = st;
-}
-
-const struct sweep__entry_hint *sweep__walk_entry_hint_now(const struct sweep__entry_hint *eh)
-{
-	if (!eh || !eh->lazy || eh != current.eh)
-		return eh;
-	struct frame *f = current.f;
-	struct sweep__entry_hint *own = current.eh;
-	struct sweep__inode_hint *h = &f->hints[current.i - f->hint_at];
-	uint64_t ino = f->ls.v[current.i].ino;
-	own->lazy = false;
+	if (!ceh || !ceh->lazy)
+		return ceh;
+	/* The walk's own object, on its stack for the callback: a const view of it was handed out. */
+	struct sweep_entry_hint *eh = (struct sweep_entry_hint *)ceh;
+	struct frame *f = eh->f;
+	struct sweep__inode_hint *h = &f->hints[eh->i - f->hint_at];
+	uint64_t ino = f->ls.v[eh->i].ino;
+	eh->lazy = false;
 	if (sweep__metascan_inodes_shallow(f->ms, &ino, 1, h) < 0)
-		return own; /* no hint: the plan locates it its own way */
-	current.w->meta->stats.hints_asked++;
-	current.w->meta->stats.hints_valid += (h->flags & SWEEP__HINT_VALID) != 0;
-	sweep__walk_meta_offer(current.w, f, current.i, own->stated, current.st, own);
-	return own;
-}
-
-const struct sweep__entry_hint *sweep__walk_entry_hint(const struct sweep_entry *e)
-{
-	/* Only the very entry the walk is handing out on this thread: never a copy, never a stale one. */
-	return current.eh && current.eh->entry == e ? current.eh : NULL;
+		return eh; /* no hint: the plan locates it its own way */
+	eh->w->meta->stats.hints_asked++;
+	eh->w->meta->stats.hints_valid += (h->flags & SWEEP__HINT_VALID) != 0;
+	sweep__walk_meta_offer(eh->w, f, eh->i, eh->stated, eh->st, eh);
+	return eh;
 }

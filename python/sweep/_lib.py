@@ -121,6 +121,7 @@ class sweep_entry(Structure):
         ("root_fd", c_int), ("rel", c_char_p),
         ("root_dev", c_uint64), ("root_ino", c_uint64),
         ("flags", c_uint),
+        ("hint", c_void_p),
     ]
 
 

@@ -10,7 +10,7 @@
  *         dir_keys=N table_bytes=N bulkstat_inodes=N
  *   plan: files=N bytes=N        (the plan's entries and the sum of their sizes)
  *
- *   plan-hints [--no-stat] [--plan-only] [--hint-files] [--auto] [--read] [--defer] DIR...
+ *   plan-hints [--no-stat] [--plan-only] [--hint-files] [--auto] [--read] [--defer] [--copy] DIR...
  *
  * --no-stat walks with SWEEP_WALK_NO_STAT (as sweep-plan does on the HDD
  * class), --plan-only with SWEEP_WALK_PLAN_ONLY, --hint-files with
@@ -21,6 +21,7 @@
  * not as they are added. --read also reads every planned file and prints
  * "<status> <bytes> <path>" lines after the plan (status 0 or a
  * SWEEP_READ_* value or -errno; bytes as read, from the reader's fstat).
+ * --copy plans a copy of each entry, made in the callback (the hints go with it).
  * Set SWEEP_METASCAN (off, on; unset: the library's default) and SWEEP_DEVICE as the test needs.
  */
 #include <errno.h>
@@ -34,6 +35,7 @@
 struct ctx {
 	struct sweep_plan *plan;
 	int errors;
+	int copy;
 };
 
 static int on_entry(const struct sweep_entry *e, void *vctx)
@@ -42,7 +44,8 @@ static int on_entry(const struct sweep_entry *e, void *vctx)
 
 	if (e->stat_err || !S_ISREG(e->st.mode))
 		return 0;
-	int r = sweep_plan_add_entry(c->plan, e, 0);
+	struct sweep_entry copy = *e;
+	int r = sweep_plan_add_entry(c->plan, c->copy ? &copy : e, 0);
 	if (r < 0) {
 		fprintf(stderr, "plan-hints: %s: %s\n", e->path, strerror(-r));
 		c->errors++;
@@ -92,9 +95,12 @@ int main(int argc, char **argv)
 			do_read = 1;
 		else if (!strcmp(argv[i], "--defer"))
 			defer = 1;
+		else if (!strcmp(argv[i], "--copy"))
+			c.copy = 1;
 		else {
 			fprintf(stderr,
-				"usage: plan-hints [--no-stat] [--plan-only] [--hint-files] [--auto] [--read] [--defer] DIR...\n");
+				"usage: plan-hints [--no-stat] [--plan-only] [--hint-files] [--auto] [--read] [--defer] "
+				"[--copy] DIR...\n");
 			return 2;
 		}
 	}

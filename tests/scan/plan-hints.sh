@@ -51,10 +51,12 @@ PY
 	SWEEP_METASCAN=off "$PH" "$mnt/t" >"$W/$label.off" 2>"$W/$label.off.err" || bad "$label: plan-hints (off) failed"
 	[ "$(meta "$W/$label.off.err" plan_hinted)" = 0 ] || bad "$label: hints used with SWEEP_METASCAN=off"
 	[ "$(wc -l <"$W/$label.off")" = "$n" ] || bad "$label: FIEMAP plan has $(wc -l <"$W/$label.off") files, find $n"
-	for mode in stat no-stat; do
+	for mode in stat no-stat copy; do
 		# --defer: as in a batch, so files whose first extent is in a tree block are located by the plan's raw sweep
 		local args=(--defer) out=$W/$label.$mode
 		[ $mode = no-stat ] && args+=(--no-stat)
+		# a caller that plans a copy of each entry keeps its hints (the entry carries them, sweep_entry.hint)
+		[ $mode = copy ] && args+=(--no-stat --copy)
 		SWEEP_METASCAN=on "$PH" "${args[@]}" "$mnt/t" >"$out" 2>"$out.err" || bad "$label $mode: plan-hints failed"
 		hinted=$(meta "$out.err" plan_hinted)
 		located=$(meta "$out.err" plan_located)
@@ -65,6 +67,10 @@ PY
 			bad "$label $mode: $hinted files by hint + $located by FIEMAP + $deep by tree blocks, $n files"
 		[ "$fstype" = ext4 ] && [ "$located" != 0 ] && bad "$label $mode: $located files opened on ext4 after sync"
 		cmp -s "$W/$label.off" "$out" || { bad "$label $mode: hint plan differs from FIEMAP plan"; diff "$W/$label.off" "$out" | head -5 >&2; }
+	done
+	for k in plan_hinted plan_located plan_deep; do
+		[ "$(meta "$W/$label.copy.err" $k)" = "$(meta "$W/$label.no-stat.err" $k)" ] ||
+			bad "$label: entries planned as copies: $k $(meta "$W/$label.copy.err" $k), as given $(meta "$W/$label.no-stat.err" $k)"
 	done
 	# the library's default: raw hints on ext4; on xfs only for a caller that will not open the files
 	"$PH" --no-stat "$mnt/t" >/dev/null 2>"$W/$label.default.err" || bad "$label: plan-hints (default) failed"
