@@ -131,6 +131,15 @@ int sweep__read_small(const char *path, char *buf, size_t size);
 /* strlcpy: src cut to fit size (size > 0). */
 void sweep__copy_name(char *dst, size_t size, const char *src);
 
+/* --- block devices (bdev.c) --- */
+/*
+ * Open block device bdev (MAJ:MIN) with open(2) flags (O_CLOEXEC,
+ * O_NOCTTY and O_NOFOLLOW added): the node sysfs names (under
+ * sweep__sysroot()), checked to be that very device. fd, or -ENODEV when
+ * there is none, or the -errno of the open (-EACCES, -EPERM).
+ */
+int sweep__bdev_open(uint64_t bdev, int flags);
+
 /* --- device class (devclass.c) --- */
 /*
  * Fill fi's device_* and probe_* fields for a filesystem on block device

@@ -242,32 +242,6 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The device node for sysfs directory sysdir, checked to be block device bdev; O_DIRECT. -errno. */
-static int open_node(const char *sysdir, uint64_t bdev)
-{
-	char path[PATH_MAX], buf[512];
-	if (snprintf(path, sizeof(path), "%s/uevent", sysdir) >= (int)sizeof(path) ||
-	    sweep__read_small(path, buf, sizeof(buf)) < 0)
-		return -ENODEV;
-	const char *name = NULL;
-	char *save = NULL;
-	for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		if (strncmp(line, "DEVNAME=", 8) == 0)
-			name = line + 8;
-	if (!name || !*name || strstr(name, ".."))
-		return -ENODEV;
-	snprintf(path, sizeof(path), "/dev/%s", name);
-	int fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || (uint64_t)st.st_rdev != bdev) {
-		close(fd);
-		return -ENODEV; /* not the device we were asked about (a stale or odd /dev) */
-	}
-	return fd;
-}
-
 /* Read exactly len bytes at off; -errno or -EIO on a short read. */
 static int read_at(int fd, void *buf, size_t len, uint64_t off)
 {
@@ -523,7 +497,7 @@ static int probe_node(uint64_t bdev, const char *sysdir, const char *disk, struc
 	    snprintf(below, sizeof(below), "%s/block/%s/inflight", sweep__sysroot(), disk) >= (int)sizeof(below))
 		below[0] = '\0';
 	const char *const busy[2] = { top, below };
-	int fd = open_node(sysdir, bdev);
+	int fd = sweep__bdev_open(bdev, O_RDONLY | O_DIRECT);
 	if (fd < 0)
 		return fd;
 	int r = probe(fd, bdev, busy, m);

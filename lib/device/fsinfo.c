@@ -147,22 +147,6 @@ static int mountinfo_find(int fd, uint64_t dev, char *fstype, size_t fstype_size
 	return ret;
 }
 
-int sweep__read_small(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ssize_t n = read(fd, buf, size - 1);
-	int e = errno;
-	close(fd);
-	if (n < 0)
-		return -e;
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		n--;
-	buf[n] = '\0';
-	return 0;
-}
-
 /*
  * Follow a block device down to the disk(s) that hold its data: a
  * partition to its disk, a loop device to the device of its backing file,
@@ -171,18 +155,6 @@ int sweep__read_small(const char *path, char *buf, size_t size)
 static int disk_of(uint64_t dev, int hops, char *disk, size_t disk_size);
 static int disk_of_fd(int fd, const struct stat *st, int hops, char *disk, size_t disk_size);
 
-/* Where sysfs is; unit tests point it at a made-up tree. */
-static const char *sys_root = "/sys";
-
-void sweep__fsinfo_set_sysroot(const char *root)
-{
-	sys_root = root ? root : "/sys";
-}
-
-const char *sweep__sysroot(void)
-{
-	return sys_root;
-}
 
 int sweep__fsinfo_disk(uint64_t dev, char *disk, size_t disk_size)
 {
@@ -261,7 +233,7 @@ static int disk_of(uint64_t dev, int hops, char *disk, size_t disk_size)
 	/* Loops of loop devices are legal; a bound keeps a bad setup from recursing forever. */
 	if (hops > 16 || major(dev) == 0)
 		return -1;
-	if (snprintf(link, sizeof(link), "%s/dev/block/%u:%u", sys_root, major(dev), minor(dev)) >= (int)sizeof(link) ||
+	if (snprintf(link, sizeof(link), "%s/dev/block/%u:%u", sweep__sysroot(), major(dev), minor(dev)) >= (int)sizeof(link) ||
 	    !realpath(link, real))
 		return -1;
 	return disk_of_sysdir(real, hops, disk, disk_size);

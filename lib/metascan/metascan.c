@@ -38,8 +38,6 @@
 #define MS_ALIGN 4096u
 #define MS_BUF_SIZE (MS_MAX_REQ + 2 * MS_ALIGN)
 
-#define EXT4_SUPER_MAGIC 0xEF53
-#define XFS_SUPER_MAGIC 0x58465342
 
 struct sweep__ms_slot {
 	uint64_t off, end;
@@ -486,10 +484,25 @@ static int dev_size_of(int fd, uint64_t *ret)
 	return -ENOTBLK;
 }
 
+/* Every format the engine reads: adding one is a module and a line here. */
+static const struct sweep__ms_fs *const formats[] = { &sweep__ms_ext4, &sweep__ms_xfs };
+
+const struct sweep__ms_fs *sweep__metascan_format(uint64_t fs_magic)
+{
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (formats[i]->magic == fs_magic)
+			return formats[i];
+	return NULL;
+}
+
+const struct sweep__ms_fs *sweep__metascan_format_of(const struct sweep__metascan *m)
+{
+	return m->fs;
+}
+
 /* Open with the format module `only` (NULL: whichever recognises the device). */
 static int open_dev(int devfd, unsigned flags, const struct sweep__ms_fs *only, struct sweep__metascan **ret)
 {
-	static const struct sweep__ms_fs *const formats[] = { &sweep__ms_ext4, &sweep__ms_xfs };
 	int r;
 
 	if (devfd < 0 || !ret)
@@ -536,8 +549,8 @@ static int open_dev(int devfd, unsigned flags, const struct sweep__ms_fs *only, 
 	}
 	if (r < 0)
 		goto fail;
-	/* xfs writes its metadata around the device's page cache: never trust what is cached there. */
-	m->drop_cache = m->fs == &sweep__ms_xfs;
+	/* A format that writes its metadata around the device's page cache: never trust what is cached there. */
+	m->drop_cache = m->fs->own_cache;
 	*ret = m;
 	return 0;
 fail:
@@ -548,51 +561,6 @@ fail:
 int sweep__metascan_open_dev(int devfd, unsigned flags, struct sweep__metascan **ret)
 {
 	return open_dev(devfd, flags, NULL, ret);
-}
-
-/* DEVNAME from /sys/dev/block/MAJ:MIN/uevent, as /dev/NAME. */
-static int devname_from_sysfs(dev_t dev, char *path, size_t size)
-{
-	char p[64], line[256];
-	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/uevent", major(dev), minor(dev));
-	FILE *f = fopen(p, "re");
-	if (!f)
-		return -ENODEV;
-	int r = -ENODEV;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "DEVNAME=", 8) != 0)
-			continue;
-		char *name = line + 8;
-		name[strcspn(name, "\n")] = '\0';
-		if (*name && !strstr(name, "..") && (size_t)snprintf(path, size, "/dev/%s", name) < size)
-			r = 0;
-		break;
-	}
-	fclose(f);
-	return r;
-}
-
-/* Open the block device dev read-only; it must really be dev. */
-static int open_block_device(dev_t dev, int *ret_fd)
-{
-	char path[300];
-	snprintf(path, sizeof(path), "/dev/block/%u:%u", major(dev), minor(dev));
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0 && errno == ENOENT) {
-		int r = devname_from_sysfs(dev, path, sizeof(path));
-		if (r < 0)
-			return r;
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	}
-	if (fd < 0)
-		return errno == ENOENT ? -ENODEV : -errno;
-	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != dev) {
-		close(fd);
-		return -ENODEV;
-	}
-	*ret_fd = fd;
-	return 0;
 }
 
 int sweep__metascan_open(int fd, unsigned flags, struct sweep__metascan **ret)
@@ -608,14 +576,10 @@ int sweep__metascan_open(int fd, unsigned flags, struct sweep__metascan **ret)
 		return r;
 	if (fstatfs(fd, &sf) < 0 || fstat(fd, &st) < 0)
 		return -errno;
-	if ((uint64_t)sf.f_type == EXT4_SUPER_MAGIC)
-		fs = &sweep__ms_ext4;
-	else if ((uint64_t)sf.f_type == XFS_SUPER_MAGIC)
-		fs = &sweep__ms_xfs;
-	else
+	if (!(fs = sweep__metascan_format((uint64_t)sf.f_type)))
 		return -EOPNOTSUPP;
-	if ((r = open_block_device(st.st_dev, &devfd)) < 0)
-		return r;
+	if ((devfd = sweep__bdev_open(st.st_dev, O_RDONLY)) < 0)
+		return devfd;
 	r = open_dev(devfd, flags, fs, ret);
 	close(devfd);
 	return r;

@@ -168,6 +168,18 @@ struct sweep__metascan *sweep__metascan_free(struct sweep__metascan *m);
 
 /* "ext4" or "xfs" (ext2 and ext3 say "ext4": one format). */
 const char *sweep__metascan_fstype(const struct sweep__metascan *m);
+
+/*
+ * The formats the engine reads, registered in one table (metascan.c): what
+ * each one is, and how the rest of the library must treat its raw reads.
+ * The walk, the plan and the engine ask a format's properties here, never
+ * its name.
+ */
+struct sweep__ms_fs;
+/* The format of filesystems with this statfs f_type, or NULL when the engine cannot read it. */
+const struct sweep__ms_fs *sweep__metascan_format(uint64_t fs_magic);
+/* The format of an open handle (never NULL). */
+const struct sweep__ms_fs *sweep__metascan_format_of(const struct sweep__metascan *m);
 /* The filesystem's block size in bytes. */
 unsigned sweep__metascan_block_size(const struct sweep__metascan *m);
 
@@ -425,6 +437,24 @@ struct sweep__ms_table {
 
 struct sweep__ms_fs {
 	const char *name;
+	uint64_t magic; /* statfs f_type */
+	/*
+	 * The filesystem keeps its metadata in a buffer cache of its own and
+	 * writes it around the block device's page cache (xfs). Then raw reads
+	 * are read again by the filesystem (not by default: they cost twice),
+	 * what the device's cache holds may be older than the filesystem's
+	 * (dropped around every read), a prefetch into that cache does not
+	 * reach the filesystem, and "no data" in a raw inode may only mean its
+	 * data was not written home yet.
+	 */
+	bool own_cache;
+	/*
+	 * Read every inode in use into the filesystem's own cache through its
+	 * own interface, answers thrown away (xfs: bulkstat); for the walk's
+	 * inode sweep where raw reads do not run. The number of inodes, or
+	 * -errno. NULL where the raw sweep of the tables does it.
+	 */
+	long (*cache_sweep)(int fd);
 	/*
 	 * Read and validate the superblock (and what else the format needs up
 	 * front) through sweep__ms_pread: 0 with *ret_fsdata, -ENOENT when the

@@ -865,6 +865,8 @@ static int ext4_tables(struct sweep__metascan *m, struct sweep__ms_table **ret, 
 
 const struct sweep__ms_fs sweep__ms_ext4 = {
 	.name = "ext4",
+	.magic = 0xEF53, /* ext2 and ext3 too */
+	.own_cache = false, /* its metadata cache is the block device's page cache */
 	.open = ext4_open,
 	.free = ext4_free,
 	.block_size = ext4_block_size,

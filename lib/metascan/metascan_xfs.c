@@ -470,6 +470,9 @@ static void xfs_scan_ops(const void *fsdata, struct sweep__ms_scan_ops *ops)
 
 const struct sweep__ms_fs sweep__ms_xfs = {
 	.name = "xfs",
+	.magic = 0x58465342,
+	.own_cache = true,
+	.cache_sweep = sweep__xfs_bulkstat_sweep,
 	.open = xfs_open,
 	.free = xfs_free,
 	.block_size = xfs_block_size,

@@ -67,9 +67,12 @@ size_t sweep__plan_deep_locate(struct sweep__plan_deep **dp, int root_fd, struct
 	}
 	if (!d->m || n == 0)
 		return 0;
-	/* This device's entries, by inode; on xfs only those the walk located raw (metascan_xfs is not read through xfs's cache). */
-	const char *fstype = sweep__metascan_fstype(d->m);
-	bool all = fstype && strcmp(fstype, "ext4") == 0;
+	/*
+	 * This device's entries, by inode; on a format with a cache of its own
+	 * (xfs) only those the walk located raw: the others' inodes would be
+	 * read twice.
+	 */
+	bool all = !sweep__metascan_format_of(d->m)->own_cache;
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		bool deep = (v[i]->flags & SWEEP__PLAN_DEEP) != 0;

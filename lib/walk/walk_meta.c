@@ -64,6 +64,7 @@
 
 struct meta_dev {
 	uint64_t dev;
+	const struct sweep__ms_fs *fmt; /* the engine's format for its filesystem, NULL: none reads it */
 	struct sweep__metascan *m; /* NULL: not usable on this device */
 	bool used;
 	bool prefetch; /* the engine's prefetch reaches the filesystem (ext4) */
@@ -170,23 +171,24 @@ static struct sweep__metascan *engine_for(struct walk *w, const struct dnode *d,
 		if (mt->ndevs == META_DEVS)
 			return NULL;
 		md = &mt->devs[mt->ndevs++];
-		*md = (struct meta_dev){ .dev = d->dev };
+		*md = (struct meta_dev){ .dev = d->dev, .fmt = d->fs ? sweep__metascan_format(d->fs->fs_magic) : NULL };
 		unsigned meta = d->fs ? d->fs->profile.metascan : 0;
-		bool want = meta & SWEEP_PROFILE_META_HINTS;
+		bool want = md->fmt && (meta & SWEEP_PROFILE_META_HINTS);
 		/*
-		 * Not on xfs unless asked for: xfs reads its metadata through its own
-		 * buffer cache, so every inode the engine reads is read again by the
-		 * filesystem (and the engine's reads bridge the holes of sparse inode
-		 * chunks). Aged 115k-file xfs image, hdd7200 model of the block trace:
-		 * sweep-du 31.2 s with the engine against 12.8 s without (GNU du
-		 * 25.1 s), sweep-plan --read 1.91x the bound against 1.36x. On xfs the
-		 * inode sweep is bulkstat's (inode_sweep).
+		 * Not on a format with a cache of its own (xfs) unless asked for:
+		 * every inode the engine reads is read again by the filesystem
+		 * (and the engine's reads bridge the holes of sparse inode
+		 * chunks). Aged 115k-file xfs image, hdd7200 model of the block
+		 * trace: sweep-du 31.2 s with the engine against 12.8 s without
+		 * (GNU du 25.1 s), sweep-plan --read 1.91x the bound against
+		 * 1.36x. There the inode sweep is the format's own (bulkstat;
+		 * inode_sweep).
 		 */
-		if (d->fs && strcmp(d->fs->fs_name, "xfs") == 0 && !(meta & SWEEP_PROFILE_META_ALL) &&
-		    !(w->flags & SWEEP_WALK_PLAN_ONLY))
+		if (md->fmt && md->fmt->own_cache && !(meta & SWEEP_PROFILE_META_ALL) && !(w->flags & SWEEP_WALK_PLAN_ONLY))
 			want = false;
+		/* Directory blocks prefetched into the device's page cache reach only a format that reads through it. */
 		if (want && fd >= 0 && sweep__metascan_open(fd, 0, &md->m) == 0)
-			md->prefetch = strcmp(sweep__metascan_fstype(md->m), "ext4") == 0;
+			md->prefetch = !md->fmt->own_cache;
 	}
 	if (ret_md)
 		*ret_md = md;
@@ -416,7 +418,7 @@ static void inode_sweep(struct walk *w, const struct frame *f)
 
 	if (!md || md->swept || !d->fs || !(d->fs->profile.metascan & SWEEP_PROFILE_META_SWEEP))
 		return;
-	if (!md->m && strcmp(d->fs->fs_name, "xfs") != 0) {
+	if (!md->m && !(md->fmt && md->fmt->cache_sweep)) {
 		md->swept = true; /* nothing to sweep with */
 		return;
 	}
@@ -444,7 +446,7 @@ static void inode_sweep(struct walk *w, const struct frame *f)
 			prefetch_dirs(mt, md, r, dir_blocks(md, 0, UINT64_MAX, &r, &bytes));
 		free(r);
 	} else {
-		long n = sweep__xfs_bulkstat_sweep(f->fd);
+		long n = md->fmt->cache_sweep(f->fd);
 		if (n > 0)
 			mt->stats.bulkstat_inodes += (uint64_t)n;
 	}
@@ -554,10 +556,8 @@ const struct sweep__inode_hint *sweep__walk_meta_hint(const struct frame *f, siz
  */
 static bool unplaced_elsewhere(const struct frame *f, const struct sweep__inode_hint *h)
 {
-	const char *fstype = sweep__metascan_fstype(f->ms);
-
 	return !(h->flags & SWEEP__HINT_DEEP) && (h->flags & SWEEP__HINT_PHYS) && h->phys == SWEEP_NO_PHYS &&
-	       !(h->flags & SWEEP__HINT_INLINE) && (!fstype || strcmp(fstype, "ext4") != 0);
+	       !(h->flags & SWEEP__HINT_INLINE) && sweep__metascan_format_of(f->ms)->own_cache;
 }
 
 bool sweep__walk_meta_sizes(const struct frame *f, size_t i)

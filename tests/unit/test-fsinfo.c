@@ -620,6 +620,18 @@ static void test_device_chain(void **state)
 	assert_string_equal(fi.device_name, "");
 	assert_int_equal(sweep__device_probes(), probes);
 
+	/*
+	 * The one block-device opener takes the node's name from this sysfs
+	 * too, and opens only that very block device: a name that is no
+	 * block device, one outside /dev, or none at all, is -ENODEV.
+	 */
+	put("devices/virtual/block/odd/uevent", "MAJOR=7\nMINOR=99\nDEVNAME=null\n");
+	assert_int_equal(sweep__bdev_open(makedev(7, 99), O_RDONLY), -ENODEV);
+	put("devices/virtual/block/odd/uevent", "MAJOR=7\nMINOR=99\nDEVNAME=../etc/passwd\n");
+	assert_int_equal(sweep__bdev_open(makedev(7, 99), O_RDONLY), -ENODEV);
+	assert_int_equal(sweep__bdev_open(makedev(8, 1), O_RDONLY), -ENODEV); /* no uevent: not named */
+	assert_int_equal(sweep__bdev_open(makedev(0, 40), O_RDONLY), -ENODEV); /* anonymous */
+
 	sweep__fsinfo_set_sysroot(NULL);
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", sysroot);
