@@ -17,12 +17,26 @@
  *  - A shorter struct (an older caller) is accepted when it holds at least
  *    min_size bytes; the fields it lacks read as zero.
  *  - A longer struct (a newer caller) is accepted only when every byte past
- *    what this library knows is zero (else -E2BIG), as openat2/clone3 do.
+ *    what this library knows is zero (else -E2BIG), as openat2/clone3 do;
+ *    one over a page is taken for a size never set (-E2BIG, not read).
  * Copies min(src_size, dst_size) bytes into dst, zeroes the rest, and sets
  * dst's size field (its first size_t) to dst_size. src NULL: dst all zero.
  * 0, -EINVAL (too short) or -E2BIG.
  */
 int sweep__opts_copy(void *dst, size_t dst_size, const void *src, size_t min_size);
+/*
+ * The same rule for a struct the library fills (stats, info, fsinfo): the
+ * caller sets .size as it was compiled; a shorter struct holding at least
+ * min_size bytes gets the fields it has room for, a longer one is accepted
+ * when the bytes past what this library knows are zero (they stay so), and
+ * a size over a page is taken for one never set (-E2BIG). sweep__out_begin
+ * checks ret (0, -EINVAL for NULL or too short, -E2BIG) and zeroes
+ * scratch (full_size bytes) for the library to fill; sweep__out_put then
+ * copies what fits into ret. ret's size, and anything past it, stay as
+ * they were. Nothing is written on failure.
+ */
+int sweep__out_begin(void *scratch, size_t full_size, const void *ret, size_t min_size);
+void sweep__out_put(void *ret, const void *full, size_t full_size);
 
 /* Unknown bits in a flags word are refused: -EINVAL unless flags only holds bits of known. */
 static inline int sweep__flags_check(unsigned flags, unsigned known)

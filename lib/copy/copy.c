@@ -361,10 +361,10 @@ SWEEP_EXPORT int sweep_copy_stats(const struct sweep_copy *c, struct sweep_copy_
 {
 	struct writer_stats ws;
 	struct sweep_copy_stats s;
-	size_t n;
+	int rc = c ? sweep__out_begin(&s, sizeof(s), ret, sizeof(size_t)) : -EINVAL;
 
-	if (!c || !ret || ret->size < sizeof(size_t))
-		return -EINVAL;
+	if (rc < 0)
+		return rc;
 	s = c->stats;
 	sweep__writer_stats(c->writer, &ws);
 	s.write_requests = ws.requests + sweep__copy_async_write_requests(c->async);
@@ -373,9 +373,7 @@ SWEEP_EXPORT int sweep_copy_stats(const struct sweep_copy *c, struct sweep_copy_
 	struct sweep_batch_stats bs = { .size = sizeof(bs) };
 	if (sweep_batch_stats(c->batch, &bs) == 0)
 		s.batches = bs.batches;
-	n = ret->size < sizeof(s) ? ret->size : sizeof(s);
-	s.size = n;
-	memcpy(ret, &s, n);
+	sweep__out_put(ret, &s, sizeof(s));
 	return 0;
 }
 

@@ -296,55 +296,30 @@ static int fsinfo_fill(int fd, const struct stat *st, struct sweep_fsinfo *ret, 
 	return 0;
 }
 
-/*
- * The caller's struct: .size set as it was compiled (the one rule of
- * sweep__opts_copy: at least the first sized layout; past what we know,
- * only zeros). More than a page is taken for an uninitialised size.
- */
+/* The first layout with a size field: an older caller's struct holds at least this (sweep__out_begin). */
 #define FSINFO_SIZE_MIN (offsetof(struct sweep_fsinfo, probe_seq_ns) + sizeof(uint64_t))
-
-static int fsinfo_check(const struct sweep_fsinfo *ret)
-{
-	struct sweep_fsinfo scratch;
-	size_t n;
-	if (!ret)
-		return -EINVAL;
-	memcpy(&n, ret, sizeof(n));
-	if (n > 4096)
-		return -E2BIG;
-	return sweep__opts_copy(&scratch, sizeof(scratch), ret, FSINFO_SIZE_MIN);
-}
-
-/* Hand fi over: the fields the caller's struct has room for; its size and tail stay as they were. */
-static void fsinfo_put(struct sweep_fsinfo *ret, const struct sweep_fsinfo *fi)
-{
-	size_t n;
-	memcpy(&n, ret, sizeof(n));
-	if (n > sizeof(*fi))
-		n = sizeof(*fi);
-	memcpy((char *)ret + sizeof(size_t), (const char *)fi + sizeof(size_t), n - sizeof(size_t));
-}
 
 SWEEP_EXPORT int sweep_fsinfo_fd(int fd, struct sweep_fsinfo *ret)
 {
 	struct stat st;
 	struct sweep_fsinfo fi;
-	int r = fsinfo_check(ret);
+	int r = sweep__out_begin(&fi, sizeof(fi), ret, FSINFO_SIZE_MIN);
 	if (r < 0)
 		return r;
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	r = fsinfo_fill(fd, &st, &fi, NULL);
 	if (r == 0)
-		fsinfo_put(ret, &fi);
+		sweep__out_put(ret, &fi, sizeof(fi));
 	return r;
 }
 
 SWEEP_EXPORT int sweep_fsinfo_path(const char *path, struct sweep_fsinfo *ret)
 {
+	struct sweep_fsinfo fi;
 	if (!path)
 		return -EINVAL;
-	int r = fsinfo_check(ret);
+	int r = sweep__out_begin(&fi, sizeof(fi), ret, FSINFO_SIZE_MIN);
 	if (r < 0)
 		return r;
 	/* O_PATH|O_NOFOLLOW: a final symlink is described where it lives, not where it points. */
@@ -352,13 +327,12 @@ SWEEP_EXPORT int sweep_fsinfo_path(const char *path, struct sweep_fsinfo *ret)
 	if (fd < 0)
 		return -errno;
 	struct stat st;
-	struct sweep_fsinfo fi;
 	r = fstat(fd, &st) < 0 ? -errno : 0;
 	if (r == 0)
 		r = fsinfo_fill(fd, &st, &fi, NULL);
 	close(fd);
 	if (r == 0)
-		fsinfo_put(ret, &fi);
+		sweep__out_put(ret, &fi, sizeof(fi));
 	return r;
 }
 

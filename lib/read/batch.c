@@ -148,15 +148,13 @@ SWEEP_EXPORT int sweep_batch_add_path(struct sweep_batch *b, const char *path, c
 SWEEP_EXPORT int sweep_batch_stats(const struct sweep_batch *b, struct sweep_batch_stats *ret)
 {
 	struct sweep_batch_stats s;
-	size_t n;
+	int rc = b ? sweep__out_begin(&s, sizeof(s), ret, sizeof(size_t)) : -EINVAL;
 
-	if (!b || !ret || ret->size < sizeof(size_t))
-		return -EINVAL;
+	if (rc < 0)
+		return rc;
 	s = b->stats;
 	sweep_reader_stats(b->reader, &s.read);
-	n = ret->size < sizeof(s) ? ret->size : sizeof(s);
-	s.size = n;
-	memcpy(ret, &s, n);
+	sweep__out_put(ret, &s, sizeof(s));
 	return 0;
 }
 

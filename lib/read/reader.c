@@ -80,14 +80,12 @@ SWEEP_EXPORT enum sweep_backend sweep_reader_backend(const struct sweep_reader *
 SWEEP_EXPORT int sweep_reader_stats(const struct sweep_reader *r, struct sweep_read_stats *ret)
 {
 	struct sweep_read_stats s;
-	size_t n;
+	int rc = r ? sweep__out_begin(&s, sizeof(s), ret, sizeof(size_t)) : -EINVAL;
 
-	if (!r || !ret || ret->size < sizeof(size_t))
-		return -EINVAL;
+	if (rc < 0)
+		return rc;
 	s = r->stats;
-	n = ret->size < sizeof(s) ? ret->size : sizeof(s);
-	s.size = n;
-	memcpy(ret, &s, n);
+	sweep__out_put(ret, &s, sizeof(s));
 	return 0;
 }
 

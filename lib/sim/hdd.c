@@ -815,11 +815,11 @@ SWEEP_EXPORT int sweep_sim_preset_hdd(const char *name, struct sweep_sim_hdd_par
 {
 	struct sweep_sim_hdd_params p;
 	int i = preset_find(presets, NPRESETS, sizeof(presets[0]), name);
-	int err = i < 0 ? -EINVAL : sim_out_begin(&p, sizeof(p), ret);
+	int err = i < 0 ? -EINVAL : sweep__out_begin(&p, sizeof(p), ret, SIM_MIN);
 	if (err)
 		return err;
 	p = presets[i].p;
-	sim_out_end(ret, &p, sizeof(p));
+	sweep__out_put(ret, &p, sizeof(p));
 	return 0;
 }
 

@@ -389,19 +389,19 @@ SWEEP_EXPORT uint64_t sweep_sim_now(const struct sweep_sim *s)
 SWEEP_EXPORT int sweep_sim_get_stats(const struct sweep_sim *s, struct sweep_sim_stats *ret)
 {
 	struct sweep_sim_stats st;
-	int err = s ? sim_out_begin(&st, sizeof(st), ret) : -EINVAL;
+	int err = s ? sweep__out_begin(&st, sizeof(st), ret, SIM_MIN) : -EINVAL;
 	if (err)
 		return err;
 	sweep__stats_fill(&s->st, &s->cnt, s->busy_ns, s->busy_end, &st);
 	st.host_merges = s->sched->merges;
-	sim_out_end(ret, &st, sizeof(st));
+	sweep__out_put(ret, &st, sizeof(st));
 	return 0;
 }
 
 SWEEP_EXPORT int sweep_sim_get_info(const struct sweep_sim *s, struct sweep_sim_info *ret)
 {
 	struct sweep_sim_info i;
-	int err = s ? sim_out_begin(&i, sizeof(i), ret) : -EINVAL;
+	int err = s ? sweep__out_begin(&i, sizeof(i), ret, SIM_MIN) : -EINVAL;
 	if (err)
 		return err;
 	i = (struct sweep_sim_info){
@@ -414,7 +414,7 @@ SWEEP_EXPORT int sweep_sim_get_info(const struct sweep_sim *s, struct sweep_sim_
 		.write_back = s->dev->write_back,
 		.logical_block_bytes = s->dev->logical_block,
 	};
-	sim_out_end(ret, &i, sizeof(i));
+	sweep__out_put(ret, &i, sizeof(i));
 	return 0;
 }
 

@@ -19,23 +19,9 @@
  * lacks read as zero), a longer struct only when its extra bytes are zero.
  * Inputs are copied with sweep__opts_copy(dst, sizeof(dst), src, SIM_MIN).
  * Outputs are checked the same way, then filled with what the caller's
- * struct holds: sim_out_begin() and sim_out_end().
+ * struct holds: sweep__out_begin() and sweep__out_put().
  */
 #define SIM_MIN sizeof(size_t)
-/* 0, -EINVAL or -E2BIG; *scratch (the full struct) is zeroed for the caller to fill. */
-static inline int sim_out_begin(void *scratch, size_t full_size, const void *ret)
-{
-	return ret ? sweep__opts_copy(scratch, full_size, ret, SIM_MIN) : -EINVAL;
-}
-/* Copy the filled struct into the caller's, no more than it holds; its size field stays. */
-static inline void sim_out_end(void *ret, const void *full, size_t full_size)
-{
-	size_t n;
-	memcpy(&n, ret, sizeof(n));
-	if (n > full_size)
-		n = full_size;
-	memcpy((char *)ret + sizeof(size_t), (const char *)full + sizeof(size_t), n - sizeof(size_t));
-}
 
 #define NS_PER_MS 1000000ull
 #define NS_PER_S 1000000000ull

@@ -749,7 +749,7 @@ static int load_lines(FILE *fp, struct loader *L)
 static void fill_error(const struct loader *L, int err, struct sweep_sim_trace_error *ret)
 {
 	struct sweep_sim_trace_error e;
-	if (!ret || sim_out_begin(&e, sizeof(e), ret))
+	if (!ret || sweep__out_begin(&e, sizeof(e), ret, SIM_MIN))
 		return;
 	e.line = err == -EBADMSG || err == -EFBIG ? L->lineno : 0;
 	if (err == -EBADMSG)
@@ -760,7 +760,7 @@ static void fill_error(const struct loader *L, int err, struct sweep_sim_trace_e
 		snprintf(e.message, sizeof(e.message), "no requests in the trace");
 	else
 		snprintf(e.message, sizeof(e.message), "%s", strerror(-err));
-	sim_out_end(ret, &e, sizeof(e));
+	sweep__out_put(ret, &e, sizeof(e));
 }
 
 /* Requests in arrival order, ids = their index, dependencies renumbered with them. */
@@ -894,7 +894,7 @@ SWEEP_EXPORT int sweep_sim_trace_next(struct sweep_sim_trace *t, struct sweep_si
 SWEEP_EXPORT int sweep_sim_trace_get_info(const struct sweep_sim_trace *t, struct sweep_sim_trace_info *ret)
 {
 	struct sweep_sim_trace_info i;
-	int err = t ? sim_out_begin(&i, sizeof(i), ret) : -EINVAL;
+	int err = t ? sweep__out_begin(&i, sizeof(i), ret, SIM_MIN) : -EINVAL;
 	if (err)
 		return err;
 	i = (struct sweep_sim_trace_info){
@@ -905,6 +905,6 @@ SWEEP_EXPORT int sweep_sim_trace_get_info(const struct sweep_sim_trace *t, struc
 		.skipped = t->skipped,
 		.dependent = t->dependent,
 	};
-	sim_out_end(ret, &i, sizeof(i));
+	sweep__out_put(ret, &i, sizeof(i));
 	return 0;
 }
