@@ -63,6 +63,7 @@ static const struct pfield ssd_fields[] = {
 	SF(capacity, T_U64), SF(channels, T_UNS), SF(dies, T_UNS), SF(planes, T_UNS), SF(page, T_U64),
 	SF(pages_per_block, T_U64), SF(op, T_DBL), SF(read_us, T_DBL), SF(prog_us, T_DBL), SF(erase_us, T_DBL),
 	SF(chan_mb_s, T_DBL), SF(link_mb_s, T_DBL), SF(blockmap, T_INT), SF(log_blocks, T_UNS), SF(depth, T_UNS),
+	SF(buffer_kib, T_U64),
 	{ NULL, 0, 0 },
 };
 
@@ -110,7 +111,7 @@ static void usage(FILE *f)
 		"  --queue Q            closed queue: Q requests outstanding (synth default 1)\n"
 		"  --requests N         requests to generate (default 100*Q, at least 1000)\n"
 		"  --pattern P          random4k (default), seqread, seqwrite, randread,\n"
-		"                       randwrite, postmark\n"
+		"                       randwrite, postmark, postmark-fs\n"
 		"  --size BYTES         request size for the seq/rand patterns (default 4K)\n"
 		"  --seed S             random seed (default 1)\n"
 		"  --format F           trace format: auto, tracefs, blkparse, disksim, spc, msr,\n"
@@ -229,7 +230,7 @@ static void list(void)
 	printf("\nschedulers:");
 	for (unsigned i = 0; sweep_sim_sched_name(i); i++)
 		printf(" %s", sweep_sim_sched_name(i));
-	printf("\npatterns: random4k seqread seqwrite randread randwrite postmark\n");
+	printf("\npatterns: random4k seqread seqwrite randread randwrite postmark postmark-fs\n");
 	printf("trace formats: tracefs blkparse disksim spc msr plan\n");
 }
 

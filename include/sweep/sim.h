@@ -104,6 +104,7 @@ struct sweep_sim_ssd_params {
 	int blockmap;         /* 1: block-mapped log-block FTL; 0: page-mapped with greedy GC */
 	unsigned log_blocks;  /* block map: log blocks */
 	unsigned depth;       /* default device queue depth */
+	uint64_t buffer_kib;  /* block map: DRAM write buffer (BPLRU); 0 = none */
 };
 
 /* Switches of struct sweep_sim_options: 0 (a zeroed struct) always means the preset's choice. */
@@ -277,7 +278,9 @@ SWEEP_EXPORT int sweep_sim_trace_get_info(const struct sweep_sim_trace *t,
  * Synthetic workloads. pattern: NULL or "random4k" (the seed's random 4 KiB
  * reads), "seqread", "seqwrite", "randread", "randwrite" (request_size,
  * aligned to it), "postmark" (a Postmark-like mix of whole-file reads and
- * writes of 1-32 KiB files inside a 64 MiB file set).
+ * writes of 1-32 KiB files inside a 64 MiB file set), "postmark-fs"
+ * (Postmark's small-file workload as a file system sends it: whole-file
+ * reads, writes in 4 KiB requests, four interleaved streams).
  */
 struct sweep_sim_synth_options {
 	size_t size;           /* sizeof(struct sweep_sim_synth_options) */

@@ -147,6 +147,8 @@ static void fifo_unlink(struct hq *q, struct sim_req *r)
 
 static void hq_remove(struct sched *s, struct sim_req *r)
 {
+	if (s->last_in == r)
+		s->last_in = NULL; /* dispatched: nothing merges into it any more */
 	index_remove(s, r);
 	fifo_unlink(&s->q, r);
 	sweep__posq_remove(&s->q.pos, r);
@@ -154,35 +156,51 @@ static void hq_remove(struct sched *s, struct sim_req *r)
 	s->q.count_op[r->r.op]--;
 }
 
+/* Merge r into x (adjacent, same direction, room left): true when done. */
+static bool merge_into(struct sched *s, struct sim_req *x, struct sim_req *r)
+{
+	struct sim_dev *d = s->dev;
+	if (x->r.op != r->r.op || x->len + r->len > s->max_merge)
+		return false;
+	if (x->off + x->len == r->off) {
+		x->len += r->len; /* back merge */
+	} else if (r->off + r->len == x->off) {
+		x->off = r->off; /* front merge: the start moves, so may the bucket */
+		x->len += r->len;
+		uint64_t nk = d->ops->key(d, x->off);
+		if (nk != x->key) {
+			sweep__posq_remove(&s->q.pos, x);
+			x->key = nk;
+			sweep__posq_insert(&s->q.pos, x);
+		}
+	} else {
+		return false;
+	}
+	r->link = x->merged;
+	x->merged = r;
+	s->merges++;
+	return true;
+}
+
 /* Merge r into a queued neighbour of the same direction. */
 static bool try_merge(struct sched *s, struct sim_req *r)
 {
 	struct sim_dev *d = s->dev;
+	if (s->ops->pick_one_merge) {
+		/* noop: only into what the submission just before it went into, "sequential requests only
+		 * if they arrive one after the other" (block-level-optimization-io-path.txt §5) */
+		struct sim_req *x = s->last_in;
+		bool ok = x && s->last_in_seq + 1 == r->seq && merge_into(s, x, r);
+		s->last_in_seq = r->seq;
+		s->last_in = ok ? x : r;
+		return ok;
+	}
 	uint64_t lo = d->ops->key(d, r->off > s->max_merge ? r->off - s->max_merge : 0);
 	uint64_t hi = d->ops->key(d, r->off + r->len);
 	for (uint64_t k = sweep__posq_next(&s->q.pos, lo); k != NONE64 && k <= hi; k = sweep__posq_next(&s->q.pos, k + 1)) {
-		for (struct sim_req *x = s->q.pos.head[k]; x; x = x->pnext) {
-			if (x->r.op != r->r.op || x->len + r->len > s->max_merge)
-				continue;
-			if (x->off + x->len == r->off) {
-				x->len += r->len; /* back merge */
-			} else if (r->off + r->len == x->off) {
-				x->off = r->off; /* front merge: the start moves, so may the bucket */
-				x->len += r->len;
-				uint64_t nk = d->ops->key(d, x->off);
-				if (nk != x->key) {
-					sweep__posq_remove(&s->q.pos, x);
-					x->key = nk;
-					sweep__posq_insert(&s->q.pos, x);
-				}
-			} else {
-				continue;
-			}
-			r->link = x->merged;
-			x->merged = r;
-			s->merges++;
-			return true;
-		}
+		for (struct sim_req *x = s->q.pos.head[k]; x; x = x->pnext)
+			if (merge_into(s, x, r))
+				return true;
 	}
 	return false;
 }
@@ -695,21 +713,21 @@ static struct sim_req *pick_bw(struct sched *s, uint64_t now)
 /* ---- table ---- */
 
 static const struct sched_ops ops_table[] = {
-	{ "fcfs", false, pick_fcfs },
-	{ "noop", true, pick_fcfs },
-	{ "ssf", false, pick_ssf },
-	{ "scan", false, pick_scan },
-	{ "cscan", false, pick_cscan },
-	{ "stf", false, pick_stf },
-	{ "sptf", false, pick_stf },
-	{ "gstf", false, pick_gstf },
-	{ "wstf", false, pick_wstf },
-	{ "deadline", true, pick_deadline },
-	{ "irbw-fifo", true, pick_irbw },
-	{ "irbw-fifo-rp", true, pick_irbw },
-	{ "bw", true, pick_bw },
-	{ "bw-ssf", true, pick_bw },
-	{ "gstf-freeze", false, pick_gstf_freeze },
+	{ "fcfs", false, pick_fcfs, false },
+	{ "noop", true, pick_fcfs, true },
+	{ "ssf", false, pick_ssf, false },
+	{ "scan", false, pick_scan, false },
+	{ "cscan", false, pick_cscan, false },
+	{ "stf", false, pick_stf, false },
+	{ "sptf", false, pick_stf, false },
+	{ "gstf", false, pick_gstf, false },
+	{ "wstf", false, pick_wstf, false },
+	{ "deadline", true, pick_deadline, false },
+	{ "irbw-fifo", true, pick_irbw, false },
+	{ "irbw-fifo-rp", true, pick_irbw, false },
+	{ "bw", true, pick_bw, false },
+	{ "bw-ssf", true, pick_bw, false },
+	{ "gstf-freeze", false, pick_gstf_freeze, false },
 };
 
 struct sim_req *sweep__sched_pick(struct sched *s, uint64_t now)

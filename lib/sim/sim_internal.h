@@ -234,6 +234,7 @@ struct sched_ops {
 	const char *name;
 	bool merges; /* back/front merge adjacent requests on insert */
 	struct sim_req *(*pick)(struct sched *s, uint64_t now);
+	bool pick_one_merge; /* merge only into what the previous submission went into (noop) */
 };
 
 struct sched {
@@ -254,6 +255,8 @@ struct sched {
 	uint64_t bundle;         /* IRBW */
 	struct sim_req *drain;   /* IRBW: the bundle being dispatched, sorted */
 	struct sim_req *flush_head, *flush_tail; /* flushes, passed through in arrival order */
+	struct sim_req *last_in;  /* noop: the queued request the last submission became or merged into */
+	uint64_t last_in_seq;    /* and that submission */
 	uint64_t yielded_bundle; /* IRBW-RP: the head bundle already yielded (id + 1) */
 	uint64_t yield_seq;      /* IRBW-RP: reads up to this submission serve first */
 	bool rp;

@@ -10,6 +10,8 @@
  *    block per logical block, merged by a switch merge (log written whole
  *    and in order), a partial merge (in order but short: the rest is copied
  *    in) or a full merge (out of order: everything copied to a new block);
+ *    in front of it an optional DRAM write buffer (BPLRU, below) that hands
+ *    it only whole logical blocks;
  *  - page-mapped with greedy garbage collection per plane, in the
  *    background: a plane whose free blocks fall to GC_BG picks a victim and
  *    copies its valid pages (copy-back) and erases it one unit at a time,
@@ -20,7 +22,10 @@
  * A request is laid onto the timelines when the device accepts it, so its
  * completion time is known at once; up to `depth` requests overlap. Planes
  * serve their operations in order; channels and the host link are booked
- * (timeline.c), so a transfer uses the first gap it fits in.
+ * (timeline.c), so a transfer uses the first gap it fits in. Block-sized
+ * work (merges, buffer write-back) and requests of more than BULK_PAGES are
+ * laid out in aggregate (bulk_ops), so no request costs more than its
+ * page count in FTL updates.
  */
 #include <errno.h>
 #include <math.h>
@@ -43,14 +48,17 @@ struct ssd_preset {
 /*
  * ssd-blockmap: a 2009 SATA-1 SSD like the Mtron of the seed: 32 planes
  * (4 channels x 4 dies x 2 planes) of 128 KiB blocks (64 pages of 2 KiB),
- * so one logical block is 4 MiB, SLC timings, 8 log blocks, no NCQ.
+ * so one logical block is 4 MiB, SLC timings, 8 log blocks, no NCQ, and a
+ * 16 MiB DRAM write buffer (its Figure 1 shows an SDRAM buffer; the size is
+ * the model's: with it the host schedulers differ by the few per cent the
+ * seed measured, without it by up to 5x, bench/model/README.md).
  * ssd-pagemap: a modern SATA SSD scaled to 16 GiB: 64 planes, 4 KiB pages,
  * 1 MiB blocks, 7% over-provisioning, greedy GC, NCQ 32, a 550 MB/s link.
  */
 #define P(...) { sizeof(struct sweep_sim_ssd_params), __VA_ARGS__ }
 static const struct ssd_preset presets[] = {
-	{ "ssd-blockmap", P(16ull << 30, 4, 4, 2, 2048, 64, 0.0, 25, 250, 1500, 20, 150, 1, 8, 1) },
-	{ "ssd-pagemap", P(16ull << 30, 8, 4, 2, 4096, 256, 0.07, 50, 500, 3000, 400, 550, 0, 0, 32) },
+	{ "ssd-blockmap", P(16ull << 30, 4, 4, 2, 2048, 64, 0.0, 25, 250, 1500, 20, 150, 1, 8, 1, 16384) },
+	{ "ssd-pagemap", P(16ull << 30, 8, 4, 2, 4096, 256, 0.07, 50, 500, 3000, 400, 550, 0, 0, 32, 0) },
 };
 #undef P
 #define NPRESETS (sizeof(presets) / sizeof(presets[0]))
@@ -70,6 +78,13 @@ struct pplane {
 	bool gc_active;
 };
 
+/* A logical block's pages in the DRAM write buffer, in LRU order (head: most recent). */
+struct wbuf_blk {
+	uint64_t lbn, n;
+	uint64_t *held; /* bitmap of logical page offsets */
+	struct wbuf_blk *prev, *next;
+};
+
 struct ssd {
 	struct sim_dev dev;
 	struct sweep_sim_ssd_params p;
@@ -86,6 +101,13 @@ struct ssd {
 	int32_t *lbn_log;
 	struct logblk *logs;
 	unsigned nlog;
+	/* block map's write buffer: pages held and room, per logical block, LRU list, background write-back */
+	uint64_t buf_pages, buf_used;
+	struct wbuf_blk **buf_of;
+	struct wbuf_blk *lru_head, *lru_tail;
+	uint64_t idle_since, bg_end; /* the device went idle / its background write-back ends */
+	bool bg_pending;             /* a write-back is due BUF_IDLE_NS after idle_since */
+	uint64_t *scratch; /* 4 * P counters for bulk layouts: a request's, then an eviction's */
 	/* page map */
 	uint64_t L, Bp;
 	uint32_t *map, *rmap, *valid;
@@ -136,14 +158,52 @@ static double page_read(struct ssd *s, unsigned p, double t)
  */
 static void plane_copies(struct ssd *s, unsigned p, double t, uint64_t n)
 {
-	for (uint64_t i = 0; i < n; i++) {
-		double r = dmax(t, s->plane_free[p]) + s->t_read;
-		double out = sweep__tl_book(&s->chan[p % s->C], r, s->t_chan);
-		double back = sweep__tl_book(&s->chan[p % s->C], out + s->t_chan, s->t_chan);
-		s->plane_free[p] = back + s->t_chan + s->t_prog;
-	}
+	if (!n)
+		return;
+	/* in one booking of the channel (a merge is block-sized work: issue 27): n pages out and back */
+	double start = dmax(t, s->plane_free[p]);
+	double at = sweep__tl_book(&s->chan[p % s->C], start + s->t_read, 2.0 * (double)n * s->t_chan);
+	s->plane_free[p] = dmax(start + (double)n * (s->t_read + s->t_prog), at + 2.0 * (double)n * s->t_chan + s->t_prog);
 	s->dev.cnt->flash_pages_read += n;
 	s->dev.cnt->flash_pages_written += n;
+}
+
+/*
+ * Work spread over the planes from t, laid out in aggregate: plane p reads
+ * reads[p] pages out to the controller and programs progs[p] pages that
+ * come from it, back to back; each channel carries its planes' pages in one
+ * booking. When one resource is the bottleneck, as in block-sized work, the
+ * end is within a page's time of laying each page out (issue 27: that took
+ * minutes for whole-device requests). Returns when it is all done.
+ */
+static double bulk_ops(struct ssd *s, double t, const uint64_t *reads, const uint64_t *progs)
+{
+	double end = t;
+	for (unsigned c = 0; c < s->C; c++) {
+		uint64_t pages = 0, nr = 0;
+		for (unsigned p = c; p < s->P; p += s->C) {
+			pages += reads[p] + progs[p];
+			nr += reads[p];
+		}
+		if (!pages)
+			continue;
+		double chan_start = sweep__tl_book(&s->chan[c], t + (nr ? s->t_read : 0.0), (double)pages * s->t_chan);
+		double chan_end = chan_start + (double)pages * s->t_chan;
+		for (unsigned p = c; p < s->P; p += s->C) {
+			if (!reads[p] && !progs[p])
+				continue;
+			double start = dmax(t, s->plane_free[p]);
+			double pe = start + (double)reads[p] * s->t_read + (double)progs[p] * s->t_prog;
+			if (progs[p]) /* the last page is programmed once it has crossed the channel */
+				pe = dmax(pe, chan_end + s->t_prog);
+			s->plane_free[p] = pe;
+			end = dmax(end, pe);
+			s->dev.cnt->flash_pages_read += reads[p];
+			s->dev.cnt->flash_pages_written += progs[p];
+		}
+		end = dmax(end, chan_end);
+	}
+	return end;
 }
 
 static void plane_erase(struct ssd *s, unsigned p, double t)
@@ -231,6 +291,122 @@ static double bm_write(struct ssd *s, uint64_t lpn, double ready)
 static unsigned bm_plane(const struct ssd *s, uint64_t lpn)
 {
 	return (unsigned)(lpn % s->N % s->P);
+}
+
+/*
+ * The block map's DRAM write buffer, managed as BPLRU (Kim and Ahn, cited by
+ * ssd-schedulers-lba-bundling.txt): writes are acknowledged once in DRAM;
+ * when it is full, the least recently written logical block leaves whole,
+ * its missing pages read from flash first (page padding), so flash only ever
+ * sees a logical block written in order (a switch merge). The order of the
+ * host's writes inside the buffer's reach no longer matters to the FTL.
+ */
+#define BUF_IDLE_NS (10 * NS_PER_MS) /* idle time after which the buffer is written back */
+
+static bool buf_has(const struct ssd *s, uint64_t lpn)
+{
+	if (!s->buf_of)
+		return false;
+	const struct wbuf_blk *b = s->buf_of[lpn / s->N];
+	uint64_t off = lpn % s->N;
+	return b && (b->held[off / 64] >> (off % 64) & 1);
+}
+
+static void lru_unlink(struct ssd *s, struct wbuf_blk *b)
+{
+	if (b->prev)
+		b->prev->next = b->next;
+	else
+		s->lru_head = b->next;
+	if (b->next)
+		b->next->prev = b->prev;
+	else
+		s->lru_tail = b->prev;
+	b->prev = b->next = NULL;
+}
+
+static void lru_front(struct ssd *s, struct wbuf_blk *b)
+{
+	b->next = s->lru_head;
+	if (s->lru_head)
+		s->lru_head->prev = b;
+	s->lru_head = b;
+	if (!s->lru_tail)
+		s->lru_tail = b;
+}
+
+/* Write the logical block holding the most pages (the least recently written of those) back from t:
+ * when its room is free. */
+static double buf_evict(struct ssd *s, double t)
+{
+	struct wbuf_blk *b = s->lru_tail;
+	for (struct wbuf_blk *x = s->lru_tail; x; x = x->prev)
+		if (x->n > b->n)
+			b = x;
+	lru_unlink(s, b);
+	s->buf_of[b->lbn] = NULL;
+	if (s->lbn_log[b->lbn] >= 0) /* a log block of older writes first becomes the data block */
+		merge(s, &s->logs[s->lbn_log[b->lbn]], t);
+	/* every page of the block on its plane, the missing ones read first (padding), in one layout */
+	uint64_t *reads = s->scratch + 2 * s->P, *progs = s->scratch + 3 * s->P;
+	memset(reads, 0, 2 * s->P * sizeof(*s->scratch));
+	for (uint64_t off = 0; off < s->N; off++) {
+		unsigned p = (unsigned)(off % s->P);
+		progs[p]++;
+		if (!(b->held[off / 64] >> (off % 64) & 1))
+			reads[p]++;
+	}
+	double end = bulk_ops(s, t, reads, progs);
+	for (unsigned p = 0; p < s->P; p++)
+		plane_erase(s, p, end); /* the old data block */
+	s->dev.cnt->merges_switch++;
+	s->buf_used -= b->n;
+	free(b->held);
+	free(b);
+	return end;
+}
+
+/* Logical page lpn into the buffer, its data there at `ready`; when it is held (room made first). */
+static double buf_write(struct ssd *s, uint64_t lpn, double ready)
+{
+	uint64_t lbn = lpn / s->N, off = lpn % s->N;
+	struct wbuf_blk *b = s->buf_of[lbn];
+	if (b && (b->held[off / 64] >> (off % 64) & 1)) {
+		lru_unlink(s, b); /* overwritten in DRAM */
+		lru_front(s, b);
+		return ready;
+	}
+	double at = ready;
+	while (s->buf_used + 1 > s->buf_pages)
+		at = dmax(at, buf_evict(s, ready));
+	b = s->buf_of[lbn];
+	if (!b) {
+		b = calloc(1, sizeof(*b));
+		uint64_t *held = b ? calloc((s->N + 63) / 64, sizeof(uint64_t)) : NULL;
+		if (!held) { /* out of memory: straight to the FTL */
+			free(b);
+			return bm_write(s, lpn, ready);
+		}
+		b->held = held;
+		b->lbn = lbn;
+		s->buf_of[lbn] = b;
+	} else {
+		lru_unlink(s, b);
+	}
+	lru_front(s, b);
+	b->held[off / 64] |= 1ull << (off % 64);
+	b->n++;
+	s->buf_used++;
+	return at;
+}
+
+/* Everything in the buffer written back from t; when that ends. */
+static double buf_flush(struct ssd *s, double t)
+{
+	double end = t;
+	while (s->lru_tail)
+		end = dmax(end, buf_evict(s, t));
+	return end;
 }
 
 /* ---- page-mapped FTL ---- */
@@ -347,7 +523,8 @@ static void gc_reserve(struct ssd *s, unsigned p, double t)
 	}
 }
 
-static double pm_write(struct ssd *s, uint64_t lpn, double ready)
+/* The page map's side of a write of lpn from `ready` (GC made room first): the plane it goes to. */
+static unsigned pm_map_write(struct ssd *s, uint64_t lpn, double ready)
 {
 	uint32_t old = s->map[lpn];
 	if (old != INV32) {
@@ -365,7 +542,12 @@ static double pm_write(struct ssd *s, uint64_t lpn, double ready)
 			pm_take_free(s, p);
 	}
 	pm_place(s, p, (uint32_t)lpn);
-	return page_program(s, p, ready);
+	return p;
+}
+
+static double pm_write(struct ssd *s, uint64_t lpn, double ready)
+{
+	return page_program(s, pm_map_write(s, lpn, ready), ready);
 }
 
 static unsigned pm_plane(const struct ssd *s, uint64_t lpn)
@@ -417,14 +599,76 @@ static int held_on(const struct ssd *s, uint64_t lpn)
 	return s->map[lpn] == INV32 ? -1 : (int)pm_plane(s, lpn);
 }
 
+/*
+ * A request of more pages than this is laid out in aggregate (bulk_ops): the
+ * FTL still sees every page, but the host link, the channels and the planes
+ * are booked once each, so its cost no longer grows with page-by-page
+ * bookings (1,000 whole-device reads took minutes).
+ */
+#define BULK_PAGES 4096
+
+/* Pages [first, last] of r from t, in aggregate; when they are done. */
+static double bulk_request(struct ssd *s, const struct sim_req *r, double t, uint64_t first, uint64_t last)
+{
+	uint64_t *reads = s->scratch, *progs = s->scratch + s->P;
+	memset(s->scratch, 0, 2 * s->P * sizeof(*s->scratch));
+	double bytes = (double)r->len, xfer = s->t_link * bytes / (double)s->page;
+	s->dev.cnt->transfer_ns += (uint64_t)xfer;
+	if (r->r.op == SWEEP_SIM_WRITE) {
+		/* the data streams in over the link; the flash works from the first page on */
+		double link = sweep__tl_book(&s->link, t, xfer);
+		double fin = link + xfer, ready = link + s->t_link;
+		s->dev.cnt->host_pages_written += last - first + 1;
+		for (uint64_t lpn = first; lpn <= last; lpn++) {
+			if (s->buf_of)
+				fin = dmax(fin, buf_write(s, lpn, ready)); /* evictions lay themselves out */
+			else if (s->p.blockmap)
+				fin = dmax(fin, bm_write(s, lpn, ready));
+			else
+				progs[pm_map_write(s, lpn, ready)]++;
+		}
+		return dmax(fin, bulk_ops(s, ready, reads, progs) + s->t_link);
+	}
+	/* reads: from DRAM or from each page's plane, then over the link */
+	uint64_t n = last - first + 1;
+	if (s->p.blockmap) {
+		/* logical page lpn is on plane lpn % P: counted, less the pages the buffer holds */
+		for (unsigned p = 0; p < s->P; p++)
+			reads[p] = n / s->P + ((p + s->P - first % s->P) % s->P < n % s->P);
+		for (const struct wbuf_blk *b = s->lru_head; b; b = b->next)
+			for (uint64_t off = 0; off < s->N; off++) {
+				uint64_t lpn = b->lbn * s->N + off;
+				if (lpn >= first && lpn <= last && (b->held[off / 64] >> (off % 64) & 1))
+					reads[lpn % s->P]--;
+			}
+	} else {
+		/* where the page map put them: one page of each 4096th of the range, at a random place in it
+		 * (a fixed stride would alias with the stripes), scaled */
+		uint64_t k = 0, rng = first ^ (last << 20);
+		for (; k < 4096; k++)
+			reads[pm_plane(s, first + k * n / 4096 + sim_rand_below(&rng, n / 4096))]++;
+		uint64_t total = 0;
+		for (unsigned p = 0; p < s->P; p++)
+			total += reads[p] = reads[p] * n / k;
+		reads[0] += n - total; /* what the rounding left */
+	}
+	double flash = bulk_ops(s, t, reads, progs);
+	double link = sweep__tl_book(&s->link, t + s->t_read + s->t_chan, xfer);
+	return dmax(link + xfer, flash + s->t_link);
+}
+
 static void ssd_accept(struct sim_dev *d, uint64_t now, struct sim_req *r)
 {
 	struct ssd *s = S(d);
 	double t = (double)now, fin = t, link = t;
 	r->start = now;
+	s->bg_pending = false; /* busy again: the idle write-back waits for the next idle time */
 	if (r->r.op == SWEEP_SIM_FLUSH) {
-		/* no volatile write cache in this model: nothing to write back */
-		r->finish = now + 1;
+		/* the write buffer (if any) goes to flash; nothing else is volatile */
+		fin = s->buf_of ? buf_flush(s, t) : t;
+		r->finish = sim_time_after(now, fin - t);
+		if (r->finish <= now)
+			r->finish = now + 1;
 		s->out[s->nout++] = r;
 		return;
 	}
@@ -433,6 +677,10 @@ static void ssd_accept(struct sim_dev *d, uint64_t now, struct sim_req *r)
 	sweep__tl_trim(&s->link, t);
 	for (unsigned c = 0; c < s->C; c++)
 		sweep__tl_trim(&s->chan[c], t);
+	if (last - first + 1 > BULK_PAGES) {
+		fin = bulk_request(s, r, t, first, last);
+		first = last + 1; /* done */
+	}
 	for (uint64_t lpn = first; lpn <= last; lpn++) {
 		/* the host link carries the request's bytes of this page, not a whole page */
 		uint64_t pa = lpn * s->page, pe = pa + s->page;
@@ -442,15 +690,16 @@ static void ssd_accept(struct sim_dev *d, uint64_t now, struct sim_req *r)
 			/* pages stream in over the host link, in order */
 			link = sweep__tl_book(&s->link, link, xfer) + xfer;
 			double ready = link;
-			int old = bytes < s->page ? held_on(s, lpn) : -1;
+			int old = bytes < s->page && !buf_has(s, lpn) ? held_on(s, lpn) : -1;
 			if (old >= 0) /* part of a page: the rest of it is read first (read-modify-write) */
 				ready = dmax(ready, page_read(s, (unsigned)old, t));
 			d->cnt->host_pages_written++;
-			double e = s->p.blockmap ? bm_write(s, lpn, ready) : pm_write(s, lpn, ready);
+			double e = s->buf_of ? buf_write(s, lpn, ready)
+				   : s->p.blockmap ? bm_write(s, lpn, ready) : pm_write(s, lpn, ready);
 			fin = dmax(fin, e);
 		} else {
 			unsigned p = s->p.blockmap ? bm_plane(s, lpn) : pm_plane(s, lpn);
-			double ready = page_read(s, p, t);
+			double ready = buf_has(s, lpn) ? t : page_read(s, p, t); /* from DRAM, or from flash */
 			link = sweep__tl_book(&s->link, dmax(link, ready), xfer) + xfer;
 			fin = dmax(fin, link);
 		}
@@ -475,6 +724,11 @@ static uint64_t ssd_next_event(const struct sim_dev *d)
 	for (unsigned i = 0; i < s->nout; i++)
 		if (s->out[i]->finish < t)
 			t = s->out[i]->finish;
+	/* background write-back of the buffer: it starts after an idle while, and ends */
+	if (s->bg_pending && s->idle_since + BUF_IDLE_NS < t)
+		t = s->idle_since + BUF_IDLE_NS;
+	if (s->bg_end && s->bg_end < t)
+		t = s->bg_end;
 	return t;
 }
 
@@ -498,11 +752,24 @@ static void ssd_process(struct sim_dev *d, uint64_t now)
 		s->out[best] = s->out[--s->nout];
 		sweep__dev_done(d, r);
 	}
+	if (s->bg_end && s->bg_end <= now)
+		s->bg_end = 0;
+	if (s->bg_pending && s->idle_since + BUF_IDLE_NS <= now) {
+		/* idle long enough: the buffer goes to flash, as drives do in their idle time */
+		s->bg_pending = false;
+		uint64_t end = sim_time_after(now, buf_flush(s, (double)now) - (double)now);
+		s->bg_end = end > now ? end : 0;
+	}
+	if (!s->nout && s->lru_head && !s->bg_pending && !s->bg_end) {
+		s->bg_pending = true;
+		s->idle_since = now;
+	}
 }
 
 static bool ssd_busy(const struct sim_dev *d)
 {
-	return S(d)->nout > 0;
+	const struct ssd *s = S(d);
+	return s->nout > 0 || s->bg_end;
 }
 
 static void ssd_destroy(struct sim_dev *d)
@@ -511,6 +778,13 @@ static void ssd_destroy(struct sim_dev *d)
 	if (s->logs)
 		for (unsigned i = 0; i < s->nlog; i++)
 			free(s->logs[i].written);
+	for (struct wbuf_blk *b = s->lru_head, *n; b; b = n) {
+		n = b->next;
+		free(b->held);
+		free(b);
+	}
+	free(s->buf_of);
+	free(s->scratch);
 	free(s->logs);
 	free(s->lbn_log);
 	if (s->pl)
@@ -561,6 +835,12 @@ static int blockmap_init(struct ssd *s)
 	for (unsigned i = 0; i < s->nlog; i++) {
 		s->logs[i].written = calloc((s->N + 63) / 64, 8);
 		if (!s->logs[i].written)
+			return -ENOMEM;
+	}
+	if (s->p.buffer_kib) {
+		s->buf_pages = s->p.buffer_kib * 1024 / s->page;
+		s->buf_of = calloc(s->nlbn, sizeof(*s->buf_of));
+		if (!s->buf_of)
 			return -ENOMEM;
 	}
 	return 0;
@@ -627,7 +907,9 @@ static bool ssd_params_ok(const struct sweep_sim_ssd_params *p)
 	       p->page <= (1u << 20) && p->pages_per_block && p->pages_per_block <= 4096 &&
 	       p->capacity / p->page < (1ull << 32) && p->capacity >= planes * p->pages_per_block * p->page &&
 	       isfinite(p->op) && p->op >= 0 && p->op <= 4 && (!p->blockmap || p->log_blocks) &&
-	       p->log_blocks <= 65536 && p->depth <= SWEEP_SIM_MAX_QUEUE_DEPTH;
+	       p->log_blocks <= 65536 && p->depth <= SWEEP_SIM_MAX_QUEUE_DEPTH &&
+	       (p->blockmap ? !p->buffer_kib || (p->buffer_kib <= (1u << 24) && p->buffer_kib * 1024 >= p->page)
+			    : !p->buffer_kib);
 }
 
 /* The device named `preset`, or built from o->ssd when given. */
@@ -678,10 +960,11 @@ int sweep__ssd_new(const char *preset, const struct sweep_sim_options *o, struct
 	d->capacity = p->capacity;
 	d->depth = o->queue_depth ? o->queue_depth : p->depth ? p->depth : 1;
 	s->plane_free = calloc(s->P, sizeof(double));
+	s->scratch = calloc(4 * (size_t)s->P, sizeof(*s->scratch));
 	s->chan = calloc(s->C, sizeof(*s->chan));
 	s->out = calloc(d->depth, sizeof(*s->out));
 	int err = -ENOMEM;
-	if (s->plane_free && s->chan && s->out)
+	if (s->plane_free && s->chan && s->out && s->scratch)
 		err = p->blockmap ? blockmap_init(s) : pagemap_init(s);
 	if (err < 0) {
 		ssd_destroy(d);

@@ -100,6 +100,17 @@ printf 'R 0 4096\nR 8192 0\n' >"$work/zero"
 expect_err "$work/zero" 2 "length 0" --format plan
 printf '0,8,4096,r,0.0\n0,16,0,w,0.1\n' >"$work/zero.spc"
 expect_err "$work/zero.spc" 2 "length 0" --format spc
+# issue 27: memory and time bounded per request, not per device. 20 whole-device writes 1 ms apart on
+# ssd-pagemap (each booked a channel interval per page into the future: 200 of them took 3.9 GB) in 1 GiB
+# of address space, and 1,000 whole-device reads on ssd-blockmap (minutes, page by page)
+for i in $(seq 20); do echo "0,0,17179869184,w,0.0$i"; done >"$work/whole.spc"
+( [ -n "${SWEEP_SANITIZE:-}" ] || ulimit -v 1048576; "$SIM" replay --device ssd-pagemap --json "$work/whole.spc" ) \
+	>"$work/out" 2>"$work/err" || fail "whole-device writes: $(cat "$work/err")"
+grep -q '"writes": 20,' "$work/out" || fail "whole-device writes: $(cat "$work/out")"
+for i in $(seq 1000); do echo "R 0 17179869184"; done >"$work/whole.plan"
+"$SIM" replay --device ssd-blockmap --json "$work/whole.plan" >"$work/out" || fail "whole-device reads"
+grep -q '"reads": 1000,' "$work/out" || fail "whole-device reads: $(cat "$work/out")"
+
 # the command line: no run of zero requests, no request of zero bytes, --wrap only for traces
 for args in "synth --requests 0" "synth --size 0" "synth --size 1000" "synth --wrap" \
 	"replay --wrap --no-wrap $work/wrap"; do

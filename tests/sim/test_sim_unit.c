@@ -147,6 +147,20 @@ static void test_noop_merges(void **state)
 	fx_add(&f, x + 4096, 4096, SWEEP_SIM_WRITE, 0, 0);
 	assert_int_equal(f.s->merges, 0);
 	fx_close(&f);
+	/*
+	 * noop merges "sequential requests only if they arrive one after the
+	 * other" (block-level-optimization-io-path.txt §5): with a request of
+	 * another stream between them, two halves of a file stay apart under
+	 * noop and are merged by deadline.
+	 */
+	for (int k = 0; k < 2; k++) {
+		fx_open(&f, "eagle", k ? "deadline" : "noop", NULL);
+		fx_add(&f, x, 4096, SWEEP_SIM_WRITE, 0, 0);
+		fx_add(&f, eagle_off(700, 0, 0), 4096, SWEEP_SIM_WRITE, 0, 1);
+		fx_add(&f, x + 4096, 4096, SWEEP_SIM_WRITE, 0, 0);
+		assert_int_equal(f.s->merges, (uint64_t)k);
+		fx_close(&f);
+	}
 }
 
 static void test_ssf(void **state)
@@ -721,10 +735,23 @@ static void test_readahead_gap(void **state)
 
 /* ---- SSD ---- */
 
+/* The block-mapped SSD's FTL (log blocks, merges) under no write buffer: the preset's, buffer_kib = 0. */
+static struct sweep_sim *blockmap_unbuffered(uint64_t logical_block)
+{
+	struct sweep_sim_ssd_params sp = { .size = sizeof(sp) };
+	assert_int_equal(sweep_sim_preset_ssd("ssd-blockmap", &sp), 0);
+	sp.buffer_kib = 0;
+	struct sweep_sim_options o = { .size = sizeof(o), .device = "ssd-blockmap", .ssd = &sp,
+				       .logical_block_bytes = logical_block };
+	struct sweep_sim *sim = NULL;
+	assert_int_equal(sweep_sim_new(&o, &sim), 0);
+	return sim;
+}
+
 static void test_blockmap_merges(void **state)
 {
 	(void)state;
-	struct sweep_sim *sim = new_sim("ssd-blockmap", "fcfs", 0, 0, 0);
+	struct sweep_sim *sim = blockmap_unbuffered(0);
 	struct sweep_sim_info info = { .size = sizeof(info) };
 	sweep_sim_get_info(sim, &info);
 	const uint64_t LB = 4 * MIB, N = LB / 2048, P = 32;
@@ -758,16 +785,44 @@ static void test_blockmap_merges(void **state)
 	sweep_sim_free(sim);
 
 	/* a smaller logical block through the options */
-	struct sweep_sim_options o = { .size = sizeof(o), .device = "ssd-blockmap", .logical_block_bytes = MIB };
-	assert_int_equal(sweep_sim_new(&o, &sim), 0);
+	sim = blockmap_unbuffered(MIB);
 	sweep_sim_get_info(sim, &info);
 	assert_int_equal(info.logical_block_bytes, MIB);
 	run_one(sim, 0, 5 * MIB, MIB, SWEEP_SIM_WRITE);
 	sweep_sim_get_stats(sim, &st);
 	assert_int_equal(st.merges_switch, 1);
 	sweep_sim_free(sim);
-	o.logical_block_bytes = 1000000; /* not a multiple of planes x page */
-	assert_int_equal(sweep_sim_new(&o, &sim), -EINVAL);
+	struct sweep_sim_options o = { .size = sizeof(o), .device = "ssd-blockmap", .logical_block_bytes = 1000000 };
+	assert_int_equal(sweep_sim_new(&o, &sim), -EINVAL); /* not a multiple of planes x page */
+
+	/*
+	 * The preset's 16 MiB DRAM write buffer (BPLRU): the same writes stay in
+	 * DRAM (each acknowledged at link speed); a flush writes every logical
+	 * block back whole, its missing pages read first (page padding), so each
+	 * is a switch merge whatever order the pages came in.
+	 */
+	sim = new_sim("ssd-blockmap", "fcfs", 0, 0, 0);
+	t = 0;
+	struct sweep_sim_completion c = run_one(sim, t, 0, LB, SWEEP_SIM_WRITE);
+	assert_true(c.finish_ns - c.arrival_ns < 30000000); /* 4 MiB over the 150 MB/s link: 28 ms */
+	t = run_one(sim, c.finish_ns, LB, LB / 2, SWEEP_SIM_WRITE).finish_ns;
+	t = run_one(sim, t, 2 * LB + 8192, 4096, SWEEP_SIM_WRITE).finish_ns;
+	t = run_one(sim, t, 2 * LB, 4096, SWEEP_SIM_WRITE).finish_ns;
+	for (uint64_t b = 3; b <= 8; b++)
+		t = run_one(sim, t, b * LB, 4096, SWEEP_SIM_WRITE).finish_ns;
+	sweep_sim_get_stats(sim, &st);
+	assert_int_equal(st.flash_pages_written, 0);
+	c = run_one(sim, t, 0, 0, SWEEP_SIM_FLUSH);
+	sweep_sim_get_stats(sim, &st);
+	host = N + N / 2 + 2 + 2 + 6 * 2;
+	assert_int_equal(st.host_pages_written, host);
+	assert_int_equal(st.merges_switch, 9);
+	assert_int_equal(st.merges_partial + st.merges_full, 0);
+	assert_int_equal(st.flash_pages_written, 9 * N);
+	assert_int_equal(st.flash_pages_read, 9 * N - host); /* the padding */
+	assert_int_equal(st.erases, 9 * P);
+	assert_true(c.finish_ns - c.arrival_ns > 9 * N / P * 250000); /* 9 blocks programmed, 250 us a page */
+	sweep_sim_free(sim);
 }
 
 static void test_pagemap_gc(void **state)
@@ -1677,6 +1732,43 @@ static void test_online(void **state)
 	}
 }
 
+/*
+ * Issue 27: a timeline keeps at most 4096 bookings. Past that it gives up
+ * its smallest gaps, so a resource may look busy a little longer than it
+ * is, never shorter: every booking lies inside the busy intervals, and none
+ * of them overlap.
+ */
+static void test_timeline_cap(void **state)
+{
+	(void)state;
+	struct timeline tl = { 0 };
+	uint64_t rng = 3;
+	double t = 0, booked = 0;
+	static double s0[100000];
+	for (unsigned i = 0; i < 100000; i++) {
+		t += (double)(1 + sim_rand_below(&rng, 1000)); /* gaps of 1-1000 ns between 5-ns transfers */
+		s0[i] = sweep__tl_book(&tl, t, 5);
+		assert_true(s0[i] >= t);
+		booked += 5;
+		assert_true(tl.n - tl.head <= 4096);
+	}
+	double busy = 0;
+	for (size_t i = tl.head; i < tl.n; i++) {
+		assert_true(tl.iv[i].e > tl.iv[i].s);
+		if (i > tl.head)
+			assert_true(tl.iv[i].s > tl.iv[i - 1].e); /* disjoint */
+		busy += tl.iv[i].e - tl.iv[i].s;
+	}
+	assert_true(busy >= booked);
+	for (unsigned i = 0; i < 100000; i += 997) { /* each booking inside some interval */
+		size_t k = tl.head;
+		while (k < tl.n && tl.iv[k].e < s0[i] + 5)
+			k++;
+		assert_true(k < tl.n && tl.iv[k].s <= s0[i]);
+	}
+	sweep__tl_fini(&tl);
+}
+
 /* ---- issue 13 defect 1: the closed queue keeps Q requests to choose from ---- */
 
 /*
@@ -1912,6 +2004,7 @@ int main(void)
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_flush),
 		cmocka_unit_test(test_online),
+		cmocka_unit_test(test_timeline_cap),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	char cmd[128];
