@@ -22,6 +22,17 @@ extern "C" {
 #define SWEEP_READ_SPARSE  0x1u /* skip holes (SEEK_DATA/SEEK_HOLE); data_map lists the data regions */
 #define SWEEP_READ_NOATIME 0x2u /* open with O_NOATIME where permitted */
 #define SWEEP_READ_REGISTERED 0x4u /* io_uring: register the read buffers (fixed buffers) where permitted */
+/*
+ * Read each file to its end, as cp and cat do, whatever its size said (a
+ * file in /proc says 0, one in /sys 4096; a file may grow while it is read):
+ * data past st.size is delivered too, and end() finds the length read in
+ * sweep_file.length. A file that grew or shrank while it was read is still
+ * reported (SWEEP_READ_GREW, _SHRANK); an end sooner or later than st.size
+ * alone, its size unchanged, is not. It costs no request for most files
+ * (the last read asks for one byte more), one for an empty file, a file
+ * ending in a hole, and one whose last read filled its buffer.
+ */
+#define SWEEP_READ_TO_EOF 0x8u
 
 /*
  * Positive end() statuses: the file was delivered but is not what was
@@ -53,6 +64,12 @@ struct sweep_file {
 	struct sweep_stat st;             /* fstat right after open: the size that will be delivered */
 	const struct sweep_extent *data_map; /* SWEEP_READ_SPARSE: data regions (logical, length), else NULL */
 	size_t data_map_len;
+	/*
+	 * In end(): the file's length as read. With SWEEP_READ_TO_EOF, where its
+	 * end was found (less where it shrank below that meanwhile); else
+	 * st.size, or where reading stopped short.
+	 */
+	uint64_t length;
 };
 
 struct sweep_read_ops {

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * copy: the engine's life cycle, its reporting, and the destination root
- * (see include/sweep/copy.h for what the engine guarantees, and
- * copy_internal.h for how the pieces fit).
+ * copy: the engine's life cycle (see include/sweep/copy.h for what the
+ * engine guarantees, and copy_internal.h for its stages): options, the
+ * destination root, the batch whose reads drive the read stage, the writer
+ * thread, and the end of a run (flush, then directory metadata).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,202 +20,6 @@
 	 SWEEP_COPY_NO_CLOBBER | SWEEP_COPY_UPDATE | SWEEP_COPY_FSYNC | SWEEP_COPY_NO_SAME_FILE_CHECK |    \
 	 SWEEP_COPY_WRITE_THROUGH | SWEEP_COPY_ONE_FS | SWEEP_COPY_REMOVE_DEST | SWEEP_COPY_DEFAULT_MODES)
 #define KNOWN_PRESERVE (SWEEP_PRESERVE_ALL | SWEEP_PRESERVE_STRICT)
-
-/* ---- the run stops once a callback failed or the caller's cancel flag went up ---- */
-
-int sweep__copy_stopped(struct sweep_copy *c)
-{
-	if (!c->stop && c->o.cancel && *c->o.cancel)
-		c->stop = -ECANCELED;
-	return c->stop;
-}
-
-/* ---- reporting ---- */
-
-int sweep__copy_report(struct sweep_copy *c, enum sweep_copy_op op, int err, const char *src, const char *dst,
-		uint64_t cookie)
-{
-	struct sweep_copy_error ce = { .op = op, .err = err, .src = src, .dst = dst, .cookie = cookie };
-
-	if (op != SWEEP_COPY_OP_CHANGED)
-		c->stats.errors++;
-	if (c->o.on_error) {
-		int rc = c->o.on_error(&ce, c->o.ctx);
-		if (rc < 0 && !c->stop)
-			c->stop = rc;
-	}
-	return err ? err : -EINVAL;
-}
-
-void sweep__copy_done(struct sweep_copy *c, const char *src, const char *dst, const struct sweep_stat *st,
-	       enum sweep_copy_how how, uint64_t bytes, uint64_t cookie, bool existed)
-{
-	struct sweep_copy_done d = { .src = src, .dst = dst, .st = st, .how = how, .bytes = bytes, .cookie = cookie,
-				     .existed = existed };
-
-	switch (how) {
-	case SWEEP_COPY_HOW_DATA:
-	case SWEEP_COPY_HOW_CLONE:
-	case SWEEP_COPY_HOW_RANGE:
-		c->stats.files++;
-		break;
-	case SWEEP_COPY_HOW_DIR:
-		c->stats.dirs++;
-		break;
-	case SWEEP_COPY_HOW_SKIPPED:
-		c->stats.skipped++;
-		break;
-	default:
-		c->stats.others++;
-	}
-	if (how == SWEEP_COPY_HOW_CLONE)
-		c->stats.cloned++;
-	if (how == SWEEP_COPY_HOW_RANGE)
-		c->stats.ranged++;
-	if (c->o.on_done) {
-		int rc = c->o.on_done(&d, c->o.ctx);
-		if (rc < 0 && !c->stop)
-			c->stop = rc;
-	}
-}
-
-int sweep__copy_step(struct sweep_copy *c, enum sweep_copy_step step, const char *src, const char *dst, uint64_t cookie)
-{
-	if (c->o.on_step) {
-		int rc = sweep__copy_async_on_step(c, step, src, dst, cookie);
-		if (rc < 0 && !c->stop)
-			c->stop = rc;
-	}
-	return sweep__copy_stopped(c);
-}
-
-struct meta_ctx {
-	struct sweep_copy *c;
-	const char *src, *dst;
-	uint64_t cookie;
-};
-
-void sweep__copy_report_meta(struct sweep_copy *c, enum sweep_copy_meta op, int err, const char *src, const char *dst,
-		      uint64_t cookie)
-{
-	struct sweep_copy_error ce = { .op = SWEEP_COPY_OP_META, .meta = op, .err = err, .src = src, .dst = dst,
-				       .cookie = cookie };
-
-	c->stats.errors++;
-	if (c->o.on_error) {
-		int rc = c->o.on_error(&ce, c->o.ctx);
-		if (rc < 0 && !c->stop)
-			c->stop = rc;
-	}
-}
-
-static void meta_failed(enum sweep_copy_meta op, int err, void *ctx)
-{
-	struct meta_ctx *m = ctx;
-
-	sweep__copy_report_meta(m->c, op, err, m->src, m->dst, m->cookie);
-}
-
-void sweep__copy_apply_meta(struct sweep_copy *c, const struct meta_ref *src, const struct meta_ref *dst,
-		     const struct sweep_stat *st, unsigned what, const char *src_name, const char *dst_name,
-		     uint64_t cookie)
-{
-	struct meta_ctx m = { .c = c, .src = src_name, .dst = dst_name, .cookie = cookie };
-
-	if (what)
-		sweep__meta_copy(src, dst, st, what, meta_failed, &m);
-}
-
-/* ---- the destination ---- */
-
-mode_t sweep__copy_new_mode(const struct sweep_copy *c, uint32_t src_mode)
-{
-	if (c->o.flags & SWEEP_COPY_DEFAULT_MODES)
-		return (mode_t)((S_ISDIR(src_mode) || S_ISSOCK(src_mode) ? 0777 : 0666) & ~c->umask);
-	/* cp keeps a new directory's set-gid and sticky bits even without -p. */
-	return (mode_t)(src_mode & (S_ISDIR(src_mode) ? 07777u : 0777u) & ~c->umask);
-}
-
-const char *sweep__dst_show_in(const struct sweep_copy *c, const char *dst, char **buf, size_t *cap)
-{
-	size_t pl = strlen(c->show), dl = strlen(dst);
-	bool slash = pl > 0 && c->show[pl - 1] != '/' && dl > 0;
-
-	if (sweep__grow(buf, cap, pl + slash + dl + 1, 1, 256) < 0)
-		return dst;
-	memcpy(*buf, c->show, pl);
-	if (slash)
-		(*buf)[pl] = '/';
-	memcpy(*buf + pl + slash, dst, dl + 1);
-	return *buf;
-}
-
-const char *sweep__dst_show(struct sweep_copy *c, const char *dst)
-{
-	return sweep__dst_show_in(c, dst, &c->showbuf, &c->showcap);
-}
-
-int sweep__dest_dir(struct sweep_copy *c, const char *dst, const char **ret_name)
-{
-	size_t end = strlen(dst);
-	const char *slash = NULL;
-	int fd;
-
-	if (c->dest_fd < 0)
-		return -EBADF;
-	/* The last component, trailing slashes kept on it ("d/" stays a name that must be a directory). */
-	while (end > 1 && dst[end - 1] == '/')
-		end--;
-	for (size_t i = end; i-- > 0;)
-		if (dst[i] == '/') {
-			slash = dst + i;
-			break;
-		}
-	if (!slash) {
-		*ret_name = dst;
-		fd = fcntl(c->dest_fd, F_DUPFD_CLOEXEC, 3);
-		return fd < 0 ? -errno : fd;
-	}
-	*ret_name = slash + 1;
-	size_t n = (size_t)(slash - dst);
-	char *dir = strndup(dst, n);
-	if (!dir)
-		return -ENOMEM;
-	fd = sweep__open_beneath(c->dest_fd, n ? dir : ".", O_PATH | O_DIRECTORY, 0);
-	free(dir);
-	return fd;
-}
-
-int sweep__src_dir(const struct src_ref *s, const char **ret_name)
-{
-	if (s->dirfd >= 0) {
-		*ret_name = s->name;
-		int fd = fcntl(s->dirfd, F_DUPFD_CLOEXEC, 3);
-		return fd < 0 ? -errno : fd;
-	}
-	const char *rel = s->rel;
-	const char *slash = strrchr(rel, '/');
-	if (!slash) {
-		*ret_name = rel;
-		int fd = s->root_fd == AT_FDCWD ? open(".", O_PATH | O_DIRECTORY | O_CLOEXEC)
-						: fcntl(s->root_fd, F_DUPFD_CLOEXEC, 3);
-		return fd < 0 ? -errno : fd;
-	}
-	*ret_name = slash + 1;
-	char *dir = strndup(rel, (size_t)(slash - rel));
-	if (!dir)
-		return -ENOMEM;
-	int fd;
-	if (s->root_fd == AT_FDCWD) {
-		/* A path the caller gave: its directories are followed as named. */
-		fd = open(slash == rel ? "/" : dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		fd = fd < 0 ? -errno : fd;
-	} else {
-		fd = sweep__open_beneath(s->root_fd, slash == rel ? "." : dir, O_PATH | O_DIRECTORY, 0);
-	}
-	free(dir);
-	return fd;
-}
 
 SWEEP_EXPORT int sweep_copy_set_dest(struct sweep_copy *c, int dirfd, const char *path, const char *show)
 {
@@ -238,7 +43,7 @@ SWEEP_EXPORT int sweep_copy_set_dest(struct sweep_copy *c, int dirfd, const char
 		return -ENOMEM;
 	}
 	/* The writer thread's copies still waiting go where they were meant to, first. */
-	sweep__copy_async_reap(c, true);
+	sweep__thread_reap(c, true);
 	if (c->dest_fd >= 0)
 		close(c->dest_fd);
 	free(c->show);
@@ -248,15 +53,14 @@ SWEEP_EXPORT int sweep_copy_set_dest(struct sweep_copy *c, int dirfd, const char
 	return 0;
 }
 
-/* ---- life cycle ---- */
-
-/* An io_uring write failed: the file it belongs to fails (reported at its end). */
+/* An io_uring write failed: the copy it belongs to fails (its writes are drained before it ends). */
 static void write_failed(uint64_t tag, int err, void *ctx)
 {
 	struct sweep_copy *c = ctx;
 
-	if (tag < c->nq)
-		sweep__copy_write_failed(c, tag, err);
+	(void)tag;
+	if (c->wcur)
+		sweep__write_fail(c->wcur, SWEEP_COPY_OP_WRITE, err);
 }
 
 SWEEP_EXPORT int sweep_copy_new(const struct sweep_copy_opts *opts, struct sweep_copy **ret)
@@ -283,6 +87,7 @@ SWEEP_EXPORT int sweep_copy_new(const struct sweep_copy_opts *opts, struct sweep
 		free(c);
 		return rc;
 	}
+	pthread_mutex_init(&c->step_mu, NULL);
 	c->umask = umask(0);
 	umask(c->umask);
 	c->show = strdup("");
@@ -301,10 +106,12 @@ SWEEP_EXPORT int sweep_copy_new(const struct sweep_copy_opts *opts, struct sweep
 		.plan_flags = SWEEP_PLAN_CACHE_CHECK,
 		.backend = c->o.backend,
 		.queue_depth = c->o.queue_depth,
-		.read_flags = (c->o.sparse == SWEEP_COPY_SPARSE_NEVER ? 0 : SWEEP_READ_SPARSE) | SWEEP_READ_NOATIME,
-		.ops = &sweep__copy_read_ops,
-		.on_batch = sweep__copy_on_batch,
-		.on_batch_end = sweep__copy_on_batch_end,
+		/* As cp, a file is read to its end: its size is only a hint (/proc, /sys, a file that grew). */
+		.read_flags = (c->o.sparse == SWEEP_COPY_SPARSE_NEVER ? 0 : SWEEP_READ_SPARSE) | SWEEP_READ_NOATIME |
+			      SWEEP_READ_TO_EOF,
+		.ops = &sweep__read_ops,
+		.on_batch = sweep__read_on_batch,
+		.on_batch_end = sweep__read_on_batch_end,
 		.ctx = c,
 	};
 	/* AUTO: pwrite, the measured better choice (see SWEEP_COPY_WRITES_AUTO). */
@@ -320,7 +127,7 @@ SWEEP_EXPORT int sweep_copy_new(const struct sweep_copy_opts *opts, struct sweep
 	if (rc == 0)
 		rc = sweep__writer_new(&wo, &c->writer);
 	if (rc == 0)
-		rc = sweep__copy_async_new(c, &c->async);
+		rc = sweep__thread_new(c, &c->thread);
 	if (rc < 0) {
 		sweep_copy_free(c);
 		return rc;
@@ -333,26 +140,28 @@ SWEEP_EXPORT struct sweep_copy *sweep_copy_free(struct sweep_copy *c)
 {
 	if (!c)
 		return NULL;
-	sweep__copy_async_reap(c, true); /* the thread's copies finish (or go) before the queue they name goes */
-	sweep__copy_async_free(c->async);
-	c->async = NULL;
+	sweep__thread_reap(c, true); /* the thread's copies finish (or go) before the queue they name goes */
+	sweep__thread_free(c->thread);
+	c->thread = NULL;
 	sweep__writer_drain(c->writer); /* before the copies it may still write into are closed */
-	sweep__copy_queue_free(c);
-	for (size_t i = 0; i < c->ndirs; i++) {
-		free(c->dirs[i].src);
-		sweep__meta_blob_free(c->dirs[i].blob);
-	}
+	if (c->cur.q)
+		sweep__write_free(&c->cur);
+	sweep__read_queue_drop(c);
+	free(c->q);
+	free(c->retry);
+	sweep__dirs_free(c);
 	free(c->dirs);
 	for (size_t i = 0; i < c->nmade; i++)
 		free(c->made[i]);
 	free(c->made);
-	sweep__copy_links_free(c);
+	sweep__links_free(c);
 	sweep__writer_free(c->writer);
 	sweep_batch_free(c->batch);
 	if (c->dest_fd >= 0)
 		close(c->dest_fd);
 	free(c->show);
 	free(c->showbuf);
+	pthread_mutex_destroy(&c->step_mu);
 	free(c);
 	return NULL;
 }
@@ -367,7 +176,7 @@ SWEEP_EXPORT int sweep_copy_stats(const struct sweep_copy *c, struct sweep_copy_
 		return rc;
 	s = c->stats;
 	sweep__writer_stats(c->writer, &ws);
-	s.write_requests = ws.requests + sweep__copy_async_write_requests(c->async);
+	s.write_requests = ws.requests + sweep__thread_write_requests(c->thread);
 	s.writes_uring = sweep__writer_backend(c->writer) == SWEEP_BACKEND_URING;
 	s.tmpfile = !__atomic_load_n(&c->no_tmpfile, __ATOMIC_RELAXED);
 	struct sweep_batch_stats bs = { .size = sizeof(bs) };
@@ -377,52 +186,27 @@ SWEEP_EXPORT int sweep_copy_stats(const struct sweep_copy *c, struct sweep_copy_
 	return 0;
 }
 
-/* Directory metadata, deepest (last made) first: a directory's times are set after everything in it changed. */
+SWEEP_EXPORT int sweep_copy_flush(struct sweep_copy *c)
+{
+	if (!c)
+		return -EINVAL;
+	if (c->nq > 0 && !sweep__copy_stopped(c)) {
+		int rc = sweep_batch_flush(c->batch);
+		if (rc < 0 && !c->stop)
+			c->stop = rc;
+	}
+	/* Whatever a stopped run left: the thread's copies settle (or go), then the queue goes. */
+	sweep__thread_reap(c, true);
+	sweep__read_queue_drop(c);
+	return sweep__copy_stopped(c);
+}
+
 SWEEP_EXPORT int sweep_copy_finish(struct sweep_copy *c)
 {
 	if (!c)
 		return -EINVAL;
 	sweep_copy_flush(c);
-	if (c->ndirs)
-		sweep__copy_step(c, SWEEP_COPY_STEP_FINISH, NULL, NULL, 0);
-	for (size_t i = c->ndirs; i-- > 0 && !sweep__copy_stopped(c);) {
-		struct dirmeta *d = &c->dirs[i];
-		const char *name;
-		int dfd = sweep__dest_dir(c, d->dst, &name);
-		int fd = -1;
-		if (dfd >= 0) {
-			fd = openat(dfd, !strcmp(d->dst, ".") ? "." : name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (fd < 0 && errno == EACCES) /* not readable to us: its metadata still changes by name */
-				fd = -2;
-		}
-		if (dfd < 0 || fd == -1) {
-			sweep__copy_report(c, SWEEP_COPY_OP_META, dfd < 0 ? dfd : -errno, d->src, sweep__dst_show(c, d->dst), 0);
-		} else {
-			struct meta_ref ms = { .fd = -1, .blob = d->blob };
-			struct meta_ref md = { .fd = fd, .dirfd = dfd, .name = !strcmp(d->dst, ".") ? "." : name };
-			unsigned what = c->o.preserve;
-			if (!d->blob) /* the source's could not be read when it was met (reported then) */
-				what &= ~(unsigned)(SWEEP_PRESERVE_XATTR | SWEEP_PRESERVE_ACL);
-			/* cp keeps a new directory's set-gid and sticky bits even without -p. */
-			if (!(what & SWEEP_PRESERVE_MODE) && d->created) {
-				mode_t m = sweep__copy_new_mode(c, d->st.mode);
-				if ((fd >= 0 ? fchmod(fd, m) : fchmodat(dfd, md.name, m, AT_SYMLINK_NOFOLLOW)) < 0)
-					sweep__copy_report(c, SWEEP_COPY_OP_META, -errno, d->src, sweep__dst_show(c, d->dst), 0);
-			}
-			if (fd < 0)
-				md.fd = -1;
-			sweep__copy_apply_meta(c, &ms, &md, &d->st, what, d->src, sweep__dst_show(c, d->dst), 0);
-		}
-		if (fd >= 0)
-			close(fd);
-		if (dfd >= 0)
-			close(dfd);
-	}
-	for (size_t i = 0; i < c->ndirs; i++) {
-		free(c->dirs[i].src);
-		c->dirs[i].blob = sweep__meta_blob_free(c->dirs[i].blob);
-	}
-	c->ndirs = 0;
+	sweep__dirs_apply(c);
 	if (sweep__copy_stopped(c))
 		return c->stop;
 	return c->stats.errors > INT_MAX ? INT_MAX : (int)c->stats.errors;

@@ -1,20 +1,45 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The copy engine's internals, shared by copy.c (life cycle, reporting, the
- * destination), copy_entry.c (one entry of any type), copy_data.c (regular
- * files: temporaries, the reader's callbacks, putting copies in place),
- * copy_tree.c (a tree, as cp copies an operand) and copy_ops.c (the
- * destination operations sync-like callers use).
+ * The copy engine's internals. A file's copy flows one way, through four
+ * stages, each in a file of its own; a stage calls only the stages after it
+ * and the shared pieces, never one before it:
+ *
+ *   plan    copy_plan.c    one source entry: cp's checks against what stands
+ *                          at its destination, then made at once (the shared
+ *                          copy_make.c) or, a regular file, queued into the
+ *                          batch that will read it
+ *   read    copy_read.c    the reader's callbacks: each opened file goes to
+ *                          the write stage with its data, on this thread or
+ *                          on the writer thread (copy_thread.c, a transport
+ *                          only); clones and kernel copies are made here,
+ *                          and sources read as a stream (a FIFO, a retry)
+ *   write   copy_write.c   one file's copy in its destination directory: the
+ *                          temporary, its data, its size and metadata, its
+ *                          name. What goes wrong is written into the copy
+ *                          (struct fcopy), never reported from here
+ *   settle  copy_settle.c  each finished copy reported on the caller's
+ *                          thread, in the order it was read; the other
+ *                          names of a hard-linked inode made then
+ *
+ * Shared pieces, which call no stage: copy_report.c (the caller's
+ * callbacks), copy_dest.c (the destination root and the names below it),
+ * copy_links.c (the hard-link table), copy_make.c (what is made at once:
+ * directories, symlinks, special files, hard links), copy_dirs.c (directory
+ * metadata, applied at the end), copy_meta.c (metadata), copy_writer.c
+ * (write backends). Around them: copy.c (the engine's life cycle),
+ * copy_tree.c (a tree walked into the plan stage) and copy_ops.c (the
+ * destination operations of sync-like callers).
  *
  * Destination names are relative to the destination root descriptor and are
  * resolved afresh, beneath it and without following symlinks, every time a
- * directory is needed (sweep__dest_dir): a directory swapped for a symlink between
- * two files is then never followed, and one moved away is never written
- * into again. The kernel's dcache makes the lookup cheap.
+ * directory is needed (sweep__dest_dir): a directory swapped for a symlink
+ * between two files is then never followed, and one moved away is never
+ * written into again. The kernel's dcache makes the lookup cheap.
  */
 #ifndef SWEEP_COPY_INTERNAL_H
 #define SWEEP_COPY_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <sys/stat.h>
 #include <sweep.h>
@@ -32,9 +57,10 @@
  * batch for the tree: 1.24x and 1.29x, as sweep-tar.
  */
 #define COPY_DEFAULT_BATCH_BYTES (32u << 20)
-static inline size_t copy_batch_bytes(const struct sweep_copy *c);
 /* Prefix of a named temporary, where the filesystem has no O_TMPFILE. */
 #define COPY_TMP_PREFIX ".sweep-tmp."
+
+/* ---- the data each stage hands to the next ---- */
 
 enum { LN_PENDING, LN_DONE, LN_FAILED };
 
@@ -55,8 +81,8 @@ struct lnode {
 };
 
 /*
- * A queued regular file; its plan entry's cookie is its index. Kept small:
- * a batch holds one per file (the plan's own entry is the other part).
+ * plan -> read: a queued regular file; its plan entry's cookie is its index.
+ * Kept small: a batch holds one per file (the plan's own entry is the other part).
  */
 struct qitem {
 	char *src;   /* as shown; one allocation with dst */
@@ -64,29 +90,44 @@ struct qitem {
 	char *place; /* write-through: the absolute path of the file a destination symlink names, else NULL */
 	struct lnode *ln;
 	uint64_t cookie;
-	uint32_t mode; /* mode to give the copy when the mode is not preserved (when the copy is new) */
+	uint32_t mode;  /* the copy's mode when the mode is not preserved */
 	bool keep_mode; /* an existing destination's mode is kept (cp without -p) */
 	bool existed;   /* the destination name existed when the file was queued */
+	bool into;      /* the destination is a FIFO or a device: written into, never replaced */
+	bool retried;   /* read again by itself once, after the reader ran out of descriptors */
 };
 
-/*
- * The file being copied. The reader hands files over one at a time, whole
- * (begin, data, end, and the writes drained at the end), so one is enough.
- */
-struct qactive {
-	struct qitem *it; /* NULL: none (the queue does not move while a batch is read) */
-	int dirfd;     /* the directory it goes into, O_PATH, held from begin() to end() */
+/* A metadata step the write stage could not make (reported by the settle stage). */
+struct meta_fail {
+	enum sweep_copy_meta op;
+	int err;
+};
+
+/* read -> write -> settle: one regular file's copy. */
+struct fcopy {
+	const struct qitem *q;
+	/* the write stage's */
+	int dirfd;        /* the directory it goes into, O_PATH; held only for a named temporary */
 	struct stat dir_st;
-	const char *name; /* last component of dst (or of place) */
-	int tmpfd;
-	char *tmpname; /* a named temporary in dirfd; NULL for O_TMPFILE */
+	const char *name; /* the last component of its destination (or of the write-through target) */
+	int tmpfd;        /* the copy (an O_TMPFILE, a named temporary, or the FIFO/device written into) */
+	char *tmpname;    /* a named temporary in dirfd; NULL for O_TMPFILE */
+	size_t punch;     /* > 0: leave all-zero blocks of this size as holes */
+	uint64_t size;    /* what the copy is to hold: the source's length as read */
+	uint64_t bytes;   /* data bytes copied (written, cloned or copied by the kernel) */
+	uint64_t wpos;    /* into: how far the stream has been written (holes as zeros) */
+	enum sweep_copy_how how;
+	bool placed;      /* in place under its final name */
+	/* the source as read */
+	struct sweep_stat st;
+	int status;              /* the reader's end status */
+	struct meta_blob *blob;  /* on the writer thread: the source's xattrs/ACLs, captured when it ended */
+	/* the outcome, for the settle stage */
 	int err;
 	enum sweep_copy_op err_op;
-	enum sweep_copy_how how;
-	uint64_t size, bytes;
-	size_t punch; /* > 0: leave all-zero blocks of this size as holes */
-	bool placed;      /* the copy is in place under its final name */
-	struct ajob *job; /* made on the writer thread (copy_async.c): what fails is kept for the caller's thread */
+	struct meta_fail *mfail;
+	size_t nmfail, capmfail;
+	int step_rc; /* on_step's negative value at SWEEP_COPY_STEP_WRITTEN */
 };
 
 /* A directory whose metadata sweep_copy_finish() applies. */
@@ -97,39 +138,7 @@ struct dirmeta {
 	bool created;
 };
 
-struct sweep_copy {
-	struct sweep_copy_opts o;
-	int dest_fd;   /* the destination root (O_PATH directory), -1 until sweep_copy_set_dest() */
-	char *show;    /* prefix of destination names in messages */
-	char *showbuf; /* sweep__dst_show() result */
-	size_t showcap;
-	struct sweep_batch *batch; /* queued regular files: sorted and read a batch at a time */
-	struct writer *writer;
-	struct qitem *q;
-	size_t nq, capq;
-	size_t qbytes;         /* what the queue holds now, strings included (a batch is bounded by it) */
-	struct qactive act;    /* the file being copied here */
-	struct copy_async *async; /* the writer thread, NULL when copies are made on the caller's thread */
-	struct ajob *ajob;     /* the file being read, when the writer thread makes its copy */
-	struct lnode **links; /* open addressing */
-	size_t nlinks, caplinks;
-	struct dirmeta *dirs;
-	size_t ndirs, capdirs;
-	char **made;  /* the destinations sweep_copy_tree() was given so far (cp's "just-created") */
-	size_t nmade, capmade;
-	struct sweep_copy_stats stats;
-	mode_t umask;
-	int stop; /* a callback's negative value or -ECANCELED: everything stops */
-	bool no_tmpfile; /* this destination refused O_TMPFILE once: named temporaries from now on (atomic) */
-	uint64_t dest_dev; /* the destination root's filesystem */
-	bool test_thread_all; /* test builds: SWEEP_TEST_COPY=thread */
-	/* The last (source, destination) filesystem pair that could not clone: skip the ioctl for it. */
-	dev_t noclone_src, noclone_dst;
-	int noclone_err;
-	bool noclone;
-};
-
-/* A source as the entry functions see it: reachable now (dirfd/name) and later (root_fd/rel or path). */
+/* A source as the plan stage sees it: reachable now (dirfd/name) and later (root_fd/rel or path). */
 struct src_ref {
 	int dirfd;            /* its directory, open now (a walk's dirfd), or -1 (then reached below root_fd) */
 	const char *name;     /* in dirfd */
@@ -142,13 +151,123 @@ struct src_ref {
 	const struct sweep_entry *walked; /* the walk entry, when it came from one (plans by it) */
 };
 
-/* copy.c */
+struct copy_thread;
+struct tjob;
+
+struct sweep_copy {
+	struct sweep_copy_opts o;
+	mode_t umask;
+	int stop; /* a callback's negative value or -ECANCELED: everything stops */
+	struct sweep_copy_stats stats;
+	pthread_mutex_t step_mu; /* on_step calls never overlap (the writer thread makes one) */
+	/* the destination (copy_dest.c) */
+	int dest_fd;   /* the destination root (O_PATH directory), -1 until sweep_copy_set_dest() */
+	uint64_t dest_dev;
+	char *show;    /* prefix of destination names in messages */
+	char *showbuf; /* sweep__dst_show() result */
+	size_t showcap;
+	bool no_tmpfile; /* this destination refused O_TMPFILE once: named temporaries from now on (atomic) */
+	/* the plan stage's */
+	struct sweep_batch *batch; /* queued regular files: sorted and read a batch at a time */
+	struct qitem *q;
+	size_t nq, capq;
+	size_t qbytes; /* what the queue holds now, strings included (a batch is bounded by it) */
+	struct lnode **links; /* copy_links.c: open addressing */
+	size_t nlinks, caplinks;
+	char **made; /* the destinations sweep_copy_tree() was given so far (cp's "just-created") */
+	size_t nmade, capmade;
+	struct dirmeta *dirs; /* copy_dirs.c */
+	size_t ndirs, capdirs;
+	/* the read stage's */
+	struct writer *writer; /* writes made on this thread */
+	struct fcopy cur;      /* the file copied on this thread (cur.q NULL: none) */
+	struct fcopy *wcur;    /* the copy writer's writes go to (a failed io_uring write is its failure) */
+	struct copy_thread *thread; /* the writer thread, NULL when copies are made on this thread */
+	struct tjob *job;      /* the file being read, when the writer thread makes its copy */
+	size_t *retry;         /* queue indexes to read again by themselves once the batch is read */
+	size_t nretry, capretry;
+	/* The last (source, destination) filesystem pair that could not clone: skip the ioctl for it. */
+	dev_t noclone_src, noclone_dst;
+	int noclone_err;
+	bool noclone;
+	bool test_thread_all; /* test builds: SWEEP_TEST_COPY=thread */
+};
+
+/* ---- the stages ---- */
+
+/* copy_plan.c: one entry of any type (top: named by the caller, as cp's operand). */
+int sweep__plan_entry_ref(struct sweep_copy *c, const struct src_ref *s, const char *dst, uint64_t cookie, bool top);
+/* cp without -r: the data of a FIFO or a device named src, copied into dst (a regular file, or a FIFO or device there). */
+int sweep__plan_stream(struct sweep_copy *c, const char *src, const struct sweep_stat *st, const char *dst);
+
+/* copy_read.c */
+extern const struct sweep_read_ops sweep__read_ops;
+int sweep__read_on_batch(const struct sweep_plan *p, void *ctx);
+int sweep__read_on_batch_end(const struct sweep_plan *p, int status, void *ctx);
+/* Every queued item let go (the batch was read, or the run stopped); the links of those never read fail. */
+void sweep__read_queue_drop(struct sweep_copy *c);
+/* A source open as fd (a stream), read to its end into the copy of q, then settled. 0 or -errno (reported). */
+int sweep__read_stream(struct sweep_copy *c, const struct qitem *q, int fd);
+
+/* copy_write.c: nothing here reports; failures are kept in the fcopy. */
+struct fcopy *sweep__write_start(struct fcopy *f, const struct qitem *q);
+/* The copy made in its directory (or the FIFO/device opened, into); -errno recorded as SWEEP_COPY_OP_CREATE. */
+int sweep__write_open(struct sweep_copy *c, struct fcopy *f, bool dense);
+int sweep__write_data(struct writer *w, struct fcopy *f, const void *buf, size_t len, uint64_t off, uint64_t tag);
+/* Size, metadata (of the source open as srcfd, or f->blob when -1), durability, the WRITTEN step, the name. */
+void sweep__write_finish(struct sweep_copy *c, struct fcopy *f, int srcfd);
+/* Let go of what it holds: a named temporary of ours not put in place is removed. */
+void sweep__write_close(struct fcopy *f);
+/* Free what the outcome holds (after it was settled). */
+void sweep__write_free(struct fcopy *f);
+void sweep__write_fail(struct fcopy *f, enum sweep_copy_op op, int err);
+
+/* copy_thread.c: the writer thread, carrying files from the read stage to the write stage. */
+/* *ret NULL where copies stay on the caller's thread (one CPU, SWEEP_COPY_THREADS=0, io_uring writes). */
+int sweep__thread_new(struct sweep_copy *c, struct copy_thread **ret);
+/* Waits for the thread (every job must have been reaped). Accepts NULL. */
+void sweep__thread_free(struct copy_thread *t);
+/* Whether the thread can make this file's copy: its data read, no clone or kernel copy to try. */
+bool sweep__thread_takes(const struct sweep_copy *c, const struct qitem *q, const struct sweep_file *f);
+/* The file is open: hand it over (NULL: no memory, copy it here). */
+struct tjob *sweep__thread_begin(struct sweep_copy *c, const struct qitem *q, uint64_t size, bool dense);
+void sweep__thread_data(struct sweep_copy *c, struct tjob *j, const void *buf, size_t len, uint64_t off);
+void sweep__thread_end(struct sweep_copy *c, struct tjob *j, const struct sweep_file *f, int status, uint64_t length);
+/* Settle the copies the thread finished, in the order they were read; with all, wait for every one. */
+void sweep__thread_reap(struct sweep_copy *c, bool all);
+/* Write requests the thread made. */
+uint64_t sweep__thread_write_requests(const struct copy_thread *t);
+
+/* copy_settle.c (on the caller's thread) */
+/* Report a finished copy: failed, or done (its other names linked); a file out of descriptors is kept for a retry. */
+void sweep__settle_file(struct sweep_copy *c, const struct fcopy *f);
+/* The first copy of n is final (or failed): its other names get their links (or the error). */
+void sweep__settle_links(struct sweep_copy *c, struct lnode *n, bool ok, enum sweep_copy_op op, int err);
+
+/* ---- shared pieces (they call no stage) ---- */
+
+/* copy_report.c: the caller's callbacks. */
 int sweep__copy_stopped(struct sweep_copy *c);
-int sweep__copy_report(struct sweep_copy *c, enum sweep_copy_op op, int err, const char *src, const char *dst,
-		uint64_t cookie);
-void sweep__copy_done(struct sweep_copy *c, const char *src, const char *dst, const struct sweep_stat *st,
-	       enum sweep_copy_how how, uint64_t bytes, uint64_t cookie, bool existed);
-int sweep__copy_step(struct sweep_copy *c, enum sweep_copy_step step, const char *src, const char *dst, uint64_t cookie);
+/* on_error; returns err (or -EINVAL for a check that has no errno). */
+int sweep__report(struct sweep_copy *c, enum sweep_copy_op op, int err, const char *src, const char *dst,
+		  uint64_t cookie);
+void sweep__report_meta(struct sweep_copy *c, enum sweep_copy_meta op, int err, const char *src, const char *dst,
+			uint64_t cookie);
+void sweep__report_done(struct sweep_copy *c, const char *src, const char *dst, const struct sweep_stat *st,
+			enum sweep_copy_how how, uint64_t bytes, uint64_t cookie, bool existed);
+/* on_step, serialised across threads; returns the run's stop value. */
+int sweep__report_step(struct sweep_copy *c, enum sweep_copy_step step, const char *src, const char *dst,
+		       uint64_t cookie);
+/* on_step as the writer thread calls it (does not touch the run's state): the callback's value. */
+int sweep__report_step_raw(struct sweep_copy *c, enum sweep_copy_step step, const char *src, const char *dst,
+			   uint64_t cookie);
+void sweep__report_bytes(struct sweep_copy *c, uint64_t n);
+/* Apply metadata, reporting each failed step against dst_name. */
+void sweep__report_apply_meta(struct sweep_copy *c, const struct meta_ref *src, const struct meta_ref *dst,
+			      const struct sweep_stat *st, unsigned what, const char *src_name, const char *dst_name,
+			      uint64_t cookie);
+
+/* copy_dest.c: the destination root and the names below it. */
 /* A destination name as shown in messages (a buffer the next call reuses). */
 const char *sweep__dst_show(struct sweep_copy *c, const char *dst);
 /* The same into a buffer of the caller's (the writer thread's). */
@@ -158,82 +277,45 @@ const char *sweep__dst_show_in(const struct sweep_copy *c, const char *dst, char
  * without following symlinks; *ret_name points at dst's last component.
  * fd (the caller closes it) or -errno (-ELOOP: a symlink in the way).
  */
-int sweep__dest_dir(struct sweep_copy *c, const char *dst, const char **ret_name);
-/* Apply metadata, reporting failures against sweep__dst_show. */
-void sweep__copy_apply_meta(struct sweep_copy *c, const struct meta_ref *src, const struct meta_ref *dst,
-		     const struct sweep_stat *st, unsigned what, const char *src_name, const char *dst_name,
-		     uint64_t cookie);
-/* The permission bits a new copy of a source with this mode gets when modes are not preserved. */
-mode_t sweep__copy_new_mode(const struct sweep_copy *c, uint32_t src_mode);
+int sweep__dest_dir(const struct sweep_copy *c, const char *dst, const char **ret_name);
+/* The directory a queued file's copy goes into: below the destination, or the write-through target's. */
+int sweep__dest_item_dir(const struct sweep_copy *c, const struct qitem *q, const char **ret_name);
 /* The source's directory and name, opened now for what can only be read by name (symlinks' xattrs). */
 int sweep__src_dir(const struct src_ref *s, const char **ret_name);
-
-/* copy_entry.c */
-int sweep__copy_entry_ref(struct sweep_copy *c, const struct src_ref *s, const char *dst, uint64_t cookie, bool top);
-void sweep__copy_links_free(struct sweep_copy *c);
-/* The first copy of n is final (or failed): give its other names their links. */
-void sweep__link_settle(struct sweep_copy *c, struct lnode *n, bool ok, enum sweep_copy_op op, int err);
-/* Make dst (beneath the destination) a hard link to target, through a temporary name: 0 or -errno. */
-int sweep__link_replace(struct sweep_copy *c, const char *target, const char *dst);
-
-/* copy_data.c */
-extern const struct sweep_read_ops sweep__copy_read_ops;
-int sweep__copy_on_batch(const struct sweep_plan *p, void *ctx);
-int sweep__copy_on_batch_end(const struct sweep_plan *p, int status, void *ctx);
-/* An io_uring write of queue entry idx failed. */
-void sweep__copy_write_failed(struct sweep_copy *c, uint64_t idx, int err);
-int sweep__copy_enqueue(struct sweep_copy *c, const struct src_ref *s, const char *dst, const char *place,
-		 const struct stat *dst_st, struct lnode *ln, uint64_t cookie);
-void sweep__copy_queue_free(struct sweep_copy *c);
-/* cp without -r: the data of a FIFO or device named src, copied into a regular file at dst. */
-int sweep__copy_stream(struct sweep_copy *c, const char *src, const struct sweep_stat *st, const char *dst);
-/* A fresh temporary name next to nothing: ".sweep-tmp.XXXXXX" into buf (at least 32 bytes). */
-void sweep__copy_tmp_name(char *buf);
+/* A temporary name: ".sweep-tmp.XXXXXXXX" into buf (at least 32 bytes). */
+void sweep__dest_tmp_name(char *buf);
 /* Put the entry at tmp (in dirfd) onto name: rename, or without replacing with no-clobber. */
-int sweep__copy_put_in_place(struct sweep_copy *c, int dirfd, const char *tmp, const char *name);
+int sweep__dest_put(const struct sweep_copy *c, int dirfd, const char *tmp, const char *name);
+/* Make dst (beneath the destination) a hard link to target, through a temporary name: 0 or -errno. */
+int sweep__dest_link(const struct sweep_copy *c, const char *target, const char *dst);
+/* The permission bits a new copy of a source with this mode gets when modes are not preserved. */
+mode_t sweep__dest_new_mode(const struct sweep_copy *c, uint32_t src_mode);
 
-/* Start copying it (nothing held yet). */
-struct qactive *sweep__copy_active_start(struct qactive *a, struct qitem *it);
-void sweep__copy_item_fail(struct qactive *a, enum sweep_copy_op op, int err);
-/* Close the copy; a named temporary (ours, made this run) is removed. */
-void sweep__copy_drop_temp(struct qactive *a);
-int sweep__copy_file_create(struct sweep_copy *c, struct qactive *it);
-size_t sweep__copy_punch_size(const struct sweep_copy *c, bool dense, const struct stat *tst);
-int sweep__copy_file_write(struct writer *w, struct qactive *it, const void *buf, size_t len, uint64_t off, uint64_t tag);
-void sweep__copy_file_finish(struct sweep_copy *c, struct qactive *it, int srcfd, const struct sweep_stat *st);
-void sweep__copy_file_settle(struct sweep_copy *c, const struct qitem *q, const struct qactive *it, int status,
-		      const struct sweep_stat *st);
+/* copy_links.c: the hard-link table. */
+struct lnode *sweep__links_find(const struct sweep_copy *c, const struct sweep_stat *st);
+struct lnode *sweep__links_add(struct sweep_copy *c, const struct sweep_stat *st, const char *dst);
+/* A later name waits for the first copy: 0 or -ENOMEM. */
+int sweep__links_follow(struct lnode *n, const char *src, const char *dst, const struct sweep_stat *st,
+			uint64_t cookie);
+/* n's first copy is now dst: 0 or -ENOMEM. */
+int sweep__links_name(struct lnode *n, const char *dst);
+void sweep__links_free(struct sweep_copy *c);
 
-/* copy.c */
-void sweep__copy_report_meta(struct sweep_copy *c, enum sweep_copy_meta op, int err, const char *src, const char *dst,
-		      uint64_t cookie);
+/* copy_make.c: what is made at once, each reported (done or failed). */
+int sweep__make_dir(struct sweep_copy *c, const struct src_ref *s, int dirfd, const char *name, const char *dst,
+		    const struct stat *dst_st, uint64_t cookie);
+int sweep__make_symlink(struct sweep_copy *c, const struct src_ref *s, int dirfd, const char *name, const char *dst,
+			bool existed, uint64_t cookie);
+int sweep__make_special(struct sweep_copy *c, const struct src_ref *s, int dirfd, const char *name, const char *dst,
+			bool existed, uint64_t cookie);
+int sweep__make_link(struct sweep_copy *c, const char *target, const char *src, const char *dst,
+		     const struct sweep_stat *st, uint64_t cookie);
 
-/*
- * copy_async.c: a writer thread makes the copies of the files the reader
- * hands over, in the order they are read, while the caller's thread reads on.
- */
-struct ajob;
-struct copy_async;
-/* *ret NULL where copies stay on the caller's thread (one CPU, SWEEP_COPY_THREADS=0, io_uring writes). */
-int sweep__copy_async_new(struct sweep_copy *c, struct copy_async **ret);
-/* Waits for the thread (every job must have been reaped). Accepts NULL. */
-void sweep__copy_async_free(struct copy_async *a);
-/* Whether the thread can make this file's copy: data, no clone or kernel copy to try. */
-bool sweep__copy_async_takes(const struct sweep_copy *c, const struct qitem *q, const struct sweep_file *f);
-/* The file is open: hand it over (NULL: no memory, copy it here). */
-struct ajob *sweep__copy_async_begin(struct sweep_copy *c, struct qitem *q, uint64_t size, bool dense);
-void sweep__copy_async_data(struct sweep_copy *c, struct ajob *j, const void *buf, size_t len, uint64_t off);
-void sweep__copy_async_end(struct sweep_copy *c, struct ajob *j, const struct sweep_file *f, int status);
-/* Report the copies the thread finished, in the order they were read; with all, wait for every one. */
-void sweep__copy_async_reap(struct sweep_copy *c, bool all);
-/* On the writer thread: a metadata step failed, or the WRITTEN step (on_step, serialised). */
-void sweep__copy_async_meta_failed(enum sweep_copy_meta op, int err, void *job);
-int sweep__copy_async_step(struct sweep_copy *c, struct ajob *j, enum sweep_copy_step step);
-/* on_step, serialised with the thread's calls. */
-int sweep__copy_async_on_step(struct sweep_copy *c, enum sweep_copy_step step, const char *src, const char *dst,
-		       uint64_t cookie);
-/* Write requests the thread made. */
-uint64_t sweep__copy_async_write_requests(const struct copy_async *a);
+/* copy_dirs.c: directory metadata, deferred to the end. */
+/* 0 or -ENOMEM; *capture_err: the source's xattrs/ACLs could not be read now (the rest is still applied). */
+int sweep__dirs_add(struct sweep_copy *c, const struct src_ref *s, const char *dst, bool created, int *capture_err);
+void sweep__dirs_apply(struct sweep_copy *c);
+void sweep__dirs_free(struct sweep_copy *c);
 
 static inline size_t copy_batch_bytes(const struct sweep_copy *c)
 {

@@ -82,7 +82,7 @@ SWEEP_EXPORT int sweep_copy_link(struct sweep_copy *c, const char *target, const
 {
 	if (!c || !target || !dst || !*target || !*dst)
 		return -EINVAL;
-	return sweep__link_replace(c, target, dst);
+	return sweep__dest_link(c, target, dst);
 }
 
 SWEEP_EXPORT int sweep_copy_stat(struct sweep_copy *c, const char *dst, struct sweep_stat *ret)
@@ -179,7 +179,7 @@ SWEEP_EXPORT int sweep_copy_attrs(struct sweep_copy *c, const struct sweep_copy_
 	if (flags & SWEEP_COPY_ATTRS_EXACT)
 		sweep__meta_prune(&ms, &md, preserve & SWEEP_PRESERVE_XATTR, (preserve & SWEEP_PRESERVE_ACL) && !S_ISLNK(sst.st_mode));
 	uint64_t before = c->stats.errors;
-	sweep__copy_apply_meta(c, &ms, &md, &st, preserve, in.path, sweep__dst_show(c, dst), cookie);
+	sweep__report_apply_meta(c, &ms, &md, &st, preserve, in.path, sweep__dst_show(c, dst), cookie);
 	rc = (int)(c->stats.errors - before);
 	if (sfd >= 0)
 		close(sfd);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * copy: a whole tree, as cp copies one operand. The source is walked in
- * C-SCAN order; every entry goes through sweep__copy_entry_ref() with the walk's
+ * C-SCAN order; every entry goes through sweep__plan_entry_ref() with the walk's
  * descriptors (its directory now, its root for the reader later), so no
  * source path is ever looked up again from the top.
  */
@@ -52,12 +52,12 @@ static int tree_entry(const struct sweep_entry *en, void *ctx)
 		return 0; /* on_error has told */
 	/* Following every symlink, one left is dangling: cp cannot stat what it names. */
 	if ((c->o.flags & SWEEP_COPY_DEREF_ALL) && S_ISLNK(en->st.mode)) {
-		sweep__copy_report(c, SWEEP_COPY_OP_STAT, -ENOENT, en->path, NULL, 0);
+		sweep__report(c, SWEEP_COPY_OP_STAT, -ENOENT, en->path, NULL, 0);
 		return 0;
 	}
 	const char *dst = tree_dst(t, en);
 	if (!dst) {
-		sweep__copy_report(c, SWEEP_COPY_OP_CREATE, -ENOMEM, en->path, NULL, 0);
+		sweep__report(c, SWEEP_COPY_OP_CREATE, -ENOMEM, en->path, NULL, 0);
 		return SWEEP_WALK_SKIP;
 	}
 	struct src_ref s = {
@@ -70,7 +70,7 @@ static int tree_entry(const struct sweep_entry *en, void *ctx)
 		.flags = (en->flags & SWEEP_ENTRY_FOLLOWED) ? SWEEP_COPY_SRC_FOLLOWED : 0,
 		.walked = en,
 	};
-	int rc = sweep__copy_entry_ref(c, &s, dst, 0, en->depth == 0);
+	int rc = sweep__plan_entry_ref(c, &s, dst, 0, en->depth == 0);
 	if (sweep__copy_stopped(c))
 		return c->stop;
 	return rc < 0 && S_ISDIR(en->st.mode) ? SWEEP_WALK_SKIP : 0;
@@ -83,7 +83,7 @@ static int tree_error(const struct sweep_walk_error *we, void *ctx)
 					? SWEEP_COPY_OP_OPENDIR
 					: SWEEP_COPY_OP_STAT;
 
-	sweep__copy_report(t->c, op, we->err, we->path, NULL, 0);
+	sweep__report(t->c, op, we->err, we->path, NULL, 0);
 	return sweep__copy_stopped(t->c);
 }
 
@@ -174,8 +174,8 @@ static int just_made(struct sweep_copy *c, const char *src, const struct stat *s
 	if (!exists || S_ISDIR(dst_st.st_mode))
 		return 0;
 	if (S_ISLNK(dst_st.st_mode) && S_ISREG(sst->st_mode) && !(c->o.flags & SWEEP_COPY_REMOVE_DEST))
-		return sweep__copy_report(c, SWEEP_COPY_OP_NEW_SYMLINK, 0, src, sweep__dst_show(c, dst), 0);
-	return sweep__copy_report(c, SWEEP_COPY_OP_NEW_OVERWRITE, 0, src, sweep__dst_show(c, dst), 0);
+		return sweep__report(c, SWEEP_COPY_OP_NEW_SYMLINK, 0, src, sweep__dst_show(c, dst), 0);
+	return sweep__report(c, SWEEP_COPY_OP_NEW_OVERWRITE, 0, src, sweep__dst_show(c, dst), 0);
 }
 
 SWEEP_EXPORT int sweep_copy_tree(struct sweep_copy *c, const char *src, const char *dst)
@@ -195,13 +195,13 @@ SWEEP_EXPORT int sweep_copy_tree(struct sweep_copy *c, const char *src, const ch
 	if (rc < 0) {
 		int err = -errno;
 		/* -L on a dangling symlink: cp says it cannot stat it. */
-		return sweep__copy_report(c, SWEEP_COPY_OP_STAT, err, src, NULL, 0);
+		return sweep__report(c, SWEEP_COPY_OP_STAT, err, src, NULL, 0);
 	}
 	if (S_ISDIR(st.st_mode) && !(fl & SWEEP_COPY_RECURSIVE))
-		return sweep__copy_report(c, SWEEP_COPY_OP_OMIT_DIR, 0, src, NULL, 0);
+		return sweep__report(c, SWEEP_COPY_OP_OMIT_DIR, 0, src, NULL, 0);
 	char *key = made_key(dst);
 	if (!key)
-		return sweep__copy_report(c, SWEEP_COPY_OP_CREATE, -ENOMEM, src, sweep__dst_show(c, dst), 0);
+		return sweep__report(c, SWEEP_COPY_OP_CREATE, -ENOMEM, src, sweep__dst_show(c, dst), 0);
 	if (made_before(c, key)) {
 		free(key);
 		key = NULL;
@@ -212,10 +212,10 @@ SWEEP_EXPORT int sweep_copy_tree(struct sweep_copy *c, const char *src, const ch
 	if (!(fl & SWEEP_COPY_RECURSIVE) && !S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
 		struct sweep_stat sst;
 		sweep_stat_from_stat(&sst, &st);
-		return sweep__copy_stream(c, src, &sst, dst); /* cp /dev/null f, cp <(cmd) f */
+		return sweep__plan_stream(c, src, &sst, dst); /* cp /dev/null f, cp <(cmd) f */
 	}
 	if (S_ISDIR(st.st_mode) && inside(c, &st, dst))
-		return sweep__copy_report(c, SWEEP_COPY_OP_INTO_SELF, 0, src, sweep__dst_show(c, dst), 0);
+		return sweep__report(c, SWEEP_COPY_OP_INTO_SELF, 0, src, sweep__dst_show(c, dst), 0);
 
 	struct tree t = { .c = c, .src = src, .dst = dst, .src_len = strlen(src), .dst_len = strlen(dst) };
 	struct sweep_walk_opts wo = {
@@ -234,5 +234,5 @@ SWEEP_EXPORT int sweep_copy_tree(struct sweep_copy *c, const char *src, const ch
 	free(t.buf);
 	if (sweep__copy_stopped(c))
 		return c->stop;
-	return rc < 0 ? sweep__copy_report(c, SWEEP_COPY_OP_OPENDIR, rc, src, NULL, 0) : 0;
+	return rc < 0 ? sweep__report(c, SWEEP_COPY_OP_OPENDIR, rc, src, NULL, 0) : 0;
 }

@@ -36,7 +36,7 @@
 #define MAX_WINDOW 256u
 #define REAP_BATCH 64u
 
-#define READ_FLAGS (SWEEP_READ_SPARSE | SWEEP_READ_NOATIME | SWEEP_READ_REGISTERED)
+#define READ_FLAGS (SWEEP_READ_SPARSE | SWEEP_READ_NOATIME | SWEEP_READ_REGISTERED | SWEEP_READ_TO_EOF)
 
 SWEEP_EXPORT int sweep_reader_new(const struct sweep_reader_opts *opts, struct sweep_reader **ret)
 {
@@ -127,6 +127,7 @@ struct run {
 	bool prefetch;       /* physical-order prefetch on (HDD class, io_uring) */
 	struct sweep__pf *pf; /* its thread (NULL: could not start; the reads go alone) */
 	bool pf_blocked;     /* submit_reads stopped at what the thread has asked for */
+	char *tail;          /* SWEEP_READ_TO_EOF: a buffer for reads past the planned data (read_tail) */
 	/*
 	 * Out of descriptors (EMFILE/ENFILE on an open): at most open_cap files
 	 * of the window at once from then on; a file whose open was refused is
@@ -271,6 +272,7 @@ static int submit_reads(struct run *u)
 		}
 		reg = &s->map[s->map_i];
 		end = reg->logical + reg->length;
+		uint64_t reg_end = end;
 		if (s->sub_off < reg->logical)
 			s->sub_off = reg->logical;
 		if (s->sub_off >= end) {
@@ -290,23 +292,28 @@ static int submit_reads(struct run *u)
 		len = end - s->sub_off;
 		if (len > r->buffer_size)
 			len = r->buffer_size;
-		buf = ring_alloc(u, len, &ring_end);
+		/* Read to the end: the last planned read asks for a byte more, so a short one there finds the end. */
+		bool probe = (r->opts.flags & SWEEP_READ_TO_EOF) && s->map_i + 1 == s->nmap &&
+			     s->sub_off + len == reg_end && len < r->buffer_size;
+		uint64_t want = len + probe;
+		buf = ring_alloc(u, want, &ring_end);
 		if (!buf)
 			break; /* wait for delivery to give buffers back */
 		q = req_get(u);
 		if (!q) {
-			ring_unalloc(u, len);
+			ring_unalloc(u, want);
 			return -ENOMEM;
 		}
 		q->kind = RD_READ;
 		q->slot = s;
 		q->buf = buf;
 		q->off = s->sub_off;
-		q->len = (uint32_t)len;
+		q->len = (uint32_t)want;
+		q->probe = probe;
 		q->ring_end = ring_end;
 		rc = submit_read(u, q);
 		if (rc < 0) {
-			ring_unalloc(u, len);
+			ring_unalloc(u, want);
 			req_put(u, q);
 			return rc;
 		}
@@ -486,6 +493,13 @@ static int handle(struct run *u, struct rd_req *q)
 		return 0;
 	}
 	u->reads_inflight--;
+	if (q->probe && res >= 0 && q->got + (uint32_t)res + 1 == q->len) {
+		/* All that was planned, and not the byte past it: the file ends where planned (no read more). */
+		q->got += (uint32_t)res;
+		s->sub_done = true;
+		q->complete = true;
+		return 0;
+	}
 	if (res == -EINTR || res == -EAGAIN || (res > 0 && q->got + (uint32_t)res < q->len)) {
 		if (res > 0)
 			q->got += (uint32_t)res;
@@ -520,21 +534,64 @@ static bool same_ctime(const struct sweep_stat *a, int64_t sec, uint32_t nsec)
 	return a->ctime_sec == sec && a->ctime_nsec == nsec;
 }
 
-/* What end() hears about a file that was opened and read. */
-static int final_status(const struct rd_slot *s)
+/*
+ * SWEEP_READ_TO_EOF: the planned data was all there and no read found the
+ * end yet (the file is empty, ends in a hole, grew, or its last read filled
+ * its buffer): read on from the end of the data, or of st.size, until a read
+ * finds nothing, delivering what it finds. Plain reads: most files never
+ * get here, and those that do are at their end.
+ */
+static int read_tail(struct run *u, struct rd_slot *s)
+{
+	uint64_t off = s->data_end > s->f.st.size ? s->data_end : s->f.st.size;
+
+	if (!u->tail && !(u->tail = malloc(u->r->buffer_size))) {
+		s->err = -ENOMEM;
+		return 0;
+	}
+	for (;;) {
+		ssize_t n = pread(s->f.fd, u->tail, u->r->buffer_size, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			s->err = -errno;
+			return 0;
+		}
+		if (n == 0)
+			break;
+		int rc = u->ops->data(&s->f, off, u->tail, (size_t)n, u->ctx);
+		u->r->stats.bytes += (uint64_t)n;
+		s->delivered += (uint64_t)n;
+		off += (uint64_t)n;
+		s->data_end = off;
+		if (rc < 0)
+			return rc;
+	}
+	s->eof = true;
+	s->eof_at = off;
+	return 0;
+}
+
+/* What end() hears about a file that was opened and read; s->f.length is set too. */
+static int final_status(const struct run *u, struct rd_slot *s)
 {
 	const struct sweep_plan_entry *e = s->f.entry;
 	const struct sweep_stat *st = &s->f.st;
+	bool to_eof = u->r->opts.flags & SWEEP_READ_TO_EOF;
 	struct stat raw;
 	struct sweep_stat now;
 
+	s->f.length = s->eof ? s->eof_at : st->size;
 	if (s->err)
 		return s->err;
 	if (!s->skip) {
-		if (s->eof)
+		if (s->eof && !to_eof)
 			return SWEEP_READ_SHRANK;
 		if (fstat(s->f.fd, &raw) == 0) {
 			sweep_stat_from_stat(&now, &raw);
+			/* shrunk below where reading found the end: what is left is what it holds */
+			if (now.size < st->size && now.size < s->f.length)
+				s->f.length = now.size;
 			if (now.size > st->size)
 				return SWEEP_READ_GREW;
 			if (now.size < st->size)
@@ -624,11 +681,14 @@ static int deliver(struct run *u, bool *progress)
 						rc = u->ops->data(&s->f, q->off, q->buf, q->got, u->ctx);
 						u->r->stats.bytes += q->got;
 						s->delivered += q->got;
+						s->data_end = q->off + q->got;
 						if (rc < 0)
 							return rc;
 					}
-					if (q->got < q->len)
+					if (q->got < q->len) {
 						s->eof = true;
+						s->eof_at = q->off + q->got;
+					}
 				}
 			}
 			u->fifo_head = q->next;
@@ -642,7 +702,9 @@ static int deliver(struct run *u, bool *progress)
 		if (!s->sub_done || s->reads_queued)
 			return 0; /* more of this file still to be submitted */
 		*progress = true;
-		rc = end_file(u, s, final_status(s));
+		if ((u->r->opts.flags & SWEEP_READ_TO_EOF) && !s->skip && !s->err && !s->eof && (rc = read_tail(u, s)) < 0)
+			return rc;
+		rc = end_file(u, s, final_status(u, s));
 		if (rc < 0)
 			return rc;
 	}
@@ -860,6 +922,7 @@ static void teardown(struct run *u)
 		free(q);
 	}
 	free(u->slots);
+	free(u->tail);
 	free(r->ring);
 	r->ring = NULL;
 #if HAVE_LIBURING

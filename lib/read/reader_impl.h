@@ -31,6 +31,7 @@ struct rd_req {
 	enum rd_kind kind;
 	int res;            /* the completion's result */
 	bool complete;      /* all bytes read, EOF hit, or failed */
+	bool probe;         /* SWEEP_READ_TO_EOF: a file's last planned read, one byte longer (short there: its end) */
 	char *buf;          /* reads: start of this request's buffer */
 	uint64_t off;       /* reads: file offset of buf[0] */
 	uint32_t len;       /* reads: bytes wanted */
@@ -65,6 +66,8 @@ struct rd_slot {
 	/* delivery */
 	bool begun, skip, eof;
 	uint64_t delivered;
+	uint64_t data_end;                 /* the end of the last piece delivered */
+	uint64_t eof_at;                   /* eof: where a read found the file's end */
 	struct timespec open_at;           /* when the open was asked for (CLOCK_REALTIME) */
 	bool moved_open;                   /* its change time moved after open_at, before the fstat (opened) */
 	uint64_t deferred_at;              /* SLOT_DEFERRED: files ended when its open was refused */

@@ -16,7 +16,7 @@ from . import _lib, _options, _paths
 # enum sweep_copy_op, in order from 1
 _OPS = ["stat", "open_src", "read", "opendir", "readlink", "create", "write", "clone", "mkdir", "symlink",
         "special", "link", "rename", "meta", "overwrite_dir", "overwrite_nondir", "into_self", "same_file",
-        "omit_dir", "changed", "dangling"]
+        "omit_dir", "changed", "dangling", "new_overwrite", "new_symlink"]
 # enum sweep_copy_meta, from 1
 _METAS = ["owner", "xattr", "acl", "mode", "times"]
 
@@ -42,6 +42,8 @@ _WORDS = {
     "omit_dir": "-r not specified; omitting directory {s}",
     "changed": "{s}: file changed as we read it",
     "dangling": "not writing through dangling symlink {d}",
+    "new_overwrite": "will not overwrite just-created {d} with {s}",
+    "new_symlink": "will not copy {s} through just-created symlink {d}",
     "target": "target directory {d}",
 }
 _META_WORDS = {"owner": "failed to preserve ownership for {d}", "xattr": "setting attributes for {d}",

@@ -64,6 +64,7 @@ class sweep_file(Structure):
         ("st", sweep_stat),
         ("data_map", POINTER(sweep_extent)),
         ("data_map_len", c_size_t),
+        ("length", c_uint64),
     ]
 
 

@@ -113,4 +113,78 @@ for first in f linkm; do
 	check "-au, $first already in the tree: the five names are one inode (got $n)" [ "$n" = 1 ]
 done
 
+note "an existing FIFO or device as the destination is written into, not replaced (defect 11, tests/cp/sparse-to-pipe.sh)"
+case_as_cp 'echo hi >f; ln -s /dev/null n' f n
+case_as_cp 'echo hi >f; ln -s /dev/null n' -a f n
+case_as_cp 'echo hi >f; ln -s /dev/null n' --remove-destination f n
+if is_root; then
+	case_as_cp 'echo hi >f; mknod n c 1 3' f n
+	case_as_cp 'echo hi >f; mknod n c 1 3' -a f n
+	case_as_cp 'mkdir d; echo hi >d/f; mkdir o; mknod o/f c 1 3' -r d/f o
+else
+	skip_part "a device made with mknod needs root"
+fi
+for tool in cp "$SWEEP_CP"; do
+	for what in sparse data; do
+		rm -rf "$CP_TMP/pipe" && mkdir "$CP_TMP/pipe" && mkfifo "$CP_TMP/pipe/p" || die "mkfifo"
+		if [ $what = sparse ]; then truncate -s 1M "$CP_TMP/pipe/src"; else seq 1 20000 >"$CP_TMP/pipe/src"; fi
+		timeout 20 cat "$CP_TMP/pipe/p" >"$CP_TMP/pipe/out" &
+		reader=$!
+		"$tool" "$CP_TMP/pipe/src" "$CP_TMP/pipe/p" || fail "$(basename "$tool") $what file into a FIFO: exit status"
+		wait $reader
+		check "$(basename "$tool"): a $what file into a FIFO: the reader gets its bytes" \
+			cmp -s "$CP_TMP/pipe/src" "$CP_TMP/pipe/out"
+		check "$(basename "$tool"): a $what file into a FIFO: the FIFO stays one" [ -p "$CP_TMP/pipe/p" ]
+	done
+done
+
+note "a file is read to its end, whatever its size said (defect 12, tests/cp/proc-zero-len.sh, proc-short-read.sh)"
+# /proc/cpuinfo says 0 bytes; compared without the lines that change between reads
+"$SWEEP_CP" /proc/cpuinfo "$CP_TMP/cpuinfo" || fail "cp /proc/cpuinfo: exit status"
+check "/proc/cpuinfo (size 0): its content copied, as cat reads it" \
+	cmp -s <(sed '/MHz/d; /bogomips/d' /proc/cpuinfo) <(sed '/MHz/d; /bogomips/d' "$CP_TMP/cpuinfo")
+# larger than a page, as proc-short-read.sh wants
+big=/proc/self/mountinfo
+for f in /proc/kallsyms /proc/modules; do
+	[ -r "$f" ] && [ "$(wc -c <"$f")" -gt 8192 ] && { big=$f; break; }
+done
+if [ "$big" != /proc/self/mountinfo ]; then
+	# (as cat reads it just before or just after: a module loaded meanwhile changes it)
+	cat "$big" >"$CP_TMP/big.before"
+	"$SWEEP_CP" "$big" "$CP_TMP/big" || fail "cp $big: exit status"
+	cat "$big" >"$CP_TMP/big.after"
+	check "$big ($(wc -c <"$CP_TMP/big.after") bytes, size 0): all of it, as cat reads it" \
+		eval 'cmp -s "$CP_TMP/big.before" "$CP_TMP/big" || cmp -s "$CP_TMP/big.after" "$CP_TMP/big"'
+else
+	skip_part "no /proc file larger than two pages"
+fi
+# a sysfs attribute says 4096 and holds a line
+sysf=$(find /sys/class/net/lo/ -maxdepth 1 -name address 2>/dev/null)
+if [ -n "$sysf" ] && [ "$(stat -c %s "$sysf")" != "$(wc -c <"$sysf")" ]; then
+	cp "$sysf" "$CP_TMP/sys.gnu" && "$SWEEP_CP" "$sysf" "$CP_TMP/sys.sweep" || fail "cp $sysf: exit status"
+	check "$sysf (size $(stat -c %s "$sysf"), $(wc -c <"$sysf") bytes): the bytes it holds, as GNU cp" \
+		cmp -s "$CP_TMP/sys.gnu" "$CP_TMP/sys.sweep"
+else
+	skip_part "no sysfs file whose size is not its content"
+fi
+# a file that grows while it is read: the copy has what was there at its end (cp reads to EOF)
+. "$TESTS_DIR/common/hooks.sh"
+if have_hooks; then
+	for mode in thread serial; do
+		rm -rf "$CP_TMP/grow" && mkdir "$CP_TMP/grow" || die "mkdir"
+		head -c $((3 << 20)) /dev/urandom >"$CP_TMP/grow/f"
+		# paused once the file is open: its planned reads (3 whole buffers) may be done, not the read past them
+		if SWEEP_TEST_COPY=$mode pause_at read:1 "$SWEEP_CP" "$CP_TMP/grow/f" "$CP_TMP/grow/copy"; then
+			printf 'appended while read\n' >>"$CP_TMP/grow/f"
+			resume || fail "$mode: a file that grew: exit status"
+			check "$mode copies: a file that grew while read is copied to its new end" \
+				cmp -s "$CP_TMP/grow/f" "$CP_TMP/grow/copy"
+		else
+			fail "$mode: did not pause at read:1"
+		fi
+	done
+else
+	skip_part "a file growing mid-copy needs the pause points (-Dtest_hooks=true)"
+fi
+
 finish

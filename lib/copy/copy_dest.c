@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * copy: the destination root and the names below it. Every directory is
+ * looked up afresh beneath the root descriptor without following a symlink
+ * (see copy_internal.h); entries are put in place by rename from a
+ * temporary name made in the same directory.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "copy_internal.h"
+
+void sweep__dest_tmp_name(char *buf)
+{
+	static const char abc[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	static unsigned long counter;
+	unsigned char rnd[8];
+	size_t pl = strlen(COPY_TMP_PREFIX);
+
+	if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd)) {
+		unsigned long v = (unsigned long)getpid() * 2654435761u + __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED) * 40503u;
+		for (size_t i = 0; i < sizeof(rnd); i++, v /= 62)
+			rnd[i] = (unsigned char)(v % 62);
+	}
+	memcpy(buf, COPY_TMP_PREFIX, pl);
+	for (size_t i = 0; i < sizeof(rnd); i++)
+		buf[pl + i] = abc[rnd[i] % 62];
+	buf[pl + sizeof(rnd)] = '\0';
+}
+
+const char *sweep__dst_show_in(const struct sweep_copy *c, const char *dst, char **buf, size_t *cap)
+{
+	size_t pl = strlen(c->show), dl = strlen(dst);
+	bool slash = pl > 0 && c->show[pl - 1] != '/' && dl > 0;
+
+	if (sweep__grow(buf, cap, pl + slash + dl + 1, 1, 256) < 0)
+		return dst;
+	memcpy(*buf, c->show, pl);
+	if (slash)
+		(*buf)[pl] = '/';
+	memcpy(*buf + pl + slash, dst, dl + 1);
+	return *buf;
+}
+
+const char *sweep__dst_show(struct sweep_copy *c, const char *dst)
+{
+	return sweep__dst_show_in(c, dst, &c->showbuf, &c->showcap);
+}
+
+int sweep__dest_dir(const struct sweep_copy *c, const char *dst, const char **ret_name)
+{
+	size_t end = strlen(dst);
+	const char *slash = NULL;
+	int fd;
+
+	if (c->dest_fd < 0)
+		return -EBADF;
+	/* The last component, trailing slashes kept on it ("d/" stays a name that must be a directory). */
+	while (end > 1 && dst[end - 1] == '/')
+		end--;
+	for (size_t i = end; i-- > 0;)
+		if (dst[i] == '/') {
+			slash = dst + i;
+			break;
+		}
+	if (!slash) {
+		*ret_name = dst;
+		fd = fcntl(c->dest_fd, F_DUPFD_CLOEXEC, 3);
+		return fd < 0 ? -errno : fd;
+	}
+	*ret_name = slash + 1;
+	size_t n = (size_t)(slash - dst);
+	char *dir = strndup(dst, n);
+	if (!dir)
+		return -ENOMEM;
+	fd = sweep__open_beneath(c->dest_fd, n ? dir : ".", O_PATH | O_DIRECTORY, 0);
+	free(dir);
+	return fd;
+}
+
+int sweep__dest_item_dir(const struct sweep_copy *c, const struct qitem *q, const char **ret_name)
+{
+	if (!q->place)
+		return sweep__dest_dir(c, q->dst, ret_name);
+	/* A destination the caller named is a symlink to this file: its directory as the path says. */
+	const char *slash = strrchr(q->place, '/');
+	char *dir = strndup(q->place, (size_t)(slash - q->place));
+	int fd = dir ? open(slash == q->place ? "/" : dir, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+	int err = dir ? -errno : -ENOMEM;
+	free(dir);
+	*ret_name = slash + 1;
+	return fd >= 0 ? fd : err;
+}
+
+int sweep__src_dir(const struct src_ref *s, const char **ret_name)
+{
+	if (s->dirfd >= 0) {
+		*ret_name = s->name;
+		int fd = fcntl(s->dirfd, F_DUPFD_CLOEXEC, 3);
+		return fd < 0 ? -errno : fd;
+	}
+	const char *rel = s->rel;
+	/* The last component; trailing slashes stay on it ("d/" names the directory d). */
+	size_t end = strlen(rel);
+	while (end > 1 && rel[end - 1] == '/')
+		end--;
+	const char *slash = NULL;
+	for (size_t i = end; i-- > 0;)
+		if (rel[i] == '/') {
+			slash = rel + i;
+			break;
+		}
+	if (!slash) {
+		*ret_name = rel;
+		int fd = s->root_fd == AT_FDCWD ? open(".", O_PATH | O_DIRECTORY | O_CLOEXEC)
+						: fcntl(s->root_fd, F_DUPFD_CLOEXEC, 3);
+		return fd < 0 ? -errno : fd;
+	}
+	*ret_name = slash + 1;
+	char *dir = strndup(rel, (size_t)(slash - rel));
+	if (!dir)
+		return -ENOMEM;
+	int fd;
+	if (s->root_fd == AT_FDCWD) {
+		/* A path the caller gave: its directories are followed as named. */
+		fd = open(slash == rel ? "/" : dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		fd = fd < 0 ? -errno : fd;
+	} else {
+		fd = sweep__open_beneath(s->root_fd, slash == rel ? "." : dir, O_PATH | O_DIRECTORY, 0);
+	}
+	free(dir);
+	return fd;
+}
+
+int sweep__dest_put(const struct sweep_copy *c, int dirfd, const char *tmp, const char *name)
+{
+	if (!(c->o.flags & SWEEP_COPY_NO_CLOBBER))
+		return renameat(dirfd, tmp, dirfd, name) < 0 ? -errno : 0;
+	if (renameat2(dirfd, tmp, dirfd, name, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -errno;
+	/* No RENAME_NOREPLACE on this filesystem: link() also refuses an existing name. */
+	if (linkat(dirfd, tmp, dirfd, name, 0) < 0)
+		return -errno;
+	unlinkat(dirfd, tmp, 0);
+	return 0;
+}
+
+int sweep__dest_link(const struct sweep_copy *c, const char *target, const char *dst)
+{
+	const char *tname, *dname;
+	char tmp[32];
+	int rc;
+	int tdir = sweep__dest_dir(c, target, &tname);
+
+	if (tdir < 0)
+		return tdir;
+	int ddir = sweep__dest_dir(c, dst, &dname);
+	if (ddir < 0) {
+		close(tdir);
+		return ddir;
+	}
+	if (c->o.flags & SWEEP_COPY_NO_CLOBBER) {
+		rc = linkat(tdir, tname, ddir, dname, 0) < 0 ? -errno : 0;
+	} else {
+		rc = -EEXIST;
+		for (int tries = 0; tries < 100 && rc == -EEXIST; tries++) {
+			sweep__dest_tmp_name(tmp);
+			rc = linkat(tdir, tname, ddir, tmp, 0) < 0 ? -errno : 0;
+		}
+		if (rc == 0) {
+			rc = renameat(ddir, tmp, ddir, dname) < 0 ? -errno : 0;
+			/* rename() of two names of one inode does nothing: the temporary stays, and goes */
+			unlinkat(ddir, tmp, 0);
+		}
+	}
+	close(tdir);
+	close(ddir);
+	return rc;
+}
+
+mode_t sweep__dest_new_mode(const struct sweep_copy *c, uint32_t src_mode)
+{
+	if (c->o.flags & SWEEP_COPY_DEFAULT_MODES)
+		return (mode_t)((S_ISDIR(src_mode) || S_ISSOCK(src_mode) ? 0777 : 0666) & ~c->umask);
+	/* cp keeps a new directory's set-gid and sticky bits even without -p. */
+	return (mode_t)(src_mode & (S_ISDIR(src_mode) ? 07777u : 0777u) & ~c->umask);
+}

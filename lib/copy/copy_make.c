@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * copy: what is made at once, without data to read. Directories (made
+ * now, their metadata at the end: copy_dirs.c), symlinks and special files
+ * (made under a temporary name in their directory, given their metadata,
+ * then renamed into place), and hard links to a copy already in place.
+ * Each is reported, done or failed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "copy_internal.h"
+
+/* Make something under a fresh temporary name in dirfd; make() returns 0, -EEXIST (retry) or -errno. */
+static int with_temp(int dirfd, int (*make)(int dirfd, const char *tmp, const void *arg), const void *arg,
+		     char tmp[32])
+{
+	for (int tries = 0; tries < 100; tries++) {
+		sweep__dest_tmp_name(tmp);
+		int rc = make(dirfd, tmp, arg);
+		if (rc != -EEXIST)
+			return rc;
+	}
+	return -EEXIST;
+}
+
+static int make_symlink(int dirfd, const char *tmp, const void *arg)
+{
+	return symlinkat(arg, dirfd, tmp) < 0 ? -errno : 0;
+}
+
+static int make_special(int dirfd, const char *tmp, const void *arg)
+{
+	const struct sweep_stat *st = arg;
+	return mknodat(dirfd, tmp, (mode_t)((st->mode & S_IFMT) | 0600), (dev_t)st->rdev) < 0 ? -errno : 0;
+}
+
+/* The source's metadata applied to the temporary tmp in dirfd, then tmp renamed onto name, reported. */
+static int settle_temp(struct sweep_copy *c, const struct src_ref *s, int dirfd, const char *tmp, const char *name,
+		       const char *dst, bool existed, enum sweep_copy_how how, enum sweep_copy_op op,
+		       uint64_t cookie)
+{
+	const char *sname;
+	int sdir = c->o.preserve & (SWEEP_PRESERVE_XATTR | SWEEP_PRESERVE_ACL) ? sweep__src_dir(s, &sname) : -1;
+	struct meta_ref ms = { .fd = -1, .dirfd = sdir, .name = sdir >= 0 ? sname : NULL };
+	struct meta_ref md = { .fd = -1, .dirfd = dirfd, .name = tmp };
+	unsigned what = c->o.preserve;
+
+	if (sdir < 0)
+		what &= ~(unsigned)(SWEEP_PRESERVE_XATTR | SWEEP_PRESERVE_ACL);
+	sweep__report_apply_meta(c, &ms, &md, s->st, what, s->path, sweep__dst_show(c, dst), cookie);
+	if (sdir >= 0)
+		close(sdir);
+	int rc = sweep__dest_put(c, dirfd, tmp, name);
+	if (rc < 0) {
+		unlinkat(dirfd, tmp, 0); /* ours: made by this run a moment ago */
+		return sweep__report(c, op, rc, s->path, sweep__dst_show(c, dst), cookie);
+	}
+	sweep__report_done(c, s->path, sweep__dst_show(c, dst), s->st, how, 0, cookie, existed);
+	return 0;
+}
+
+static char *read_link(const struct src_ref *s, int *err)
+{
+	const char *name;
+	int dfd = sweep__src_dir(s, &name);
+	size_t cap = s->st->size > 0 ? (size_t)s->st->size + 1 : PATH_MAX;
+	char *target = NULL;
+
+	*err = dfd;
+	if (dfd < 0)
+		return NULL;
+	for (int tries = 0; tries < 4; tries++, cap *= 2) {
+		char *t = realloc(target, cap);
+		if (!t) {
+			*err = -ENOMEM;
+			break;
+		}
+		target = t;
+		ssize_t n = readlinkat(dfd, name, target, cap);
+		if (n < 0) {
+			*err = -errno;
+			break;
+		}
+		if ((size_t)n < cap) {
+			target[n] = '\0';
+			close(dfd);
+			return target;
+		}
+	}
+	if (*err >= 0)
+		*err = -ENAMETOOLONG;
+	free(target);
+	close(dfd);
+	return NULL;
+}
+
+int sweep__make_symlink(struct sweep_copy *c, const struct src_ref *s, int dirfd, const char *name, const char *dst,
+			bool existed, uint64_t cookie)
+{
+	char tmp[32], *owned = NULL;
+	const char *target = s->link;
+	int rc;
+
+	if (!target) {
+		owned = read_link(s, &rc);
+		if (!owned)
+			return sweep__report(c, SWEEP_COPY_OP_READLINK, rc, s->path, sweep__dst_show(c, dst), cookie);
+		target = owned;
+	}
+	rc = with_temp(dirfd, make_symlink, target, tmp);
+	free(owned);
+	if (rc < 0)
+		return sweep__report(c, SWEEP_COPY_OP_SYMLINK, rc, s->path, sweep__dst_show(c, dst), cookie);
+	return settle_temp(c, s, dirfd, tmp, name, dst, existed, SWEEP_COPY_HOW_SYMLINK, SWEEP_COPY_OP_SYMLINK, cookie);
+}
+
+int sweep__make_special(struct sweep_copy *c, const struct src_ref *s, int dirfd, const char *name, const char *dst,
+			bool existed, uint64_t cookie)
+{
+	char tmp[32];
+	int rc = with_temp(dirfd, make_special, s->st, tmp);
+
+	if (rc < 0)
+		return sweep__report(c, SWEEP_COPY_OP_SPECIAL, rc, s->path, sweep__dst_show(c, dst), cookie);
+	if (!(c->o.preserve & SWEEP_PRESERVE_MODE) &&
+	    fchmodat(dirfd, tmp, sweep__dest_new_mode(c, s->st->mode), AT_SYMLINK_NOFOLLOW) < 0)
+		sweep__report(c, SWEEP_COPY_OP_META, -errno, s->path, sweep__dst_show(c, dst), cookie);
+	return settle_temp(c, s, dirfd, tmp, name, dst, existed, SWEEP_COPY_HOW_SPECIAL, SWEEP_COPY_OP_SPECIAL, cookie);
+}
+
+int sweep__make_dir(struct sweep_copy *c, const struct src_ref *s, int dirfd, const char *name, const char *dst,
+		    const struct stat *dst_st, uint64_t cookie)
+{
+	bool created = false;
+
+	if (dst_st && !S_ISDIR(dst_st->st_mode))
+		return sweep__report(c, SWEEP_COPY_OP_OVERWRITE_NONDIR, 0, s->path, sweep__dst_show(c, dst), cookie);
+	if (!dst_st) {
+		/* Owner-only until sweep_copy_finish(): we must be able to write into it meanwhile. */
+		if (mkdirat(dirfd, name, 0700) < 0)
+			return sweep__report(c, SWEEP_COPY_OP_MKDIR, -errno, s->path, sweep__dst_show(c, dst), cookie);
+		created = true;
+	}
+	int cerr = 0, rc = sweep__dirs_add(c, s, dst, created, &cerr);
+	if (rc < 0)
+		return sweep__report(c, SWEEP_COPY_OP_MKDIR, rc, s->path, sweep__dst_show(c, dst), cookie);
+	if (cerr < 0)
+		sweep__report(c, SWEEP_COPY_OP_META, cerr, s->path, sweep__dst_show(c, dst), cookie);
+	sweep__report_done(c, s->path, sweep__dst_show(c, dst), s->st, SWEEP_COPY_HOW_DIR, 0, cookie, !created);
+	return 0;
+}
+
+int sweep__make_link(struct sweep_copy *c, const char *target, const char *src, const char *dst,
+		     const struct sweep_stat *st, uint64_t cookie)
+{
+	struct stat dst_st;
+	const char *name;
+	int dfd = sweep__dest_dir(c, dst, &name);
+	bool existed = dfd >= 0 && fstatat(dfd, name, &dst_st, AT_SYMLINK_NOFOLLOW) == 0;
+
+	if (dfd >= 0)
+		close(dfd);
+	int rc = sweep__dest_link(c, target, dst);
+	if (rc < 0) {
+		char *shown = strdup(sweep__dst_show(c, target)); /* the next call reuses the buffer */
+		sweep__report(c, SWEEP_COPY_OP_LINK, rc, shown ? shown : target, sweep__dst_show(c, dst), cookie);
+		free(shown);
+		return rc;
+	}
+	sweep__report_done(c, src, sweep__dst_show(c, dst), st, SWEEP_COPY_HOW_LINK, 0, cookie, existed);
+	return 0;
+}

@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * copy, stage 1 of 4 (plan): one source entry of any type. The checks cp
+ * makes against what stands at the destination (the same file, a directory
+ * in the way, no-clobber, update, hard links), then: directories, symlinks,
+ * special files and links to a copy already made are made at once
+ * (copy_make.c); a regular file is queued into the batch, which reads it
+ * in disk order (copy_read.c) when it is full or flushed. Every destination
+ * operation is relative to a directory descriptor opened beneath the
+ * destination root (sweep__dest_dir).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "copy_internal.h"
+
+/* src_ref.flags, internal: a FIFO or device named without -r, its data read as a stream (cp /dev/null f). */
+#define SRC_STREAM 0x100u
+
+static bool ends_with_slash(const char *p)
+{
+	size_t n = strlen(p);
+	return n > 0 && p[n - 1] == '/';
+}
+
+/* Are the source and dst one directory entry (same directory, same name), not just one inode? */
+static bool same_entry(const struct src_ref *s, int dirfd, const char *name)
+{
+	const char *sname;
+	struct stat a, b;
+	int sdir = sweep__src_dir(s, &sname);
+	bool same = sdir >= 0 && !strcmp(sname, name) && fstat(sdir, &a) == 0 && fstat(dirfd, &b) == 0 &&
+		    a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+
+	if (sdir >= 0)
+		close(sdir);
+	return same;
+}
+
+/*
+ * A symlink copied as a symlink onto the very file it names (cp -P d/sl d/f
+ * with d/sl -> f) would replace the data with a link to itself: cp refuses
+ * it as "the same file". Only looked at where a symlink meets an existing
+ * non-symlink, so the stat through it is rare.
+ */
+static bool link_names_dst(const struct src_ref *s, const struct stat *dst_st)
+{
+	const char *sname;
+	struct stat t;
+	int sdir;
+	bool same;
+
+	if (!S_ISLNK(s->st->mode) || S_ISLNK(dst_st->st_mode) || (s->flags & SWEEP_COPY_SRC_FOLLOWED))
+		return false;
+	sdir = sweep__src_dir(s, &sname);
+	if (sdir < 0)
+		return false;
+	same = fstatat(sdir, sname, &t, 0) == 0 && t.st_dev == dst_st->st_dev && t.st_ino == dst_st->st_ino;
+	close(sdir);
+	return same;
+}
+
+static bool older_or_same(const struct sweep_stat *s, const struct stat *d)
+{
+	return s->mtime_sec < (int64_t)d->st_mtim.tv_sec ||
+	       (s->mtime_sec == (int64_t)d->st_mtim.tv_sec && s->mtime_nsec <= (uint32_t)d->st_mtim.tv_nsec);
+}
+
+static bool is_stream_dst(const struct stat *st)
+{
+	return S_ISFIFO(st->st_mode) || S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode);
+}
+
+/* What a regular file's copy is to be (the queue's item, or a stream's). 0 or -ENOMEM. */
+static int item_make(struct sweep_copy *c, const struct src_ref *s, const char *dst, const char *place,
+		     const struct stat *dst_st, bool into, struct lnode *ln, uint64_t cookie, struct qitem *it)
+{
+	size_t ls = strlen(s->path) + 1, ld = strlen(dst) + 1;
+
+	memset(it, 0, sizeof(*it));
+	if (!(it->src = malloc(ls + ld)) || (place && !(it->place = strdup(place)))) {
+		free(it->src);
+		return -ENOMEM;
+	}
+	memcpy(it->src, s->path, ls);
+	it->dst = it->src + ls;
+	memcpy(it->dst, dst, ld);
+	it->cookie = cookie;
+	it->ln = ln;
+	it->existed = dst_st != NULL;
+	it->into = into;
+	/* cp without -p keeps the mode of a file it overwrites, else the source's mode less the umask. */
+	it->keep_mode = dst_st && S_ISREG(dst_st->st_mode);
+	it->mode = it->keep_mode ? (uint32_t)(dst_st->st_mode & 07777)
+				 : (uint32_t)sweep__dest_new_mode(c, S_IFREG | (s->st->mode & 07777));
+	return 0;
+}
+
+static void item_free(struct qitem *it)
+{
+	free(it->src);
+	free(it->place);
+}
+
+/* A regular file into the queue; the batch reads it when full (here, inside the add) or at a flush. */
+static int enqueue(struct sweep_copy *c, const struct src_ref *s, const char *dst, const char *place,
+		   const struct stat *dst_st, bool into, struct lnode *ln, uint64_t cookie)
+{
+	int rc;
+
+	if (sweep__grow(&c->q, &c->capq, c->nq + 1, sizeof(*c->q), 64) < 0 ||
+	    item_make(c, s, dst, place, dst_st, into, ln, cookie, &c->q[c->nq]) < 0)
+		return sweep__report(c, SWEEP_COPY_OP_OPEN_SRC, -ENOMEM, s->path, sweep__dst_show(c, dst), cookie);
+	struct qitem *it = &c->q[c->nq];
+	size_t bytes = sizeof(*it) + strlen(s->path) + strlen(dst) + 2 + (place ? strlen(place) + 1 : 0);
+
+	/* Counted first: a full batch is read inside the add, and its callbacks find the item by index. */
+	size_t idx = c->nq++;
+	c->qbytes += bytes;
+	if (c->o.on_plan)
+		c->o.on_plan(1, s->st->size, c->o.ctx);
+	if (s->walked)
+		rc = sweep_batch_add_entry(c->batch, s->walked, idx);
+	else if (s->root_fd == AT_FDCWD)
+		rc = sweep_batch_add_path(c->batch, s->rel, s->st, (s->flags & SWEEP_COPY_SRC_FOLLOWED) != 0, idx);
+	else
+		rc = sweep_batch_add_beneath(c->batch, s->root_fd, s->rel, s->path, s->st, idx);
+	if (rc < 0 && c->nq == idx + 1 && !c->stop) {
+		/* not added (the batch did not run): the item goes */
+		c->nq--;
+		c->qbytes -= bytes;
+		item_free(it);
+		return sweep__report(c, SWEEP_COPY_OP_OPEN_SRC, rc, s->path, sweep__dst_show(c, dst), cookie);
+	}
+	if (rc < 0 && !c->stop)
+		c->stop = rc;
+	/* The queue is bounded like the plan: a batch also ends when the queue holds its share of memory. */
+	if (rc >= 0 && c->nq > 0 && c->qbytes >= copy_batch_bytes(c) && !sweep__copy_stopped(c)) {
+		rc = sweep_batch_flush(c->batch);
+		if (rc < 0 && !c->stop)
+			c->stop = rc;
+	}
+	return sweep__copy_stopped(c);
+}
+
+/* A FIFO or device named without -r: read now, as it comes (no plan: a stream has no place on a disk). */
+static int stream_now(struct sweep_copy *c, const struct src_ref *s, const char *dst, const char *place,
+		      const struct stat *dst_st, bool into)
+{
+	struct qitem q;
+	int rc = item_make(c, s, dst, place, dst_st, into, NULL, 0, &q);
+
+	if (rc < 0)
+		return sweep__report(c, SWEEP_COPY_OP_OPEN_SRC, rc, s->path, sweep__dst_show(c, dst), 0);
+	int fd = open(s->rel, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		rc = sweep__report(c, SWEEP_COPY_OP_OPEN_SRC, -errno, s->path, sweep__dst_show(c, dst), 0);
+	else
+		rc = sweep__read_stream(c, &q, fd);
+	if (fd >= 0)
+		close(fd);
+	item_free(&q);
+	return rc;
+}
+
+/*
+ * A later name of an inode whose first copy is made (linked now) or queued
+ * (linked once it is in place): true with *rc, false where n has no copy.
+ */
+static bool later_name(struct sweep_copy *c, struct lnode *n, const struct src_ref *s, const char *dst,
+		       uint64_t cookie, int *rc)
+{
+	if (!n || (n->state != LN_DONE && n->state != LN_PENDING))
+		return false;
+	if (n->state == LN_DONE)
+		*rc = sweep__make_link(c, n->dst, s->path, dst, s->st, cookie);
+	else if (sweep__links_follow(n, s->path, dst, s->st, cookie) < 0)
+		*rc = sweep__report(c, SWEEP_COPY_OP_LINK, -ENOMEM, s->path, sweep__dst_show(c, dst), cookie);
+	else
+		*rc = 0;
+	return true;
+}
+
+/* sweep__plan_entry_ref's checks and dispatch; dst_st is what stands at dst (or at place), NULL for nothing. */
+static int entry_checked(struct sweep_copy *c, const struct src_ref *s, int dirfd, const char *name,
+			 const char *dst, const char *place, const struct stat *dst_st, uint64_t cookie, bool top)
+{
+	const struct sweep_stat *st = s->st;
+	mode_t mode = (mode_t)st->mode;
+	bool check = !(c->o.flags & SWEEP_COPY_NO_SAME_FILE_CHECK);
+	bool stream = s->flags & SRC_STREAM;
+	int rc;
+
+	/* cp --remove-destination replaces another hard link of the source with a copy. */
+	if (dst_st && check && (uint64_t)dst_st->st_dev == st->dev && (uint64_t)dst_st->st_ino == st->ino &&
+	    !((c->o.flags & SWEEP_COPY_REMOVE_DEST) && S_ISREG(mode) && !same_entry(s, dirfd, name)))
+		return sweep__report(c, S_ISDIR(mode) ? SWEEP_COPY_OP_INTO_SELF : SWEEP_COPY_OP_SAME_FILE, 0, s->path,
+				     sweep__dst_show(c, dst), cookie);
+	if (dst_st && check && link_names_dst(s, dst_st))
+		return sweep__report(c, SWEEP_COPY_OP_SAME_FILE, 0, s->path, sweep__dst_show(c, dst), cookie);
+	if (S_ISDIR(mode))
+		return sweep__make_dir(c, s, dirfd, name, dst, dst_st, cookie);
+	if (dst_st && S_ISDIR(dst_st->st_mode))
+		return sweep__report(c, SWEEP_COPY_OP_OVERWRITE_DIR, 0, s->path, sweep__dst_show(c, dst), cookie);
+
+	/*
+	 * Hard links are kept for inodes with several names, and, as cp does,
+	 * for any inode reached through a symlink that may name it twice: every
+	 * file with -L, the operands with -H (or cp's default without -r).
+	 */
+	bool track = (c->o.flags & SWEEP_COPY_LINKS) && !place && !stream &&
+		     (st->nlink > 1 || (c->o.flags & SWEEP_COPY_DEREF_ALL) || (top && (c->o.flags & SWEEP_COPY_DEREF_ROOTS)));
+	struct lnode *ln = track ? sweep__links_find(c, st) : NULL;
+	if (dst_st && (c->o.flags & SWEEP_COPY_NO_CLOBBER)) {
+		sweep__report_done(c, s->path, sweep__dst_show(c, dst), st, SWEEP_COPY_HOW_SKIPPED, 0, cookie, true);
+		return 0;
+	}
+	if (dst_st && (c->o.flags & SWEEP_COPY_UPDATE) && older_or_same(st, dst_st)) {
+		/*
+		 * Left alone, but still a name of its inode (cp -u): a later name
+		 * links to it, and an earlier copy takes its place, so a group of
+		 * hard links stays one inode in an existing tree.
+		 */
+		if (later_name(c, ln, s, dst, cookie, &rc))
+			return rc;
+		if (track && !ln)
+			ln = sweep__links_add(c, st, dst);
+		else if (ln && sweep__links_name(ln, dst) < 0)
+			ln = NULL;
+		if (ln)
+			ln->state = LN_DONE;
+		sweep__report_done(c, s->path, sweep__dst_show(c, dst), st, SWEEP_COPY_HOW_SKIPPED, 0, cookie, true);
+		return 0;
+	}
+
+	if (track) {
+		if (later_name(c, ln, s, dst, cookie, &rc))
+			return rc;
+		/* new, or its first copy failed: this name's copy is the one the others link to */
+		if (!ln ? !(ln = sweep__links_add(c, st, dst)) : sweep__links_name(ln, dst) < 0)
+			return sweep__report(c, SWEEP_COPY_OP_LINK, -ENOMEM, s->path, sweep__dst_show(c, dst), cookie);
+		ln->state = LN_PENDING;
+	}
+
+	/* cp writes into a FIFO or device it is given as the destination (never inside a tree: see write_through). */
+	bool into = top && dst_st && is_stream_dst(dst_st) && (c->o.flags & SWEEP_COPY_WRITE_THROUGH);
+	if (S_ISREG(mode))
+		return enqueue(c, s, dst, place, dst_st, into, ln, cookie);
+	if (stream)
+		return stream_now(c, s, dst, place, dst_st, into);
+	if (S_ISLNK(mode))
+		rc = sweep__make_symlink(c, s, dirfd, name, dst, dst_st != NULL, cookie);
+	else
+		rc = sweep__make_special(c, s, dirfd, name, dst, dst_st != NULL, cookie);
+	if (ln)
+		sweep__settle_links(c, ln, rc == 0, SWEEP_COPY_OP_LINK, rc);
+	return rc;
+}
+
+/* cp writes a regular file through a symlink it finds at the destination it was NAMED: where does it go? */
+static int write_through(struct sweep_copy *c, const struct src_ref *s, int dirfd, const char *name,
+			 const char *dst, struct stat *dst_st, char **ret_place)
+{
+	char at[64 + NAME_MAX];
+	struct stat tst;
+
+	*ret_place = NULL;
+	if (fstatat(dirfd, name, &tst, 0) < 0) {
+		if (errno == ENOENT)
+			return sweep__report(c, SWEEP_COPY_OP_DANGLING, 0, s->path, sweep__dst_show(c, dst), 0);
+		return sweep__report(c, SWEEP_COPY_OP_CREATE, -errno, s->path, sweep__dst_show(c, dst), 0);
+	}
+	/* cp replaces the symlink instead when it keeps hard links and the target has others. */
+	if ((c->o.flags & SWEEP_COPY_LINKS) && tst.st_nlink > 1)
+		return 0;
+	*ret_place = realpath(sweep__meta_at_path(dirfd, name, at, sizeof(at)), NULL);
+	if (!*ret_place)
+		return sweep__report(c, SWEEP_COPY_OP_CREATE, -errno, s->path, sweep__dst_show(c, dst), 0);
+	*dst_st = tst;
+	return 0;
+}
+
+int sweep__plan_entry_ref(struct sweep_copy *c, const struct src_ref *s, const char *dst, uint64_t cookie, bool top)
+{
+	struct stat dst_st;
+	const char *name;
+	char *place = NULL;
+	int dirfd, rc;
+	bool data = S_ISREG(s->st->mode) || (s->flags & SRC_STREAM);
+
+	if (sweep__copy_stopped(c))
+		return c->stop;
+	if (!S_ISDIR(s->st->mode) && ends_with_slash(dst))
+		return sweep__report(c, SWEEP_COPY_OP_CREATE, -ENOTDIR, s->path, sweep__dst_show(c, dst), cookie);
+	dirfd = sweep__dest_dir(c, dst, &name);
+	if (dirfd < 0) {
+		enum sweep_copy_op op = S_ISDIR(s->st->mode) ? SWEEP_COPY_OP_MKDIR
+				      : data                 ? SWEEP_COPY_OP_CREATE
+				      : S_ISLNK(s->st->mode) ? SWEEP_COPY_OP_SYMLINK : SWEEP_COPY_OP_SPECIAL;
+		return sweep__report(c, op, dirfd, s->path, sweep__dst_show(c, dst), cookie);
+	}
+	bool exists = fstatat(dirfd, name, &dst_st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (exists && top && S_ISLNK(dst_st.st_mode) && data &&
+	    (c->o.flags & (SWEEP_COPY_WRITE_THROUGH | SWEEP_COPY_REMOVE_DEST)) == SWEEP_COPY_WRITE_THROUGH) {
+		rc = write_through(c, s, dirfd, name, dst, &dst_st, &place);
+		if (rc < 0) {
+			close(dirfd);
+			return rc;
+		}
+	}
+	rc = entry_checked(c, s, dirfd, name, dst, place, exists ? &dst_st : NULL, cookie, top);
+	free(place);
+	close(dirfd);
+	return rc;
+}
+
+int sweep__plan_stream(struct sweep_copy *c, const char *src, const struct sweep_stat *st, const char *dst)
+{
+	struct src_ref s = { .dirfd = -1, .root_fd = AT_FDCWD, .rel = src, .path = src, .st = st,
+			     .flags = SWEEP_COPY_SRC_FOLLOWED | SRC_STREAM };
+
+	return sweep__plan_entry_ref(c, &s, dst, 0, true);
+}
+
+SWEEP_EXPORT int sweep_copy_entry(struct sweep_copy *c, const struct sweep_copy_src *src, const char *dst,
+				  uint64_t cookie)
+{
+	struct sweep_copy_src in;
+	struct sweep_stat sst;
+	struct src_ref s;
+	int rc;
+
+	if (!c || !dst || !*dst)
+		return -EINVAL;
+	rc = sweep__opts_copy(&in, sizeof(in), src, offsetof(struct sweep_copy_src, flags) + sizeof(unsigned));
+	if (rc < 0 || !src || !in.rel || !in.path || (in.root_fd < 0 && in.root_fd != AT_FDCWD))
+		return rc < 0 ? rc : -EINVAL;
+	if (sweep__flags_check(in.flags, SWEEP_COPY_SRC_FOLLOWED) < 0)
+		return -EINVAL;
+	if (c->dest_fd < 0)
+		return -EBADF;
+	s = (struct src_ref){ .dirfd = -1, .root_fd = in.root_fd, .rel = in.rel, .path = in.path, .st = in.st,
+			      .link = in.link, .flags = in.flags };
+	if (!s.st) {
+		struct stat st;
+		bool follow = in.flags & SWEEP_COPY_SRC_FOLLOWED;
+		int fd = in.root_fd == AT_FDCWD ? open(in.rel, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW))
+						: sweep__open_beneath(in.root_fd, in.rel, O_PATH, 0);
+		if (fd < 0 && in.root_fd == AT_FDCWD)
+			fd = -errno;
+		if (fd < 0)
+			return sweep__report(c, SWEEP_COPY_OP_STAT, fd, in.path, NULL, cookie);
+		rc = fstat(fd, &st) < 0 ? -errno : 0;
+		close(fd);
+		if (rc < 0)
+			return sweep__report(c, SWEEP_COPY_OP_STAT, rc, in.path, NULL, cookie);
+		sweep_stat_from_stat(&sst, &st);
+		s.st = &sst;
+	}
+	return sweep__plan_entry_ref(c, &s, dst, cookie, false);
+}

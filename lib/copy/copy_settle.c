@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * copy, stage 4 of 4 (settle): a finished copy reported on the caller's
+ * thread, in the order its source was read: the metadata steps that
+ * failed, then the copy failed, or changed while read, or done; then the
+ * other names of its inode linked to it (or failed with it). A copy that
+ * failed only for want of a descriptor is kept to be read again once the
+ * batch is done (copy_read.c), the first time.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "copy_internal.h"
+
+/* Failed for want of a descriptor (its open or its copy's), and not read again yet. */
+static bool out_of_fds(const struct sweep_copy *c, const struct fcopy *f)
+{
+	return (f->err == -EMFILE || f->err == -ENFILE) &&
+	       (f->err_op == SWEEP_COPY_OP_OPEN_SRC || f->err_op == SWEEP_COPY_OP_CREATE) && !f->q->retried &&
+	       f->q >= c->q && f->q < c->q + c->nq && !f->placed;
+}
+
+void sweep__settle_links(struct sweep_copy *c, struct lnode *n, bool ok, enum sweep_copy_op op, int err)
+{
+	n->state = ok ? LN_DONE : LN_FAILED;
+	for (size_t i = 0; i < n->nfol; i++) {
+		struct follower *f = &n->fol[i];
+		if (ok)
+			sweep__make_link(c, n->dst, f->src, f->dst, &f->st, f->cookie);
+		else
+			sweep__report(c, op, err, f->src, sweep__dst_show(c, f->dst), f->cookie);
+		free(f->src);
+	}
+	free(n->fol);
+	n->fol = NULL;
+	n->nfol = n->capfol = 0;
+}
+
+void sweep__settle_file(struct sweep_copy *c, const struct fcopy *f)
+{
+	const struct qitem *q = f->q;
+
+	if (f->step_rc < 0 && !c->stop)
+		c->stop = f->step_rc;
+	if (out_of_fds(c, f) && !sweep__copy_stopped(c) &&
+	    sweep__grow(&c->retry, &c->capretry, c->nretry + 1, sizeof(*c->retry), 16) == 0) {
+		c->retry[c->nretry++] = (size_t)(q - c->q);
+		return;
+	}
+	c->stats.bytes += f->bytes;
+	for (size_t i = 0; i < f->nmfail; i++)
+		sweep__report_meta(c, f->mfail[i].op, f->mfail[i].err, q->src, sweep__dst_show(c, q->dst), q->cookie);
+	if (f->err) {
+		sweep__report(c, f->err_op, f->err, q->src, sweep__dst_show(c, q->dst), q->cookie);
+		if (q->ln)
+			sweep__settle_links(c, q->ln, false, f->err_op, f->err);
+	} else if (f->placed || !sweep__copy_stopped(c)) {
+		/* (A copy in place is reported even when the run stopped meanwhile: the writer thread may be ahead.) */
+		if (f->status > 0)
+			sweep__report(c, SWEEP_COPY_OP_CHANGED, 0, q->src, sweep__dst_show(c, q->dst), q->cookie);
+		/* Done: the file was opened, and what was copied is what it said (st). */
+		sweep__report_done(c, q->src, sweep__dst_show(c, q->dst), &f->st, f->how, f->bytes, q->cookie, q->existed);
+		if (q->ln && !sweep__copy_stopped(c))
+			sweep__settle_links(c, q->ln, true, 0, 0);
+	}
+}

@@ -1,0 +1,453 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * copy: the writer thread, a transport between the read stage and the
+ * write stage. The caller's thread opens and reads the sources in the
+ * planned order; each file whose data it reads is handed to one writer
+ * thread (a job), which runs the write stage on it (copy_write.c: create
+ * the copy, write the data, set the metadata, put the copy in place) while
+ * the reader goes on with the next files. Finished jobs come back to the
+ * caller's thread, in the order they were read, for the settle stage.
+ *
+ * Why: on a fast device copying to a fast destination, sweep-cp was
+ * CPU-bound on one thread: half of its system time is the destination's
+ * (pwrite, the temporary's open and link, rename, close, ftruncate, the
+ * metadata calls). xcp, copying on several threads, took 0.81x its wall
+ * time on the aged Linux ext4 image. One thread, not several: the copies
+ * are still created, written and named in exactly the order the sources
+ * are read, so the destination's layout (on a disk) and the reports (in
+ * read order, on the caller's thread) are what they were without it.
+ *
+ * The thread calls nobody back except on_step's WRITTEN step (from the
+ * write stage). Clones and kernel copies stay on the caller's thread: they
+ * are one call. A job holds no descriptor while it waits: the source's
+ * xattrs and ACLs are captured when the reader ends the file (its stat
+ * comes with it), so a low open-file limit is shared by the reader's
+ * window and the two copies being made, not by every file waiting.
+ *
+ * Bounded: at most THREAD_BYTES of data and THREAD_MAX_JOBS files wait for
+ * the thread; the reader waits when either is reached.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "copy_internal.h"
+
+#define THREAD_BYTES (32u << 20)
+#define THREAD_MAX_JOBS 256
+/* A file's data is handed over when it ends, or once this much of it waits (large files stream). */
+#define THREAD_WAKE_BYTES (256u << 10)
+
+struct chunk {
+	struct chunk *next;
+	uint64_t off;
+	size_t len;
+	char data[];
+};
+
+struct tjob {
+	struct tjob *next;
+	struct fcopy f; /* the thread's from begin until done, then the settle stage's */
+	bool dense;
+	/* under the lock */
+	struct chunk *head, *tail;
+	bool ended, done;
+	enum sweep_copy_op main_op; /* a failure the caller's thread saw (the thread takes it at the end) */
+	int main_err;
+};
+
+struct copy_thread {
+	struct sweep_copy *c;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t work, room;
+	struct tjob *first, *last; /* every job not yet reaped, in read order */
+	struct tjob *todo;         /* the first job the thread has not finished */
+	size_t bytes;              /* data waiting for the thread */
+	unsigned jobs;             /* jobs not yet reaped */
+	bool idle, waiting, quit, stop;
+	uint64_t written, told; /* data the thread wrote; what on_bytes has been told of */
+	struct writer *writer; /* the thread's own (pwrite) */
+	uint64_t requests;     /* its write requests, updated as jobs finish */
+};
+
+/* ---- the thread ---- */
+
+static void write_failed(uint64_t tag, int err, void *ctx)
+{
+	(void)ctx;
+	sweep__write_fail(&((struct tjob *)(uintptr_t)tag)->f, SWEEP_COPY_OP_WRITE, err);
+}
+
+/* Run the write stage on j: create, write what comes, finish once it ended. Called without the lock. */
+static void run_job(struct copy_thread *t, struct tjob *j)
+{
+	struct sweep_copy *c = t->c;
+	struct fcopy *f = &j->f;
+
+	sweep__write_open(c, f, j->dense);
+	pthread_mutex_lock(&t->mu);
+	for (;;) {
+		struct chunk *ch = j->head;
+		if (!ch && j->ended) {
+			if (j->main_err)
+				sweep__write_fail(f, j->main_op, j->main_err);
+			break;
+		}
+		if (!ch) {
+			t->idle = true;
+			pthread_cond_wait(&t->work, &t->mu);
+			t->idle = false;
+			continue;
+		}
+		j->head = ch->next;
+		if (!j->head)
+			j->tail = NULL;
+		pthread_mutex_unlock(&t->mu);
+		bool ok = !f->err && f->tmpfd >= 0 &&
+			  sweep__write_data(t->writer, f, ch->data, ch->len, ch->off, (uint64_t)(uintptr_t)j) == 0;
+		size_t len = ch->len;
+		free(ch);
+		pthread_mutex_lock(&t->mu);
+		if (ok)
+			t->written += len;
+		t->bytes -= len;
+		if (t->waiting)
+			pthread_cond_signal(&t->room);
+	}
+	bool stop = t->stop;
+	pthread_mutex_unlock(&t->mu);
+	int rc = sweep__writer_drain(t->writer);
+	if (rc < 0)
+		sweep__write_fail(f, SWEEP_COPY_OP_WRITE, rc);
+	if (!f->err && f->tmpfd >= 0 && !stop && !(c->o.cancel && *c->o.cancel))
+		sweep__write_finish(c, f, -1);
+	sweep__write_close(f);
+}
+
+static void *thread_main(void *arg)
+{
+	struct copy_thread *t = arg;
+
+	pthread_setname_np(pthread_self(), "sweep-writer"); /* as top -H and perf show it */
+
+	pthread_mutex_lock(&t->mu);
+	for (;;) {
+		struct tjob *j = t->todo;
+		/* A job is taken once it has data or ended: a file still being opened has nothing to do. */
+		if (!j || (!j->head && !j->ended)) {
+			if (t->quit && !j)
+				break;
+			t->idle = true;
+			pthread_cond_wait(&t->work, &t->mu);
+			t->idle = false;
+			continue;
+		}
+		pthread_mutex_unlock(&t->mu);
+		run_job(t, j);
+		struct writer_stats ws;
+		sweep__writer_stats(t->writer, &ws);
+		pthread_mutex_lock(&t->mu);
+		t->requests = ws.requests;
+		j->done = true;
+		t->todo = j->next;
+		if (t->waiting)
+			pthread_cond_signal(&t->room);
+	}
+	pthread_mutex_unlock(&t->mu);
+	return NULL;
+}
+
+/* ---- the caller's thread ---- */
+
+static void reap(struct sweep_copy *c, const struct tjob *until, bool wait);
+
+/* SWEEP_COPY_THREADS=0 keeps every copy on the caller's thread (measuring, or a reason to). */
+static bool wanted(const struct sweep_copy *c)
+{
+	const char *env = getenv("SWEEP_COPY_THREADS");
+#if SWEEP_TEST_HOOKS
+	/* Test builds only: SWEEP_TEST_COPY=thread|serial (meson -Dtest_copy) overrides the choice. */
+	const char *t = getenv("SWEEP_TEST_COPY");
+	if (t && !strcmp(t, "serial"))
+		return false;
+	if (t && !strcmp(t, "thread"))
+		return true;
+#endif
+	if (env && *env)
+		return strtoul(env, NULL, 10) > 0;
+	if (c->o.writes == SWEEP_COPY_WRITES_URING) /* the caller chose io_uring writes, on this thread */
+		return false;
+	return sysconf(_SC_NPROCESSORS_ONLN) > 1;
+}
+
+int sweep__thread_new(struct sweep_copy *c, struct copy_thread **ret)
+{
+	*ret = NULL;
+	if (!wanted(c))
+		return 0;
+#if SWEEP_TEST_HOOKS
+	const char *env = getenv("SWEEP_TEST_COPY");
+	c->test_thread_all = env && !strcmp(env, "thread");
+#endif
+	struct copy_thread *t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->c = c;
+	struct writer_opts wo = { .size = sizeof(wo), .backend = SWEEP_BACKEND_SYSCALL, .on_fail = write_failed };
+	int rc = sweep__writer_new(&wo, &t->writer);
+	if (rc < 0) {
+		free(t);
+		return rc;
+	}
+	pthread_mutex_init(&t->mu, NULL);
+	pthread_cond_init(&t->work, NULL);
+	pthread_cond_init(&t->room, NULL);
+	/* Signals stay the caller's: the thread starts with all of them blocked. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = -pthread_create(&t->thread, NULL, thread_main, t);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc < 0) {
+		sweep__writer_free(t->writer);
+		pthread_mutex_destroy(&t->mu);
+		pthread_cond_destroy(&t->work);
+		pthread_cond_destroy(&t->room);
+		free(t);
+		return 0; /* no thread: copies are made here, as without one */
+	}
+	*ret = t;
+	return 0;
+}
+
+void sweep__thread_free(struct copy_thread *t)
+{
+	if (!t)
+		return;
+	pthread_mutex_lock(&t->mu);
+	t->quit = true;
+	pthread_cond_signal(&t->work);
+	pthread_mutex_unlock(&t->mu);
+	pthread_join(t->thread, NULL);
+	sweep__writer_free(t->writer);
+	pthread_mutex_destroy(&t->mu);
+	pthread_cond_destroy(&t->work);
+	pthread_cond_destroy(&t->room);
+	free(t);
+}
+
+uint64_t sweep__thread_write_requests(const struct copy_thread *t)
+{
+	if (!t)
+		return 0;
+	pthread_mutex_lock((pthread_mutex_t *)&t->mu);
+	uint64_t n = t->requests;
+	pthread_mutex_unlock((pthread_mutex_t *)&t->mu);
+	return n;
+}
+
+bool sweep__thread_takes(const struct sweep_copy *c, const struct qitem *q, const struct sweep_file *f)
+{
+	if (q->place || q->into) /* write-through to a file a symlink names, or into a FIFO or device: here */
+		return false;
+#if SWEEP_TEST_HOOKS
+	/* Test builds only: every file the thread's, as if no clone or kernel copy could be made. */
+	if (c->test_thread_all)
+		return c->o.reflink != SWEEP_COPY_REFLINK_ALWAYS;
+#endif
+	if (c->o.reflink == SWEEP_COPY_REFLINK_NEVER)
+		return true;
+	/* AUTO: only once a clone between these two filesystems was refused, and across filesystems. */
+	return c->o.reflink == SWEEP_COPY_REFLINK_AUTO && f->st.dev != c->dest_dev && c->noclone &&
+	       c->noclone_src == f->st.dev && c->noclone_dst == c->dest_dev;
+}
+
+/* What the thread wrote since on_bytes was last told (lock held): the caller's thread tells it, unlocked. */
+static uint64_t take_written(struct copy_thread *t)
+{
+	uint64_t n = t->written - t->told;
+
+	t->told = t->written;
+	return n;
+}
+
+/* The caller's thread saw j fail (lock held): the thread takes it over when the file ends. */
+static void main_fail(struct tjob *j, enum sweep_copy_op op, int err)
+{
+	if (!j->main_err) {
+		j->main_op = op;
+		j->main_err = err;
+	}
+}
+
+/* Wait (lock held) until the thread made room or finished something; tell it there is work. */
+static void wait_room(struct copy_thread *t)
+{
+	if (t->idle)
+		pthread_cond_signal(&t->work);
+	t->waiting = true;
+	pthread_cond_wait(&t->room, &t->mu);
+	t->waiting = false;
+}
+
+struct tjob *sweep__thread_begin(struct sweep_copy *c, const struct qitem *q, uint64_t size, bool dense)
+{
+	struct copy_thread *t = c->thread;
+	struct tjob *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return NULL;
+	j->dense = dense;
+	sweep__write_start(&j->f, q);
+	j->f.size = size;
+	j->f.how = SWEEP_COPY_HOW_DATA;
+	pthread_mutex_lock(&t->mu);
+	while (t->jobs >= THREAD_MAX_JOBS) {
+		if (t->first->done) { /* settled now: the job goes */
+			pthread_mutex_unlock(&t->mu);
+			reap(c, NULL, false);
+			pthread_mutex_lock(&t->mu);
+		} else {
+			wait_room(t);
+		}
+	}
+	t->jobs++;
+	t->stop = sweep__copy_stopped(c) != 0;
+	if (t->last)
+		t->last->next = j;
+	else
+		t->first = j;
+	t->last = j;
+	if (!t->todo)
+		t->todo = j;
+	pthread_mutex_unlock(&t->mu);
+	return j;
+}
+
+void sweep__thread_data(struct sweep_copy *c, struct tjob *j, const void *buf, size_t len, uint64_t off)
+{
+	struct copy_thread *t = c->thread;
+	struct chunk *ch = len ? malloc(sizeof(*ch) + len) : NULL;
+
+	if (!len)
+		return;
+	pthread_mutex_lock(&t->mu);
+	if (!ch) {
+		main_fail(j, SWEEP_COPY_OP_WRITE, -ENOMEM);
+		pthread_mutex_unlock(&t->mu);
+		return;
+	}
+	while (t->bytes > 0 && t->bytes + len > THREAD_BYTES)
+		wait_room(t);
+	pthread_mutex_unlock(&t->mu);
+	memcpy(ch->data, buf, len);
+	ch->off = off;
+	ch->len = len;
+	ch->next = NULL;
+	pthread_mutex_lock(&t->mu);
+	if (j->tail)
+		j->tail->next = ch;
+	else
+		j->head = ch;
+	j->tail = ch;
+	t->bytes += len;
+	if (t->idle && t->bytes >= THREAD_WAKE_BYTES)
+		pthread_cond_signal(&t->work);
+	uint64_t told = take_written(t);
+	pthread_mutex_unlock(&t->mu);
+	sweep__report_bytes(c, told);
+}
+
+void sweep__thread_end(struct sweep_copy *c, struct tjob *j, const struct sweep_file *f, int status, uint64_t length)
+{
+	struct copy_thread *t = c->thread;
+	struct meta_blob *blob = NULL;
+	int cap_err = 0;
+
+	/* The source's xattrs and ACLs, read now: the thread holds no descriptor of it. */
+	if (status >= 0 && (c->o.preserve & (SWEEP_PRESERVE_XATTR | SWEEP_PRESERVE_ACL))) {
+		struct meta_ref r = { .fd = f->fd };
+		cap_err = sweep__meta_capture(&r, c->o.preserve, false, &blob);
+	}
+	pthread_mutex_lock(&t->mu);
+	if (status < 0)
+		main_fail(j, f->fd < 0 ? SWEEP_COPY_OP_OPEN_SRC : SWEEP_COPY_OP_READ, status);
+	else if (cap_err < 0 && sweep__grow(&j->f.mfail, &j->f.capmfail, j->f.nmfail + 1, sizeof(*j->f.mfail), 4) == 0)
+		j->f.mfail[j->f.nmfail++] = (struct meta_fail){ .op = SWEEP_COPY_META_XATTR, .err = cap_err };
+	j->f.size = length;
+	j->f.st = f->st;
+	j->f.status = status;
+	j->f.blob = blob;
+	j->ended = true;
+	t->stop = sweep__copy_stopped(c) != 0;
+	if (t->idle)
+		pthread_cond_signal(&t->work);
+	pthread_mutex_unlock(&t->mu);
+}
+
+static void job_free(struct tjob *j)
+{
+	for (struct chunk *ch = j->head, *next; ch; ch = next) {
+		next = ch->next;
+		free(ch);
+	}
+	sweep__write_free(&j->f);
+	free(j);
+}
+
+/* Settle the finished jobs before until (NULL: all), in order; with wait, wait for each. */
+static void reap(struct sweep_copy *c, const struct tjob *until, bool wait)
+{
+	struct copy_thread *t = c->thread;
+
+	pthread_mutex_lock(&t->mu);
+	t->stop = sweep__copy_stopped(c) != 0;
+	for (;;) {
+		struct tjob *j = t->first;
+		if (j == until || (!j->done && !wait))
+			break;
+		if (!j->done) {
+			wait_room(t);
+			continue;
+		}
+		t->first = j->next;
+		if (!t->first)
+			t->last = NULL;
+		t->jobs--;
+		uint64_t told = take_written(t);
+		pthread_mutex_unlock(&t->mu);
+		sweep__report_bytes(c, told);
+		sweep__settle_file(c, &j->f);
+		job_free(j);
+		pthread_mutex_lock(&t->mu);
+		t->stop = sweep__copy_stopped(c) != 0;
+	}
+	uint64_t told = take_written(t);
+	pthread_mutex_unlock(&t->mu);
+	sweep__report_bytes(c, told);
+}
+
+void sweep__thread_reap(struct sweep_copy *c, bool all)
+{
+	struct copy_thread *t = c->thread;
+
+	if (!t)
+		return;
+	if (all && c->job) {
+		/* a file the reader began and will not end (the run stopped): the thread lets it go */
+		pthread_mutex_lock(&t->mu);
+		main_fail(c->job, SWEEP_COPY_OP_READ, -ECANCELED);
+		c->job->ended = true;
+		if (t->idle)
+			pthread_cond_signal(&t->work);
+		pthread_mutex_unlock(&t->mu);
+		c->job = NULL;
+	}
+	reap(c, NULL, all);
+}

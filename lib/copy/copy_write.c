@@ -1,0 +1,414 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * copy, stage 3 of 4 (write): one regular file's copy in its destination
+ * directory, on the caller's thread or on the writer thread. Nothing here
+ * reports: what fails is written into the copy (struct fcopy) for the
+ * settle stage, so the two threads run the same code.
+ *
+ * A copy is an O_TMPFILE in its destination directory: it has no name until
+ * it is complete, so an interrupted run leaves nothing behind. Where the
+ * filesystem has no O_TMPFILE, it is a fresh name made with O_EXCL, removed
+ * again on failure (by this run only: nothing else is ever removed). Just
+ * before the copy is put in place its directory is looked up again beneath
+ * the destination root and must be the directory it was made in: one
+ * replaced meanwhile is an error for the file, never followed.
+ *
+ * A FIFO or a device the caller named as the destination is written into
+ * instead (cp f /dev/null, cp f fifo): the stream gets the data in order,
+ * holes as zeros, and keeps its own metadata.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "copy_internal.h"
+
+struct fcopy *sweep__write_start(struct fcopy *f, const struct qitem *q)
+{
+	memset(f, 0, sizeof(*f));
+	f->q = q;
+	f->tmpfd = f->dirfd = -1;
+	return f;
+}
+
+void sweep__write_fail(struct fcopy *f, enum sweep_copy_op op, int err)
+{
+	if (!f->err) {
+		f->err = err;
+		f->err_op = op;
+	}
+}
+
+static void meta_failed(enum sweep_copy_meta op, int err, void *ctx)
+{
+	struct fcopy *f = ctx;
+
+	if (sweep__grow(&f->mfail, &f->capmfail, f->nmfail + 1, sizeof(*f->mfail), 4) == 0)
+		f->mfail[f->nmfail++] = (struct meta_fail){ .op = op, .err = err };
+}
+
+static bool tmpfile_unsupported(int err)
+{
+	return err == EOPNOTSUPP || err == EISDIR || err == EINVAL || err == ENOENT;
+}
+
+/* The copy's file: unnamed (O_TMPFILE) where the filesystem allows it, else a fresh name. */
+static int make_temp(struct sweep_copy *c, struct fcopy *f)
+{
+	char tmp[32];
+
+	/* Atomic: the writer thread makes copies too. */
+	if (!__atomic_load_n(&c->no_tmpfile, __ATOMIC_RELAXED)) {
+		int fd = openat(f->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			f->tmpfd = fd;
+			return 0;
+		}
+		if (!tmpfile_unsupported(errno))
+			return -errno;
+		__atomic_store_n(&c->no_tmpfile, true, __ATOMIC_RELAXED);
+	}
+	for (int tries = 0; tries < 100; tries++) {
+		sweep__dest_tmp_name(tmp);
+		int fd = openat(f->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			if (!(f->tmpname = strdup(tmp))) {
+				unlinkat(f->dirfd, tmp, 0);
+				close(fd);
+				return -ENOMEM;
+			}
+			f->tmpfd = fd;
+			return 0;
+		}
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+/* The FIFO or device at the destination, opened for writing (a FIFO waits for its reader, as with cp). */
+static int open_into(struct fcopy *f)
+{
+	struct stat st;
+	int fd = openat(f->dirfd, f->name, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))) {
+		close(fd);
+		return -ESTALE; /* replaced since it was planned: never written in place */
+	}
+	f->tmpfd = fd;
+	return 0;
+}
+
+/*
+ * As cp: with --sparse=always, and with auto for a source that has holes,
+ * zero blocks of the destination's block size become holes (so the copy is
+ * as sparse as the source even where block sizes differ). 0: none.
+ */
+static size_t punch_size(const struct sweep_copy *c, bool dense, int fd)
+{
+	struct stat st;
+
+	if (c->o.sparse == SWEEP_COPY_SPARSE_ALWAYS || (c->o.sparse == SWEEP_COPY_SPARSE_AUTO && !dense))
+		return fstat(fd, &st) == 0 && st.st_blksize > 0 ? (size_t)st.st_blksize : 4096;
+	return 0;
+}
+
+#if SWEEP_TEST_HOOKS
+/*
+ * Test builds only: SWEEP_TEST_COPY_EMFILE=N makes every Nth copy's first
+ * try run out of descriptors, "always" every try of every copy (the retry
+ * once the batch is read, and its report, are what the tests look at).
+ */
+static bool test_emfile(const struct fcopy *f)
+{
+	static unsigned long n;
+	const char *e = getenv("SWEEP_TEST_COPY_EMFILE");
+
+	if (!e || !*e)
+		return false;
+	if (!strcmp(e, "always"))
+		return true;
+	unsigned long every = strtoul(e, NULL, 10);
+	return !f->q->retried && every && __atomic_add_fetch(&n, 1, __ATOMIC_RELAXED) % every == 0;
+}
+#endif
+
+int sweep__write_open(struct sweep_copy *c, struct fcopy *f, bool dense)
+{
+	int rc;
+
+	f->dirfd = sweep__dest_item_dir(c, f->q, &f->name);
+#if SWEEP_TEST_HOOKS
+	if (f->dirfd >= 0 && test_emfile(f)) {
+		close(f->dirfd);
+		f->dirfd = -EMFILE;
+	}
+#endif
+	if (f->dirfd < 0) {
+		rc = f->dirfd;
+	} else if (f->q->into) {
+		rc = open_into(f);
+	} else {
+		rc = fstat(f->dirfd, &f->dir_st) < 0 ? -errno : make_temp(c, f);
+		if (rc == 0)
+			f->punch = punch_size(c, dense, f->tmpfd);
+	}
+	/* An unnamed copy needs its directory again only to be named, looked up afresh then: one descriptor less. */
+	if (rc == 0 && !f->tmpname && f->dirfd >= 0 && !f->q->into) {
+		close(f->dirfd);
+		f->dirfd = -1;
+	}
+	if (rc < 0)
+		sweep__write_fail(f, SWEEP_COPY_OP_CREATE, rc);
+	return rc;
+}
+
+static bool all_zero(const char *p, size_t n)
+{
+	return n == 0 || (p[0] == 0 && memcmp(p, p + 1, n - 1) == 0);
+}
+
+/* Write buf, leaving aligned all-zero blocks of blk bytes as holes. */
+static int write_sparse(struct writer *w, int fd, const char *buf, size_t len, uint64_t off, size_t blk,
+			uint64_t tag)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		size_t j = i;
+		bool zero = true;
+		/* Extend a run of blocks that are all zero, or all not. */
+		while (j < len) {
+			size_t n = blk - (size_t)((off + j) % blk);
+			if (n > len - j)
+				n = len - j;
+			bool z = all_zero(buf + j, n);
+			if (j > i && z != zero)
+				break;
+			zero = z;
+			j += n;
+		}
+		if (!zero) {
+			int rc = sweep__writer_write(w, fd, buf + i, j - i, off + i, tag);
+			if (rc < 0)
+				return rc;
+		}
+		i = j;
+	}
+	return 0;
+}
+
+/* write() until done, on a stream (no offsets): 0 or -errno. */
+static int write_stream(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -ENOSPC;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* A stream's bytes up to off: zeros where the source has a hole. */
+static int stream_fill(struct fcopy *f, uint64_t off)
+{
+	static const char zeros[65536];
+
+	while (f->wpos < off) {
+		size_t n = off - f->wpos < sizeof(zeros) ? (size_t)(off - f->wpos) : sizeof(zeros);
+		int rc = write_stream(f->tmpfd, zeros, n);
+		if (rc < 0)
+			return rc;
+		f->wpos += n;
+	}
+	return 0;
+}
+
+int sweep__write_data(struct writer *w, struct fcopy *f, const void *buf, size_t len, uint64_t off, uint64_t tag)
+{
+	int rc;
+
+	if (f->q->into) {
+		rc = stream_fill(f, off);
+		if (rc == 0 && (rc = write_stream(f->tmpfd, buf, len)) == 0)
+			f->wpos = off + len;
+	} else {
+		rc = f->punch ? write_sparse(w, f->tmpfd, buf, len, off, f->punch, tag)
+			      : sweep__writer_write(w, f->tmpfd, buf, len, off, tag);
+	}
+	if (rc < 0)
+		sweep__write_fail(f, SWEEP_COPY_OP_WRITE, rc);
+	else
+		f->bytes += len;
+	return rc;
+}
+
+/* Name the unnamed copy fd as to in dfd: 0 or -errno (-EEXIST: the name is taken). */
+static int link_tmpfile(int fd, int dfd, const char *to)
+{
+	if (linkat(fd, "", dfd, to, AT_EMPTY_PATH) == 0)
+		return 0;
+	if (errno != ENOENT && errno != EPERM)
+		return -errno;
+	/* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH */
+	char proc[64];
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	return linkat(AT_FDCWD, proc, dfd, to, AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
+}
+
+/*
+ * Put the finished copy onto its name. Its directory is looked up again and
+ * must still be the one the copy was made in.
+ */
+static int commit(const struct sweep_copy *c, struct fcopy *f)
+{
+	const char *name;
+	struct stat now;
+	char tmp[32];
+	int dfd = sweep__dest_item_dir(c, f->q, &name), rc;
+
+	if (dfd < 0)
+		return dfd;
+	if (fstat(dfd, &now) < 0 || now.st_dev != f->dir_st.st_dev || now.st_ino != f->dir_st.st_ino) {
+		close(dfd);
+		return -ESTALE; /* the directory was replaced while the file was copied */
+	}
+	if (f->tmpname) {
+		rc = sweep__dest_put(c, dfd, f->tmpname, name);
+		close(dfd);
+		return rc;
+	}
+	/*
+	 * O_TMPFILE: give it a name. Straight onto the final one where none
+	 * stood when the file was queued, or with no-clobber: link refuses an
+	 * existing name (never follows one), and a fresh copy saves a rename.
+	 */
+	bool noclobber = c->o.flags & SWEEP_COPY_NO_CLOBBER;
+	if (noclobber || !f->q->existed) {
+		rc = link_tmpfile(f->tmpfd, dfd, name);
+		if (rc != -EEXIST || noclobber) {
+			close(dfd);
+			return rc;
+		}
+		/* one appeared meanwhile: replaced, as any existing destination is */
+	}
+	rc = -EEXIST;
+	for (int tries = 0; tries < 100 && rc == -EEXIST; tries++) {
+		sweep__dest_tmp_name(tmp);
+		rc = link_tmpfile(f->tmpfd, dfd, tmp);
+	}
+	if (rc == 0) {
+		rc = renameat(dfd, tmp, dfd, name) < 0 ? -errno : 0;
+		if (rc < 0)
+			unlinkat(dfd, tmp, 0); /* the name we just made */
+	}
+	close(dfd);
+	return rc;
+}
+
+/* A FIFO or device written into: the holes at the end as zeros, nothing else of it touched. */
+static void finish_into(struct sweep_copy *c, struct fcopy *f)
+{
+	int rc = stream_fill(f, f->size);
+
+	if (rc == 0 && (c->o.flags & SWEEP_COPY_FSYNC) && fsync(f->tmpfd) < 0 && errno != EINVAL)
+		rc = -errno;
+	if (rc < 0) {
+		sweep__write_fail(f, SWEEP_COPY_OP_WRITE, rc);
+		return;
+	}
+	f->placed = true;
+}
+
+void sweep__write_finish(struct sweep_copy *c, struct fcopy *f, int srcfd)
+{
+	const struct qitem *q = f->q;
+	char *show = NULL;
+	size_t showcap = 0;
+
+	if (q->into) {
+		finish_into(c, f);
+		return;
+	}
+	if (f->how != SWEEP_COPY_HOW_CLONE && ftruncate(f->tmpfd, (off_t)f->size) < 0) {
+		sweep__write_fail(f, SWEEP_COPY_OP_WRITE, -errno);
+		return;
+	}
+	if (!(c->o.preserve & SWEEP_PRESERVE_MODE) && fchmod(f->tmpfd, (mode_t)q->mode) < 0)
+		meta_failed(SWEEP_COPY_META_MODE, -errno, f);
+	/* The owner, mode and times of the file that was read, not of what the walk saw. */
+	struct meta_ref ms = { .fd = srcfd, .blob = srcfd < 0 ? f->blob : NULL }, md = { .fd = f->tmpfd };
+	unsigned what = c->o.preserve;
+	if (srcfd < 0 && !f->blob)
+		what &= ~(unsigned)(SWEEP_PRESERVE_XATTR | SWEEP_PRESERVE_ACL);
+	if (what)
+		sweep__meta_copy(&ms, &md, &f->st, what, meta_failed, f);
+	if ((c->o.flags & SWEEP_COPY_FSYNC) && fsync(f->tmpfd) < 0) {
+		sweep__write_fail(f, SWEEP_COPY_OP_WRITE, -errno);
+		return;
+	}
+	/* The name shown is built in a buffer of this call's: the writer thread runs this too. */
+	int rc = sweep__report_step_raw(c, SWEEP_COPY_STEP_WRITTEN, q->src,
+					c->o.on_step ? sweep__dst_show_in(c, q->dst, &show, &showcap) : q->dst, q->cookie);
+	free(show);
+	if (rc < 0) {
+		f->step_rc = rc;
+		sweep__write_fail(f, SWEEP_COPY_OP_WRITE, rc);
+		return;
+	}
+	if (c->o.cancel && *c->o.cancel) {
+		sweep__write_fail(f, SWEEP_COPY_OP_WRITE, -ECANCELED);
+		return;
+	}
+	if (f->tmpname) {
+		int fd = f->tmpfd;
+		f->tmpfd = -1;
+		if (close(fd) < 0) { /* delayed write errors (NFS, quotas) surface here */
+			sweep__write_fail(f, SWEEP_COPY_OP_WRITE, -errno);
+			return;
+		}
+	}
+	rc = commit(c, f);
+	if (rc < 0) {
+		sweep__write_fail(f, rc == -EISDIR ? SWEEP_COPY_OP_OVERWRITE_DIR : SWEEP_COPY_OP_RENAME, rc == -EISDIR ? 0 : rc);
+		return;
+	}
+	free(f->tmpname); /* in place now: no longer ours to remove */
+	f->tmpname = NULL;
+	f->placed = true;
+}
+
+void sweep__write_close(struct fcopy *f)
+{
+	if (f->tmpfd >= 0)
+		close(f->tmpfd);
+	f->tmpfd = -1;
+	if (f->tmpname && f->dirfd >= 0)
+		unlinkat(f->dirfd, f->tmpname, 0);
+	free(f->tmpname);
+	f->tmpname = NULL;
+	if (f->dirfd >= 0)
+		close(f->dirfd);
+	f->dirfd = -1;
+}
+
+void sweep__write_free(struct fcopy *f)
+{
+	sweep__write_close(f);
+	free(f->mfail);
+	f->mfail = NULL;
+	f->nmfail = f->capmfail = 0;
+	f->blob = sweep__meta_blob_free(f->blob);
+	f->q = NULL;
+}
