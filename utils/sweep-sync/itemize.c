@@ -178,7 +178,8 @@ unsigned itemize_attrs_vs(struct sync_ctx *c, struct sync_node *n, const struct 
 
 	if (S_ISREG(s->st_mode) && s->st_size != d->st_size)
 		f |= IT_SIZE;
-	if (o->times && !same_mtime(s, d))
+	/* rsync -b without --backup-dir implies -O: directory times are not compared */
+	if (o->times && !same_mtime(s, d) && !(S_ISDIR(s->st_mode) && o->backup && !o->backup_dir))
 		f |= IT_TIME;
 	/* Linux cannot chmod a symlink, so rsync never reports its perms */
 	if (o->perms && !S_ISLNK(s->st_mode) && (s->st_mode & 07777) != (d->st_mode & 07777))
