@@ -132,8 +132,9 @@ for zz in -czjf "-cz --zstd -f" "-cJ -j -f" "--xz --gzip -cf"; do
 	tar $zz gzz.tar s 2> gzz.err; grc=$?
 	[ $rc = 2 ] && [ $grc = 2 ] || die "$zz: exit status $rc (GNU tar $grc), want 2"
 	[ "$(head -1 zz.err)" = "sweep-tar: Conflicting compression options" ] &&
-		[ "$(sed -n 2p zz.err)" = "Try 'sweep-tar --help' for more information." ] &&
-		[ "$(head -1 gzz.err)" = "tar: Conflicting compression options" ] || { cat zz.err >&2; die "$zz: not GNU tar's message"; }
+		[ "$(sed -n 2p zz.err)" = "Try 'sweep-tar --help' or 'sweep-tar --usage' for more information." ] &&
+		[ "$(head -1 gzz.err)" = "tar: Conflicting compression options" ] &&
+		[ "$(sed -n 2p gzz.err)" = "Try 'tar --help' or 'tar --usage' for more information." ] || { cat zz.err >&2; die "$zz: not GNU tar's message"; }
 	[ ! -e zz.tar ] || die "$zz: an archive was written"
 done
 "$T" -czzf zz.tar s && "$T" -c --gzip -z -f zz.tar s || die "-z twice refused"

@@ -10,7 +10,10 @@
  *  whole path only; EXCLUDE_LEADING_DIR adds FNM_LEADING_DIR (GNU tar's
  *  default: "a/b" also matches "a/b/c"); EXCLUDE_SLASH_SPECIAL adds
  *  FNM_PATHNAME (tar --no-wildcards-match-slash); EXCLUDE_CASEFOLD adds
- *  FNM_CASEFOLD.
+ *  FNM_CASEFOLD; EXCLUDE_NO_WILDCARDS compares the name as it is. A
+ *  pattern without wildcards matches as a name either way, and such
+ *  patterns are looked up in a hash table as gnulib keeps them: a million
+ *  of them cost a few lookups per path, not a million matches.
  *
  *  EXCLUDE_RSYNC (sweep-sync): rsync's filter rules. '*' and '?' stop at
  *  '/', '**' crosses it; a pattern without '/' (other than a trailing one)
@@ -37,6 +40,7 @@
 #define EXCLUDE_LEADING_DIR   0x20u /* GNU: FNM_LEADING_DIR (tar's default) */
 #define EXCLUDE_SLASH_SPECIAL 0x40u /* GNU: wildcards do not match '/' */
 #define EXCLUDE_CASEFOLD      0x80u /* both: ignore case */
+#define EXCLUDE_NO_WILDCARDS  0x100u /* GNU: the pattern is a name, '*' and '?' are themselves (tar --no-wildcards) */
 
 struct exclude;
 
@@ -47,6 +51,20 @@ int exclude_add(struct exclude *ex, const char *pattern);
 /* Add a rule; include=true lets matching names through (rsync --include).
  * In GNU mode an include rule is refused with -EINVAL. */
 int exclude_add_rule(struct exclude *ex, const char *pattern, bool include);
+/*
+ * Add a GNU pattern with flags of its own (GNU tar's matching options,
+ * --anchored, --ignore-case, --wildcards and their --no- forms, apply to the
+ * patterns after them): 0, -EINVAL or -ENOMEM.
+ */
+int exclude_add_flags(struct exclude *ex, const char *pattern, unsigned flags);
+/* exclude_add_file() with each pattern's flags (GNU mode). */
+int exclude_add_file_flags(struct exclude *ex, const char *file, unsigned flags);
+/*
+ * GNU's match of one pattern against a name (gnulib exclude_fnmatch), the
+ * GNU flags above: tar uses it for the member names given to -t, -x and
+ * --delete as well.
+ */
+bool exclude_fnmatch(const char *pattern, const char *name, unsigned flags);
 /* Add one pattern per line of file ("-" = stdin), like du -X / tar -X.
  * Empty lines are skipped. 0 or -errno. */
 int exclude_add_file(struct exclude *ex, const char *file);

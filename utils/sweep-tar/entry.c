@@ -27,6 +27,8 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/xattr.h>
 
 #include "tar.h"
@@ -45,6 +47,40 @@ static void set_sparse(struct archive_entry *e, const struct stat *st, const str
 		return; /* not sparse */
 	for (size_t i = 0; i < n; i++)
 		archive_entry_sparse_add_entry(e, (la_int64_t)map[i].logical, (la_int64_t)map[i].length);
+}
+
+/* --xattrs-include, --xattrs-exclude: the entry keeps the xattrs they select. */
+static void filter_xattrs(struct tar *t, struct archive_entry *e)
+{
+	struct kept {
+		char *name;
+		void *val;
+		size_t len;
+	} *v;
+	int n = archive_entry_xattr_reset(e), k = 0;
+	const char *name;
+	const void *val;
+	size_t len;
+
+	if (n <= 0 || !(v = calloc((size_t)n, sizeof(*v))))
+		return;
+	while (k < n && archive_entry_xattr_next(e, &name, &val, &len) == ARCHIVE_OK) {
+		if (!tar_xattr_selected(t->o, name, true))
+			continue;
+		v[k].name = strdup(name);
+		v[k].val = malloc(len ? len : 1);
+		if (v[k].val)
+			memcpy(v[k].val, val, len);
+		v[k++].len = len;
+	}
+	archive_entry_xattr_clear(e);
+	for (int i = 0; i < k; i++) {
+		if (v[i].name && v[i].val)
+			archive_entry_xattr_add_entry(e, v[i].name, v[i].val, v[i].len);
+		free(v[i].name);
+		free(v[i].val);
+	}
+	free(v);
 }
 
 void tar_entry_owner(struct tar *t, struct archive_entry *e)
@@ -83,6 +119,15 @@ int tar_entry_fill(struct tar *t, const char *name, const char *path, const char
 	r = archive_read_disk_entry_from_file(t->disk, t->entry, fd, st);
 	if (dm && r >= ARCHIVE_WARN && S_ISREG(st->st_mode))
 		set_sparse(t->entry, st, dm->map, dm->n);
+	if (r >= ARCHIVE_WARN && (t->o->nxattr_include || t->o->nxattr_exclude))
+		filter_xattrs(t, t->entry);
+	/* --transform applies to symlink targets too (unless its flags say S). */
+	if (r >= ARCHIVE_WARN && S_ISLNK(st->st_mode) && tar_transforms() && archive_entry_symlink(t->entry)) {
+		char *x = tar_transform(archive_entry_symlink(t->entry), TAR_XFORM_SYMLINK);
+		if (x)
+			archive_entry_copy_symlink(t->entry, x);
+		free(x);
+	}
 	tar_entry_owner(t, t->entry);
 	/*
 	 * With an extended ACL, libarchive's mode carries the ACL's group

@@ -35,102 +35,6 @@
 #include "xdisk.h"
 
 /*
- * Which operand selects name (a member named so, or below one): its index,
- * o->nroots when there are no operands (everything), -1 for none. Marks
- * the operand that matched.
- */
-static long selected(const struct tar_opts *o, const char *name, bool *matched)
-{
-	size_t nlen = strlen(name);
-
-	while (nlen > 1 && name[nlen - 1] == '/')
-		nlen--;
-	if (o->nroots == 0)
-		return 0;
-	for (size_t i = 0; i < o->nroots; i++) {
-		const char *want = o->roots[i].path + o->roots[i].strip;
-		size_t wlen = strlen(want);
-
-		while (wlen > 1 && want[wlen - 1] == '/')
-			wlen--;
-		if (nlen < wlen || memcmp(name, want, wlen) != 0)
-			continue;
-		if (nlen == wlen || (!o->no_recursion && name[wlen] == '/')) {
-			matched[i] = true;
-			return (long)i;
-		}
-	}
-	return -1;
-}
-
-/* GNU tar -tv's type letter and mode bits ("drwxr-xr-x", "hrw-r--r--" for a hard link). */
-static void mode_string(struct archive_entry *e, char *m)
-{
-	mode_t mode = archive_entry_mode(e);
-	static const char rwx[] = "rwxrwxrwx";
-
-	switch (archive_entry_filetype(e)) {
-	case AE_IFDIR: m[0] = 'd'; break;
-	case AE_IFLNK: m[0] = 'l'; break;
-	case AE_IFCHR: m[0] = 'c'; break;
-	case AE_IFBLK: m[0] = 'b'; break;
-	case AE_IFIFO: m[0] = 'p'; break;
-	case AE_IFSOCK: m[0] = 's'; break;
-	default: m[0] = archive_entry_hardlink(e) ? 'h' : '-'; break;
-	}
-	for (int i = 0; i < 9; i++)
-		m[1 + i] = (mode & (0400 >> i)) ? rwx[i] : '-';
-	if (mode & S_ISUID)
-		m[3] = (mode & S_IXUSR) ? 's' : 'S';
-	if (mode & S_ISGID)
-		m[6] = (mode & S_IXGRP) ? 's' : 'S';
-	if (mode & S_ISVTX)
-		m[9] = (mode & S_IXOTH) ? 't' : 'T';
-	m[10] = '\0';
-}
-
-/*
- * GNU tar -tv's line: the owner/group/size column grows to the widest seen
- * so far (from 19), the date is local "YYYY-MM-DD HH:MM".
- */
-static void list_verbose(FILE *out, struct archive_entry *e)
-{
-	static int ugswidth = 19;
-	char mode[11], size[48], user[32], group[32], date[64];
-	const char *un = archive_entry_uname(e), *gn = archive_entry_gname(e);
-	time_t mt = archive_entry_mtime(e);
-	struct tm tm;
-	int pad;
-
-	mode_string(e, mode);
-	if (!un || !*un)
-		snprintf(user, sizeof(user), "%lld", (long long)archive_entry_uid(e));
-	if (!gn || !*gn)
-		snprintf(group, sizeof(group), "%lld", (long long)archive_entry_gid(e));
-	if (archive_entry_filetype(e) == AE_IFCHR || archive_entry_filetype(e) == AE_IFBLK)
-		snprintf(size, sizeof(size), "%llu,%llu", (unsigned long long)archive_entry_rdevmajor(e),
-			 (unsigned long long)archive_entry_rdevminor(e));
-	else
-		snprintf(size, sizeof(size), "%lld", (long long)archive_entry_size(e));
-	if (localtime_r(&mt, &tm))
-		strftime(date, sizeof(date), "%Y-%m-%d %H:%M", &tm);
-	else
-		snprintf(date, sizeof(date), "%lld", (long long)mt);
-	un = un && *un ? un : user;
-	gn = gn && *gn ? gn : group;
-	pad = (int)(strlen(un) + 1 + strlen(gn) + 1 + strlen(size));
-	if (pad > ugswidth)
-		ugswidth = pad;
-	fprintf(out, "%s %s/%s %*s %-16s ", mode, un, gn, ugswidth - pad + (int)strlen(size), size, date);
-	fputs(tar_printable(archive_entry_pathname(e)), out);
-	if (archive_entry_filetype(e) == AE_IFLNK && archive_entry_symlink(e))
-		fprintf(out, " -> %s", tar_printable(archive_entry_symlink(e)));
-	else if (archive_entry_hardlink(e))
-		fprintf(out, " link to %s", tar_printable(archive_entry_hardlink(e)));
-	fputc('\n', out);
-}
-
-/*
  * libarchive 3.6 reads a pax time "-S.F" as -S + .F (see tar_fix_times()):
  * the time meant is -S - .F = (-S - 1) + (1 - .F). Times between -1 and 0
  * cannot be told from positive ones and stay as read.
@@ -187,22 +91,86 @@ static bool strip_entry(struct archive_entry *e, unsigned n)
 	return true;
 }
 
-/* n zero bytes to stdout: a hole of a sparse member under -O. 0 or -errno. */
-static int zeros_to_stdout(uint64_t n)
+/* e's name (and link target) replaced by what fn makes of it (NULL: unchanged); false: skip the member. */
+static bool set_names(struct archive_entry *e, char *name, char *link, char *symlink)
 {
-	static const char zeros[65536];
-	int r = 0;
+	if (name)
+		archive_entry_copy_pathname(e, name);
+	if (link)
+		archive_entry_copy_hardlink(e, link);
+	if (symlink)
+		archive_entry_copy_symlink(e, symlink);
+	free(name);
+	free(link);
+	free(symlink);
+	return true;
+}
 
-	while (n > 0 && r == 0) {
-		size_t k = n < sizeof(zeros) ? (size_t)n : sizeof(zeros);
-		r = cli_write_all(STDOUT_FILENO, zeros, k);
-		n -= k;
+/*
+ * --one-top-level=DIR: a name not below DIR is put there (GNU tar's
+ * enforce_one_top_level): "." is DIR, "./a" is "DIR/a". malloc'ed, or NULL
+ * when the name is there already.
+ */
+static char *one_top(const char *top, const char *name)
+{
+	const char *p = name;
+	size_t n = strlen(top);
+	char *out;
+
+	while (*p == '/' || *p == '.')
+		p++;
+	if (!*p)
+		return strdup(top);
+	if (strncmp(p, top, n) == 0 && (p[n] == '/' || !p[n]))
+		return NULL;
+	/* "./a//b" -> "a/b" below DIR, as GNU tar's normalize_filename_x (a trailing '/' stays). */
+	if (!(out = malloc(n + strlen(name) + 2)))
+		return NULL;
+	char *w = out + sprintf(out, "%s", top);
+	for (const char *c = name; *c;) {
+		const char *end = strchrnul(c, '/');
+		if (end - c > 0 && !(end - c == 1 && c[0] == '.')) {
+			*w++ = '/';
+			memcpy(w, c, (size_t)(end - c));
+			w += end - c;
+		}
+		c = end;
+		while (*c == '/')
+			c++;
 	}
-	return r;
+	if (name[strlen(name) - 1] == '/')
+		*w++ = '/';
+	*w = '\0';
+	return out;
+}
+
+/*
+ * A member's names as -t, -x and -d use them (GNU tar's
+ * transform_stat_info): --transform, then --strip-components, then
+ * --one-top-level. false: nothing is left of the name, skip the member.
+ */
+static bool rename_member(struct tar *t, struct archive_entry *e)
+{
+	const struct tar_opts *o = t->o;
+	const char *link = archive_entry_hardlink(e);
+
+	if (tar_transforms()) {
+		const char *sym = archive_entry_filetype(e) == AE_IFLNK ? archive_entry_symlink(e) : NULL;
+		set_names(e, tar_transform(archive_entry_pathname(e), TAR_XFORM_NAME),
+			  link ? tar_transform(link, TAR_XFORM_LINK) : NULL, sym ? tar_transform(sym, TAR_XFORM_SYMLINK) : NULL);
+	}
+	if (o->strip_components && !strip_entry(e, o->strip_components))
+		return false;
+	if (o->one_top_level) {
+		link = archive_entry_hardlink(e);
+		set_names(e, one_top(o->one_top_level, archive_entry_pathname(e)),
+			  link ? one_top(o->one_top_level, link) : NULL, NULL);
+	}
+	return true;
 }
 
 /* -O: the member's data to stdout, holes as zeros. 0, or -errno (-EIO: the archive failed). */
-static int data_to_stdout(struct archive *in, struct archive_entry *e)
+static int data_to_stdout(struct tar *t, struct archive *in, struct archive_entry *e)
 {
 	const void *buf;
 	size_t len;
@@ -210,7 +178,8 @@ static int data_to_stdout(struct archive *in, struct archive_entry *e)
 	int r;
 
 	while ((r = archive_read_data_block(in, &buf, &len, &off)) == ARCHIVE_OK) {
-		if (off > pos && (r = zeros_to_stdout((uint64_t)(off - pos))) < 0)
+		tar_checkpoint_in(t, in);
+		if (off > pos && (r = tar_write_zeros(STDOUT_FILENO, (uint64_t)(off - pos))) < 0)
 			return r;
 		if ((r = cli_write_all(STDOUT_FILENO, buf, len)) < 0)
 			return r;
@@ -218,7 +187,7 @@ static int data_to_stdout(struct archive *in, struct archive_entry *e)
 	}
 	if (r != ARCHIVE_EOF)
 		return -EIO;
-	return archive_entry_size(e) > pos ? zeros_to_stdout((uint64_t)(archive_entry_size(e) - pos)) : 0;
+	return archive_entry_size(e) > pos ? tar_write_zeros(STDOUT_FILENO, (uint64_t)(archive_entry_size(e) - pos)) : 0;
 }
 
 static int open_in(struct tar *t, struct archive **ret)
@@ -340,26 +309,6 @@ static void targets_close(struct xtargets *xt)
 		archive_write_free(xt->ctx.lookup);
 }
 
-/*
- * The archive came through a pipe: read what follows its end (the last
- * record's padding, or more), as GNU tar does (sys_drain_input_pipe), so
- * that the writer is not killed by SIGPIPE, or told "Broken pipe", for
- * writing it: "sweep-tar cf - ... | sweep-tar xpf -", fpsync's tar mode.
- */
-static void drain_pipe(const struct tar_opts *o)
-{
-	struct stat st;
-	char buf[65536];
-
-	if ((o->archive && strcmp(o->archive, "-") != 0) || fstat(STDIN_FILENO, &st) != 0 || !S_ISFIFO(st.st_mode))
-		return;
-	for (;;) {
-		ssize_t n = read(STDIN_FILENO, buf, sizeof(buf));
-		if (n == 0 || (n < 0 && errno != EINTR))
-			break;
-	}
-}
-
 /* What GNU tar says of a member list that cannot be read to its end. */
 static void archive_failed(struct tar *t, struct archive *in)
 {
@@ -370,21 +319,75 @@ static void archive_failed(struct tar *t, struct archive *in)
 	t->status = TAR_FATAL;
 }
 
-int tar_read_archive(struct tar *t, bool extract)
+/*
+ * -d: the directories compared in (each -C in force for an operand), held
+ * open: a descriptor, or -1 after a message.
+ */
+struct dtargets {
+	size_t n;
+	const char **dir;
+	int *fd;
+};
+
+static int diff_target(struct tar *t, struct dtargets *dt, const char *dir)
+{
+	const char **nd;
+	int *nf, fd;
+
+	for (size_t i = 0; i < dt->n; i++)
+		if (dt->dir[i] == dir || (dt->dir[i] && dir && strcmp(dt->dir[i], dir) == 0))
+			return dt->fd[i];
+	fd = open(dir ? dir : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		tar_error(t, dir ? dir : ".", "Cannot open: %s", strerror(errno));
+		return -1;
+	}
+	nd = realloc(dt->dir, (dt->n + 1) * sizeof(*nd));
+	if (nd)
+		dt->dir = nd;
+	nf = realloc(dt->fd, (dt->n + 1) * sizeof(*nf));
+	if (nf)
+		dt->fd = nf;
+	if (!nd || !nf) {
+		close(fd);
+		return -1;
+	}
+	dt->dir[dt->n] = dir;
+	dt->fd[dt->n++] = fd;
+	return fd;
+}
+
+static void diff_targets_close(struct dtargets *dt)
+{
+	for (size_t i = 0; i < dt->n; i++)
+		close(dt->fd[i]);
+	free(dt->dir);
+	free(dt->fd);
+}
+
+int tar_read_archive(struct tar *t, enum tar_mode mode, bool verify)
 {
 	const struct tar_opts *o = t->o;
+	bool extract = mode == TAR_EXTRACT, diff = mode == TAR_DIFF;
 	struct archive *in = NULL;
 	struct archive_entry *e;
 	struct xtargets xt = { 0 };
-	bool *matched = calloc(o->nroots ? o->nroots : 1, sizeof(*matched)), skipping = false;
+	struct dtargets dt = { 0 };
+	/* -W compares every member, below the last -C. */
+	size_t nroots = verify ? 0 : o->nroots;
+	const char *verify_dir = verify && o->nroots ? o->roots[o->nroots - 1].dir : NULL;
+	unsigned *found = calloc(o->nroots ? o->nroots : 1, sizeof(*found));
+	char *shown = NULL; /* the member's name as listed */
+	bool skipping = false;
 	uint64_t members = 0;
 	int r;
 
-	t->status = TAR_OK;
-	if (!matched)
+	if (!verify)
+		t->status = TAR_OK;
+	if (!found)
 		return -ENOMEM;
 	if (open_in(t, &in) < 0) {
-		free(matched);
+		free(found);
 		return -EIO;
 	}
 	targets_init(&xt, t);
@@ -393,6 +396,7 @@ int tar_read_archive(struct tar *t, bool extract)
 		long root;
 
 		r = archive_read_next_header(in, &e);
+		tar_checkpoint_in(t, in);
 		if (r == ARCHIVE_EOF || r == ARCHIVE_FATAL)
 			break;
 		if (r == ARCHIVE_RETRY) {
@@ -417,27 +421,54 @@ int tar_read_archive(struct tar *t, bool extract)
 		if (r == ARCHIVE_WARN && !strstr(archive_error_string(in) ? archive_error_string(in) : "", "can't be converted"))
 			tar_warn(t, name, "%s", archive_error_string(in));
 		r = ARCHIVE_OK;
-		if (!name || (root = selected(o, name, matched)) < 0)
+		if (!name || (nroots && (root = tar_select(o, name, found)) < 0))
 			continue;
+		if (!nroots)
+			root = 0;
 		/* --exclude applies to -t and -x as well, on the member name (GNU tar). */
 		if (o->exclude && exclude_match(o->exclude, name, NULL, archive_entry_filetype(e) == AE_IFDIR))
 			continue;
 		fix_times(e);
-		if (extract && o->strip_components && !strip_entry(e, o->strip_components))
+		/* Listed by the name it has in the archive, unless --show-transformed-names. */
+		free(shown);
+		if (!(shown = strdup(archive_entry_pathname(e))) || !rename_member(t, e))
 			continue;
-		if (!extract || o->verbose) {
-			FILE *out = extract ? t->listing : stdout;
-			if (o->verbose && !extract)
-				list_verbose(out, e);
+		if (o->show_transformed) {
+			free(shown);
+			shown = strdup(archive_entry_pathname(e));
+		}
+		/* -t: every name, -tv as GNU tar -tv; -x, -d: -v names, -vv long lines ("Verify " first with -W). */
+		if (mode == TAR_LIST && !o->verbose) {
+			fprintf(stdout, "%s\n", tar_printable(shown));
+		} else if (mode == TAR_LIST) {
+			tar_list_long(t, stdout, e, shown);
+		} else if (o->verbose) {
+			progress_clear_for(t->progress, t->listing);
+			if (verify)
+				fputs("Verify ", t->listing);
+			if (o->verbose > 1)
+				tar_list_long(t, t->listing, e, shown);
 			else
-				fprintf(out, "%s\n", tar_printable(name));
+				fprintf(t->listing, "%s\n", tar_printable(shown));
+		}
+		if (diff) {
+			int dirfd = diff_target(t, &dt, verify ? verify_dir : o->nroots ? o->roots[root].dir : o->extract_dir);
+			if (dirfd < 0) {
+				cli_msg("Error is not recoverable: exiting now");
+				t->status = TAR_FATAL;
+				break;
+			}
+			if ((r = tar_diff_member(t, in, e, dirfd)) == ARCHIVE_FATAL)
+				break;
+			r = ARCHIVE_OK;
+			continue;
 		}
 		if (!extract)
 			continue;
 		if (o->to_stdout) {
 			/* Regular files' data only, as GNU tar -O; a hard link member has none. */
 			if (archive_entry_filetype(e) == AE_IFREG && !archive_entry_hardlink(e) &&
-			    (r = data_to_stdout(in, e)) < 0) {
+			    (r = data_to_stdout(t, in, e)) < 0) {
 				if (r == -EIO) {
 					r = ARCHIVE_FATAL;
 					break;
@@ -465,16 +496,16 @@ int tar_read_archive(struct tar *t, bool extract)
 	if (r == ARCHIVE_FATAL)
 		archive_failed(t, in);
 	else if (r == ARCHIVE_EOF)
-		drain_pipe(o);
+		tar_drain_stdin(o);
 	/* Directory modes and times, deferred to the end. */
 	if (xt.n)
 		test_pause("xdirs", 0);
 	targets_close(&xt);
-	for (size_t i = 0; i < o->nroots; i++)
-		if (!matched[i]) {
-			tar_error(t, o->roots[i].path + o->roots[i].strip, "Not found in archive");
-		}
+	diff_targets_close(&dt);
+	if (!verify)
+		tar_report_unmatched(t, found);
 	archive_read_free(in);
-	free(matched);
+	free(found);
+	free(shown);
 	return 0;
 }

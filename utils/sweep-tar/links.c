@@ -164,7 +164,7 @@ int tar_link_done(struct tar *t, struct link_rec *rec, bool ok, const char *path
 	rec->state = ok ? LINK_WRITTEN : LINK_FAILED;
 	if (ok) {
 		free(rec->target);
-		rec->target = strdup(tar_member_name(t, path, strip));
+		rec->target = strdup(tar_stored_name(t, path, strip, TAR_XFORM_LINK));
 		rec->target_prefix = tar_name_prefix(t, path, strip);
 		if (!rec->target) {
 			rec->state = LINK_FAILED; /* the next name holds its data again */

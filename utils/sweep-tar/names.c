@@ -86,6 +86,9 @@ void tar_note_link_target(struct tar *t, const struct name_prefix *p)
 
 void tar_names_free(struct tar *t)
 {
+	free(t->xname[0]);
+	free(t->xname[1]);
+	t->xname[0] = t->xname[1] = NULL;
 	while (t->prefixes) {
 		struct name_prefix *p = t->prefixes;
 		t->prefixes = p->next;
@@ -104,6 +107,18 @@ const char *tar_member_name(struct tar *t, const char *path, size_t strip)
 	say_prefix(t, tar_name_prefix(t, path, strip), false);
 	name += len;
 	return *name ? name : ".";
+}
+
+const char *tar_stored_name(struct tar *t, const char *path, size_t strip, int kind)
+{
+	const char *name = tar_member_name(t, path, strip);
+	char *x;
+
+	if (!tar_transforms() || !(x = tar_transform(name, kind)))
+		return name;
+	free(t->xname[kind == TAR_XFORM_LINK]);
+	t->xname[kind == TAR_XFORM_LINK] = x;
+	return x;
 }
 
 /* A ".." component anywhere in name (GNU tar's contains_dot_dot). */
@@ -233,14 +248,4 @@ void tar_error(struct tar *t, const char *path, const char *fmt, ...)
 	va_start(ap, fmt);
 	vreport(t, TAR_FATAL, path, fmt, ap);
 	va_end(ap);
-}
-
-void tar_list(struct tar *t, const char *name, bool is_dir)
-{
-	if (!t->o->verbose)
-		return;
-	progress_clear_for(t->progress, t->listing);
-	/* GNU tar -v shows directories with their trailing '/'. */
-	size_t len = strlen(name);
-	fprintf(t->listing, "%s%s\n", tar_printable(name), is_dir && len && name[len - 1] != '/' ? "/" : "");
 }

@@ -138,6 +138,11 @@ int tar_out_open(struct tar *t)
 	if (!file || strcmp(file, "-") == 0) {
 		t->out_fd = STDOUT_FILENO;
 		t->out_name = "-";
+	} else if (t->o->mode == TAR_APPEND || t->o->mode == TAR_UPDATE) {
+		/* After the archive's last member (update.c). */
+		t->out_name = file;
+		if ((t->out_fd = tar_update_open(t)) < 0)
+			return -EIO;
 	} else {
 		t->out_fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 		t->out_name = file;
@@ -173,9 +178,12 @@ int tar_out_open(struct tar *t)
 	/*
 	 * Uncompressed: pad the last record to 10240 bytes as GNU tar does.
 	 * Compressed: do not pad the compressed stream (gzip and friends
-	 * complain about trailing zeros).
+	 * complain about trailing zeros). -r, -u: the records count from the
+	 * start of the archive, not from where the new members start:
+	 * tar_update_pad() pads after the end.
 	 */
-	archive_write_set_bytes_in_last_block(t->out, t->o->filter == TAR_FILTER_NONE ? (int)tar_record_size(t->o) : 1);
+	archive_write_set_bytes_in_last_block(t->out, t->o->filter == TAR_FILTER_NONE && t->o->mode == TAR_CREATE
+							      ? (int)tar_record_size(t->o) : 1);
 	/*
 	 * Written in 1 MB blocks, not GNU tar's 10 KiB records: the same
 	 * bytes, with a hundredth of the write calls, and into a pipe the
@@ -246,6 +254,15 @@ static void reproducible(const struct tar_opts *o, struct archive_entry *e)
 	}
 }
 
+/* --checkpoint: the records the tar stream has filled so far. */
+static void checkpoint_out(struct tar *t)
+{
+	la_int64_t n = archive_filter_bytes(t->out, 0);
+
+	if (n > 0)
+		tar_checkpoint_records(t, true, (uint64_t)n / tar_record_size(t->o));
+}
+
 int tar_out_header(struct tar *t, struct archive_entry *e)
 {
 	int r;
@@ -280,7 +297,9 @@ int tar_out_header(struct tar *t, struct archive_entry *e)
 			tar_warn(t, archive_entry_pathname(e), "%s", reason(t->out, e));
 	}
 	t->members++;
-	tar_list(t, archive_entry_pathname(e), archive_entry_filetype(e) == AE_IFDIR);
+	tar_list(t, e);
+	if (tar_checkpoints())
+		checkpoint_out(t);
 	return 0;
 }
 
@@ -288,8 +307,16 @@ int tar_out_data(struct tar *t, const void *buf, size_t len)
 {
 	if (t->failed)
 		return -EIO;
-	if (len && (archive_write_data(t->out, buf, len) < 0 || t->sink.err))
-		return out_failed(t);
+	/* With checkpoints, a record at a time: each one's actions run as it is filled. */
+	size_t step = tar_checkpoints() ? tar_record_size(t->o) : len;
+	for (size_t done = 0; done < len;) {
+		size_t k = len - done < step ? len - done : step;
+		if (archive_write_data(t->out, (const char *)buf + done, k) < 0 || t->sink.err)
+			return out_failed(t);
+		done += k;
+		if (step < len)
+			checkpoint_out(t);
+	}
 	return 0;
 }
 
@@ -303,6 +330,18 @@ int tar_out_zeros(struct tar *t, uint64_t n)
 		n -= k;
 	}
 	return 0;
+}
+
+int tar_write_zeros(int fd, uint64_t n)
+{
+	int r = 0;
+
+	while (n > 0 && r == 0) {
+		size_t k = n < sizeof(zeros) ? (size_t)n : sizeof(zeros);
+		r = cli_write_all(fd, zeros, k);
+		n -= k;
+	}
+	return r;
 }
 
 int tar_out_finish(struct tar *t)
@@ -320,6 +359,20 @@ int tar_out_close(struct tar *t)
 		return -EIO;
 	if (archive_write_close(t->out) != ARCHIVE_OK || t->sink.err)
 		return out_failed(t);
+	/* The last record, padded. */
+	if (tar_checkpoints()) {
+		uint64_t rs = tar_record_size(t->o);
+		tar_checkpoint_records(t, true, ((uint64_t)archive_filter_bytes(t->out, 0) + rs - 1) / rs);
+	}
+	if ((t->o->mode == TAR_APPEND || t->o->mode == TAR_UPDATE) && (t->sink.err = -tar_update_pad(t)) != 0)
+		return out_failed(t);
+	/* --remove-files: the archive's data on its device before anything in it is removed (remove.c). */
+	if (t->o->remove_files && fdatasync(t->out_fd) != 0 && errno != EINVAL && errno != EROFS) {
+		cli_msg("%s: Cannot write: %s", tar_printable(t->out_name), strerror(errno));
+		t->failed = true;
+		t->status = TAR_FATAL;
+		return -EIO;
+	}
 	/* Close -f FILE here to see late errors (NFS, quotas). */
 	if (t->out_fd != STDOUT_FILENO) {
 		if (close(t->out_fd) != 0) {

@@ -49,7 +49,7 @@ static int rd_begin(const struct sweep_file *f, void *ctx)
 {
 	struct tar *t = ctx;
 	const char *path = f->entry->path;
-	const char *name = tar_member_name(t, path, (size_t)f->entry->cookie);
+	const char *name = tar_stored_name(t, path, (size_t)f->entry->cookie, TAR_XFORM_NAME);
 	struct tar_data_map dm;
 	char acc[64];
 	int r;
@@ -87,6 +87,7 @@ static int rd_begin(const struct sweep_file *f, void *ctx)
 	/* Metadata from this descriptor only: the file the reader checked, not whatever the path names now. */
 	if (tar_entry_fill(t, name, path, tar_accpath(t, f->fd, NULL, path, acc, sizeof(acc)), f->fd, &f->st, &dm) < 0)
 		return SWEEP_READ_SKIP;
+	t->list_name = path + (size_t)f->entry->cookie;
 	r = tar_out_header(t, NULL);
 	if (r != 0)
 		return r < 0 ? r : SWEEP_READ_SKIP;
@@ -181,7 +182,7 @@ static int rd_end(const struct sweep_file *f, int status, void *ctx)
 {
 	struct tar *t = ctx;
 	struct link_rec *rec = t->cur_rec;
-	bool ok = t->cur_begun;
+	bool ok = t->cur_begun, member = t->cur_member;
 	uint64_t short_by = t->cur_begun ? t->cur_size - t->cur_pos : 0;
 	int r = 0;
 
@@ -190,6 +191,8 @@ static int rd_end(const struct sweep_file *f, int status, void *ctx)
 	if (t->cur_linked) {
 		/* A link member, or the archive itself: no data of it went in. */
 		t->cur_linked = false;
+		if (member && t->o->remove_files && tar_remove_later(t, f->entry->path, &f->st, false) < 0)
+			return -ENOMEM;
 		return t->failed ? -EIO : 0;
 	}
 	if (t->cur_begun) {
@@ -203,6 +206,9 @@ static int rd_end(const struct sweep_file *f, int status, void *ctx)
 	t->files++;
 	if (r < 0 || t->failed)
 		return r < 0 ? r : -EIO;
+	/* --remove-files: a member whole (not one padded with zeros: its data would be lost). */
+	if (ok && t->o->remove_files && status >= 0 && short_by == 0 && tar_remove_later(t, f->entry->path, &f->st, false) < 0)
+		return -ENOMEM;
 	if (rec)
 		r = tar_link_done(t, rec, ok, f->entry->path, (size_t)f->entry->cookie);
 	return r < 0 ? r : 0;

@@ -65,8 +65,10 @@
 #include "exclude.h"
 #include "progress.h"
 
-/* sweep-tar.c: the unconsumed file-selection options of -c, in GNU tar's words (exit 2 at the end). */
+/* opts.c: the command line into o (exits on a usage error, as GNU tar does). */
 struct tar_opts;
+void tar_parse(int argc, char **argv, struct tar_opts *o);
+/* The unconsumed file-selection options of -c, in GNU tar's words (exit 2 at the end). */
 void tar_unconsumed_report(struct tar_opts *o);
 
 /* GNU tar's exit statuses. */
@@ -89,13 +91,24 @@ struct tar_root {
 	size_t strip; /* bytes of path before the member name: the -C prefix and its "/" */
 	char *dir;    /* the -C in force for it (NULL: none): -x extracts its members there */
 	unsigned nexclude; /* -c: the --exclude patterns given before it (GNU tar's are positional) */
+	unsigned match;    /* -t, -x, -d, --delete: how it matches member names (exclude.h's GNU flags) */
+	bool no_recursion; /* --no-recursion before it: itself, not what is below it */
 };
 
 enum tar_mode {
 	TAR_CREATE = 1, /* -c */
 	TAR_LIST,       /* -t */
 	TAR_EXTRACT,    /* -x */
+	TAR_APPEND,     /* -r */
+	TAR_UPDATE,     /* -u */
+	TAR_CONCAT,     /* -A */
+	TAR_DELETE,     /* --delete */
+	TAR_DIFF,       /* -d */
 };
+/* How GNU tar names a mode in messages: "-c", "--delete" ... (opts.c) */
+const char *tar_mode_option(enum tar_mode m);
+/* The modes that write members from the tree (-c, -r, -u). */
+#define TAR_WRITES_TREE(m) ((m) == TAR_CREATE || (m) == TAR_APPEND || (m) == TAR_UPDATE)
 
 /* -x on a name that exists (other than a directory over a directory). */
 enum tar_old_files {
@@ -141,7 +154,8 @@ struct tar_opts {
 	enum tar_mode mode;
 	const char *archive; /* -f; NULL or "-" = stdout (-c) or stdin (-t, -x) */
 	const char *extract_dir; /* -x: the last -C */
-	bool no_recursion;   /* --no-recursion: the PATHs themselves, not what is below them */
+	unsigned occurrence; /* --occurrence=N: -t, -x, -d, --delete act on the Nth member a name selects */
+	bool wildcards_default; /* neither --wildcards nor --no-wildcards was given (GNU tar's hint) */
 	unsigned strip_components; /* -x: --strip-components=N */
 	enum tar_old_files old_files; /* -x: what happens to a file that exists */
 	bool to_stdout;      /* -x -O: file data to stdout, nothing written to disk */
@@ -166,8 +180,17 @@ struct tar_opts {
 	struct unconsumed unconsumed;
 	unsigned blocking;   /* -b N: records of N 512-byte blocks (0: GNU tar's 20) */
 	bool names_failed;   /* a -T file had a line that could not be used (said so; exit 2 at the end) */
+	bool files_from;     /* -T was given: no names is an empty archive, not an error */
+	bool verify;         /* -W: -c, -r, -u compare the archive with the files afterwards */
+	bool show_transformed; /* --show-transformed-names: -v and -t list names as changed */
+	bool remove_files;   /* --remove-files: -c, -r, -u remove what they archived */
+	/* --xattrs-include, --xattrs-exclude: fnmatch patterns of xattr names stored and restored */
+	const char **xattr_include, **xattr_exclude;
+	size_t nxattr_include, nxattr_exclude;
+	const char *one_top_level; /* -x, -t, -d: --one-top-level: every name below this directory */
 	enum tar_filter filter;
-	bool verbose, totals, xdev;
+	unsigned verbose;    /* -v: names; -vv: -tv's long lines */
+	bool totals, xdev;
 	struct progress_opts progress; /* --progress[=SECONDS] */
 	enum sweep_order order;
 	uint64_t memory_limit; /* plan bound in bytes */
@@ -194,8 +217,13 @@ struct tar_tagged {
 	const char *file;
 };
 
+struct tar_update;
+struct tar_removals;
+
 struct tar {
 	const struct tar_opts *o;
+	struct tar_update *update;    /* -u: the members' mtimes (update.c) */
+	struct tar_removals *removals; /* --remove-files: what goes once the archive is written (remove.c) */
 	struct tar_tagged *tagged;
 	size_t ntagged;
 	struct archive *out;          /* the archive being written */
@@ -212,6 +240,8 @@ struct tar {
 	bool proc_fd;                 /* /proc/self/fd/N/name reaches a file by its directory fd */
 	bool walk_no_stat;            /* the walk does not stat regular files (SWEEP_WALK_NO_STAT_FILES) */
 	struct name_prefix *prefixes; /* the name prefixes dropped so far (names.c) */
+	char *xname[2];               /* --transform: the last stored names (tar_stored_name) */
+	const char *list_name;        /* -v: the next member's name as given, if not its stored one */
 	FILE *listing;                /* -v: stdout, or stderr when the archive is stdout */
 	struct progress *progress;
 
@@ -242,6 +272,12 @@ struct tar {
  * (leading '/', everything up to a ".." component), with its note.
  */
 const char *tar_member_name(struct tar *t, const char *path, size_t strip);
+/*
+ * The name stored for a walked path: tar_member_name() then --transform
+ * for kind (TAR_XFORM_NAME: the member's own name, TAR_XFORM_LINK: a hard
+ * link's target). Valid until the next call for the same kind.
+ */
+const char *tar_stored_name(struct tar *t, const char *path, size_t strip, int kind);
 /* What tar_member_name() drops from this path, or NULL. */
 const struct name_prefix *tar_name_prefix(struct tar *t, const char *path, size_t strip);
 /* A hard link to a name that lost prefix p: GNU tar's note for link targets, once. */
@@ -262,8 +298,11 @@ void tar_error(struct tar *t, const char *path, const char *fmt, ...) __attribut
 int tar_warning_option(const char *arg);
 /* Whether a warning with this text is to be shown (not turned off by --warning). */
 bool tar_warning_shown(const char *text);
-/* -v: one line per member, in archive order. */
-void tar_list(struct tar *t, const char *name, bool is_dir);
+/* list.c */
+/* -v: one line per member, in archive order (-vv: as -tv lists it). */
+void tar_list(struct tar *t, struct archive_entry *e);
+/* -tv's line for e, named name (NULL: its pathname): GNU tar's columns. */
+void tar_list_long(struct tar *t, FILE *out, struct archive_entry *e, const char *name);
 
 /* out.c */
 /* Open a for writing into k->fd; a write error lands in k->err (see out.c). */
@@ -278,6 +317,8 @@ int tar_out_header(struct tar *t, struct archive_entry *e);
 int tar_out_data(struct tar *t, const void *buf, size_t len);
 int tar_out_zeros(struct tar *t, uint64_t n);
 int tar_out_finish(struct tar *t);
+/* n zero bytes written to fd (a hole under -O, padding after -r, -u, --delete). 0 or -errno. */
+int tar_write_zeros(int fd, uint64_t n);
 /* End of archive and close; 0 or <0 (message printed). */
 int tar_out_close(struct tar *t);
 /* GNU tar's "Total bytes written" line and ours. */
@@ -354,11 +395,76 @@ int dir_spool_pin(struct tar *t, uint64_t id);
 /* Copy every kept entry into the archive. */
 int dir_spool_flush(struct tar *t);
 
+/* remove.c: --remove-files, once the archive is complete. */
+/* path (as walked, st its file) is removed at the end, if it is the same file then. 0 or -ENOMEM. */
+int tar_remove_later(struct tar *t, const char *path, const struct sweep_stat *st, bool dir);
+void tar_remove_files(struct tar *t);
+void tar_removals_free(struct tar *t);
+
+/* transform.c: --transform, --xform */
+#define TAR_XFORM_NAME    0x01 /* member names ('r') */
+#define TAR_XFORM_LINK    0x02 /* hard link targets ('h') */
+#define TAR_XFORM_SYMLINK 0x04 /* symlink targets ('s') */
+#define TAR_XFORM_ALL     0x07
+/* An expression (or several, ';'-separated); a usage error exits as GNU tar does. */
+void tar_transform_add(const char *expr);
+bool tar_transforms(void);
+/* name transformed for kind: malloc'ed, or NULL when no expression applies to kind. */
+char *tar_transform(const char *name, int kind);
+void tar_transform_free(void);
+
+/* checkpoint.c: --checkpoint, --checkpoint-action */
+void tar_checkpoint_option(const char *arg);
+void tar_checkpoint_action(const char *arg);
+/* After the options: the defaults, and wait= signals blocked (before any thread starts). */
+void tar_checkpoint_ready(void);
+/* Whether checkpoints are on. */
+bool tar_checkpoints(void);
+/* records of the archive were written (or read) so far: the checkpoints they reach. */
+void tar_checkpoint_records(struct tar *t, bool write, uint64_t records);
+/* Reading: the records begun by what libarchive has consumed of in. */
+void tar_checkpoint_in(struct tar *t, struct archive *in);
+void tar_checkpoint_finish(void);
+
+/* update.c: -r, -u, -A, --delete on an uncompressed archive. */
+/* -r, -u: the archive opened for writing after its last member (-u: their mtimes learnt). fd or -1 after a message. */
+int tar_update_open(struct tar *t);
+enum tar_update_verdict {
+	TAR_UPD_ADD,  /* not in the archive, or newer than its member there */
+	TAR_UPD_SKIP, /* as new in the archive (a directory there: not stored again, its entries looked at) */
+};
+enum tar_update_verdict tar_update_check(struct tar *t, const char *name, const struct sweep_stat *st);
+void tar_update_free(struct tar *t);
+/* -r, -u, after the end-of-archive blocks: zeros to a whole record from the archive's start. 0 or -errno. */
+int tar_update_pad(struct tar *t);
+/* -A, --delete: 0, or -1 after a message. */
+int tar_concat(struct tar *t);
+int tar_delete(struct tar *t);
+
+/* select.c */
+/* The operand that selects member name (counting it for --occurrence), o->nroots' 0 when there are none, or -1. */
+long tar_select(const struct tar_opts *o, const char *name, unsigned *found);
+/* "NAME: Not found in archive" for each operand that selected nothing (exit 2). */
+void tar_report_unmatched(struct tar *t, const unsigned *found);
+/* Whether the xattr name is stored (archiving) or restored: --xattrs-include, --xattrs-exclude. */
+bool tar_xattr_selected(const struct tar_opts *o, const char *name, bool archiving);
+/* The archive came through a pipe on stdin: read it to its end, as GNU tar does (the writer sees no EPIPE). */
+void tar_drain_stdin(const struct tar_opts *o);
+
 /* read.c */
 extern const struct sweep_read_ops tar_read_ops;
 /* extract.c */
-/* -t (extract false) or -x: read the archive, list or extract the members the PATHs select. */
-int tar_read_archive(struct tar *t, bool extract);
+/*
+ * -t, -x, -d (mode), or -W after writing (verify): read the archive, and
+ * list, extract or compare the members the operands select.
+ */
+int tar_read_archive(struct tar *t, enum tar_mode mode, bool verify);
+
+/* diff.c */
+/* -d: member e compared with the file of its name below dirfd; libarchive's status of reading its data. */
+int tar_diff_member(struct tar *t, struct archive *in, struct archive_entry *e, int dirfd);
+/* A member name as a name below the directory compared with (no leading '/', trailing '/'). malloc'ed. */
+char *tar_diff_relname(struct tar *t, const char *name);
 
 /* walk.c */
 /* The batch's hooks: trace and test pause before a batch is read, the verdict after. */

@@ -75,7 +75,8 @@ static bool tagged_out(const struct tar *t, const struct sweep_entry *e)
 	return false;
 }
 
-static int walk_dir(struct tar *t, const struct sweep_entry *e, const char *name)
+/* member: the directory is stored (not with -u when the archive has it). */
+static int walk_dir(struct tar *t, const struct sweep_entry *e, const char *name, bool member)
 {
 	const struct tar_tag *tag;
 	char buf[64 + NAME_MAX];
@@ -109,8 +110,10 @@ static int walk_dir(struct tar *t, const struct sweep_entry *e, const char *name
 	acc = tar_accpath(t, fd, NULL, e->path, buf, sizeof(buf));
 	/* On failure it said why; the directory's contents are still archived. */
 	r = 0;
-	if (tar_entry_fill(t, name, e->path, acc, fd, &e->st, NULL) == 0) {
+	if (member && tar_entry_fill(t, name, e->path, acc, fd, &e->st, NULL) == 0) {
 		r = dir_spool_add(t, e->id);
+		if (r == 0 && t->o->remove_files && tar_remove_later(t, e->path, &e->st, true) < 0)
+			r = -ENOMEM;
 		/*
 		 * A directory with a default ACL is also stored now, before
 		 * its contents: bsdtar (libarchive 3.6) sets a default ACL only
@@ -155,6 +158,7 @@ static int walk_special(struct tar *t, const struct sweep_entry *e, const char *
 			if (r < 0)
 				return r;
 		}
+		t->list_name = e->path + strip;
 		r = tar_out_header(t, NULL);
 		if (r < 0)
 			return r;
@@ -164,6 +168,8 @@ static int walk_special(struct tar *t, const struct sweep_entry *e, const char *
 				return r;
 			ok = true;
 		}
+		if (ok && t->o->remove_files && tar_remove_later(t, e->path, &e->st, false) < 0)
+			return -ENOMEM;
 	}
 	progress_others(t->progress, 1);
 	return rec ? tar_link_done(t, rec, ok, e->path, strip) : 0;
@@ -203,21 +209,26 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 	if (t->ntagged && tagged_out(t, e))
 		return S_ISDIR(mode) ? SWEEP_WALK_SKIP : 0;
 	name = tar_member_name(t, e->path, strip);
-	/* GNU tar tries the name as given (with its leading '/') and the member name. */
+	/* GNU tar tries the name as given (with its leading '/') and the member name, before --transform. */
 	if (t->o->exclude && (exclude_match_first(t->o->exclude, nex, e->path + strip, NULL, S_ISDIR(mode)) ||
 			      (name != e->path + strip && exclude_match_first(t->o->exclude, nex, name, NULL, S_ISDIR(mode)))))
 		return S_ISDIR(mode) ? SWEEP_WALK_SKIP : 0;
+	name = tar_stored_name(t, e->path, strip, TAR_XFORM_NAME);
 	if (t->out_is_file && (uint64_t)e->st.dev == t->out_dev && (uint64_t)e->st.ino == t->out_ino) {
 		progress_clear(t->progress);
 		if (tar_warning_shown("file is the archive; not dumped"))
 			cli_msg("%s: file is the archive; not dumped", tar_display(t, e->path));
 		return 0;
 	}
+	/* -u: what the archive has as new is not stored again (a directory's entries are looked at). */
+	bool member = !t->update || tar_update_check(t, name, &e->st) == TAR_UPD_ADD;
+	if (!member && !S_ISDIR(mode))
+		return 0;
 	switch (mode & S_IFMT) {
 	case S_IFDIR: {
-		int r = walk_dir(t, e, name);
+		int r = walk_dir(t, e, name, member);
 		/* --no-recursion: the directory's own member, nothing below it. */
-		return r == 0 && t->o->no_recursion ? SWEEP_WALK_SKIP : r;
+		return r == 0 && t->o->roots[e->root_index].no_recursion ? SWEEP_WALK_SKIP : r;
 	}
 	case S_IFREG:
 		return walk_file(t, e, strip);
@@ -324,7 +335,8 @@ int tar_walk(struct tar *t)
 	for (size_t i = 0; i < t->o->nroots; i++)
 		roots[i] = t->o->roots[i].path;
 	/* Regular files are stat'ed when read (read.c). */
-	t->walk_no_stat = t->o->nroots && cli_plan_order(t->o->order, roots[0]) == SWEEP_ORDER_PHYSICAL;
+	/* -u compares every file's mtime with its member's. */
+	t->walk_no_stat = t->o->nroots && !t->update && cli_plan_order(t->o->order, roots[0]) == SWEEP_ORDER_PHYSICAL;
 	if (t->walk_no_stat)
 		wo.flags |= SWEEP_WALK_NO_STAT_FILES;
 	r = sweep_walk(roots, t->o->nroots, &wo);

@@ -285,6 +285,7 @@ static int write_data(struct xdisk *x, struct archive *in, struct archive_entry 
 	int r;
 
 	while ((r = archive_read_data_block(in, &buf, &len, &off)) == ARCHIVE_OK) {
+		tar_checkpoint_in(x->c->t, in);
 		if (*write_failed)
 			continue; /* read on: the archive goes on after this member */
 		for (size_t done = 0; done < len;) {

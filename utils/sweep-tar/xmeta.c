@@ -134,7 +134,7 @@ static void xattr_name_decode(char *s)
 	*w = '\0';
 }
 
-static int add_xattrs(struct xmeta *m, struct archive_entry *e)
+static int add_xattrs(const struct xmeta_ctx *c, struct xmeta *m, struct archive_entry *e)
 {
 	const char *name;
 	const void *val;
@@ -148,9 +148,17 @@ static int add_xattrs(struct xmeta *m, struct archive_entry *e)
 	while (m->nx < (size_t)n && archive_entry_xattr_next(e, &name, &val, &len) == ARCHIVE_OK) {
 		struct xattr_kv *kv = &m->x[m->nx];
 
-		if (!(kv->name = strdup(name)) || !(kv->val = malloc(len ? len : 1)))
+		if (!(kv->name = strdup(name)))
 			return -ENOMEM;
 		xattr_name_decode(kv->name);
+		/* --xattrs-include, --xattrs-exclude */
+		if (!tar_xattr_selected(c->t->o, kv->name, false)) {
+			free(kv->name);
+			kv->name = NULL;
+			continue;
+		}
+		if (!(kv->val = malloc(len ? len : 1)))
+			return -ENOMEM;
 		memcpy(kv->val, val, len);
 		kv->len = len;
 		m->nx++;
@@ -184,7 +192,7 @@ int xmeta_from_entry(const struct xmeta_ctx *c, struct archive_entry *e, struct 
 		m->ts[1].tv_nsec = archive_entry_mtime_nsec(e);
 	}
 	if (c->xattrs)
-		r = add_xattrs(m, e);
+		r = add_xattrs(c, m, e);
 	if (r == 0 && c->acls && !S_ISLNK(m->mode)) {
 		r = acl_raw(c, e, ARCHIVE_ENTRY_ACL_TYPE_ACCESS, &m->acl[0]);
 		if (r == 0 && S_ISDIR(m->mode))

@@ -1,0 +1,164 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# How names are chosen and changed, beside GNU tar doing the same (GNU tar
+# 1.34's suite: xform-h, xform02, xform03, extrac17, onetop01-05,
+# exclude0[1-7], opcomp01-02, T-recurse, checkpoint/*, remfiles*, link02,
+# xattr06):
+#   - --transform on -c (member names, hard link targets with h/H, symlink
+#     targets), on -x and -t, with --show-transformed-names; -v lists the
+#     names as given unless --show-transformed-names;
+#   - --one-top-level[=DIR] on -x and -t, refused where it would leave -C;
+#   - --wildcards, --anchored, --ignore-case and their --no- forms, where
+#     they stand, for --exclude and for member names; --occurrence;
+#     --exclude-backups; many --exclude-from names (hashed, as gnulib);
+#   - --recursion, --no-recursion and --exclude lines inside -T lists;
+#   - --checkpoint and --checkpoint-action (echo, dot, exec);
+#   - --remove-files on -c and -r;
+#   - --xattrs-include and --xattrs-exclude on -c and -x;
+#   - GNU tar's usage hint, and --usage.
+. "$TESTS_DIR/tar/lib.sh"
+cd "$WORK" || die "cd"
+
+members() { tar -tf "$1"; }
+sorted() { sort "$@"; }
+# both CMD...: "$T" CMD... in s/, tar CMD... in g/; outputs in s.out/g.out, s.err/g.err (prog name unified)
+both() {
+	(cd s && "$T" "$@") > s.out 2> s.err; src=$?
+	(cd g && tar "$@") > g.out 2> g.err; grc=$?
+	sed -i 's/^sweep-tar:/tar:/; s/sweep-tar --/tar --/g' s.err
+}
+fresh() { rm -rf s g && mkdir s && (cd s && "$@") && cp -a s g; }
+tree() { (cd "$1" && find . | sort); }
+
+case_begin "--transform on -c: names, hard link targets (h, H), symlink targets"
+fresh sh -c 'mkdir basedir && echo hello > basedir/test && ln basedir/test basedir/test_link && ln -s test basedir/sym'
+for flags in "" h H S; do
+	both -cf x.tar --transform="s,^basedir/,,$flags" basedir/test basedir/test_link basedir/sym
+	[ $src = 0 ] || fail "--transform ...$flags: exit $src"
+	diff <(tar -tvf g/x.tar | awk '{$1=$2=$4=$5=""; print}' | sort) \
+		<(tar -tvf s/x.tar | awk '{$1=$2=$4=$5=""; print}' | sort) >&2 || fail "--transform flags '$flags': members differ from GNU tar's"
+done
+both cvf /dev/null file --transform='s/file/other\/name/' --show-transformed-name
+touch s/file g/file && both cvf /dev/null file --transform='s/file/other\/name/' --show-transformed-name
+[ "$(cat s.out)" = "other/name" ] && diff g.out s.out >&2 || fail "an escaped delimiter: listed $(cat s.out)"
+both cvf /dev/null file --transform='s/file/other/'
+[ "$(cat s.out)" = file ] || fail "-cv lists the name as given without --show-transformed-names: $(cat s.out)"
+both -cf x.tar --transform='s/\(.*\)/\U\1/;s/X/y/2' basedir/test
+diff <(members g/x.tar) <(members s/x.tar) >&2 || fail "\\U and the Nth match: $(members s/x.tar)"
+for bad in "s/a" "s/a/b/q" "s/\(a\)/\2/" "flags=z"; do
+	both -cf /dev/null --transform="$bad" basedir
+	[ $src = 2 ] && [ $grc = 2 ] && diff g.err s.err >&2 || fail "--transform='$bad': exit $src (GNU tar $grc)"
+done
+case_end
+
+case_begin "--transform, --strip-components, --one-top-level on -x and -t"
+fresh sh -c 'mkdir -p a dir/subdir1 dir/subdir2 && echo b > a/b && echo c > c && echo 1 > dir/subdir1/file1 && echo 2 > dir/subdir2/file2 && tar cf a.tar a c && tar cf dir.tar dir'
+for opts in "--one-top-level" "--one-top-level --transform s/c/d/" "--one-top-level=top" "--transform s,^,x/,"; do
+	rm -rf s/out g/out && mkdir s/out g/out
+	# shellcheck disable=SC2086
+	both -x -f a.tar -C out $opts
+	[ $src = 0 ] && diff <(tree g/out) <(tree s/out) >&2 || fail "-x $opts: exit $src, trees differ"
+	# shellcheck disable=SC2086
+	both -t -f a.tar $opts --show-transformed
+	diff <(sort g.out) <(sort s.out) >&2 || fail "-t $opts --show-transformed: listings differ"
+done
+rm -rf s/out g/out && mkdir s/out g/out
+both -x -v -f dir.tar -C out --strip-components=2 dir/subdir1/
+diff g.out s.out >&2 && diff <(tree g/out) <(tree s/out) >&2 || fail "--strip-components -v lists the stored name (extrac17)"
+rc=0; (cd s && "$T" -x -f a.tar --one-top-level=../up) 2> up.err || rc=$?
+[ $rc = 2 ] && [ ! -e up ] || fail "--one-top-level=../up: exit $rc"
+both -x -f noname --one-top-level
+[ $src = 2 ] && [ $grc = 2 ] && diff g.err s.err >&2 || fail "--one-top-level without a name to deduce: exit $src (GNU tar $grc)"
+case_end
+
+case_begin "matching options where they stand, --occurrence, --exclude-backups"
+fresh sh -c 'mkdir -p testdir/dir && touch testdir/file1 testdir/file2 testdir/file3 testdir/file4 testdir/dir/File1 testdir/dir/File2 testdir/dir/File3 testdir/dir/File4 testdir/x~ "testdir/.#y" "testdir/#z#"'
+both cf archive --exclude=FILE2 --exclude=file1 --ignore-case --exclude=file3 --no-ignore-case --exclude=FILE2 --exclude=file4 testdir
+diff <(members g/archive | sort) <(members s/archive | sort) >&2 || fail "--ignore-case where it stands: members differ"
+both cf archive --exclude-backups testdir
+diff <(members g/archive | sort) <(members s/archive | sort) >&2 || fail "--exclude-backups: members differ"
+both cf archive --no-wildcards --exclude='testdir/dir/File*' --wildcards --exclude='*3' --anchored --exclude=file4 --exclude=testdir/file2 testdir
+diff <(members g/archive | sort) <(members s/archive | sort) >&2 || fail "--wildcards, --anchored where they stand: members differ"
+tar -cf s/all.tar -C s testdir && cp s/all.tar g/
+for sel in "--wildcards --wildcards-match-slash *File2" "--wildcards --no-wildcards-match-slash testdir/*/File2" \
+	"--wildcards --ignore-case *FILE2" "--no-anchored file1" "testdir/dir"; do
+	# shellcheck disable=SC2086
+	both -tf all.tar $sel
+	[ $src = $grc ] && diff <(sort g.out) <(sort s.out) >&2 || fail "-t $sel: exit $src (GNU tar $grc), listings differ"
+done
+# the same name twice: --occurrence picks one
+(cd s && "$T" -rf all.tar testdir/file1) && cp s/all.tar g/all.tar
+both -tvf all.tar --occurrence=2 testdir/file1
+diff g.out s.out >&2 && [ "$(wc -l < s.out)" = 1 ] || fail "--occurrence=2: $(cat s.out)"
+for bad in "--occurrence=1 -cf t.tar ." "--occurrence=1 -tf all.tar"; do
+	# shellcheck disable=SC2086
+	both $bad
+	[ $src = 2 ] && [ $grc = 2 ] && diff g.err s.err >&2 || fail "$bad: exit $src (GNU tar $grc)"
+done
+# names no wildcard character makes a pattern: hashed, as gnulib keeps them
+seq 12 20000 | sed 's,^,testdir/file,' > s/many && cp s/many g/many
+for anchored in "" --anchored; do
+	# shellcheck disable=SC2086
+	both cf archive $anchored --exclude-from=many testdir
+	diff <(members g/archive | sort) <(members s/archive | sort) >&2 || fail "--exclude-from with 20,000 names $anchored: members differ"
+done
+case_end
+
+case_begin "--recursion, --no-recursion and --exclude lines in -T lists"
+fresh sh -c 'mkdir directory1 directory2 && touch directory1/file directory2/file directory2/skip && printf -- "--no-recursion\ndirectory1/\n--recursion\n--exclude=skip\ndirectory2/\n" > F1'
+both cf archive --files-from F1
+diff <(members g/archive | sort) <(members s/archive | sort) >&2 || fail "-T with option lines: members differ"
+printf -- '--no-such-option\n' > s/F2 && cp s/F2 g/F2
+both cf archive -T F2
+[ $src = 2 ] && [ $grc = 2 ] || fail "-T with an unknown option: exit $src (GNU tar $grc)"
+case_end
+
+case_begin "--checkpoint and --checkpoint-action as GNU tar"
+fresh sh -c 'mkdir t && for i in 0 1 2 3 4 5 6 7 8 9; do head -c 10240 /dev/zero > t/$i; done'
+for cp in "--checkpoint" "--checkpoint=2" "--checkpoint-action=dot" "--checkpoint=.2" "--checkpoint=3 --checkpoint-action=echo=%s:%u"; do
+	# shellcheck disable=SC2086
+	both -H gnu $cp -c -f ../a.tar -C t .
+	[ $src = 0 ] && diff g.out s.out >&2 && diff g.err s.err >&2 || fail "$cp: output differs from GNU tar's"
+done
+both -H gnu --checkpoint=4 --checkpoint-action='exec=echo $TAR_CHECKPOINT $TAR_SUBCOMMAND' -c -f ../a.tar -C t .
+diff g.out s.out >&2 || fail "--checkpoint-action=exec: $(cat s.out)"
+both --checkpoint=5 -t -f ../a.tar
+diff g.err s.err >&2 || fail "read checkpoints differ"
+both --checkpoint-action=nosuch -cf ../a.tar t
+[ $src = 2 ] && [ $grc = 2 ] && diff g.err s.err >&2 || fail "an unknown action: exit $src (GNU tar $grc)"
+case_end
+
+case_begin "--remove-files as GNU tar"
+fresh sh -c 'mkdir -p a/b && ln -s b a/c && echo 1 > a/b/f && ln a/b/f a/h && echo 2 > a/g && mkdir foo && echo foobar > foo/bar && echo bar > bar && tar -cf foo.tar -C foo bar'
+both --remove-files -cf a.tar a
+[ $src = 0 ] && [ ! -e s/a ] && diff <(tree g) <(tree s) >&2 || fail "--remove-files: exit $src, trees differ"
+[ "$(tar -tvf s/a.tar | grep -c ' link to ')" = 1 ] || fail "--remove-files: hard links not kept"
+mkdir xx && tar -xf s/a.tar -C xx && [ "$(stat -c %h xx/a/h)" = 2 ] || fail "--remove-files: the hard link does not extract"
+both -rf foo.tar --remove-files -C foo bar
+[ $src = 0 ] && diff <(tree g) <(tree s) >&2 || fail "-r --remove-files -C: trees differ"
+# what cannot be archived stays; the archive cannot be written: nothing goes
+mkdir -p s/k && echo k > s/k/f && rc=0 && (cd s && "$T" --remove-files -cf /nonexistent/x.tar k) 2>/dev/null || rc=$?
+[ $rc = 2 ] && [ -f s/k/f ] || fail "--remove-files into an archive that cannot be written removed files (exit $rc)"
+both --remove-files -tf a.tar
+[ $src = 2 ] || fail "--remove-files with -t: exit $src"
+case_end
+
+case_begin "--xattrs-include, --xattrs-exclude"
+if setfattr -n user.t -v 1 . 2>/dev/null; then
+	fresh sh -c 'mkdir dir out && touch dir/file && for a in excluded incla inclb inclc incl_excluded; do setfattr -n user.$a -v value dir/file; done'
+	both --xattrs-include='user.incl*' --xattrs-exclude=user.incl_excluded -cf archive.tar -C dir .
+	both -xf archive.tar --xattrs-include='user.incl[ab]' --xattrs-exclude=user.inclb -C out
+	[ $src = 0 ] && diff <(cd g && getfattr -d out/file) <(cd s && getfattr -d out/file) >&2 || fail "xattrs restored differ from GNU tar's"
+	[ "$(cd s && getfattr -d out/file | grep -c user.)" = 1 ] || fail "xattrs: $(cd s && getfattr -d out/file)"
+else
+	skip_part "no user xattrs here"
+fi
+case_end
+
+case_begin "GNU tar's usage hint, --usage"
+rc=0; "$T" --no-such-option 2> u.err || rc=$?
+[ $rc = 2 ] && [ "$(tail -1 u.err)" = "Try 'sweep-tar --help' or 'sweep-tar --usage' for more information." ] || fail "the hint: $(cat u.err)"
+"$T" --usage | head -1 | grep -q '^Usage: sweep-tar \[-' || fail "--usage: $("$T" --usage | head -1)"
+case_end
+
+finish
