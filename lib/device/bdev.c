@@ -17,7 +17,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "device.h"
 
 /* /dev/NAME for the DEVNAME sysfs gives bdev: 0, or -ENODEV. */
 static int node_from_sysfs(uint64_t bdev, char *path, size_t size)

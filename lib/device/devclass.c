@@ -34,7 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "device.h"
 
 #define PROBE_BLOCK 4096u
 #define PROBE_SEQ_CHUNK (256u << 10)

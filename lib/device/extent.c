@@ -26,7 +26,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "device.h"
 
 static int real_ioctl(int fd, unsigned long request, void *arg)
 {

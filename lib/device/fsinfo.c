@@ -20,7 +20,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "device.h"
 
 struct fstype {
 	uint64_t magic;

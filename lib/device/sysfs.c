@@ -4,7 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "device.h"
 
 static const char *sys_root = "/sys";
 

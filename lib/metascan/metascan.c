@@ -18,7 +18,6 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "internal.h"
 #include "metascan.h"
 
 /*

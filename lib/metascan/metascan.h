@@ -86,6 +86,8 @@
 #include <sys/stat.h>
 #include <sweep/extent.h> /* SWEEP_NO_PHYS */
 
+#include "device.h"
+
 struct sweep__metascan;
 
 /* Open flags. */

@@ -14,7 +14,6 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include "internal.h"
 #include "metascan.h"
 
 #if HAVE_XFS_XFS_H

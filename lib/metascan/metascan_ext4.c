@@ -19,7 +19,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "internal.h"
 #include "metascan.h"
 
 /* Superblock (1024 bytes at byte 1024 of the device). */

@@ -20,7 +20,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "internal.h"
 #include "metascan.h"
 
 #define XFS_SB_MAGIC 0x58465342u

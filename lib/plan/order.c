@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "plan.h"
 
 /* A filesystem met in the list: its number and the order its paths sort by. */
 struct group {

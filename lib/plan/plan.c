@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "plan.h"
 
 #define ENTRY_CHUNK 1024u           /* entries per chunk */
 #define ARENA_CHUNK (256u * 1024u)  /* bytes per arena chunk (larger requests get their own) */
@@ -72,6 +72,26 @@ struct sweep_plan {
 	struct sweep__plan_deep *deep; /* the engine that locates them by a raw sweep first (plan_deep.c) */
 	bool cached;     /* the last sort found the batch in the page cache: not located, in inode order */
 };
+
+/* How the plans of this process placed their files (locate_one runs on several threads: atomic). */
+static struct sweep__plan_stats totals;
+
+void sweep__plan_count(enum sweep__located_by how)
+{
+	uint64_t *c = how == SWEEP__BY_HINT	   ? &totals.hinted
+		      : how == SWEEP__BY_DEEP	   ? &totals.deep
+		      : how == SWEEP__SIZED_BY_HINT ? &totals.sized
+						   : &totals.located;
+	__atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
+}
+
+void sweep__plan_totals(struct sweep__plan_stats *ret)
+{
+	ret->hinted = __atomic_load_n(&totals.hinted, __ATOMIC_RELAXED);
+	ret->located = __atomic_load_n(&totals.located, __ATOMIC_RELAXED);
+	ret->deep = __atomic_load_n(&totals.deep, __ATOMIC_RELAXED);
+	ret->sized = __atomic_load_n(&totals.sized, __ATOMIC_RELAXED);
+}
 
 static void *arena_alloc(struct arena *a, size_t size, size_t align)
 {

@@ -24,8 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "internal.h"
-#include "metascan.h"
+#include "plan.h"
 
 /* Inodes whose hints are read at once (48 bytes each). */
 #define DEEP_SLICE 65536u

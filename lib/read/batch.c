@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "read.h"
 
 #define DEFAULT_FILES 4096
 

@@ -14,7 +14,7 @@
 #include <linux/openat2.h>
 #include <stdbool.h>
 
-#include "internal.h"
+#include "read.h"
 
 enum rd_kind {
 	RD_OPEN = 1,

@@ -66,7 +66,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "read.h"
 #include "reader_prefetch.h"
 
 #if HAVE_LIBURING

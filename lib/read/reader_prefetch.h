@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sweep/plan.h"
-#include "sweep/reader.h"
+#include <sweep/plan.h>
+#include <sweep/reader.h>
 
 struct sweep__pf;
 

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include "internal.h"
+#include "walk_impl.h"
 
 #if HAVE_LIBURING
 #include <liburing.h>

@@ -30,7 +30,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "walk_internal.h"
+#include "walk_impl.h"
 
 #define DBUF_SIZE (64 * 1024)
 /* Depth-first mode keeps ancestors' fds open up to this depth, then reopens on the way back. */

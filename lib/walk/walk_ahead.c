@@ -28,7 +28,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "walk_internal.h"
+#include "walk_impl.h"
 
 /* Entries a thread stats of each directory; the walk stats the rest as before, a batch at a time. */
 #define AHEAD_STAT 1024u

@@ -52,7 +52,7 @@
 #include <strings.h>
 #include <sys/statfs.h>
 
-#include "walk_internal.h"
+#include "walk_impl.h"
 
 /* Inodes per hint sweep within one directory (48 bytes each). */
 #define HINT_SLICE 4096u
@@ -101,19 +101,6 @@ static struct sweep__walk_meta_stats totals;
 void sweep__walk_meta_totals(struct sweep__walk_meta_stats *ret)
 {
 	*ret = totals;
-	ret->plan_hinted = __atomic_load_n(&totals.plan_hinted, __ATOMIC_RELAXED);
-	ret->plan_located = __atomic_load_n(&totals.plan_located, __ATOMIC_RELAXED);
-	ret->plan_deep = __atomic_load_n(&totals.plan_deep, __ATOMIC_RELAXED);
-	ret->plan_sized = __atomic_load_n(&totals.plan_sized, __ATOMIC_RELAXED);
-}
-
-void sweep__plan_count(enum sweep__located_by how)
-{
-	uint64_t *c = how == SWEEP__BY_HINT	   ? &totals.plan_hinted
-		      : how == SWEEP__BY_DEEP	   ? &totals.plan_deep
-		      : how == SWEEP__SIZED_BY_HINT ? &totals.plan_sized
-						   : &totals.plan_located;
-	__atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
 }
 
 void sweep__walk_meta_new(struct walk *w)

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "walk_internal.h"
+#include "walk_impl.h"
 
 /* ---- directory nodes ---- */
 

@@ -13,7 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "walk_impl.h"
 
 struct node {
 	uint64_t key;

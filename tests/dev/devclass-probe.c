@@ -21,7 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "internal.h"
+#include "device.h"
 
 static int describe_bdev(const char *node, struct sweep_fsinfo *fi)
 {

@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "internal.h"
+#include "read.h"
 
 static char dir[64];
 static int dfd = -1;

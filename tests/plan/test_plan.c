@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "internal.h"
+#include "plan.h"
 
 static struct sweep_stat fake_st(uint64_t dev, uint64_t ino, uint64_t size)
 {

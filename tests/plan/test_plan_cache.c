@@ -24,7 +24,7 @@
 
 #include <cmocka.h>
 
-#include "internal.h"
+#include "read.h"
 
 #define NFILES 200
 #define SAMPLE_MAX 16 /* plan.c's CACHE_SAMPLE: the most files a cached batch may open */
@@ -213,10 +213,10 @@ static void run_batch(unsigned plan_flags, struct run *r)
 				       .backend = sweep_backend_resolve(SWEEP_BACKEND_AUTO), .ops = &ops,
 				       .on_batch = r_batch, .ctx = r };
 	uint64_t pf = sweep__reader_prefetch_pieces();
-	struct sweep__walk_meta_stats before, after;
+	struct sweep__plan_stats before, after;
 	struct sweep_batch *b = NULL;
 
-	sweep__walk_meta_totals(&before);
+	sweep__plan_totals(&before);
 	assert_int_equal(sweep_batch_new(&bo, &b), 0);
 	for (unsigned i = 0; i < NFILES; i++) {
 		char name[16], path[300];
@@ -232,8 +232,8 @@ static void run_batch(unsigned plan_flags, struct run *r)
 	}
 	assert_int_equal(sweep_batch_flush(b), 0);
 	sweep_batch_free(b);
-	sweep__walk_meta_totals(&after);
-	r->located = after.plan_located - before.plan_located;
+	sweep__plan_totals(&after);
+	r->located = after.located - before.located;
 	r->prefetched = sweep__reader_prefetch_pieces() - pf;
 	assert_int_equal(r->n, NFILES);
 }

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "internal.h"
+#include "plan.h"
 
 /* A struct stat as the plan takes it (one at a time: the tests are sequential). */
 static const struct sweep_stat *S(const struct stat *st)

@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "read.h"
 
 struct ctx {
 	struct sweep_plan *plan;
@@ -135,13 +135,15 @@ int main(int argc, char **argv)
 		sweep_reader_free(rd);
 	}
 	struct sweep__walk_meta_stats s;
+	struct sweep__plan_stats ps;
 	sweep__walk_meta_totals(&s);
+	sweep__plan_totals(&ps);
 	fprintf(stderr,
 		"plan: files=%zu bytes=%" PRIu64 "\n"
 		"meta: plan_hinted=%" PRIu64 " plan_located=%" PRIu64 " plan_deep=%" PRIu64 " plan_sized=%" PRIu64
 		" hints_valid=%" PRIu64 " dirs_prefetched=%" PRIu64 " prefetch_bytes=%" PRIu64 " dir_keys=%" PRIu64
 		" table_bytes=%" PRIu64 " bulkstat_inodes=%" PRIu64 "\n",
-		sweep_plan_count(c.plan), bytes, s.plan_hinted, s.plan_located, s.plan_deep, s.plan_sized, s.hints_valid,
+		sweep_plan_count(c.plan), bytes, ps.hinted, ps.located, ps.deep, ps.sized, s.hints_valid,
 		s.dirs_prefetched, s.prefetch_bytes, s.dir_keys, s.table_bytes, s.bulkstat_inodes);
 	sweep_plan_free(c.plan);
 	return c.errors ? 1 : 0;

@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "walk.h"
 #include "metascan.h"
 
 struct entry {

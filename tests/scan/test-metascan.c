@@ -24,7 +24,6 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "internal.h"
 #include "metascan.h"
 #include "images.h"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "internal.h"
+#include "walk_impl.h"
 #include "../common/backend.h"
 
 static uint64_t pop_key(struct sweep__cscan *q)

@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "internal.h"
+#include "device.h"
 #include "../common/backend.h"
 
 /* ---- the fake ---- */

@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "internal.h"
+#include "device.h"
 #include "../common/backend.h"
 
 static void test_policy_table(void **state)

@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "internal.h"
+#include "walk_impl.h"
 #include "../common/backend.h"
 
 static char root[64];

@@ -28,7 +28,7 @@
 #include <unistd.h>
 #include <sweep.h>
 
-#include "internal.h" /* sweep__walk_ahead_loaded */
+#include "walk.h" /* sweep__walk_ahead_loaded */
 
 struct dirinfo {
 	char *path;

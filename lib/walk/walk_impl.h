@@ -1,14 +1,53 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared by walk.c (the traversal) and walk_open.c (directory nodes, paths, reopening). */
-#ifndef SWEEP_WALK_INTERNAL_H
-#define SWEEP_WALK_INTERNAL_H
+/*
+ * The walk's own workings, shared by the files of lib/walk/ (the traversal,
+ * directory nodes and paths, the read-ahead threads, the metadata engine's
+ * part, batched stats, the C-SCAN queue). What the layers above see is walk.h.
+ */
+#ifndef SWEEP_WALK_IMPL_H
+#define SWEEP_WALK_IMPL_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "internal.h"
-#include "metascan.h"
+#include "walk.h"
+
+/* --- batched stat (statx_batch.c) --- */
+struct sweep__stat_req {
+	const char *name; /* relative to the batch's dirfd */
+	int flags;        /* AT_SYMLINK_NOFOLLOW or 0 */
+	struct stat *st;  /* filled on success */
+	int err;          /* 0 or -errno */
+};
+struct sweep__stat_batch;
+/*
+ * backend must be resolved (URING or SYSCALL); depth = requests per
+ * submission. every_uring: with URING, every batch goes to io_uring (the
+ * caller asked for it by name); otherwise inodes that are cached are
+ * stat'ed with plain calls (statx_batch.c). tell_cached: the caller asks
+ * sweep__stat_batch_cached() after each run (else it is always false and
+ * costs nothing).
+ */
+struct sweep__stat_batch *sweep__stat_batch_new(enum sweep_backend backend, unsigned depth, bool every_uring,
+						bool tell_cached);
+struct sweep__stat_batch *sweep__stat_batch_free(struct sweep__stat_batch *b);
+/* Stat reqs[0..n) relative to dirfd, in the order given; fills each req's err/st. */
+int sweep__stat_batch_run(struct sweep__stat_batch *b, int dirfd, struct sweep__stat_req *reqs, size_t n);
+/* Whether the last run read nothing from the disk (and sent nothing to io_uring): the inodes were cached. tell_cached only. */
+bool sweep__stat_batch_cached(const struct sweep__stat_batch *b);
+
+/* --- C-SCAN queue (walk_queue.c) --- */
+/* Items are served in ascending key from the last key served; keys below it wait for the next sweep. */
+struct sweep__cscan;
+struct sweep__cscan *sweep__cscan_new(void);
+struct sweep__cscan *sweep__cscan_free(struct sweep__cscan *q);
+int sweep__cscan_push(struct sweep__cscan *q, uint64_t key, void *item);
+/* 1 and *ret_item (and *ret_key if non-NULL) when an item was taken, 0 when empty. */
+int sweep__cscan_pop(struct sweep__cscan *q, void **ret_item, uint64_t *ret_key);
+size_t sweep__cscan_len(const struct sweep__cscan *q);
+/* How many times the queue wrapped to a new sweep. */
+uint64_t sweep__cscan_sweeps(const struct sweep__cscan *q);
 
 /* A directory the walk knows about: pending in the queue, being read, or an ancestor of one. */
 struct dnode {
