@@ -4,8 +4,8 @@
  * installed. Each layer folder has a header of its own for the layers above
  * it, each including the one below (lib/meson.build lists the order):
  *   common/internal.h <- device/device.h <- metascan/metascan.h
- *     <- walk/walk.h <- plan/plan.h <- read/read.h
- * (the copy engine and the model rest on this one alone). Unit tests
+ *     <- walk/walk.h <- plan/plan.h <- read/read.h <- copy/copy_internal.h
+ * (the model, lib/sim, rests on this one alone). Unit tests
  * include the header of the layer they test.
  */
 #ifndef SWEEP_INTERNAL_H

@@ -47,7 +47,7 @@
 
 #include "copy_meta.h"
 #include "copy_writer.h"
-#include "internal.h"
+#include "read.h" /* the layer below (and plan: copy_read.c opens planned files as the reader does) */
 
 /*
  * A batch is bounded by memory, not by a number of files: the plan's and the
