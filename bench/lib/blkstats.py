@@ -7,6 +7,9 @@
   blkstats.py seq BYTES OUT      -> a synthetic tracefs trace reading BYTES in one
                                     sequential run (the model's bound)
   blkstats.py head TRACE OUT.csv -> time,sector of every issued request (head plot)
+  blkstats.py outside TRACE      -> seconds between the trace markers "... tool start" and
+                                    "... tool end" (bench/emudisk-run writes them) that lie
+                                    before the first request or after the last one
 
 A seek is a non-contiguous move of at least 1 MiB forwards, or any move backwards,
 between consecutive issued requests (the definition the issues use)."""
@@ -86,6 +89,31 @@ def head(path, out, reqs=None):
             f.write(f"{t - t0:.6f},{sec},{n},{rwbs}\n")
 
 
+_MARK = re.compile(r"\s(\d+\.\d+):\s+tracing_mark_write:.*tool (start|end)")
+_EVENT = re.compile(r"\s(\d+\.\d+):\s+block_rq_(issue|complete):")
+
+
+def outside(path):
+    """Seconds of the tool's run outside [first request issued, last completed]; nan without markers."""
+    mark, first, last = {}, None, None
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = _EVENT.search(line)
+            if m:
+                t = float(m.group(1))
+                first = t if first is None else first
+                last = t
+                continue
+            m = _MARK.search(line)
+            if m:
+                mark[m.group(2)] = float(m.group(1))
+    if len(mark) < 2:
+        return float("nan")
+    if first is None:
+        return mark["end"] - mark["start"]
+    return max(0.0, first - mark["start"]) + max(0.0, mark["end"] - last)
+
+
 def main():
     cmd = sys.argv[1]
     if cmd == "stats":
@@ -97,8 +125,10 @@ def main():
         seq(int(sys.argv[2]), sys.argv[3])
     elif cmd == "head":
         head(sys.argv[2], sys.argv[3])
+    elif cmd == "outside":
+        print(f"{outside(sys.argv[2]):.6f}")
     else:
-        sys.exit("usage: blkstats.py stats TRACE [CSV] | seq BYTES OUT | head TRACE OUT.csv")
+        sys.exit("usage: blkstats.py stats TRACE [CSV] | seq BYTES OUT | head TRACE OUT.csv | outside TRACE")
 
 
 if __name__ == "__main__":

@@ -8,8 +8,11 @@ Per filesystem and tool: wall seconds (min-max), CPU seconds (user +
 system), requests and seeks of the block trace; the trace replayed through
 the model closed (drive time alone, no think time) and depend (each request
 when the one it waited for completes, plus the gap the trace shows: the
-drive's time and the tool's own); wall over the depend replay, and what the
-emulation added to each request, (wall - depend) / requests; the emulated
+drive's time and the tool's own); the seconds the tool spent before its
+first request and after its last (outside: in no replay); wall over depend
+plus outside, and what the emulation added to each request, (wall - depend
+- outside) / requests (the loop device's worker, the FUSE round trip, the
+machine's wake-ups, which a real disk does not add); the emulated
 drive's busy time over the open replay's (the same requests at the same
 times: 1.00 when the emulator's model did what the replay's did); answers
 the emulator gave late (1 ms or more after the model's time, or held by the
@@ -53,14 +56,14 @@ def main():
         return med([float(r.get(key, "nan")) for r in rows])
 
     print("| fs | tool | runs | wall s (min-max) | CPU s | requests | seeks | replay closed s | replay depend s "
-          "| wall / depend | ms added a request | drive busy / open replay | late answers |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| outside s | wall / (depend + outside) | ms added a request | drive busy / open replay | late answers |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     m = {}
     for fs in fses:
         for t in [t for t in ORDER if (fs, t) in runs]:
             rows = runs[fs, t]
             ws = [float(r["wall_s"]) for r in rows]
-            w, reqs, dep = med(ws), col(rows, "requests"), col(rows, "depend_s")
+            w, reqs, dep, out = med(ws), col(rows, "requests"), col(rows, "depend_s"), col(rows, "outside_s")
             m[fs, t] = (w, col(rows, "closed_s"), dep)
             cpu = med([float(r["user_s"]) + float(r["sys_s"]) for r in rows])
             late = med([int(r["emu_lagged"]) + int(r["emu_late_backing"]) for r in rows])
@@ -68,7 +71,7 @@ def main():
             bad = " (exit status!)" if any(r["rc"] != "0" for r in rows) else ""
             print(f"| {fs} | {NAMES.get(t, t)}{bad} | {len(rows)} | {w:.2f} ({min(ws):.2f}-{max(ws):.2f}) "
                   f"| {cpu:.2f} | {reqs:.0f} | {col(rows, 'seeks'):.0f} | {m[fs, t][1]:.1f} | {dep:.1f} "
-                  f"| {w / dep:.2f} | {(w - dep) / reqs * 1000:.2f} | {busy:.2f} | {late:.0f} |")
+                  f"| {out:.1f} | {w / (dep + out):.2f} | {(w - dep - out) / reqs * 1000:.2f} | {busy:.2f} | {late:.0f} |")
     print()
     print("| fs | sweep | peer | wall ratio | target | replay closed ratio | replay depend ratio |")
     print("|---|---|---|---|---|---|---|")
