@@ -41,33 +41,6 @@ static uint64_t real_at(const struct emu *e, uint64_t m)
 
 /* ---- answers ---- */
 
-/* Take r out of the list [*head, *tail] (tail NULL: a list that keeps none). */
-static void unlink_req(struct emu_req **head, struct emu_req **tail, struct emu_req *r)
-{
-	if (r->prev)
-		r->prev->next = r->next;
-	else
-		*head = r->next;
-	if (r->next)
-		r->next->prev = r->prev;
-	else if (tail)
-		*tail = r->prev;
-	r->prev = r->next = NULL;
-}
-
-/* Flushes wait for every write submitted before them (the model has no cache-flush command). */
-static void flushes_ready(struct emu *e, struct emu_req **ready)
-{
-	for (struct emu_req *f = e->flushes, *next; f; f = next) {
-		next = f->next;
-		if (e->writes_head && e->writes_head->seq < f->seq)
-			continue;
-		unlink_req(&e->flushes, NULL, f);
-		f->next = *ready;
-		*ready = f;
-	}
-}
-
 static void reply(struct emu_req *r)
 {
 	int err = r->done < 0 ? (int)-r->done : 0;
@@ -88,7 +61,6 @@ void emu_part_done(struct emu *e, struct emu_req *r, bool model)
 	if (__atomic_sub_fetch(&r->parts, 1, __ATOMIC_ACQ_REL) > 0)
 		return;
 	uint64_t now = emu_now_ns();
-	struct emu_req *ready = NULL;
 	pthread_mutex_lock(&e->lock);
 	if (r->done < 0)
 		e->st.errors++;
@@ -102,68 +74,35 @@ void emu_part_done(struct emu *e, struct emu_req *r, bool model)
 		if (lag >= 1000000)
 			e->st.lagged++;
 	}
-	if (r->op == EMU_WRITE) {
-		unlink_req(&e->writes_head, &e->writes_tail, r);
-		flushes_ready(e, &ready);
-	}
 	pthread_mutex_unlock(&e->lock);
 	reply(r);
-	while (ready) {
-		struct emu_req *f = ready;
-		ready = f->next;
-		f->due_ns = now;
-		reply(f);
-	}
 }
 
 /* ---- submissions ---- */
 
 int emu_submit(struct emu *e, struct emu_req *r)
 {
-	int err = 0;
+	static const uint8_t ops[] = { [EMU_READ] = SWEEP_SIM_READ, [EMU_WRITE] = SWEEP_SIM_WRITE,
+				       [EMU_FLUSH] = SWEEP_SIM_FLUSH };
 	pthread_mutex_lock(&e->lock);
-	if (r->op == EMU_FLUSH) {
-		e->st.flushes++;
-		r->seq = e->write_seq;
-		if (e->writes_head && e->writes_head->seq < r->seq) {
-			r->prev = NULL;
-			r->next = e->flushes;
-			if (e->flushes)
-				e->flushes->prev = r;
-			e->flushes = r;
-			r = NULL;
-		}
-		pthread_mutex_unlock(&e->lock);
-		if (r) {
-			r->due_ns = emu_now_ns();
-			emu_part_done(e, r, true);
-		}
-		return 0;
-	}
 	uint64_t now = model_now(e), sim_now = sweep_sim_now(e->sim);
 	struct sweep_sim_request q = {
 		.time_ns = now > sim_now ? now : sim_now,
 		.offset = r->offset,
 		.length = r->len,
 		.id = (uint64_t)(uintptr_t)r,
-		.op = r->op == EMU_WRITE ? SWEEP_SIM_WRITE : SWEEP_SIM_READ,
+		.op = ops[r->op],
 	};
-	err = sweep_sim_submit(e->sim, &q);
+	int err = sweep_sim_submit(e->sim, &q);
 	if (!err) {
 		if (r->op == EMU_WRITE) {
 			e->st.writes++;
 			e->st.write_bytes += r->len;
-			r->seq = e->write_seq++;
-			r->next = NULL;
-			r->prev = e->writes_tail;
-			if (e->writes_tail)
-				e->writes_tail->next = r;
-			else
-				e->writes_head = r;
-			e->writes_tail = r;
-		} else {
+		} else if (r->op == EMU_READ) {
 			e->st.reads++;
 			e->st.read_bytes += r->len;
+		} else {
+			e->st.flushes++;
 		}
 		pthread_cond_signal(&e->wake); /* its completion may be the next event */
 	}

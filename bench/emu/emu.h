@@ -42,8 +42,6 @@ struct emu_req {
 	ssize_t done;        /* bytes read or written, or -errno */
 	int parts;           /* parts still to end (atomic) */
 	uint64_t due_ns;     /* real time the model completes it (monotonic) */
-	uint64_t seq;        /* writes: submission order, for flushes */
-	struct emu_req *prev, *next; /* writes in flight, or flushes waiting */
 };
 
 struct emu_stats {
@@ -64,9 +62,6 @@ struct emu {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	bool stopping;
-	uint64_t write_seq;
-	struct emu_req *writes_head, *writes_tail; /* writes in flight, oldest first */
-	struct emu_req *flushes;                   /* flushes waiting for earlier writes */
 	struct emu_stats st;
 	pthread_t thread;
 };
@@ -76,7 +71,7 @@ uint64_t emu_now_ns(void);
 /* clock.c */
 int emu_clock_start(struct emu *e);
 void emu_clock_stop(struct emu *e);
-/* Queue r in the model (reads and writes) or behind the writes in flight (flushes). 0 or -errno. */
+/* Queue r in the model at its present (a flush as the drive's FLUSH CACHE). 0 or -errno. */
 int emu_submit(struct emu *e, struct emu_req *r);
 /* One of r's parts ended (model: the model's; else the backing file's); the last answers r and frees it. */
 void emu_part_done(struct emu *e, struct emu_req *r, bool model);

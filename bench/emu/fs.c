@@ -3,7 +3,8 @@
  * The FUSE side: a root directory holding one file, EMU_FILE_NAME, the
  * size of the image. Reads and writes go to the model (clock.c) and to the
  * backing image at once; the answer waits for both. A flush (fsync, what a
- * loop device sends for a cache flush) waits for the writes before it.
+ * loop device sends for a cache flush) is the model's FLUSH CACHE: done when
+ * the drive's write-back cache has put every write before it on the media.
  * Discards and zeroing (fallocate) reach the image with no modelled cost:
  * the model has no such command.
  */
@@ -224,7 +225,11 @@ static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_f
 	r->req = req;
 	r->op = EMU_FLUSH;
 	r->parts = 1;
-	emu_submit(E(req), r);
+	int err = emu_submit(E(req), r);
+	if (err) {
+		free(r);
+		fuse_reply_err(req, -err);
+	}
 }
 
 static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, off_t len, struct fuse_file_info *fi)

@@ -11,9 +11,9 @@
 # before the model's time, only later (a loaded CPU, the FUSE round trip),
 # and at --speed 1 the model's time is the drive's. Over a 64 GiB image a
 # random read pays a seek across it and part of a turn: in 20,000 runs of
-# the probe's pattern through the model, the lower quartile was never
-# below 2.2 ms (median 4.8 ms). The stream pays no seek (and the drive's
-# read-ahead), 0.035 ms per 4 KiB; whatever the machine adds per request
+# the probe's pattern through the model (hdd7200, the Deskstar 7K500), the
+# lower quartile was never below 3.5 ms (median 5.7 ms). The stream pays no
+# seek (and the drive's read-ahead), 0.06 ms per 4 KiB; whatever the machine adds per request
 # weighs 64 times more on a 4 KiB read than on a 256 KiB one, so the ratio
 # only grows. Skips without root, loop devices, FUSE or the server.
 . "$TESTS_DIR/dev/lib.sh"
