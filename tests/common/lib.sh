@@ -19,6 +19,7 @@
 #   note MSG            a line of information
 #   case_begin NAME     start a named group of `cond || fail MSG` lines;
 #   case_end            ok NAME if none of them failed since case_begin
+#   case_ok             true while nothing failed since case_begin (to stop a loop early)
 #   on_exit CMD         run the shell command CMD at exit (pass, fail, skip or
 #                       signal), the last registered first. Never `trap ... EXIT`
 #                       in a test: register here.
@@ -73,6 +74,7 @@ case_begin() {
 	LIB_CASE=$1
 	LIB_CASE_FAILS=$LIB_FAILS
 }
+case_ok() { [ "$LIB_FAILS" = "$LIB_CASE_FAILS" ]; }
 case_end() {
 	if [ -n "$LIB_CASE" ] && [ "$LIB_FAILS" = "$LIB_CASE_FAILS" ]; then ok "$LIB_CASE"; fi
 	LIB_CASE=

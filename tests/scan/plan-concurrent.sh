@@ -19,16 +19,15 @@
 # contents, as root with hints.
 # Needs root and loop devices; skips (77) without them.
 set -u
-. "${TESTS_DIR:?}/common/loopfs.sh"
+. "${TESTS_DIR:?}/common/lib.sh"
+. "$TESTS_DIR/common/loopfs.sh"
 loopfs_require ext4 xfs
 CP=${BUILD_ROOT:?}/utils/sweep-cp
 TAR=$BUILD_ROOT/utils/sweep-tar
-[ -x "$CP" ] && [ -x "$TAR" ] || loopfs_skip "tools not built"
-command -v tar >/dev/null || loopfs_skip "no tar"
+[ -x "$CP" ] && [ -x "$TAR" ] || skip "tools not built"
+require_cmd tar
 SECS=${PLAN_CONCURRENT_SECONDS:-4}
 W=$LOOPFS_WORK
-fail=0
-bad() { echo "FAIL: $*" >&2; fail=1; }
 chmod 755 "$W"
 export SWEEP_DEVICE=hdd SWEEP_METASCAN=on
 
@@ -136,33 +135,35 @@ reported() { grep -qF -- "$2" "$1"; }
 
 check_output() { # check_output LABEL TREE LOG: stable exact, every bad churn file reported
 	local label=$1 tree=$2 log=$3 p
-	diff -r "$SRC/stable" "$tree/stable" >/dev/null || bad "$label: the untouched subtree differs"
+	diff -r "$SRC/stable" "$tree/stable" >/dev/null || fail "$label: the untouched subtree differs"
 	while read -r p; do
 		reported "$log" "$p" || grep -qxF -- "${p#src/}" "$SRC/../inplace.log" 2>/dev/null ||
-			bad "$label: $p does not verify, was not reported, and no file rewritten in place ever had its name"
+			fail "$label: $p does not verify, was not reported, and no file rewritten in place ever had its name"
 	done < <(python3 "$SV" check "$tree")
-	echo "$label: $(python3 "$SV" check "$tree" | wc -l) files torn or changed, $(grep -c . "$log") lines reported" >&2
+	note "$label: $(python3 "$SV" check "$tree" | wc -l) files torn or changed, $(grep -c . "$log") lines reported"
 }
 
 run_fs() { # run_fs LABEL FSTYPE
 	local label=$1 mnt i
-	mnt=$(loopfs_new "$2" 320M) || { bad "$label: cannot make the filesystem"; return; }
+	mnt=$(loopfs_new "$2" 320M) || { fail "$label: cannot make the filesystem"; return; }
+	case_begin "$label: copies and archives made while writers run are exact or reported; uid 65534's archive is root's"
 	SRC=$mnt/src
-	python3 "$SV" make "$SRC" || { bad "$label: make failed"; return; }
+	python3 "$SV" make "$SRC" || { fail "$label: make failed"; return; }
 	sync
 	python3 "$SV" churn "$SRC" "$SECS" &
 	local churn=$!
+	on_exit "kill $churn 2>/dev/null"
 	sleep 1 # the writers under way before the tools start
 	# the tools again and again while the writers run (at least once, at most 4 times)
 	for i in 1 2 3 4; do
 		[ $i = 1 ] || kill -0 $churn 2>/dev/null || break
 		"$CP" -a "$SRC" "$mnt/cp$i" 2>"$W/$label.cp$i.log"
-		[ $? -le 1 ] || bad "$label: sweep-cp failed: $(tail -2 "$W/$label.cp$i.log")"
+		[ $? -le 1 ] || fail "$label: sweep-cp failed: $(tail -2 "$W/$label.cp$i.log")"
 		check_output "$label cp$i" "$mnt/cp$i" "$W/$label.cp$i.log"
 		"$TAR" -cf "$W/$label.$i.tar" -C "$mnt" src 2>"$W/$label.tar$i.log"
-		[ $? -le 1 ] || bad "$label: sweep-tar failed: $(tail -2 "$W/$label.tar$i.log")"
+		[ $? -le 1 ] || fail "$label: sweep-tar failed: $(tail -2 "$W/$label.tar$i.log")"
 		mkdir -p "$W/$label.x$i" && tar -xf "$W/$label.$i.tar" -C "$W/$label.x$i" ||
-			bad "$label: GNU tar cannot extract sweep-tar's archive"
+			fail "$label: GNU tar cannot extract sweep-tar's archive"
 		check_output "$label tar$i" "$W/$label.x$i/src" "$W/$label.tar$i.log"
 		rm -rf "$W/$label.x$i" "$W/$label.$i.tar" "$mnt/cp$i"
 	done
@@ -171,20 +172,21 @@ run_fs() { # run_fs LABEL FSTYPE
 	[ "$2" = xfs ] && { xfs_freeze -f "$mnt" && xfs_freeze -u "$mnt"; }
 	# quiet now: root with hints and uid 65534 without give the same archive members in the same order
 	find "$SRC" -name '*.new' -delete
-	"$TAR" -cf "$W/$label.root.tar" -C "$mnt" src 2>"$W/$label.root.log" || bad "$label: sweep-tar (root) failed"
+	"$TAR" -cf "$W/$label.root.tar" -C "$mnt" src 2>"$W/$label.root.log" || fail "$label: sweep-tar (root) failed"
 	[ -n "${PLAN_CONCURRENT_DEBUG:-}" ] && { "$TAR" -cf /dev/null --plan-trace="$PLAN_CONCURRENT_DEBUG.$label.root" -C "$mnt" src; SWEEP_METASCAN=off "$TAR" -cf /dev/null --plan-trace="$PLAN_CONCURRENT_DEBUG.$label.off" -C "$mnt" src; cp -r "$mnt/src" "$PLAN_CONCURRENT_DEBUG.$label.tree"; }
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$TAR" -cf - -C "$mnt" src >"$W/$label.nobody.tar" 2>"$W/$label.nobody.log" ||
-		bad "$label: sweep-tar as uid 65534 failed: $(tail -2 "$W/$label.nobody.log")"
+		fail "$label: sweep-tar as uid 65534 failed: $(tail -2 "$W/$label.nobody.log")"
 	tar -tf "$W/$label.root.tar" >"$W/$label.root.list" && tar -tf "$W/$label.nobody.tar" >"$W/$label.nobody.list" &&
 		cmp -s "$W/$label.root.list" "$W/$label.nobody.list" ||
-		bad "$label: member order as uid 65534 differs from root's: $(diff "$W/$label.root.list" "$W/$label.nobody.list" | head -8)"
+		fail "$label: member order as uid 65534 differs from root's: $(diff "$W/$label.root.list" "$W/$label.nobody.list" | head -8)"
 	[ -n "${PLAN_CONCURRENT_DEBUG:-}" ] && cp "$W/$label.root.list" "$W/$label.nobody.list" "$W/$label.root.tar" "${PLAN_CONCURRENT_DEBUG%/*}/"
 	mkdir -p "$W/$label.xr" "$W/$label.xn"
 	tar -xf "$W/$label.root.tar" -C "$W/$label.xr" && tar -xf "$W/$label.nobody.tar" -C "$W/$label.xn" &&
 		diff -r "$W/$label.xr" "$W/$label.xn" >/dev/null && diff -r "$SRC" "$W/$label.xr/src" >/dev/null ||
-		bad "$label: archive contents differ (root, uid 65534, the tree)"
+		fail "$label: archive contents differ (root, uid 65534, the tree)"
+	case_end
 }
 
 run_fs ext4 ext4
 run_fs xfs xfs
-exit $fail
+finish

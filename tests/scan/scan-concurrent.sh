@@ -11,12 +11,11 @@
 # FIEMAP again.
 # Needs root and loop devices; skips (77) without them.
 set -u
-. "${TESTS_DIR:?}/common/loopfs.sh"
+. "${TESTS_DIR:?}/common/lib.sh"
+. "$TESTS_DIR/common/loopfs.sh"
 loopfs_require ext4 xfs
 SCAN=${BUILD_ROOT:?}/tests/scan/scan-tree
 SECONDS_EACH=${SCAN_CONCURRENT_SECONDS:-8}
-fail=0
-bad() { echo "FAIL: $*" >&2; fail=1; }
 
 # churn ROOT SECONDS SEED: the writers, in one process with a seeded mix of operations
 churn() {
@@ -80,7 +79,8 @@ PY
 
 run_fs() { # run_fs FSTYPE
 	local fs=$1 mnt scans=0 refused=0 pf_refused=0 i out rc
-	mnt=$(loopfs_new "$fs" 400M) || { bad "$fs: cannot make a loop filesystem"; return; }
+	mnt=$(loopfs_new "$fs" 400M) || { fail "$fs: cannot make a loop filesystem"; return; }
+	case_begin "$fs: scans during writes complete or refuse cleanly, every hint plausible; after sync every hint as lstat and FIEMAP"
 	out=$LOOPFS_WORK/$fs
 	mkdir -p "$mnt/t"
 	for i in $(seq 0 19); do mkdir "$mnt/t/d$i"; done
@@ -97,7 +97,7 @@ run_fs() { # run_fs FSTYPE
 		3) # the engine refused what it read mid-write (a superblock or descriptor torn on the device):
 		   # the walk then goes without hints; refusing is right, crashing or passing garbage is not
 			refused=$((refused + 1)) ;;
-		*) bad "$fs: scan during writes, exit $rc: $(grep -E 'MISMATCH|ERROR|runtime error|scan-tree:' "$out.scan" | head -5)" ;;
+		*) fail "$fs: scan during writes, exit $rc: $(grep -E 'MISMATCH|ERROR|runtime error|scan-tree:' "$out.scan" | head -5)" ;;
 		esac
 		"$SCAN" --prefetch --walk-only "$mnt/t" >/dev/null 2>"$out.pf"
 		rc=$?
@@ -105,24 +105,25 @@ run_fs() { # run_fs FSTYPE
 		0) ;;
 		3) # the same refusal, from the prefetch's own open of the engine: only that open may say so
 			grep -q '^scan-tree: metascan open: ' "$out.pf" ||
-				bad "$fs: prefetch walk during writes, exit 3 without a refused open: $(head -5 "$out.pf")"
+				fail "$fs: prefetch walk during writes, exit 3 without a refused open: $(head -5 "$out.pf")"
 			pf_refused=$((pf_refused + 1)) ;;
-		*) bad "$fs: prefetch walk during writes, exit $rc: $(grep -E 'ERROR|runtime error|scan-tree:' "$out.pf" | head -5)" ;;
+		*) fail "$fs: prefetch walk during writes, exit $rc: $(grep -E 'ERROR|runtime error|scan-tree:' "$out.pf" | head -5)" ;;
 		esac
 		scans=$((scans + 1))
-		[ $fail = 0 ] || break
+		case_ok || break
 	done
 	wait $pid
 	echo "$fs: $scans scan rounds ($refused scans and $pf_refused prefetch walks refused to open mid-write) during $(cat "$out.churn"); last: $(grep '^hints:' "$out.scan" | tail -1)"
 	# how many rounds fit in the writers' time depends on the machine's load: one is the case
-	[ $((scans - refused)) -ge 1 ] || bad "$fs: no scan completed while the writers ran ($scans tried)"
+	[ $((scans - refused)) -ge 1 ] || fail "$fs: no scan completed while the writers ran ($scans tried)"
 	sync
 	[ "$fs" = xfs ] && { fsfreeze -f "$mnt" && fsfreeze -u "$mnt"; }
 	"$SCAN" --check "$mnt/t" >/dev/null 2>"$out.final" ||
-		bad "$fs: after the writers stopped: $(grep -E 'MISMATCH|scan-tree:|ERROR|runtime error' "$out.final" | head -5)"
-	echo "$fs: after sync: $(grep '^check:' "$out.final")"
+		fail "$fs: after the writers stopped: $(grep -E 'MISMATCH|scan-tree:|ERROR|runtime error' "$out.final" | head -5)"
+	note "$fs: after sync: $(grep '^check:' "$out.final")"
+	case_end
 }
 
 run_fs ext4
 run_fs xfs
-exit $fail
+finish

@@ -14,13 +14,12 @@
 #  - as uid 65534 the open fails cleanly with EACCES or EPERM.
 # Needs root and loop devices; skips (77) without them.
 set -u
-. "${TESTS_DIR:?}/common/loopfs.sh"
+. "${TESTS_DIR:?}/common/lib.sh"
+. "$TESTS_DIR/common/loopfs.sh"
 loopfs_require ext4 xfs
 SCAN=${BUILD_ROOT:?}/tests/scan/scan-tree
 POP=$TESTS_DIR/scan/populate.py
-fail=0
 ran=0
-bad() { echo "FAIL: $*" >&2; fail=1; }
 # the mount points must be reachable by uid 65534 for the unprivileged run
 chmod 755 "$LOOPFS_WORK"
 
@@ -52,28 +51,29 @@ check_fs() { # check_fs LABEL FSTYPE SIZE [mkfs options...]
 	mnt=$(loopfs_new "$fstype" "$size" "$@" 2>"$LOOPFS_WORK/$label.mkerr")
 	if [ -z "$mnt" ] || ! mountpoint -q "$mnt"; then
 		if [ "$label" = xfs-v4 ]; then
-			echo "$label: not available here (kernel or mkfs refuses v4 xfs), skipped" >&2
+			skip_part "$label: not available here (kernel or mkfs refuses v4 xfs)"
 			return
 		fi
-		bad "$label: cannot make the filesystem: $(cat "$LOOPFS_WORK/$label.mkerr")"
+		fail "$label: cannot make the filesystem: $(cat "$LOOPFS_WORK/$label.mkerr")"
 		return
 	fi
 	chmod 755 "$mnt"
 	dev=$(loopfs_dev "$mnt")
 	bs=$(stat -f -c %S "$mnt")
-	python3 "$POP" "$mnt/t" "$bs" || { bad "$label: populate failed"; return; }
+	python3 "$POP" "$mnt/t" "$bs" || { fail "$label: populate failed"; return; }
 	sync
 	# xfs writes inodes back to their home blocks lazily; a freeze writes everything
 	[ "$fstype" = xfs ] && { fsfreeze -f "$mnt" && fsfreeze -u "$mnt"; }
 	out=$LOOPFS_WORK/$label
 	ran=$((ran + 1))
+	case_begin "$label: every hint as lstat and FIEMAP (symlinks$([ "$fstype" = xfs ] && echo ", directories") as $([ "$fstype" = xfs ] && echo xfs_db || echo debugfs)), EACCES/EPERM as uid 65534, the image by --dev"
 	local blockmap=
 	[ "$fstype" = ext2 ] && blockmap=--blockmap
 	if ! "$SCAN" --check --list $blockmap "$mnt/t" >"$out.list" 2>"$out.err"; then
-		bad "$label: scan-tree --check: $(grep -E 'MISMATCH|scan-tree:|ERROR|runtime error' "$out.err" | head -8)"
+		fail "$label: scan-tree --check: $(grep -E 'MISMATCH|scan-tree:|ERROR|runtime error' "$out.err" | head -8)"
 	fi
 	echo "$label (bs $bs): $(grep '^check:' "$out.err")"
-	grep -q 'fiemap=0 ' "$out.err" && bad "$label: FIEMAP compared nothing"
+	grep -q 'fiemap=0 ' "$out.err" && fail "$label: FIEMAP compared nothing"
 
 	# what FIEMAP cannot show: symlinks everywhere, directories on xfs
 	local ino why mode nlink sz phys flags path want n=0
@@ -85,7 +85,7 @@ check_fs() { # check_fs LABEL FSTYPE SIZE [mkfs options...]
 		*) continue ;;
 		esac
 		if [ "$fstype" = xfs ]; then want=$(xfs_first "$dev" "$ino" "$bs" "$agb"); else want=$(ext4_first "$dev" "$ino" "$bs"); fi
-		[ "$phys" = "$want" ] || bad "$label: $path (inode $ino, mode $mode): hint $phys, on-disk map $want"
+		[ "$phys" = "$want" ] || fail "$label: $path (inode $ino, mode $mode): hint $phys, on-disk map $want"
 		n=$((n + 1))
 	done <"$out.list"
 	echo "$label: $n symlinks$([ "$fstype" = xfs ] && echo " and directories") checked against $([ "$fstype" = xfs ] && echo xfs_db || echo debugfs)"
@@ -95,12 +95,13 @@ check_fs() { # check_fs LABEL FSTYPE SIZE [mkfs options...]
 	r=$(setpriv --reuid 65534 --regid 65534 --clear-groups "$SCAN" "$mnt/t" 2>"$out.nobody.err")
 	local rc=$?
 	if [ $rc != 3 ] || ! [[ $r == "open: EACCES" || $r == "open: EPERM" ]]; then
-		bad "$label: as uid 65534: exit $rc, '$r' (want exit 3, open: EACCES or EPERM): $(head -3 "$out.nobody.err")"
+		fail "$label: as uid 65534: exit $rc, '$r' (want exit 3, open: EACCES or EPERM): $(head -3 "$out.nobody.err")"
 	fi
 	# the same without a mount: the image itself, through sweep__metascan_open_dev
 	if ! "$SCAN" --dev "$dev" "$mnt/t" >/dev/null 2>"$out.dev.err"; then
-		bad "$label: --dev $dev: $(tail -3 "$out.dev.err")"
+		fail "$label: --dev $dev: $(tail -3 "$out.dev.err")"
 	fi
+	case_end
 }
 
 check_fs ext4-4k ext4 400M -b 4096
@@ -113,5 +114,5 @@ check_fs ext2-1k ext2 300M -b 1024
 check_fs xfs xfs 400M
 check_fs xfs-big-inodes xfs 400M -i size=2048
 check_fs xfs-v4 xfs 400M -m crc=0
-[ $ran -gt 0 ] || loopfs_skip "no filesystem could be made"
-exit $fail
+[ $ran -gt 0 ] || skip "no filesystem could be made"
+finish
