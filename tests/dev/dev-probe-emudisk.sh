@@ -77,6 +77,11 @@ check() {
 		"$DU" -s --verbose "$mnt/t" >"$T/du.out" 2>"$T/du.err" || die "sweep-du --verbose: $(cat "$T/du.err")"
 		grep -q "^sweep-du: $mnt/t: ext4 on $name: device class $want (probe of $name: " "$T/du.err" ||
 			{ cat "$T/du.err"; die "sweep-du --verbose on $dev does not say $want by probe"; }
+		# and the profile that class gives (lib/device/devclass.c): a disk's sweep, or fast storage's parallelism
+		local prof='plan physical, walk physical, no walk threads, .*, reader depth 128, ring 16 MiB, prefetch$'
+		[ "$want" = ssd ] && prof='plan none, walk inode, [0-9]* walk threads, .*, reader depth 64, ring 64 MiB, no prefetch$'
+		grep -q "^sweep-du: $mnt/t: profile: $prof" "$T/du.err" ||
+			{ cat "$T/du.err"; die "sweep-du --verbose on $dev does not give the $want profile"; }
 		du -s "$mnt/t" | cmp -s - "$T/du.out" || die "sweep-du differs from du on $dev"
 	fi
 	umount "$mnt" || die "umount $mnt"
@@ -86,7 +91,7 @@ plain=$(losetup --find --show -r "$img") || die "cannot attach a loop device"
 echo "$plain" >>"$T/loops"
 check "$plain" ssd
 dev_detach "$plain"
-ok "plain loop device -> ssd by probe"
+ok "plain loop device -> ssd by probe, and its profile"
 
 emu=$("$EMUDISK" start --read-only --speed 1 "$img") || die "emudisk start $img"
 echo "$emu" >>"$T/emus"
@@ -97,7 +102,7 @@ stats=$("$EMUDISK" stats "$emu") || die "emudisk stats"
 echo "$stats"
 reads=$(dev_field "$stats" reads) && [ "$reads" -ge 64 ] || die "the server saw $reads reads"
 [ "$(dev_field "$stats" errors)" = 0 ] || die "the server saw errors: $stats"
-ok "emulated disk -> hdd by probe"
+ok "emulated disk -> hdd by probe, and its profile"
 
 # stop: refused while mounted, then everything goes (device, mount, server)
 mnt=$(mount_ro "$emu" busy) || die "mount $emu"
