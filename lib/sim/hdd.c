@@ -99,6 +99,9 @@ struct zone {
 	double head_skew_ns, cyl_skew_ns; /* whole sectors covering a head switch, a cylinder change */
 	double track_ns, cyl_ns;          /* stream time of a track and the head skew after it; of a cylinder */
 	double t0;                        /* the stream clock at the zone's first sector */
+	/* the same in whole sectors, for the angle: a track and its skew, a cylinder, t0 modulo a turn */
+	uint64_t track_sect, cyl_sect;
+	double t0_phase;
 };
 
 struct seg {
@@ -207,6 +210,22 @@ static double stream_at(const struct hdd *h, uint64_t lba)
 	return z->t0 + (double)c * z->cyl_ns + (double)(r / z->spt) * z->track_ns + (double)(r % z->spt) * z->sector_ns;
 }
 
+/*
+ * Where sector lba is on the platter: T(lba) modulo a turn, in ns. Inside a
+ * zone T - t0 is a whole number of sectors, so the angle comes from an
+ * integer remainder (fmod of the clock's large values was a quarter of the
+ * model's time).
+ */
+static double angle_of(const struct hdd *h, uint64_t lba)
+{
+	const struct zone *z = zone_of_lba(h, lba);
+	uint64_t in = lba - z->first_lba, per_cyl = z->spt * h->p.heads;
+	uint64_t c = in / per_cyl, r = in % per_cyl;
+	uint64_t k = ((c % z->spt) * (z->cyl_sect % z->spt) + (r / z->spt) * z->track_sect + r % z->spt) % z->spt;
+	double a = z->t0_phase + (double)k * z->sector_ns;
+	return a >= h->rev_ns ? a - h->rev_ns : a;
+}
+
 /* When such a transfer would have finished sector lba. */
 static double stream_end(const struct hdd *h, uint64_t lba)
 {
@@ -265,15 +284,15 @@ static double phase(const struct hdd *h, uint64_t t, double off)
 }
 
 /*
- * Rotational wait from phase ph until stream position T comes under the
- * head. A sector missed by less than a rounding error (times are whole ns)
+ * Rotational wait from phase ph until the sector at angle `at` comes under
+ * the head. A sector missed by less than a rounding error (times are whole ns)
  * is not missed: the wait is then slightly negative, which puts the finish
  * back in step with the platter (clamping it to 0 let a sequential stream
  * drift 0.16 ns a request until it missed a whole turn).
  */
-static double rot_wait(const struct hdd *h, double ph, double T, double sector_ns)
+static double rot_wait(const struct hdd *h, double ph, double at, double sector_ns)
 {
-	double w = fmod(T, h->rev_ns) - ph;
+	double w = at - ph;
 	if (w < -1e-3 * sector_ns)
 		w += h->rev_ns;
 	return w;
@@ -393,7 +412,7 @@ static void service(const struct hdd *h, uint64_t t, uint64_t cmd_at, const stru
 		pos_t += h->head_switch_ns;
 	/* rotational latency: wait for sector a to come under the head, then stream to the end of b - 1 */
 	double Ta = stream_at(h, a);
-	double wait = rot_wait(h, phase(h, t, pos_t), Ta, zone_of_lba(h, a)->sector_ns);
+	double wait = rot_wait(h, phase(h, t, pos_t), angle_of(h, a), zone_of_lba(h, a)->sector_ns);
 	double xfer = stream_end(h, b - 1) - Ta;
 	struct hdd_chs e;
 	if (sweep__hdd_map(&h->dev, b - 1, &e) == 0) {
@@ -503,7 +522,7 @@ static void hdd_bucket_search(struct sim_dev *d, uint64_t key, const struct sbuc
 	for (uint64_t hd = 0; hd < h->p.heads; hd++) {
 		uint64_t ta = cyl_a + hd * spt, te = ta + spt;
 		/* the sector under the head on this track (each track has its own skew) */
-		double theta = fmod(ph - fmod(stream_at(h, ta), h->rev_ns) + h->rev_ns, h->rev_ns) / sns;
+		double theta = fmod(ph - angle_of(h, ta) + h->rev_ns, h->rev_ns) / sns;
 		uint64_t s0 = (uint64_t)ceil(theta - 1e-3); /* the first sector not yet passed */
 		if (s0 > spt)
 			s0 = spt;
@@ -860,6 +879,11 @@ static void build_zones(struct hdd *h)
 		zn->track_ns = h->rev_ns + zn->head_skew_ns;
 		zn->cyl_ns = (double)p->heads * h->rev_ns + (double)(p->heads - 1) * zn->head_skew_ns + zn->cyl_skew_ns;
 		zn->t0 = t;
+		uint64_t hs = (uint64_t)llround(zn->head_skew_ns / zn->sector_ns);
+		uint64_t cs = (uint64_t)llround(zn->cyl_skew_ns / zn->sector_ns);
+		zn->track_sect = zn->spt + hs;
+		zn->cyl_sect = p->heads * zn->spt + (p->heads - 1) * hs + cs;
+		zn->t0_phase = fmod(t, h->rev_ns);
 		t += (double)zn->cyls * zn->cyl_ns; /* the last cylinder's skew leads into the next zone */
 		cyl += zn->cyls;
 		lba += zn->nsect;

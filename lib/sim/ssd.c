@@ -173,8 +173,8 @@ static void plane_copies(struct ssd *s, unsigned p, double t, uint64_t n)
  * reads[p] pages out to the controller and programs progs[p] pages that
  * come from it, back to back; each channel carries its planes' pages in one
  * booking. When one resource is the bottleneck, as in block-sized work, the
- * end is within a page's time of laying each page out (issue 27: that took
- * minutes for whole-device requests). Returns when it is all done.
+ * end is close to that of laying each page out (a few per cent; issue 27:
+ * that took minutes for whole-device requests). Returns when it is all done.
  */
 static double bulk_ops(struct ssd *s, double t, const uint64_t *reads, const uint64_t *progs)
 {

@@ -302,7 +302,7 @@ static void test_gstf(void **state)
 	/*
 	 * The freeze variant: "3%-4% lower disk utilizations and 15%-25% lower
 	 * maximum response times". At Q = 100 both hold; at Q = 1000 the
-	 * maximum holds and the utilization is 4.9% lower (README: within 0.5).
+	 * maximum holds and the utilization is 4.8% lower (README: within 0.5).
 	 */
 	show("GSTF freeze", FRZ100);
 	show("GSTF freeze", FRZ1000);
@@ -311,7 +311,7 @@ static void test_gstf(void **state)
 	print_message("freeze vs GSTF: Q=100 %.1f%% lower util, %.1f%% lower max; Q=1000 %.1f%%, %.1f%%\n", du100 * 100,
 		      dm100 * 100, du1000 * 100, dm1000 * 100);
 	assert_true(du100 >= 0.03 && du100 <= 0.04 && dm100 >= 0.15 && dm100 <= 0.25);
-	assert_true(fabs(du1000 - 0.049) <= 0.005 && dm1000 >= 0.15 && dm1000 <= 0.25);
+	assert_true(fabs(du1000 - 0.048) <= 0.005 && dm1000 >= 0.15 && dm1000 <= 0.25);
 }
 
 static void test_gstf_group_size(void **state)
@@ -346,10 +346,10 @@ static void test_wstf(void **state)
 	assert_true(R(WSTF10)->util >= 0.98 * R(STF10)->util);
 	assert_true(R(WSTF100)->util >= 0.98 * R(STF100)->util);
 	assert_true(R(WSTF100)->max_s <= 30.0 && R(WSTF1000)->max_s <= 30.0);
-	/* at Q = 1000 the model's WSTF is 3.8% below STF (README: within 0.5 point), still under it */
+	/* at Q = 1000 the model's WSTF is 3.5% below STF (README: within 0.5 point), still under it */
 	double below = 1 - R(WSTF1000)->util / R(STF1000)->util;
 	print_message("WSTF Q=1000: %.2f%% below STF\n", below * 100);
-	assert_true(fabs(below - 0.038) <= 0.005);
+	assert_true(fabs(below - 0.035) <= 0.005);
 }
 
 /*
@@ -440,7 +440,7 @@ static void test_disk_queue_depth(void **state)
 	assert_true(near(R(WT_NOOP64)->iops, R(WT_DL64)->iops, 0.02));
 	/* No-Op far behind at the driver's default depth of 4 ("as low as one fourth of the best");
 	 * the model: half (README, within 5%) */
-	assert_true(near(R(WT_NOOP4)->iops / R(WT_DL4)->iops, 0.51, 0.05));
+	assert_true(near(R(WT_NOOP4)->iops / R(WT_DL4)->iops, 0.52, 0.05));
 	/* the seed's seek-based schedulers gain about 30% from depth; the model's deadline gains 3.8x
 	 * (README: the drive's rotational ordering on a small working set, within 10%) */
 	assert_true(near(R(WT_DL64)->iops / R(WT_DL1)->iops, 3.8, 0.10));
