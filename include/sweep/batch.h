@@ -29,7 +29,7 @@ struct sweep_batch_opts {
 	size_t max_bytes;           /* plan memory per batch, 0 = no bound */
 	unsigned plan_flags;        /* SWEEP_PLAN_* */
 	enum sweep_backend backend; /* the reader's */
-	unsigned queue_depth;       /* 0 = from the device */
+	unsigned queue_depth;       /* 0 = the device profile's */
 	size_t buffer_size;         /* 0 = default */
 	size_t max_buffered;        /* 0 = default */
 	unsigned read_flags;        /* SWEEP_READ_* */

@@ -51,7 +51,7 @@ extern "C" {
 struct sweep_reader_opts {
 	size_t size;                /* sizeof(struct sweep_reader_opts) */
 	enum sweep_backend backend; /* AUTO: SWEEP_BACKEND env, then io_uring probe */
-	unsigned queue_depth;       /* reads in flight, 0 = from the device (rotational 128, SSD 64) */
+	unsigned queue_depth;       /* reads in flight, 0 = the device profile's (HDD class 128, SSD 64) */
 	size_t buffer_size;         /* bytes per read request, 0 = default (1 MiB) */
 	size_t max_buffered;        /* bytes held for in-order delivery, 0 = default */
 	unsigned flags;             /* SWEEP_READ_* */
