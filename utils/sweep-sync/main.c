@@ -445,8 +445,8 @@ static int open_dest_dir(const char *dst, const char *what)
 /*
  * rsync's remote operands: [USER@]HOST:PATH over a remote shell, and the
  * daemon's HOST::MODULE and rsync://. Not a local name with a colon in it
- * ("./a:b"). 0 when every operand is local, else the exit status after
- * the message.
+ * ("./a:b"). 0 when every operand is local, -1 for a transfer over a
+ * remote shell (remote.c), else the exit status after the message.
  */
 static int check_remote(char **ops, int nsrc)
 {
@@ -464,168 +464,166 @@ static int check_remote(char **ops, int nsrc)
 		}
 	if (!src_remote && !dst_remote)
 		return 0;
-	if (src_remote ? h.daemon : d.daemon)
+	if (src_remote ? h.daemon : d.daemon) {
 		cli_msg("%s: the rsync daemon protocol is not supported (rsync://HOST/MODULE, HOST::MODULE)",
 			src_remote ? ops[0] : ops[nsrc]);
-	else
-		cli_msg("%s: remote transfers are not supported by this sweep-sync", src_remote ? ops[0] : ops[nsrc]);
-	cli_msg("requested action not supported (code %d)", EXIT_UNSUPPORTED);
-	return EXIT_UNSUPPORTED;
+		cli_msg("requested action not supported (code %d)", EXIT_UNSUPPORTED);
+		return EXIT_UNSUPPORTED;
+	}
+	return -1;
 }
 
-int main(int argc, char **argv)
+void sync_ctx_init(struct sync_ctx *c, const struct timespec *start)
 {
-	struct sync_ctx c = { 0 };
-	char *dst = NULL;
-	const char *dest_arg;
-	bool container = false; /* DEST is a directory the transfer goes into, created if missing */
-	bool dst_is_dir;
-	struct stat dstst;
-	int dst_stat;
-	struct timespec start;
-	int nsrc, r, code = 0, missing = 0;
-
-	cli_init(argv[0]);
-	cli_close_stdout_atexit();
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	c.start = start;
-	r = sync_parse_options(argc, argv, &c.o);
-	if (r < 0) {
-		code = r == -EIO ? EXIT_FILEIO : EXIT_SYNTAX;
-		goto out;
-	}
-	c.am_root = geteuid() == 0;
-	c.orig_umask = umask(0);
-	umask(c.orig_umask);
+	c->start = *start;
+	c->am_root = geteuid() == 0;
+	c->orig_umask = umask(0);
+	umask(c->orig_umask);
 	setlocale(LC_CTYPE, "");
-	c.utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
+	c->utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
 	struct sigaction sa = { .sa_handler = on_signal }; /* no SA_RESTART: a blocked wait returns */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	c.dest_fd = -1;
+	c->dest_fd = -1;
 	for (int i = 0; i < MAX_BASIS_DIRS; i++)
-		c.basis_fd[i] = -1;
-	c.backup_fd = -1;
+		c->basis_fd[i] = -1;
+	c->backup_fd = -1;
+}
 
-	nsrc = argc - optind - 1;
-	dest_arg = argv[argc - 1];
-	code = check_remote(argv + optind, nsrc);
-	if (code)
-		goto out;
-	dst = strip(dest_arg);
-	if (!dst)
-		goto nomem;
+int sync_dest_open(struct sync_ctx *c, const char *dest_arg, struct sync_dest *d)
+{
+	struct stat dstst;
+
+	d->arg = dest_arg;
+	d->dst = strip(dest_arg);
+	if (!d->dst) {
+		cli_msg("out of memory");
+		return EXIT_PARTIAL;
+	}
 	/*
 	 * What DEST is, as rsync's get_local_name() sees it: stat'ed as named
 	 * (a trailing slash included). A directory is then opened through
 	 * symlinks only of root or of the user running, and held.
 	 */
-	dst_stat = stat(dest_arg, &dstst) == 0 ? 0 : -errno;
-	dst_is_dir = dst_stat == 0 && S_ISDIR(dstst.st_mode);
-	if (dst_stat < 0 && dst_stat != -ENOENT) {
-		cli_error(dst_stat, "ERROR: cannot stat destination %s", cli_quote(dest_arg));
-		code = EXIT_FILESELECT;
-		goto out;
+	d->stat = stat(dest_arg, &dstst) == 0 ? 0 : -errno;
+	d->is_dir = d->stat == 0 && S_ISDIR(dstst.st_mode);
+	if (d->stat < 0 && d->stat != -ENOENT) {
+		cli_error(d->stat, "ERROR: cannot stat destination %s", cli_quote(dest_arg));
+		return EXIT_FILESELECT;
 	}
-	if (dst_is_dir) {
-		c.dest_fd = open_dest_dir(dst, "change_dir#1");
-		if (c.dest_fd < 0) {
-			code = c.dest_fd == -ENOMEM ? EXIT_PARTIAL : EXIT_FILESELECT;
-			c.dest_fd = -1;
-			goto out;
+	if (d->is_dir) {
+		c->dest_fd = open_dest_dir(d->dst, "change_dir#1");
+		if (c->dest_fd < 0) {
+			int code = c->dest_fd == -ENOMEM ? EXIT_PARTIAL : EXIT_FILESELECT;
+
+			c->dest_fd = -1;
+			return code;
 		}
 	}
-	if (c.o.info_flist > 0 && c.o.recursive)
+	return 0;
+}
+
+/* The SRC operands (or --files-from's names) as roots of the transfer. 0, or the exit status. */
+static int add_operands(struct sync_ctx *c, struct sync_dest *d, char **ops, int nsrc)
+{
+	const char *dst = d->dst;
+	int r;
+
+	if (c->o.info_flist > 0 && c->o.recursive)
 		puts("sending incremental file list");
-	else if (c.o.info_flist > 0 && c.o.dirs)
+	else if (c->o.info_flist > 0 && c->o.dirs)
 		puts("building file list ... done"); /* rsync's, for -d without -r (no incremental recursion) */
-	if (c.o.files_from) {
+	if (c->o.files_from) {
 		/* rsync: the names are relative to the one SRC, which is a directory */
-		char *base = strip(argv[optind]);
+		char *base = strip(ops[0]);
 
 		if (!base)
 			goto nomem;
-		r = add_files_from(&c, c.o.files_from, base, dst, &missing);
+		r = add_files_from(c, c->o.files_from, base, dst, &d->missing);
 		free(base);
-		if (r == -EIO) {
-			code = EXIT_SYNTAX; /* rsync: a files-from file that cannot be read is a usage error */
-			goto out;
-		}
-		if (r < 0 || (c.o.relative && add_implied(&c, 0, dst) < 0))
+		if (r == -EIO)
+			return EXIT_SYNTAX; /* rsync: a files-from file that cannot be read is a usage error */
+		if (r < 0 || (c->o.relative && add_implied(c, 0, dst) < 0))
 			goto nomem;
-		container = true;
-	} else {
-		for (int i = 0; i < nsrc; i++) {
-			size_t before = c.nroots;
-
-			if (c.o.relative)
-				r = add_relative_arg(&c, argv[optind + i], dst);
-			else
-				r = add_root(&c, argv[optind + i], dst,
-					     dst_is_dir || nsrc > 1 || ends_with_slash(dest_arg));
-			if (r == -EINVAL) {
-				code = EXIT_SYNTAX;
-				goto out;
-			}
-			if (r < 0)
-				goto nomem;
-			if (r == 0)
-				missing++;
-			if (r > 0 && (c.o.relative || strcmp(c.roots[before].dst, dst) || !strcmp(c.roots[before].rel0, ".")))
-				container = true;
-		}
-		if (c.o.relative && add_implied(&c, 0, dst) < 0)
-			goto nomem;
+		d->container = true;
+		return 0;
 	}
+	for (int i = 0; i < nsrc; i++) {
+		size_t before = c->nroots;
+
+		if (c->o.relative)
+			r = add_relative_arg(c, ops[i], dst);
+		else
+			r = add_root(c, ops[i], dst, d->is_dir || nsrc > 1 || ends_with_slash(d->arg));
+		if (r == -EINVAL)
+			return EXIT_SYNTAX;
+		if (r < 0)
+			goto nomem;
+		if (r == 0)
+			d->missing++;
+		if (r > 0 && (c->o.relative || strcmp(c->roots[before].dst, dst) || !strcmp(c->roots[before].rel0, ".")))
+			d->container = true;
+	}
+	if (c->o.relative && add_implied(c, 0, dst) < 0)
+		goto nomem;
+	return 0;
+nomem:
+	cli_msg("out of memory");
+	return EXIT_PARTIAL;
+}
+
+int sync_run(struct sync_ctx *c, struct sync_dest *d)
+{
+	const char *dst = d->dst;
+	int r, code = 0;
+
 	/* rsync: a missing or unreadable SRC is an I/O error, and after one nothing is deleted */
-	if (missing)
-		c.io_error = true;
-	if (!c.nroots)
+	if (d->missing)
+		c->io_error = true;
+	if (!c->nroots)
 		goto report;
-	sync_modify_window = c.o.modify_window;
+	sync_modify_window = c->o.modify_window;
 	/* --progress=SECONDS: the display every sweep tool has; --progress, -P and --info=progress2: rsync's lines (report.c) */
-	c.prog = progress_new(&c.o.sweep_progress);
-	r = flist_scan(&c);
+	c->prog = progress_new(&c->o.sweep_progress);
+	r = flist_scan(c);
 	if (r < 0) {
 		cli_error(r, "scanning the file lists");
-		c.errors++;
+		c->errors++;
 		goto report;
 	}
 	{
 		struct timespec now;
 
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		c.stats.scan_secs = (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9;
+		c->stats.scan_secs = (double)(now.tv_sec - c->start.tv_sec) + (double)(now.tv_nsec - c->start.tv_nsec) / 1e9;
 	}
 	test_pause("walk", 0);
-	skips_print(&c, true);
-	if (dst_stat == 0 && !dst_is_dir) {
+	skips_print(c, true);
+	if (d->stat == 0 && !d->is_dir) {
 		/* DEST is a file: rsync takes it only as the new name of one non-directory */
 		size_t total = 0;
 		bool top_dir = false;
 
-		for (size_t i = 0; i < c.list.n; i++)
-			if (c.list.v[i].flags & N_SRC) {
+		for (size_t i = 0; i < c->list.n; i++)
+			if (c->list.v[i].flags & N_SRC) {
 				total++;
-				top_dir = top_dir || S_ISDIR(c.list.v[i].s.st.st_mode);
+				top_dir = top_dir || S_ISDIR(c->list.v[i].s.st.st_mode);
 			}
 		if (total == 1 && top_dir) {
-			progress_clear(c.prog);
+			progress_clear(c->prog);
 			cli_msg("ERROR: cannot overwrite non-directory with a directory");
-			code = EXIT_FILESELECT;
-			goto out;
+			return EXIT_FILESELECT;
 		}
-		if (total > 1 || (container && total)) {
-			progress_clear(c.prog);
+		if (total > 1 || (d->container && total)) {
+			progress_clear(c->prog);
 			cli_msg("ERROR: destination must be a directory when copying more than 1 file");
-			code = EXIT_FILESELECT;
-			goto out;
+			return EXIT_FILESELECT;
 		}
 	}
-	if (dst_stat == -ENOENT && !ends_with_slash(dest_arg) && c.nroots == 1 && strcmp(c.roots[0].rel0, ".")) {
+	if (d->stat == -ENOENT && !ends_with_slash(d->arg) && c->nroots == 1 && strcmp(c->roots[0].rel0, ".")) {
 		/*
 		 * rsync's get_local_name(): one entry in all (a directory not
 		 * recursed into, or an empty one) to a DEST that does not exist
@@ -633,20 +631,20 @@ int main(int argc, char **argv)
 		 */
 		size_t total = 0;
 
-		for (size_t i = 0; i < c.list.n; i++)
-			total += (c.list.v[i].flags & N_SRC) != 0;
+		for (size_t i = 0; i < c->list.n; i++)
+			total += (c->list.v[i].flags & N_SRC) != 0;
 		if (total == 1) {
-			char *d = strdup(dst);
+			char *nd = strdup(dst);
 
-			if (!d)
+			if (!nd)
 				goto nomem;
-			free(c.roots[0].dst);
-			c.roots[0].dst = d;
-			container = false;
+			free(c->roots[0].dst);
+			c->roots[0].dst = nd;
+			d->container = false;
 		}
 	}
 	/* rsync makes DEST only when there is something to put in it, or DEST/ says it is a directory */
-	if (container && !dst_is_dir && (c.list.n || ends_with_slash(dest_arg))) {
+	if (d->container && !d->is_dir && (c->list.n || ends_with_slash(d->arg))) {
 		/* rsync makes the last component of DEST, not its parents */
 		const char *base;
 		bool untrusted;
@@ -654,30 +652,27 @@ int main(int argc, char **argv)
 
 		if (pfd < 0) {
 			dest_refused(dst, "change_dir#2", pfd, untrusted);
-			code = pfd == -ENOENT ? EXIT_FILEIO : EXIT_FILESELECT;
-			goto out;
+			return pfd == -ENOENT ? EXIT_FILEIO : EXIT_FILESELECT;
 		}
-		bool made = !c.o.dry_run && mkdirat(pfd, base, 0777) == 0;
-		if (!c.o.dry_run && !made && errno != EEXIST) {
+		bool made = !c->o.dry_run && mkdirat(pfd, base, 0777) == 0;
+		if (!c->o.dry_run && !made && errno != EEXIST) {
 			cli_error(-errno, "mkdir %s failed", cli_quote(dst));
 			close(pfd);
-			code = EXIT_FILEIO;
-			goto out;
+			return EXIT_FILEIO;
 		}
 		/* Ours a moment ago (or there already, then not followed): a symlink there now was swapped in. */
-		if (!c.o.dry_run)
-			c.dest_fd = openat(pfd, base, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (!c->o.dry_run)
+			c->dest_fd = openat(pfd, base, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		close(pfd);
-		if (!c.o.dry_run && c.dest_fd < 0) {
+		if (!c->o.dry_run && c->dest_fd < 0) {
 			cli_error(-errno, "change_dir#2 %s failed", cli_quote(dst));
-			code = EXIT_FILESELECT;
-			goto out;
+			return EXIT_FILESELECT;
 		}
-		if (c.o.itemize || c.o.name_level > 0)
+		if (c->o.itemize || c->o.name_level > 0)
 			printf("created directory %s\n", dst);
 	}
-	skips_print(&c, false);
-	r = flist_open_roots(&c);
+	skips_print(c, false);
+	r = flist_open_roots(c);
 	if (r < 0)
 		goto nomem;
 	/*
@@ -685,104 +680,135 @@ int main(int argc, char **argv)
 	 * directory where rsync does so), or the directory of the new name
 	 * when one file is copied to a name of its own. Held from here on.
 	 */
-	c.dest_show = strdup(dst);
-	if (!c.dest_show)
+	c->dest_show = strdup(dst);
+	if (!c->dest_show)
 		goto nomem;
-	if (c.nroots == 1 && !container) {
+	if (c->nroots == 1 && !d->container) {
 		bool untrusted;
 
-		if (c.dest_fd >= 0)
-			close(c.dest_fd);
-		c.dest_fd = opath_open_parent(dst, &c.dest_name, &untrusted);
-		if (c.dest_fd < 0) {
-			dest_refused(dst, "change_dir#3", c.dest_fd, untrusted);
-			c.dest_fd = -1;
-			code = EXIT_FILESELECT;
-			goto out;
+		if (c->dest_fd >= 0)
+			close(c->dest_fd);
+		c->dest_fd = opath_open_parent(dst, &c->dest_name, &untrusted);
+		if (c->dest_fd < 0) {
+			dest_refused(dst, "change_dir#3", c->dest_fd, untrusted);
+			c->dest_fd = -1;
+			return EXIT_FILESELECT;
 		}
-		char *slash = strrchr(c.dest_show, '/');
+		char *slash = strrchr(c->dest_show, '/');
 		if (slash)
-			*(slash == c.dest_show ? slash + 1 : slash) = 0;
+			*(slash == c->dest_show ? slash + 1 : slash) = 0;
 		else
-			c.dest_show[0] = 0;
+			c->dest_show[0] = 0;
 	}
-	if (c.dest_fd < 0 && !c.list.n)
+	if (c->dest_fd < 0 && !c->list.n)
 		goto report; /* nothing to transfer, so DEST was not made */
-	if (c.dest_fd >= 0 && !flist_dest_is_scanned(&c)) {
+	if (c->dest_fd >= 0 && !flist_dest_is_scanned(c)) {
 		/* DEST, or an operand's top below it, is no longer what the scan listed: touch nothing. */
 		cli_msg("the destination %s changed during the scan; nothing done", cli_quote(dst));
-		code = EXIT_FILEIO;
-		goto out;
+		return EXIT_FILEIO;
 	}
-	if (c.dest_fd < 0 && !c.o.dry_run) {
-		cli_msg("cannot open the destination %s", cli_quote(c.dest_show[0] ? c.dest_show : "."));
-		code = EXIT_FILEIO;
-		goto out;
+	if (c->dest_fd < 0 && !c->o.dry_run) {
+		cli_msg("cannot open the destination %s", cli_quote(c->dest_show[0] ? c->dest_show : "."));
+		return EXIT_FILEIO;
 	}
-	if (c.o.nbasis && basis_open(&c) < 0)
+	if (c->o.nbasis && basis_open(c) < 0)
 		goto nomem;
-	if (backup_open(&c) < 0) {
-		code = EXIT_FILEIO;
-		goto out;
-	}
-	if (c.o.checksum) {
-		r = checksum_run(&c);
+	if (backup_open(c) < 0)
+		return EXIT_FILEIO;
+	if (c->o.checksum) {
+		r = checksum_run(c);
 		if (r < 0) {
 			cli_error(r, "comparing checksums");
-			c.errors++;
+			c->errors++;
 			goto report;
 		}
 	}
 	transferring = 1;
-	r = apply_run(&c);
+	r = apply_run(c);
 	transferring = 0;
 	if (sync_stop_signal) {
 		cli_msg("received signal, exiting");
-		code = EXIT_SIGNAL;
-		goto out;
+		return EXIT_SIGNAL;
 	}
-	if (r < 0 && !c.fatal) {
+	if (r < 0 && !c->fatal) {
 		cli_error(r, "sync failed");
-		c.errors++;
+		c->errors++;
 	}
 report:
-	c.errors += (unsigned long)missing;
-	c.prog = progress_finish(c.prog, !c.fatal);
-	if (!c.fatal)
-		report_summary(&c, &start);
-	if (c.fatal) {
-		code = c.fatal_code;
+	c->errors += (unsigned long)d->missing;
+	c->prog = progress_finish(c->prog, !c->fatal);
+	if (!c->fatal)
+		report_summary(c, &c->start);
+	if (c->fatal) {
+		code = c->fatal_code;
 		cli_msg("error in file IO (code %d)", code);
-	} else if (c.errors) {
+	} else if (c->errors) {
 		code = EXIT_PARTIAL;
 		cli_msg("some files/attrs were not transferred (see previous errors) (code %d)", code);
-	} else if (c.skipped_deletes) {
+	} else if (c->skipped_deletes) {
 		code = EXIT_DEL_LIMIT;
 		cli_msg("the --max-delete limit stopped deletions (code %d)", code);
-	} else if (c.vanished) {
+	} else if (c->vanished) {
 		code = EXIT_VANISHED;
 		cli_msg("some files vanished before they could be transferred (code %d)", code);
 	}
-	goto out;
+	return code;
 nomem:
 	cli_msg("out of memory");
-	code = EXIT_PARTIAL;
+	return EXIT_PARTIAL;
+}
+
+void sync_done(struct sync_ctx *c, struct sync_dest *d)
+{
+	skips_print(c, true);
+	skips_print(c, false);
+	flist_free(&c->list);
+	free(c->digests);
+	free(c->src_index);
+	free(c->t_open);
+	progress_free(c->prog);
+	exclude_free(c->o.sender_rules);
+	exclude_free(c->o.receiver_rules);
+	exclude_free(c->o.protect_rules);
+	basis_close(c);
+	backup_close(c);
+	flist_close_roots(c);
+	free(c->dest_show);
+	free_roots(c);
+	free(d->dst);
+}
+
+int main(int argc, char **argv)
+{
+	struct sync_ctx c = { 0 };
+	struct sync_dest d = { 0 };
+	struct timespec start;
+	int nsrc, r, code = 0;
+
+	cli_init(argv[0]);
+	cli_close_stdout_atexit();
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	sync_ctx_init(&c, &start);
+	r = sync_parse_options(argc, argv, &c.o);
+	if (r < 0) {
+		code = r == -EIO ? EXIT_FILEIO : EXIT_SYNTAX;
+		goto out;
+	}
+	nsrc = argc - optind - 1;
+	code = check_remote(argv + optind, nsrc);
+	if (code < 0) {
+		cli_msg("%s: remote transfers are not supported by this sweep-sync", argv[optind]);
+		cli_msg("requested action not supported (code %d)", EXIT_UNSUPPORTED);
+		code = EXIT_UNSUPPORTED;
+	}
+	if (code)
+		goto out;
+	code = sync_dest_open(&c, argv[argc - 1], &d);
+	if (!code)
+		code = add_operands(&c, &d, argv + optind, nsrc);
+	if (!code)
+		code = sync_run(&c, &d);
 out:
-	skips_print(&c, true);
-	skips_print(&c, false);
-	flist_free(&c.list);
-	free(c.digests);
-	free(c.src_index);
-	free(c.t_open);
-	progress_free(c.prog);
-	exclude_free(c.o.sender_rules);
-	exclude_free(c.o.receiver_rules);
-	exclude_free(c.o.protect_rules);
-	basis_close(&c);
-	backup_close(&c);
-	flist_close_roots(&c);
-	free(c.dest_show);
-	free_roots(&c);
-	free(dst);
+	sync_done(&c, &d);
 	return code;
 }

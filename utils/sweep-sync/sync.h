@@ -372,6 +372,27 @@ int checksum_run(struct sync_ctx *c);
 /* apply.c */
 int apply_run(struct sync_ctx *c);
 
+/*
+ * main.c: the phases of a run, for a local transfer and for the receiving
+ * side of a remote one. DEST as rsync's receiver sees it:
+ */
+struct sync_dest {
+	char *dst;       /* DEST without trailing slashes */
+	const char *arg; /* DEST as given */
+	int stat;        /* 0, or -errno of stat(DEST) */
+	bool is_dir;
+	bool container;  /* DEST is a directory the transfer goes into, made when missing */
+	int missing;     /* SRC operands that could not be read */
+};
+/* The context's defaults (descriptors, locale, signals). */
+void sync_ctx_init(struct sync_ctx *c, const struct timespec *start);
+/* Stat DEST, hold it when it is a directory: 0, or the exit status after the message. */
+int sync_dest_open(struct sync_ctx *c, const char *dest_arg, struct sync_dest *d);
+/* Once the roots are known: scan, compare, transfer, delete, report. The exit status. */
+int sync_run(struct sync_ctx *c, struct sync_dest *d);
+/* Free what the run holds. */
+void sync_done(struct sync_ctx *c, struct sync_dest *d);
+
 /* main.c: report an error about path, count it. */
 void sync_error(struct sync_ctx *c, const char *path, int err);
 void sync_vanished(struct sync_ctx *c, const char *path);
