@@ -198,6 +198,16 @@ int sweep__walk_dnode_reopen(struct walk *w, struct dnode *d)
 		w->kept_fds--;
 	} else {
 		fd = walk_dnode_open_chain(w, d);
+		/*
+		 * Out of descriptors (a low open-file limit, or the caller's
+		 * files): the cached directories let go, and one try more, by
+		 * path where the parent was cached. Slower, never a lost
+		 * directory for want of a descriptor the walk held itself.
+		 */
+		if (fd == -EMFILE || fd == -ENFILE) {
+			sweep__walk_fdcache_clear(w);
+			fd = walk_dnode_open_chain(w, d);
+		}
 	}
 	if (fd < 0)
 		return fd;

@@ -16,7 +16,7 @@
 #     is no archive, names too long for v7/ustar, xattr names with '=' and
 #     '%', --skip-old-files -v over an existing tree, -x -h refused, --acls
 #     into a directory with a default ACL (acls03), -t into a closed pipe
-#     (sigpipe).
+#     (sigpipe), -c and -x at ulimit -n 10 (extrac11).
 . "$TESTS_DIR/tar/lib.sh"
 cd "$WORK" || die "cd"
 
@@ -158,6 +158,22 @@ else
 	skip_part "default ACLs: no setfacl, or no ACL support here"
 fi
 cd .. || die "cd .."
+case_end
+
+# GNU tar's extrac11: few but enough descriptors (ulimit -n 10) for a tree 11 deep
+case_begin "-c and -x at ulimit -n 10, as GNU tar"
+mkdir -p fd/a/b/c/d/e/f/g/h/i/j/k fd/out fd/gout
+for d in $(find fd/a -type d); do for f in X Y Z; do echo $f > "$d/$f"; done; done
+if ( exec 3<&- 4<&- 5<&- 6<&- 7<&- 8<&- 9<&- && ulimit -n 10 ) 2>/dev/null; then
+	( cd fd && exec 3<&- 4<&- 5<&- 6<&- 7<&- 8<&- 9<&- && ulimit -n 10 && "$T" -cf s.tar a && "$T" -xf s.tar -C out a ) 2> fd.err ||
+		fail "ulimit -n 10: exit $?, $(cat fd.err)"
+	( cd fd && exec 3<&- 4<&- 5<&- 6<&- 7<&- 8<&- 9<&- && ulimit -n 10 && tar -cf g.tar a && tar -xf g.tar -C gout a ) ||
+		fail "ulimit -n 10: GNU tar failed too"
+	diff -r fd/a fd/out/a >&2 || fail "ulimit -n 10: the tree extracted differs"
+	diff <(tar -tf fd/g.tar | sort) <(tar -tf fd/s.tar | sort) >&2 || fail "ulimit -n 10: members differ from GNU tar's"
+else
+	skip_part "ulimit -n 10 cannot be set here"
+fi
 case_end
 
 finish

@@ -75,6 +75,34 @@ static bool tagged_out(const struct tar *t, const struct sweep_entry *e)
 	return false;
 }
 
+/*
+ * Out of descriptors (a low open-file limit: GNU tar's suite runs at
+ * ulimit -n 10): the directory's metadata through its name below the
+ * walk's descriptor of its parent, as for symlinks and devices, which
+ * libarchive looks up without following a symlink there; checked to be
+ * the directory walked just before.
+ */
+static int walk_dir_nofd(struct tar *t, const struct sweep_entry *e, const char *name, bool member)
+{
+	char buf[64 + NAME_MAX];
+	struct stat now;
+	int r = 0;
+
+	if (fstatat(e->dirfd, e->at_name, &now, t->o->dereference ? 0 : AT_SYMLINK_NOFOLLOW) != 0 ||
+	    (uint64_t)now.st_dev != e->st.dev || (uint64_t)now.st_ino != e->st.ino) {
+		tar_warn(t, e->path, "file changed as we read it; not dumped");
+		return SWEEP_WALK_SKIP;
+	}
+	if (member &&
+	    tar_entry_fill(t, name, e->path, tar_accpath(t, e->dirfd, e->at_name, e->path, buf, sizeof(buf)), -1, &e->st, NULL) == 0) {
+		r = dir_spool_add(t, e->id);
+		if (r == 0 && t->o->remove_files && tar_remove_later(t, e->path, &e->st, true) < 0)
+			r = -ENOMEM;
+	}
+	progress_dirs(t->progress, 1);
+	return r;
+}
+
 /* member: the directory is stored (not with -u when the archive has it). */
 static int walk_dir(struct tar *t, const struct sweep_entry *e, const char *name, bool member)
 {
@@ -93,6 +121,8 @@ static int walk_dir(struct tar *t, const struct sweep_entry *e, const char *name
 		tar_warn(t, e->path, "file changed as we read it; not dumped");
 		return SWEEP_WALK_SKIP;
 	}
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE) && !t->o->ntags)
+		return walk_dir_nofd(t, e, name, member);
 	if (fd < 0) {
 		/* GNU tar stores nothing for a directory it cannot read. */
 		if (errno == ENOENT && e->depth > 0)
