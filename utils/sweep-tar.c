@@ -36,6 +36,22 @@ static void set_locale(void)
 		setlocale(LC_CTYPE, "C.UTF-8");
 }
 
+/* --index-file=FILE: -v's listing goes there. 0, or -1 after GNU tar's message. */
+static int open_index(struct tar *t)
+{
+	FILE *f;
+
+	if (!t->o->index_file)
+		return 0;
+	if (!(f = fopen(t->o->index_file, "we"))) {
+		cli_msg("%s: Cannot open: %s", tar_printable(t->o->index_file), strerror(errno));
+		cli_msg("Error is not recoverable: exiting now");
+		return -1;
+	}
+	t->listing = f;
+	return 0;
+}
+
 /* -W: the archive just written, read back and compared with the files (GNU tar's verify_volume). */
 static void verify(struct tar *t)
 {
@@ -78,6 +94,8 @@ static int setup(struct tar *t, const struct tar_opts *o)
 		return -1;
 	if (t->out_fd == STDOUT_FILENO)
 		t->listing = stderr; /* GNU tar does the same */
+	if (open_index(t) < 0)
+		return -1;
 	t->disk = archive_read_disk_new();
 	t->entry = archive_entry_new();
 	t->links = links_new();
@@ -159,7 +177,7 @@ int main(int argc, char **argv)
 		t.listing = o.to_stdout ? stderr : stdout; /* -O: the data has stdout, as in GNU tar */
 		t.out_fd = -1;
 		t.trace_fd = -1;
-		if (tar_read_archive(&t, o.mode, false) < 0) {
+		if (open_index(&t) < 0 || tar_read_archive(&t, o.mode, false) < 0) {
 			t.status = TAR_FATAL;
 		} else {
 			if (o.names_failed)
@@ -176,6 +194,8 @@ int main(int argc, char **argv)
 		if (tar_walk(&t) == 0 && dir_spool_flush(&t) == 0) {
 			/* GNU tar says it when the names run out: after the members' messages. */
 			tar_unconsumed_report(&o);
+			if (o.check_links)
+				tar_links_missing(&t);
 			if (tar_out_close(&t) == 0) {
 				if (o.verify)
 					verify(&t);
@@ -191,10 +211,16 @@ int main(int argc, char **argv)
 	if (t.status == TAR_FATAL && !t.failed && t.out)
 		cli_msg("Exiting with failure status due to previous errors");
 	teardown(&t);
+	if (o.index_file && t.listing && t.listing != stdout && t.listing != stderr && fclose(t.listing) != 0)
+		cli_error(-errno, "%s", tar_printable(o.index_file));
 	tar_update_free(&t);
 	tar_removals_free(&t);
 	tar_checkpoint_finish();
 	tar_transform_free();
+	tar_mode_free();
+	tar_pax_free();
+	tar_pax_rw_free(t.sink.rw);
+	tar_owner_maps_free();
 	for (size_t i = 0; i < o.nroots; i++) {
 		free(o.roots[i].path);
 		free(o.roots[i].dir);

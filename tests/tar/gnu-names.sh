@@ -155,6 +155,68 @@ else
 fi
 case_end
 
+case_begin "--mode, --owner-map, --group-map, --add-file, --index-file, -P, -l, --backup, --no-overwrite-dir"
+fresh sh -c 'touch -- a -File foo bar && chmod 4755 a && mkdir -p d dir1 && echo bla > dir1/file1 && genuid=$(id -u) && printf "+%s\t\"Joe the Plumber:1234\"\n" $(id -u) > uid.map && printf "+%s Plumbers:5678\n" $(id -g) > gid.map && : > empty.map'
+for m in "go=rX,u+rw,a-s" "a+x" "u=rwx,g=rx,o=" "+w" "o=u" "0640" "u=rw,go=r"; do
+	both -cf m.tar --mode="$m" a d
+	diff <(tar -tvf g/m.tar | awk '{print $6, $1}' | sort) <(tar -tvf s/m.tar | awk '{print $6, $1}' | sort) >&2 ||
+		fail "--mode=$m: modes differ from GNU tar's"
+done
+both -cf bad.tar --mode=u+q a
+[ $src = 2 ] && [ $grc = 2 ] && diff g.err s.err >&2 || fail "--mode=u+q: exit $src (GNU tar $grc)"
+for maps in "--owner-map=uid.map --group-map=gid.map" "--owner-map=empty.map --group-map=empty.map --owner=Fallback:4321 --group=Fb:8765"; do
+	# shellcheck disable=SC2086
+	both $maps --mtime=@0 -cf o.tar a
+	[ "$(tar -tvf s/o.tar | awk '{print $2, $3, $4}')" = "$(tar -tvf g/o.tar | awk '{print $2, $3, $4}')" ] &&
+		[ "$(tar --numeric-owner -tvf s/o.tar | awk '{print $2}')" = "$(tar --numeric-owner -tvf g/o.tar | awk '{print $2}')" ] ||
+		fail "$maps: owners differ: $(tar -tvf s/o.tar)"
+done
+both -cvf arc.tar foo --add-file -File
+[ "$(sort s.out | tr '\n' ' ')" = "-File foo " ] || fail "--add-file: listed $(cat s.out)"
+both -c -v -f - --index-file=idx dir1
+[ ! -s s.out ] || [ "$(tar -tf - < s/../s.out 2>/dev/null | head -1)" != "" ] || fail "--index-file: the listing went to the archive"
+diff <(sort g/idx) <(sort s/idx) >&2 || fail "--index-file: $(cat s/idx)"
+both -cPf p.tar "$PWD/s/../s/foo"
+[ "$(tar -tPf s/p.tar)" = "$PWD/s/../s/foo" ] || fail "-cP: stored $(tar -tPf s/p.tar)"
+rc=0; "$T" -xPf s/p.tar 2>/dev/null || rc=$?
+[ $rc = 2 ] || fail "-xP: exit $rc, want a refusal"
+ln s/foo s/foo2 && ln g/foo g/foo2 && both -cl -f l.tar foo
+[ $src = 0 ] && diff g.err s.err >&2 || fail "-l: $(cat s.err)"
+both -cf t.tar dir1 && both xfv t.tar --backup
+diff <(sort g.out) <(sort s.out) >&2 && [ "$(cat s/dir1/file1~)" = bla ] || fail "--backup: $(cat s.out)"
+both xf t.tar --backup=numbered && both xf t.tar --backup=numbered
+[ -f s/dir1/file1.~2~ ] && diff <(tree g) <(tree s) >&2 || fail "--backup=numbered: trees differ"
+chmod 700 s/dir1 g/dir1 && both -xf t.tar --no-overwrite-dir
+[ "$(stat -c %a s/dir1)" = 700 ] && [ "$(stat -c %a g/dir1)" = 700 ] || fail "--no-overwrite-dir: mode $(stat -c %a s/dir1)"
+both -cf h.tar --hole-detection=raw foo
+[ $src = 2 ] || fail "--hole-detection=raw: exit $src (holes are found with SEEK_HOLE only)"
+both -cf h.tar --hole-detection=seek foo
+[ $src = 0 ] && [ $grc = 0 ] || fail "--hole-detection=seek: exit $src"
+case_end
+
+case_begin "--pax-option as GNU tar, or refused"
+fresh sh -c 'head -c 100 /dev/urandom > file1; head -c 200 /dev/urandom > file2; touch -d @1.5 file1'
+# append02: created at once, or empty and then appended to, the same bytes (one file a run: the read order is the disk's)
+po='--pax-option=exthdr.name=%d/PaxHeaders/%f,delete=mtime,delete=atime,delete=ctime'
+(cd s && "$T" --mtime=@0 "$po" -cf archive.1 file1 && "$T" --mtime=@0 "$po" -rf archive.1 file2 &&
+	"$T" --mtime=@0 "$po" -cf archive.2 -T /dev/null &&
+	"$T" --mtime=@0 "$po" -rf archive.2 file1 && "$T" --mtime=@0 "$po" -rf archive.2 file2) || fail "append02: exit $?"
+cmp s/archive.1 s/archive.2 >&2 || fail "append02: -c and -r make different archives"
+# exthdr.name names the extended headers as GNU tar's template says
+both -cf x.tar --pax-option=exthdr.name=%d/PaxHeaders/%f file1
+[ "$(head -c 100 s/x.tar | tr -d '\0')" = "$(head -c 100 g/x.tar | tr -d '\0')" ] || fail "exthdr.name: $(head -c 100 s/x.tar | tr -d '\0')"
+tar -tvf s/x.tar --full-time | grep -q ' 1970-01-01 00:00:01.5 file1' || fail "exthdr.name: the member's header is damaged: $(tar -tvf s/x.tar --full-time)"
+both -cf y.tar --pax-option=delete=mtime file1
+[ "$(tar -tvf s/y.tar --full-time | awk '{print $5}')" = 00:00:01 ] || fail "delete=mtime: $(tar -tvf s/y.tar --full-time)"
+for bad in "-Hgnu -cf t.tar --pax-option user:=root ." "-cf t.tar --pax-option=delete=path file1" "-cf t.tar --pax-option=linkdata file1" "-czf t.tgz --pax-option=exthdr.name=%f file1"; do
+	# shellcheck disable=SC2086
+	both $bad
+	[ $src = 2 ] && [ ! -s s/t.tar ] || fail "--pax-option ($bad): exit $src"
+done
+both -Hgnu -cf t.tar --pax-option user:=root .
+diff g.err s.err >&2 || fail "--pax-option on a gnu archive: not GNU tar's message"
+case_end
+
 case_begin "GNU tar's usage hint, --usage"
 rc=0; "$T" --no-such-option 2> u.err || rc=$?
 [ $rc = 2 ] && [ "$(tail -1 u.err)" = "Try 'sweep-tar --help' or 'sweep-tar --usage' for more information." ] || fail "the hint: $(cat u.err)"

@@ -262,8 +262,8 @@ char *tar_diff_relname(struct tar *t, const char *name)
 	const char *p = name;
 	size_t n;
 
-	(void)t;
-	while (*p == '/')
+	/* -P: an absolute name is that file (openat ignores the directory then); else below -C. */
+	while (*p == '/' && !t->o->absolute_names)
 		p++;
 	n = strlen(p);
 	while (n > 1 && p[n - 1] == '/')

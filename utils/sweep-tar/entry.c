@@ -119,7 +119,7 @@ int tar_entry_fill(struct tar *t, const char *name, const char *path, const char
 	r = archive_read_disk_entry_from_file(t->disk, t->entry, fd, st);
 	if (dm && r >= ARCHIVE_WARN && S_ISREG(st->st_mode))
 		set_sparse(t->entry, st, dm->map, dm->n);
-	if (r >= ARCHIVE_WARN && (t->o->nxattr_include || t->o->nxattr_exclude))
+	if (r >= ARCHIVE_WARN && (t->o->nxattr_include || t->o->nxattr_exclude || t->o->pax_option))
 		filter_xattrs(t, t->entry);
 	/* --transform applies to symlink targets too (unless its flags say S). */
 	if (r >= ARCHIVE_WARN && S_ISLNK(st->st_mode) && tar_transforms() && archive_entry_symlink(t->entry)) {

@@ -439,9 +439,9 @@ int tar_read_archive(struct tar *t, enum tar_mode mode, bool verify)
 		}
 		/* -t: every name, -tv as GNU tar -tv; -x, -d: -v names, -vv long lines ("Verify " first with -W). */
 		if (mode == TAR_LIST && !o->verbose) {
-			fprintf(stdout, "%s\n", tar_printable(shown));
+			fprintf(t->listing, "%s\n", tar_printable(shown));
 		} else if (mode == TAR_LIST) {
-			tar_list_long(t, stdout, e, shown);
+			tar_list_long(t, t->listing, e, shown);
 		} else if (o->verbose) {
 			progress_clear_for(t->progress, t->listing);
 			if (verify)

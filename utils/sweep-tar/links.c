@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "tar.h"
 
 struct links {
@@ -123,6 +124,20 @@ static void links_maybe_forget(struct links *l, struct link_rec *r)
 			rec_free(r);
 			return;
 		}
+}
+
+void tar_links_missing(struct tar *t)
+{
+	struct links *l = t->links;
+
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->nbuckets; i++)
+		for (struct link_rec *r = l->bucket[i]; r; r = r->next)
+			if (r->unseen > 0 && r->state == LINK_WRITTEN && r->target) {
+				progress_clear(t->progress);
+				cli_msg("Missing links to %s.", cli_quote(r->target));
+			}
 }
 
 int tar_link_member(struct tar *t, const char *name, const struct sweep_stat *st, uint64_t dir_id,

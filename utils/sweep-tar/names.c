@@ -46,7 +46,7 @@ struct name_prefix {
 const struct name_prefix *tar_name_prefix(struct tar *t, const char *path, size_t strip)
 {
 	const char *name = path + strip;
-	size_t len = unsafe_prefix(name);
+	size_t len = t->o->absolute_names ? 0 : unsafe_prefix(name);
 	struct name_prefix *p;
 
 	if (len == 0)
@@ -99,7 +99,8 @@ void tar_names_free(struct tar *t)
 const char *tar_member_name(struct tar *t, const char *path, size_t strip)
 {
 	const char *name = path + strip;
-	size_t len = unsafe_prefix(name);
+	/* -P: the name as given, leading '/' and '..' parts kept. */
+	size_t len = t->o->absolute_names ? 0 : unsafe_prefix(name);
 
 	if (len == 0)
 		return name;

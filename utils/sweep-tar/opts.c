@@ -88,6 +88,17 @@ enum {
 	OPT_CHECKPOINT,
 	OPT_REMOVE_FILES,
 	OPT_XATTRS_INCLUDE,
+	OPT_MODE,
+	OPT_PAX_OPTION,
+	OPT_OWNER_MAP,
+	OPT_GROUP_MAP,
+	OPT_ADD_FILE,
+	OPT_INDEX_FILE,
+	OPT_NO_OVERWRITE_DIR,
+	OPT_OVERWRITE_DIR,
+	OPT_HOLE_DETECTION,
+	OPT_BACKUP,
+	OPT_SUFFIX,
 	OPT_XATTRS_EXCLUDE,
 	OPT_TRANSFORM,
 	OPT_SHOW_TRANSFORMED,
@@ -99,7 +110,7 @@ enum {
 	OPT_VERSION,
 };
 
-#define SHORT_OPTS "ctxruAdWf:C:T:vX:zjJkOpmohH:I:aSsb:"
+#define SHORT_OPTS "ctxruAdWPlf:C:T:vX:zjJkOpmohH:I:aSsb:"
 
 static const struct option long_opts[] = {
 	{ "create", no_argument, NULL, 'c' },
@@ -128,6 +139,19 @@ static const struct option long_opts[] = {
 	{ "checkpoint", optional_argument, NULL, OPT_CHECKPOINT },
 	{ "remove-files", no_argument, NULL, OPT_REMOVE_FILES },
 	{ "xattrs-include", required_argument, NULL, OPT_XATTRS_INCLUDE },
+	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "pax-option", required_argument, NULL, OPT_PAX_OPTION },
+	{ "owner-map", required_argument, NULL, OPT_OWNER_MAP },
+	{ "group-map", required_argument, NULL, OPT_GROUP_MAP },
+	{ "add-file", required_argument, NULL, OPT_ADD_FILE },
+	{ "index-file", required_argument, NULL, OPT_INDEX_FILE },
+	{ "no-overwrite-dir", no_argument, NULL, OPT_NO_OVERWRITE_DIR },
+	{ "overwrite-dir", no_argument, NULL, OPT_OVERWRITE_DIR },
+	{ "hole-detection", required_argument, NULL, OPT_HOLE_DETECTION },
+	{ "backup", optional_argument, NULL, OPT_BACKUP },
+	{ "suffix", required_argument, NULL, OPT_SUFFIX },
+	{ "absolute-names", no_argument, NULL, 'P' },
+	{ "check-links", no_argument, NULL, 'l' },
 	{ "xattrs-exclude", required_argument, NULL, OPT_XATTRS_EXCLUDE },
 	{ "transform", required_argument, NULL, OPT_TRANSFORM },
 	{ "xform", required_argument, NULL, OPT_TRANSFORM },
@@ -256,6 +280,21 @@ static void usage(FILE *out)
 		"                             sleep=SECONDS, exec=COMMAND, totals, wait=SIGNAL\n"
 		"      --xattrs-include=MASK, --xattrs-exclude=MASK  the xattrs stored and\n"
 		"                             restored (fnmatch patterns; imply --xattrs)\n"
+		"      --pax-option=LIST      -c, -r, -u: delete=PATTERN (atime, ctime, mtime's\n"
+		"                             fraction, SCHILY.xattr.*, SCHILY.acl.*, GNU.sparse.*),\n"
+		"                             exthdr.name=NAME (%%d, %%f, %%p), globexthdr.name=NAME\n"
+		"      --mode=CHANGES         -c: every member's mode changed as chmod would\n"
+		"      --owner-map=FILE, --group-map=FILE  -c: owners and groups by their ids\n"
+		"      --add-file=FILE        FILE is a PATH, even when it starts with '-'\n"
+		"      --index-file=FILE      -v's listing into FILE\n"
+		"      --no-overwrite-dir     -x: directories that exist keep their metadata\n"
+		"      --backup[=CONTROL], --suffix=SUFFIX  -x: rename files that would be\n"
+		"                             replaced (simple, numbered, existing, none); -c: the\n"
+		"                             archive replaced\n"
+		"  -P, --absolute-names       -c: keep a leading '/' and '..' parts; -d: compare\n"
+		"                             absolute names as they are (refused with -x)\n"
+		"  -l, --check-links          -c: say which hard-linked files lost names\n"
+		"      --hole-detection=seek  holes found with SEEK_HOLE (the only way)\n"
 		"      --remove-files         -c, -r, -u: remove what was archived, once the\n"
 		"                             archive is written and on its device\n"
 		"      --transform=EXPRESSION, --xform=EXPRESSION  change member names with a\n"
@@ -683,6 +722,11 @@ static bool name_option(struct tar_opts *o, struct pstate *ps, int c, const char
 		files_from(o, ps, arg, depth + 1);
 		o->files_from = true;
 		break;
+	case OPT_ADD_FILE:
+		/* A name, even one starting with '-'. */
+		if (add_root(o, ps->dir, arg) < 0)
+			cli_die(TAR_FATAL, "out of memory");
+		break;
 	case OPT_NULL:
 	case OPT_NO_NULL:
 		ps->null = c == OPT_NULL;
@@ -1091,7 +1135,8 @@ void tar_unconsumed_report(struct tar_opts *o)
 
 void tar_parse(int argc, char **argv, struct tar_opts *o)
 {
-	bool old_archive = false, auto_compress = false, one_top_level = false;
+	bool old_archive = false, auto_compress = false, one_top_level = false, backup = false;
+	const char *backup_control = NULL, *backup_suffix = NULL;
 	struct unconsumed unconsumed = { 0 };
 	struct pstate ps = { 0 };
 	uint64_t size;
@@ -1176,6 +1221,47 @@ void tar_parse(int argc, char **argv, struct tar_opts *o)
 		}
 		case OPT_REMOVE_FILES:
 			o->remove_files = true;
+			break;
+		case OPT_PAX_OPTION:
+			tar_pax_option(optarg);
+			o->pax_option = true;
+			break;
+		case OPT_MODE:
+			if (tar_mode_parse(optarg) < 0)
+				cli_die(TAR_FATAL, "Invalid mode given on option\n%s: Error is not recoverable: exiting now", cli_prog());
+			break;
+		case OPT_OWNER_MAP:
+		case OPT_GROUP_MAP:
+			tar_owner_map_read(optarg, c == OPT_GROUP_MAP);
+			break;
+		case OPT_INDEX_FILE:
+			o->index_file = optarg;
+			break;
+		case OPT_NO_OVERWRITE_DIR:
+		case OPT_OVERWRITE_DIR:
+			o->no_overwrite_dir = c == OPT_NO_OVERWRITE_DIR;
+			break;
+		case OPT_HOLE_DETECTION:
+			/* Holes are found with SEEK_DATA/SEEK_HOLE: "seek" is what is done; "raw" (zeros read) is not. */
+			if (strcmp(optarg, "seek") != 0 && strcmp(optarg, "raw") != 0)
+				usage_error("invalid argument %s for '--hole-detection'\nValid arguments are:\n  - 'raw'\n  - 'seek'",
+					    cli_quote(optarg));
+			if (strcmp(optarg, "raw") == 0)
+				usage_error("--hole-detection=raw: sweep-tar finds holes with SEEK_DATA and SEEK_HOLE only (--hole-detection=seek)");
+			break;
+		case OPT_BACKUP:
+			backup = true;
+			backup_control = optarg;
+			break;
+		case OPT_SUFFIX:
+			backup = true;
+			backup_suffix = optarg;
+			break;
+		case 'P':
+			o->absolute_names = true;
+			break;
+		case 'l':
+			o->check_links = true;
 			break;
 		case OPT_TRANSFORM:
 			tar_transform_add(optarg);
@@ -1410,6 +1496,14 @@ void tar_parse(int argc, char **argv, struct tar_opts *o)
 		if (o->mode == TAR_CONCAT)
 			usage_error("Cannot concatenate compressed archives");
 	}
+	if (o->pax_option && o->mode != TAR_LIST && o->mode != TAR_EXTRACT && o->mode != TAR_DIFF && o->format != TAR_FMT_PAX)
+		usage_error("--pax-option can be used only on POSIX archives");
+	tar_pax_check();
+	/* GNU tar lets it override what it reads: not done here, so refused, not ignored. */
+	if (o->pax_option && !TAR_WRITES_TREE(o->mode))
+		usage_error("--pax-option is honoured with -c, -r and -u only");
+	if (tar_pax_renames() && o->filter != TAR_FILTER_NONE)
+		usage_error("--pax-option exthdr.name with compression: sweep-tar's compressor is inside libarchive, the headers cannot be renamed; compress with a pipe");
 	if (o->mode != TAR_LIST && o->mode != TAR_EXTRACT && o->mode != TAR_DIFF && o->format != TAR_FMT_PAX &&
 	    (o->acls == 1 || o->xattrs == 1))
 		/* GNU tar's words: only pax headers carry them. */
@@ -1434,6 +1528,11 @@ void tar_parse(int argc, char **argv, struct tar_opts *o)
 		o->extract_dir = ps.dir; /* freed at exit */
 	else
 		free(ps.dir);
+	if (backup)
+		tar_backup_option(backup_control, backup_suffix);
+	/* -P with -x: GNU tar writes where the names say; sweep-tar writes below -C only. */
+	if (o->absolute_names && o->mode == TAR_EXTRACT)
+		cli_die(TAR_FATAL, "-P with -x would write outside the extraction directory; sweep-tar never does");
 	/* GNU tar takes it and does nothing with it when reading: refused here, not ignored. */
 	if (o->remove_files && !TAR_WRITES_TREE(o->mode))
 		usage_error("'--remove-files' cannot be used with '%s'", tar_mode_option(o->mode));

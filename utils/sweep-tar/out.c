@@ -2,6 +2,7 @@
 /* The archive being written: pax through libarchive, to -f FILE or stdout. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,13 +30,20 @@ static double now(void)
 /* About 1 MB, a whole number of GNU tar's 10240-byte records (the last one is padded to a record). */
 #define OUT_BLOCK (100 * 10240)
 
+static int sink_out(void *ctx, const void *buf, size_t len)
+{
+	struct tar_sink *k = ctx;
+
+	return cli_write_all(k->fd, buf, len);
+}
+
 static la_ssize_t sink_write(struct archive *a, void *ctx, const void *buf, size_t len)
 {
 	struct tar_sink *k = ctx;
 	int r;
 
 	(void)a;
-	if (k->err == 0 && (r = cli_write_all(k->fd, buf, len)) < 0)
+	if (k->err == 0 && (r = k->rw ? tar_pax_rw_write(k->rw, buf, len, sink_out, k) : sink_out(k, buf, len)) < 0)
 		k->err = -r;
 	return (la_ssize_t)len;
 }
@@ -44,6 +52,7 @@ int tar_sink_open(struct archive *a, struct tar_sink *k, int fd)
 {
 	k->fd = fd;
 	k->err = 0;
+	/* k->rw: set by the caller, or none */
 	return archive_write_open2(a, k, NULL, sink_write, NULL, NULL);
 }
 
@@ -129,6 +138,34 @@ static size_t out_block(int fd)
 	return have < 10240 ? 10240 : (size_t)have / 10240 * 10240;
 }
 
+static int backup_archive(struct tar *t, const char *file)
+{
+	char *copy = strdup(file), *slash = copy ? strrchr(copy, '/') : NULL, *to;
+	const char *base = slash ? slash + 1 : copy;
+	struct stat st;
+	int dirfd, r = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	if (slash)
+		*slash = '\0';
+	dirfd = open(slash ? (*copy ? copy : "/") : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd >= 0 && fstatat(dirfd, base, &st, 0) == 0 && S_ISREG(st.st_mode) && (to = tar_backup_name(dirfd, base))) {
+		if (renameat(dirfd, base, dirfd, to) != 0) {
+			cli_msg("%s: Cannot rename to %s", tar_printable(file), cli_quote(to));
+			r = -1;
+		} else if (t->o->verbose) {
+			fprintf(t->listing, "Renaming %s to ", cli_quote(file));
+			fprintf(t->listing, "%s%s%s\n", slash ? copy : "", slash ? "/" : "", to);
+		}
+		free(to);
+	}
+	if (dirfd >= 0)
+		close(dirfd);
+	free(copy);
+	return r;
+}
+
 int tar_out_open(struct tar *t)
 {
 	const char *file = t->o->archive;
@@ -144,6 +181,9 @@ int tar_out_open(struct tar *t)
 		if ((t->out_fd = tar_update_open(t)) < 0)
 			return -EIO;
 	} else {
+		/* --backup: an archive there is renamed first (GNU tar's maybe_backup_file). */
+		if (tar_backups() && backup_archive(t, file) < 0)
+			return -EIO;
 		t->out_fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 		t->out_name = file;
 		if (t->out_fd < 0) {
@@ -191,6 +231,10 @@ int tar_out_open(struct tar *t)
 	 * (out_block() for the pipe's size).
 	 */
 	archive_write_set_bytes_per_block(t->out, (int)(out_block(t->out_fd) / tar_record_size(t->o) * tar_record_size(t->o)));
+	if (tar_pax_renames() && !(t->sink.rw = tar_pax_rw_new())) {
+		cli_msg("out of memory");
+		return -ENOMEM;
+	}
 	if (tar_sink_open(t->out, &t->sink, t->out_fd) != ARCHIVE_OK || t->sink.err) {
 		out_failed(t);
 		return -EIO;
@@ -244,14 +288,28 @@ static void reproducible(const struct tar_opts *o, struct archive_entry *e)
 	if (o->set_mtime && (!o->clamp_mtime || archive_entry_mtime(e) > o->mtime.tv_sec ||
 			     (archive_entry_mtime(e) == o->mtime.tv_sec && archive_entry_mtime_nsec(e) > o->mtime.tv_nsec)))
 		archive_entry_set_mtime(e, o->mtime.tv_sec, o->mtime.tv_nsec);
-	if (o->set_owner) {
+	/* --owner-map, --group-map first; --owner, --group for the ids they do not name (GNU tar's map.c). */
+	uint64_t to;
+	const char *mapped;
+	if (tar_owner_map(false, (uint64_t)archive_entry_uid(e), &to, &mapped)) {
+		archive_entry_set_uid(e, (la_int64_t)to);
+		archive_entry_copy_uname(e, o->numeric_owner ? NULL : mapped);
+	} else if (o->set_owner) {
 		archive_entry_set_uid(e, (la_int64_t)o->owner_id);
 		archive_entry_copy_uname(e, o->numeric_owner ? NULL : o->owner_name);
 	}
-	if (o->set_group) {
+	if (tar_owner_map(true, (uint64_t)archive_entry_gid(e), &to, &mapped)) {
+		archive_entry_set_gid(e, (la_int64_t)to);
+		archive_entry_copy_gname(e, o->numeric_owner ? NULL : mapped);
+	} else if (o->set_group) {
 		archive_entry_set_gid(e, (la_int64_t)o->group_id);
 		archive_entry_copy_gname(e, o->numeric_owner ? NULL : o->group_name);
 	}
+	/* --pax-option=delete= */
+	tar_pax_entry(e);
+	/* --mode, as chmod would change it. */
+	if (tar_mode_changes())
+		archive_entry_set_perm(e, tar_mode_adjust(archive_entry_perm(e), archive_entry_filetype(e) == AE_IFDIR));
 }
 
 /* --checkpoint: the records the tar stream has filled so far. */

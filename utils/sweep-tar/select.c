@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fnmatch.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -85,7 +86,13 @@ bool tar_xattr_selected(const struct tar_opts *o, const char *name, bool archivi
 {
 	bool in = o->nxattr_include == 0;
 
-	(void)archiving;
+	/* --pax-option=delete=SCHILY.xattr.NAME leaves it out of the archive. */
+	if (archiving && o->pax_option) {
+		char kw[512];
+		snprintf(kw, sizeof(kw), "SCHILY.xattr.%s", name);
+		if (tar_pax_deleted(kw))
+			return false;
+	}
 	for (size_t i = 0; !in && i < o->nxattr_include; i++)
 		in = fnmatch(o->xattr_include[i], name, 0) == 0;
 	for (size_t i = 0; in && i < o->nxattr_exclude; i++)

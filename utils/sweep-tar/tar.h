@@ -187,6 +187,11 @@ struct tar_opts {
 	/* --xattrs-include, --xattrs-exclude: fnmatch patterns of xattr names stored and restored */
 	const char **xattr_include, **xattr_exclude;
 	size_t nxattr_include, nxattr_exclude;
+	bool absolute_names; /* -P: -c keeps a leading '/' and '..' parts; -d compares absolute names as they are */
+	bool no_overwrite_dir; /* -x: a directory that exists keeps its metadata */
+	bool check_links;    /* -l: -c says which hard-linked files were not archived with all their names */
+	const char *index_file; /* --index-file: -v's listing goes there */
+	bool pax_option;     /* --pax-option was given (pax.c holds what it says) */
 	const char *one_top_level; /* -x, -t, -d: --one-top-level: every name below this directory */
 	enum tar_filter filter;
 	unsigned verbose;    /* -v: names; -vv: -tv's long lines */
@@ -206,9 +211,11 @@ struct name_prefix;
 struct dir_spool;
 
 /* Where libarchive's output goes: an fd, and the first write error (errno). */
+struct tar_pax_rw;
 struct tar_sink {
 	int fd;
 	int err;
+	struct tar_pax_rw *rw; /* --pax-option=exthdr.name: the stream renamed on its way (pax.c) */
 };
 
 /* A directory the walk met that holds an --exclude-tag file: of its entries only that file is archived. */
@@ -377,6 +384,8 @@ struct links *links_free(struct links *l);
  */
 int tar_link_member(struct tar *t, const char *name, const struct sweep_stat *st, uint64_t dir_id,
 		    struct link_rec **ret_rec);
+/* -l: GNU tar's "Missing links to 'NAME'." for each file archived without all its names. */
+void tar_links_missing(struct tar *t);
 /* The data holder of rec (walked path, -C strip) was archived (ok), or not: the next name holds the data. */
 int tar_link_done(struct tar *t, struct link_rec *rec, bool ok, const char *path, size_t strip);
 
@@ -394,6 +403,40 @@ int dir_spool_add(struct tar *t, uint64_t id);
 int dir_spool_pin(struct tar *t, uint64_t id);
 /* Copy every kept entry into the archive. */
 int dir_spool_flush(struct tar *t);
+
+/* pax.c: --pax-option */
+void tar_pax_option(const char *arg);
+/* After GNU tar's checks: a keyword that cannot be honoured is refused (exit 2). */
+void tar_pax_check(void);
+/* A keyword --pax-option=delete= leaves out. */
+bool tar_pax_deleted(const char *keyword);
+/* What delete= takes out of a member (the mtime's fraction, ACLs, the sparse map). */
+void tar_pax_entry(struct archive_entry *e);
+/* exthdr.name was given: the stream is rewritten on its way out. */
+bool tar_pax_renames(void);
+void tar_pax_free(void);
+struct tar_pax_rw *tar_pax_rw_new(void);
+void tar_pax_rw_free(struct tar_pax_rw *rw);
+int tar_pax_rw_write(struct tar_pax_rw *rw, const char *p, size_t n, int (*out)(void *ctx, const void *p, size_t n),
+		     void *ctx);
+
+/* mode.c: --mode=CHANGES (chmod's syntax): 0, or -1 when it cannot be parsed. */
+int tar_mode_parse(const char *changes);
+bool tar_mode_changes(void);
+mode_t tar_mode_adjust(mode_t mode, bool dir);
+void tar_mode_free(void);
+
+/* ownermap.c: --owner-map, --group-map */
+void tar_owner_map_read(const char *file, bool group);
+/* The map's owner (group) for id: true with *to and *name (NULL: no name), false when it has none. */
+bool tar_owner_map(bool group, uint64_t id, uint64_t *to, const char **name);
+void tar_owner_maps_free(void);
+
+/* backup.c: --backup[=CONTROL], --suffix */
+void tar_backup_option(const char *control, const char *suffix);
+bool tar_backups(void);
+/* The backup name of base in the directory dirfd (malloc'ed; NULL: out of memory). */
+char *tar_backup_name(int dirfd, const char *base);
 
 /* remove.c: --remove-files, once the archive is complete. */
 /* path (as walked, st its file) is removed at the end, if it is the same file then. 0 or -ENOMEM. */

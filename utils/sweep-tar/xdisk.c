@@ -228,6 +228,31 @@ static bool same_file(int pfd, const char *base, int tfd, const char *tbase)
 	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+/* --backup: base in pfd renamed to its backup name; 0, or <0 after GNU tar's message. */
+static int backup(struct xdisk *x, int pfd, const char *base, const char *name)
+{
+	struct tar *t = x->c->t;
+	char *to = tar_backup_name(pfd, base), *shown = NULL;
+	const char *slash = strrchr(name, '/');
+	int err = 0;
+
+	if (!to)
+		return -ENOMEM;
+	if (asprintf(&shown, "%.*s%s", slash ? (int)(slash - name + 1) : 0, name, to) < 0)
+		shown = NULL;
+	if (renameat(pfd, base, pfd, to) != 0) {
+		err = errno;
+		tar_error(t, name, "Cannot rename to %s", cli_quote(shown ? shown : to));
+	} else if (t->o->verbose) {
+		progress_clear_for(t->progress, t->listing);
+		fprintf(t->listing, "Renaming %s to ", cli_quote(name));
+		fprintf(t->listing, "%s\n", cli_quote(shown ? shown : to));
+	}
+	free(to);
+	free(shown);
+	return -err;
+}
+
 /*
  * Something stands at base where the member goes. 0: it was removed, try
  * again; 1: the member is skipped (-k, said; --skip-old-files, silently);
@@ -267,6 +292,9 @@ static int make_room(struct xdisk *x, int pfd, const char *base, const char *nam
 		tar_error(t, name, "Cannot open: %s", strerror(EEXIST));
 		return 1;
 	}
+	/* --backup: what stands there is renamed next to itself, not removed (GNU tar's maybe_backup_file). */
+	if (tar_backups() && !S_ISDIR(st.st_mode))
+		return backup(x, pfd, base, name);
 	if (unlinkat(pfd, base, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) != 0 && errno != ENOENT) {
 		int err = errno == ENOTEMPTY ? EEXIST : errno;
 		tar_error(t, name, "Cannot open: %s", strerror(err));
@@ -448,6 +476,7 @@ static void member_dir(struct xdisk *x, struct archive_entry *e, int pfd, const 
 		       const char *name)
 {
 	bool top = strcmp(rel, ".") == 0; /* -C itself: there already */
+	bool existed = top;
 	struct stat st;
 	int r = 0, fd;
 
@@ -461,6 +490,7 @@ static void member_dir(struct xdisk *x, struct archive_entry *e, int pfd, const 
 			break;
 		if (fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
 			r = 0; /* a directory there already: it takes the member's metadata */
+			existed = true;
 			break;
 		}
 	}
@@ -478,6 +508,9 @@ static void member_dir(struct xdisk *x, struct archive_entry *e, int pfd, const 
 		return;
 	}
 	close(fd);
+	/* --no-overwrite-dir: a directory that was there keeps its own metadata. */
+	if (existed && x->c->t->o->no_overwrite_dir)
+		return;
 	if (add_dir(x, rel, &st, e) < 0)
 		tar_error(x->c->t, name, "Cannot keep its metadata: %s", strerror(ENOMEM));
 }
