@@ -171,17 +171,34 @@ void sweep__hdd_set_head(struct sim_dev *d, uint64_t cyl, uint64_t head)
 	H(d)->head = head;
 }
 
-static const struct zone *zone_of_lba(const struct hdd *h, uint64_t lba)
+/* The last zone z for which starts(z, key) holds (zones are in order; the first always qualifies). */
+static const struct zone *zone_search(const struct hdd *h, bool (*starts)(const struct zone *, const void *),
+				      const void *key)
 {
 	uint64_t lo = 0, hi = h->nzones - 1;
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo + 1) / 2;
-		if (h->zones[mid].first_lba <= lba)
+		if (starts(&h->zones[mid], key))
 			lo = mid;
 		else
 			hi = mid - 1;
 	}
 	return &h->zones[lo];
+}
+
+static bool starts_by_lba(const struct zone *z, const void *lba)
+{
+	return z->first_lba <= *(const uint64_t *)lba;
+}
+
+static bool starts_by_time(const struct zone *z, const void *tau)
+{
+	return z->t0 <= *(const double *)tau;
+}
+
+static const struct zone *zone_of_lba(const struct hdd *h, uint64_t lba)
+{
+	return zone_search(h, starts_by_lba, &lba);
 }
 
 int sweep__hdd_map(const struct sim_dev *d, uint64_t lba, struct hdd_chs *ret)
@@ -235,15 +252,7 @@ static double stream_end(const struct hdd *h, uint64_t lba)
 /* The first sector such a transfer has not finished by stream time tau (h->sectors past the end). */
 static uint64_t stream_done(const struct hdd *h, double tau)
 {
-	uint64_t lo = 0, hi = h->nzones - 1;
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo + 1) / 2;
-		if (h->zones[mid].t0 <= tau)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	const struct zone *z = &h->zones[lo];
+	const struct zone *z = zone_search(h, starts_by_time, &tau);
 	if (tau < z->t0)
 		return z->first_lba;
 	double local = tau - z->t0 + 1e-3 * z->sector_ns; /* times are rounded to 1 ns */
@@ -549,19 +558,9 @@ static bool hdd_can_accept(const struct sim_dev *d)
 	return H(d)->tags < d->depth && !H(d)->flush_head;
 }
 
-static void list_append(struct sim_req **head, struct sim_req **tail, struct sim_req *r)
-{
-	r->link = NULL;
-	if (*tail)
-		(*tail)->link = r;
-	else
-		*head = r;
-	*tail = r;
-}
-
 static void q_append(struct hdd *h, struct sim_req *r)
 {
-	list_append(&h->q_head, &h->q_tail, r);
+	sim_list_append(&h->q_head, &h->q_tail, r);
 }
 
 static void ack_insert(struct hdd *h, struct sim_req *r)
@@ -649,7 +648,7 @@ static void hdd_accept(struct sim_dev *d, uint64_t now, struct sim_req *r)
 	if (r->r.op == SWEEP_SIM_WRITE) {
 		drop_overlapping(h, r->off / SECTOR, (r->off + r->len + SECTOR - 1) / SECTOR, now);
 		if (d->write_back && r->len <= h->cache_bytes) {
-			list_append(&h->pend_head, &h->pend_tail, r);
+			sim_list_append(&h->pend_head, &h->pend_tail, r);
 			admit_writes(h, now);
 			return;
 		}

@@ -210,12 +210,7 @@ void sweep__sched_add(struct sched *s, struct sim_req *r)
 	r->key = s->dev->ops->key(s->dev, r->off);
 	if (r->r.op == SWEEP_SIM_FLUSH) {
 		/* flushes bypass the elevator, in arrival order, each behind what was submitted before it */
-		r->link = NULL;
-		if (s->flush_tail)
-			s->flush_tail->link = r;
-		else
-			s->flush_head = r;
-		s->flush_tail = r;
+		sim_list_append(&s->flush_head, &s->flush_tail, r);
 		return;
 	}
 	if (s->ops->merges && try_merge(s, r))

@@ -80,12 +80,7 @@ SWEEP_EXPORT const char *sweep_sim_sched_name(unsigned index)
 
 void sweep__dev_done(struct sim_dev *d, struct sim_req *r)
 {
-	r->link = NULL;
-	if (d->done_tail)
-		d->done_tail->link = r;
-	else
-		d->done_head = r;
-	d->done_tail = r;
+	sim_list_append(&d->done_head, &d->done_tail, r);
 }
 
 SWEEP_EXPORT int sweep_sim_new(const struct sweep_sim_options *opts, struct sweep_sim **ret_sim)

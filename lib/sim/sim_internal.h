@@ -86,6 +86,17 @@ struct sim_dev;
 struct sbucket;
 void sweep__stf_consider(struct sim_dev *d, struct stf_ctx *c, struct sim_req *r);
 
+/* Append r to the list [*head, *tail] linked through ->link (device queues, completions, flushes). */
+static inline void sim_list_append(struct sim_req **head, struct sim_req **tail, struct sim_req *r)
+{
+	r->link = NULL;
+	if (*tail)
+		(*tail)->link = r;
+	else
+		*head = r;
+	*tail = r;
+}
+
 /* ---- position-bucketed queue (cylinder-indexed lists + 2-level bitmap) ---- */
 
 struct posq {
