@@ -619,6 +619,15 @@ static double bulk_request(struct ssd *s, const struct sim_req *r, double t, uin
 		double link = sweep__tl_book(&s->link, t, xfer);
 		double fin = link + xfer, ready = link + s->t_link;
 		s->dev.cnt->host_pages_written += last - first + 1;
+		/* a first or last page written in part is read first (read-modify-write) */
+		uint64_t ends[2] = { first, last };
+		for (int e = 0; e < 2; e++) {
+			uint64_t pa = ends[e] * s->page;
+			bool part = e ? r->off + r->len < pa + s->page : r->off > pa;
+			int old = part && !buf_has(s, ends[e]) ? held_on(s, ends[e]) : -1;
+			if (old >= 0)
+				reads[old]++;
+		}
 		for (uint64_t lpn = first; lpn <= last; lpn++) {
 			if (s->buf_of)
 				fin = dmax(fin, buf_write(s, lpn, ready)); /* evictions lay themselves out */

@@ -1598,6 +1598,14 @@ static void test_edges(void **state)
 		sweep_sim_free(sim);
 	}
 	assert_true(t[1] > t[0] + 45000);
+	/* and so do the ends of a request long enough to be laid out in bulk (64 MiB from byte 512) */
+	struct sweep_sim *sim = new_sim("ssd-pagemap", "fcfs", 0, 0, 0);
+	run_one(sim, 0, 512, 64 * MIB, SWEEP_SIM_WRITE);
+	struct sweep_sim_stats st = { .size = sizeof(st) };
+	assert_int_equal(sweep_sim_get_stats(sim, &st), 0);
+	assert_int_equal(st.flash_pages_read, 2);
+	assert_int_equal(st.host_pages_written, 64 * MIB / 4096 + 1);
+	sweep_sim_free(sim);
 }
 
 /*
