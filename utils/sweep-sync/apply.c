@@ -845,6 +845,14 @@ static void children_free(struct children *ch)
 	free(ch->kstart);
 }
 
+/* rsync's is_backup_file(): without --backup-dir, a name ending in the suffix is a backup already. */
+static bool is_backup_name(const struct sync_ctx *c, const char *rel)
+{
+	size_t l = strlen(rel), sl = strlen(c->o.suffix);
+
+	return l > sl && !strcmp(rel + l - sl, c->o.suffix);
+}
+
 /*
  * Remove extraneous node k; a directory loses what is inside it first. As
  * rsync's delete_dir_contents(), the entries of a directory go in reverse
@@ -859,6 +867,8 @@ static bool delete_one(struct apply *a, const struct children *ch, size_t k)
 
 	if (n->flags & (N_GONE | N_DELETED))
 		return true;
+	if (n->flags & N_PROTECT)
+		return false; /* the filter rules keep it (perishable ones do not inside a directory being deleted) */
 	if (dir) {
 		open_to_delete(c, n);
 		for (size_t x = ch->kstart[k + 1]; x-- > ch->kstart[k];)
@@ -875,8 +885,8 @@ static bool delete_one(struct apply *a, const struct children *ch, size_t k)
 	if (!c->o.dry_run) {
 		int r;
 
-		if (c->o.backup && !dir) {
-			/* -b: a deleted file is kept (moved to its backup name) */
+		if (c->o.backup && !dir && (c->o.backup_dir || !is_backup_name(c, n->rel))) {
+			/* -b: a deleted file is kept (moved to its backup name), unless it is a backup itself */
 			if (keep_backup(c, n, true) < 0)
 				return false;
 			r = 0;
@@ -934,7 +944,7 @@ static void delete_extraneous(struct apply *a)
 		for (size_t x = ch.kstart[d + 1]; x-- > ch.kstart[d];) {
 			struct sync_node *n = &c->list.v[ch.kids[x]];
 
-			if ((n->flags & (N_SRC | N_DST)) == N_DST)
+			if ((n->flags & (N_SRC | N_DST | N_PROTECT | N_PERISH)) == N_DST)
 				delete_one(a, &ch, ch.kids[x]);
 		}
 	}

@@ -19,7 +19,7 @@
 #include <sweep.h>
 
 #include "cli.h"
-#include "exclude.h"
+#include "filter.h"
 #include "sync.h"
 
 /* The two walks report errors (and count them in the context) one at a time. */
@@ -41,6 +41,7 @@ static void report_error(struct sync_ctx *c, const char *path, int err, bool van
 struct scan_ent {
 	char *rel;
 	uint32_t root;
+	unsigned flags; /* N_PROTECT, N_PERISH */
 	struct side sd;
 };
 
@@ -52,7 +53,8 @@ struct scan {
 	const size_t *root_len;
 	struct scan_ent *v;
 	size_t n, cap;
-	int err; /* -ENOMEM */
+	struct filter_walk *fw; /* this side's view of the filter rules */
+	int err; /* -ENOMEM, or a merge file's error */
 };
 
 void fst_pack(struct fst *d, const struct sweep_stat *s)
@@ -178,20 +180,60 @@ static int note_skip(struct scan *s, char *rel, bool is_dir)
 }
 
 /*
- * Whether the filter rules leave an entry out of a side's list. The
- * source: exclude/include and hide/show. The destination (what --delete
- * may touch): exclude/include (unless --delete-excluded), then
- * protect/risk: an entry not listed there is never deleted.
+ * The filter rules on an entry below a root. The source: an excluded
+ * entry is left out (1). The destination: one the receiver's rules
+ * exclude is kept from --delete (N_PROTECT; N_PERISH when only
+ * perishable rules exclude it, which --delete ignores inside a directory
+ * it removes) but still listed, since it may be the old copy of a source
+ * entry; an excluded directory is entered only when the source may list
+ * what is inside, or --delete may remove it with its directory.
  */
-static bool excluded(const struct sync_ctx *c, bool is_src, const char *rel, const char *name, bool is_dir)
+static int filter_entry(struct scan *s, const struct sweep_entry *e, uint32_t root, const char *rel, bool is_dir,
+			unsigned *flags, bool *descend)
 {
-	const struct sync_opts *o = &c->o;
+	unsigned ff = is_dir ? FILTER_DIR : 0;
 
-	if (is_src)
-		return o->sender_rules && exclude_match(o->sender_rules, rel, name, is_dir);
-	if (o->protect_rules && exclude_match(o->protect_rules, rel, name, is_dir))
-		return true;
-	return !o->delete_excluded && o->receiver_rules && exclude_match(o->receiver_rules, rel, name, is_dir);
+	*flags = 0;
+	*descend = true;
+	if (filter_check(s->fw, e->dir_id, root, rel, ff) != FILTER_EXCLUDED)
+		return 0;
+	if (s->is_src)
+		return 1;
+	if (filter_check(s->fw, e->dir_id, root, rel, ff | FILTER_NO_PERISH) != FILTER_EXCLUDED) {
+		*flags = N_PERISH;
+		*descend = s->c->o.delete || filter_check(s->fw, e->dir_id, root, rel, ff | FILTER_AS_SENDER) != FILTER_EXCLUDED;
+	} else {
+		*flags = N_PROTECT;
+		*descend = filter_check(s->fw, e->dir_id, root, rel, ff | FILTER_AS_SENDER) != FILTER_EXCLUDED;
+	}
+	return 0;
+}
+
+/* A directory about to be entered: its per-directory merge files. 0, or <0 to stop the walk. */
+static int filter_dir(struct scan *s, const struct sweep_entry *e, uint32_t root, const char *rel)
+{
+	struct stat st;
+	int dfd, r;
+
+	if (!filter_walk_perdir(s->fw))
+		return 0;
+	if (e->dirfd == AT_FDCWD)
+		dfd = open(e->at_name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	else
+		dfd = openat(e->dirfd, e->at_name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd >= 0 && (fstat(dfd, &st) < 0 || (uint64_t)st.st_ino != e->st.ino || (uint64_t)st.st_dev != e->st.dev)) {
+		close(dfd);
+		dfd = -1; /* not the directory listed: its merge files are not read (its entries will not be either) */
+	}
+	if (dfd < 0)
+		return 0;
+	r = filter_enter(s->fw, e->dir_id, e->id, root, dfd, rel);
+	close(dfd);
+	if (r < 0) {
+		s->err = r;
+		return r;
+	}
+	return 0;
 }
 
 static int on_entry(const struct sweep_entry *e, void *ctx)
@@ -215,17 +257,20 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 	}
 	if (!rel)
 		goto nomem;
-	if (e->depth > 0 && excluded(c, s->is_src, rel, e->name, is_dir)) {
+	unsigned eflags = 0;
+	bool no_descend = false, descend = true;
+
+	if (e->depth > 0 && filter_entry(s, e, root, rel, is_dir, &eflags, &descend)) {
 		free(rel);
 		return is_dir ? SWEEP_WALK_SKIP : 0;
 	}
-	bool no_descend = false;
+	no_descend = !descend;
 
 	if (is_dir && !c->o.recursive) {
 		/* rsync without -r: the directory is not copied at all; with -d it is, without what is inside */
 		if (s->is_src && !c->o.dirs)
 			return note_skip(s, rel, true);
-		no_descend = !(e->depth == 0 && !strcmp(c->roots[root].rel0, "."));
+		no_descend = no_descend || !(e->depth == 0 && !strcmp(c->roots[root].rel0, "."));
 	}
 	if (is_dir && e->depth == 0 && c->roots[root].implied)
 		no_descend = true;
@@ -251,9 +296,14 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 		s->v = v;
 		s->cap = cap;
 	}
+	if (is_dir && !no_descend && filter_dir(s, e, root, rel) < 0) {
+		free(rel);
+		return s->err;
+	}
 	x = &s->v[s->n];
 	x->rel = rel;
 	x->root = root;
+	x->flags = eflags;
 	fst_pack(&x->sd.st, &e->st);
 	x->sd.link = NULL;
 	if (S_ISLNK(e->st.mode)) {
@@ -320,6 +370,28 @@ static bool side_walks(const struct scan *s, size_t i)
 	return true;
 }
 
+/* The directory a root's entries are named relative to: its path less rel0's components. */
+static char *root_base(const char *path, const char *rel0)
+{
+	size_t l = strlen(path);
+	char *b;
+
+	if (strcmp(rel0, ".")) {
+		for (const char *p = rel0; p; p = strchr(p + 1, '/')) {
+			while (l > 1 && path[l - 1] == '/')
+				l--;
+			while (l && path[l - 1] != '/')
+				l--;
+		}
+		while (l > 1 && path[l - 1] == '/')
+			l--;
+	}
+	if (!l)
+		return strdup(".");
+	b = strndup(path, l);
+	return b;
+}
+
 static int walk_group(struct scan *s, const char **paths, const uint32_t *map, const size_t *lens, size_t n,
 		      bool follow)
 {
@@ -335,6 +407,14 @@ static int walk_group(struct scan *s, const char **paths, const uint32_t *map, c
 
 	s->map = map;
 	s->root_len = lens;
+	for (size_t k = 0; k < n; k++) {
+		char *base = root_base(paths[k], s->c->roots[map[k]].rel0);
+
+		r = base ? filter_walk_root(s->fw, map[k], paths[k], base) : -ENOMEM;
+		free(base);
+		if (r < 0)
+			return r;
+	}
 	r = sweep_walk(paths, n, &wo);
 	if (s->err)
 		return s->err;
@@ -636,7 +716,16 @@ int flist_scan(struct sync_ctx *c)
 	size_t i = 0, j = 0;
 	int r;
 
+	s.fw = filter_walk_new(c->o.filters, false, c->o.delete_excluded);
+	d.fw = filter_walk_new(c->o.filters, true, c->o.delete_excluded);
+	if (!s.fw || !d.fw) {
+		r = -ENOMEM;
+		goto out;
+	}
 	r = walk_both(c, &s, &d);
+	/* a merge file's bad rule (exit 1) or missing merge file (exit 11) stops the run, as in rsync */
+	if (filter_walk_error(s.fw) || filter_walk_error(d.fw))
+		c->filter_fatal = filter_walk_error(s.fw) == -EIO || filter_walk_error(d.fw) == -EIO ? EXIT_FILEIO : EXIT_SYNTAX;
 	if (r < 0)
 		goto out;
 	sort_unique(&s);
@@ -669,7 +758,7 @@ int flist_scan(struct sync_ctx *c)
 				n->root = d.v[j].root;
 			}
 			n->d = d.v[j].sd;
-			n->flags |= N_DST;
+			n->flags |= N_DST | d.v[j].flags;
 			d.v[j++].rel = NULL;
 		}
 	}
@@ -710,6 +799,8 @@ out:
 	}
 	free(s.v);
 	free(d.v);
+	filter_walk_free(s.fw);
+	filter_walk_free(d.fw);
 	return r;
 }
 

@@ -22,7 +22,7 @@
 #include <sweep.h>
 
 #include "cli.h"
-#include "exclude.h"
+#include "filter.h"
 #include "progress.h"
 #include "sync.h"
 #include "testhook.h"
@@ -589,6 +589,8 @@ int sync_run(struct sync_ctx *c, struct sync_dest *d)
 	/* --progress=SECONDS: the display every sweep tool has; --progress, -P and --info=progress2: rsync's lines (report.c) */
 	c->prog = progress_new(&c->o.sweep_progress);
 	r = flist_scan(c);
+	if (c->filter_fatal)
+		return c->filter_fatal; /* a merge file stopped the run; the message is out */
 	if (r < 0) {
 		cli_error(r, "scanning the file lists");
 		c->errors++;
@@ -623,7 +625,7 @@ int sync_run(struct sync_ctx *c, struct sync_dest *d)
 			return EXIT_FILESELECT;
 		}
 	}
-	if (d->stat == -ENOENT && !ends_with_slash(d->arg) && c->nroots == 1 && strcmp(c->roots[0].rel0, ".")) {
+	if (d->stat == -ENOENT && !ends_with_slash(d->arg) && c->nroots == 1) {
 		/*
 		 * rsync's get_local_name(): one entry in all (a directory not
 		 * recursed into, or an empty one) to a DEST that does not exist
@@ -767,9 +769,8 @@ void sync_done(struct sync_ctx *c, struct sync_dest *d)
 	free(c->src_index);
 	free(c->t_open);
 	progress_free(c->prog);
-	exclude_free(c->o.sender_rules);
-	exclude_free(c->o.receiver_rules);
-	exclude_free(c->o.protect_rules);
+	filter_set_free(c->o.filters);
+	c->o.filters = NULL;
 	basis_close(c);
 	backup_close(c);
 	flist_close_roots(c);

@@ -22,12 +22,19 @@
 
 #define OPATH_MAX_LINKS 40
 
+bool opath_insecure;
+
 static bool trusted_owner(uid_t uid)
 {
-	return uid == 0 || uid == geteuid();
+	return opath_insecure || uid == 0 || uid == geteuid();
 }
 
 int opath_open(const char *path, int flags, mode_t mode, bool *untrusted)
+{
+	return opath_openat(AT_FDCWD, path, flags, mode, untrusted);
+}
+
+int opath_openat(int at, const char *path, int flags, mode_t mode, bool *untrusted)
 {
 	char *rest, *buf;
 	int dfd = AT_FDCWD, links = 0, r;
@@ -37,12 +44,21 @@ int opath_open(const char *path, int flags, mode_t mode, bool *untrusted)
 		*untrusted = false;
 	if (!path || !*path)
 		return -ENOENT;
+	if (at != AT_FDCWD && *path != '/') {
+		/* our own descriptor of the starting directory: the walk closes the one it holds */
+		dfd = fcntl(at, F_DUPFD_CLOEXEC, 0);
+		if (dfd < 0)
+			return -errno;
+	}
 	cap = strlen(path) + 1;
 	if (cap < PATH_MAX * 2)
 		cap = PATH_MAX * 2;
 	buf = malloc(cap);
-	if (!buf)
+	if (!buf) {
+		if (dfd >= 0)
+			close(dfd);
 		return -ENOMEM;
+	}
 	strcpy(buf, path);
 	rest = buf;
 	for (;;) {
@@ -166,6 +182,5 @@ int opath_open_parent(const char *path, const char **ret_name, bool *untrusted)
 
 void opath_refusal_msg(void)
 {
-	/* rsync 3.4's wording, less its advice about --insecure-links (which sweep-sync does not have) */
-	cli_msg("refusing to follow a symlink owned by an untrusted user");
+	cli_msg("refusing to follow a symlink owned by an untrusted user (--insecure-links turns this check off)");
 }

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "exclude.h"
+#include "filter.h"
 #include "progress.h"
 #include "sync.h"
 
@@ -55,6 +55,7 @@ enum {
 	OPT_WHOLE_FILE,
 	OPT_EXISTING,
 	OPT_IGNORE_EXISTING,
+	OPT_INSECURE_LINKS,
 	OPT_NO,         /* --no-X: the negations rsync has for the options below */
 	OPT_DEVICE,
 	OPT_HELP,
@@ -150,6 +151,7 @@ static const struct option long_opts[] = {
 	{ "no-h", no_argument, NULL, OPT_NO },
 	{ "no-partial", no_argument, NULL, OPT_NO },
 	{ "no-progress", no_argument, NULL, OPT_NO },
+	{ "insecure-links", no_argument, NULL, OPT_INSECURE_LINKS },
 	{ "device", required_argument, NULL, OPT_DEVICE },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -278,6 +280,8 @@ static void usage(FILE *f)
 		"  -x, --one-file-system  do not cross filesystem boundaries\n"
 		"  -W, --whole-file       accepted: files are always copied whole\n"
 		"  -z, --compress         accepted: a local transfer has no wire to compress\n"
+		"      --insecure-links   follow symlinks of other users in DEST and the paths of\n"
+		"                         --backup-dir, --*-dest, --files-from, --exclude-from\n"
 		"      --device=CLASS     hdd, ssd or auto (default): the device class of every filesystem\n"
 		"      --help             display this help and exit\n"
 		"      --version          output version information and exit\n"
@@ -348,149 +352,10 @@ bad:
 	return -1;
 }
 
-/*
- * Add a filter rule (rsync's --filter syntax, the short and the long
- * names): "- PAT", "+ PAT", "exclude PAT", "include PAT", "P PAT"/"protect",
- * "R"/"risk", "H"/"hide", "S"/"show", "!" (clear), ". FILE"/"merge FILE",
- * ": FILE"/"dir-merge FILE". With dflt, a line without a rule prefix is
- * that kind ('-' or '+'), as in --exclude-from.
- */
-static int add_filter(struct sync_opts *o, const char *rule, char dflt, const char *origin);
-
-/* --exclude-from/--include-from/--filter merge: a rule a line (or NUL-separated with --from0). */
-static int add_rules_from(struct sync_opts *o, const char *file, char dflt, const char *what)
+/* rsync's messages name the rules; a failed parse is a usage error (1), or (-EIO) a merge file that could not be read (11). */
+static int filter_status(int r)
 {
-	FILE *f = stdin;
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	int r = 0;
-
-	if (strcmp(file, "-")) {
-		/* root reading a rules file must not be led to another by a symlink another user planted */
-		bool untrusted;
-		int fd = opath_open(file, O_RDONLY | O_CLOEXEC, 0, &untrusted);
-
-		f = fd >= 0 ? fdopen(fd, "r") : NULL;
-		if (!f) {
-			r = fd >= 0 ? -errno : fd;
-			if (fd >= 0)
-				close(fd);
-			if (untrusted)
-				opath_refusal_msg();
-			cli_error(r, "failed to open %s file %s", what, file);
-			return -EIO;
-		}
-	}
-	while (r == 0 && (len = getdelim(&line, &cap, o->from0 ? '\0' : '\n', f)) >= 0) {
-		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == '\0'))
-			line[--len] = 0;
-		/* blank lines and ';' or '#' comments are skipped, as rsync does */
-		if (len && line[0] != ';' && line[0] != '#')
-			r = add_filter(o, line, dflt, file);
-	}
-	free(line);
-	if (f != stdin)
-		fclose(f);
-	return r;
-}
-
-static int add_side_rule(struct exclude **ex, const char *pat, bool include)
-{
-	if (!*ex)
-		*ex = exclude_new(EXCLUDE_RSYNC);
-	if (!*ex)
-		return -ENOMEM;
-	return exclude_add_rule(*ex, pat, include);
-}
-
-static int add_filter(struct sync_opts *o, const char *rule, char dflt, const char *origin)
-{
-	static const struct {
-		const char *name;
-		char kind;
-	} names[] = {
-		{ "exclude", '-' }, { "include", '+' }, { "protect", 'P' }, { "risk", 'R' }, { "hide", 'H' },
-		{ "show", 'S' }, { "clear", '!' }, { "merge", '.' }, { "dir-merge", ':' },
-	};
-	const char *pat = NULL;
-	char kind = 0;
-	int r;
-
-	if (dflt && !((rule[0] == '+' || rule[0] == '-') && rule[1] == ' ') && strcmp(rule, "!")) {
-		kind = dflt;
-		pat = rule;
-	} else if (rule[0] && (rule[1] == ' ' || rule[1] == '_' || (rule[0] == '!' && !rule[1]))) {
-		kind = rule[0];
-		pat = rule[1] ? rule + 2 : "";
-	} else if (rule[0] && strchr("-+PRHS.:", rule[0]) && rule[1] && strchr(rule + 1, ' ') &&
-		   strspn(rule + 1, "/!CsrpxenwW,-+") == (size_t)(strchr(rule + 1, ' ') - rule - 1)) {
-		/* modifiers (rsync's "-/ pat", ":C .cvsignore"...): not done yet */
-		if (rule[0] == ':')
-			kind = ':';
-		else {
-			cli_msg("filter rule modifiers are not supported by this sweep-sync: %s", cli_quote(rule));
-			return -ENOTSUP;
-		}
-	} else {
-		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-			size_t l = strlen(names[i].name);
-
-			if (!strncmp(rule, names[i].name, l) && (rule[l] == ' ' || rule[l] == '_' || !rule[l])) {
-				kind = names[i].kind;
-				pat = rule[l] ? rule + l + 1 : "";
-				break;
-			}
-		}
-	}
-	switch (kind) {
-	case '-':
-	case '+':
-		if (!*pat)
-			break;
-		r = add_side_rule(&o->sender_rules, pat, kind == '+');
-		if (r >= 0)
-			r = add_side_rule(&o->receiver_rules, pat, kind == '+');
-		if (r >= 0)
-			o->receiver_plain = true;
-		goto done;
-	case 'H':
-	case 'S':
-		if (!*pat)
-			break;
-		r = add_side_rule(&o->sender_rules, pat, kind == 'S');
-		goto done;
-	case 'P':
-	case 'R':
-		if (!*pat)
-			break;
-		r = add_side_rule(&o->protect_rules, pat, kind == 'R');
-		goto done;
-	case '!':
-		exclude_free(o->sender_rules);
-		exclude_free(o->receiver_rules);
-		exclude_free(o->protect_rules);
-		o->sender_rules = o->receiver_rules = o->protect_rules = NULL;
-		return 0;
-	case '.':
-		if (!*pat)
-			break;
-		return add_rules_from(o, pat, 0, "filter");
-	case ':':
-		/* per-directory merge files need rules scoped to a subtree: not done yet */
-		cli_msg("per-directory merge rules (%s) are not supported by this sweep-sync", cli_quote(rule));
-		return -ENOTSUP;
-	default:
-		break;
-	}
-	cli_msg("Unknown filter rule: `%s'%s%s", rule, origin ? " in " : "", origin ? origin : "");
-	return -EINVAL;
-done:
-	if (r < 0) {
-		cli_msg("invalid filter rule: %s", cli_quote(rule));
-		return -EINVAL;
-	}
-	return 0;
+	return r == -EIO ? -EIO : -EINVAL;
 }
 
 /* --info=FLAGS: the items rsync has that mean something for a local sweep-sync. */
@@ -568,54 +433,6 @@ static void negate(struct sync_opts *o, const char *name)
 	/* --no-inc-recursive, --no-compress: what sweep-sync does anyway */
 }
 
-/* rsync's CVS ignore list (-C), and the sources rsync adds to it. */
-static int add_cvs_excludes(struct sync_opts *o)
-{
-	static const char dflt[] =
-		"RCS SCCS CVS CVS.adm RCSLOG cvslog.* tags TAGS .make.state .nse_depinfo *~ #* .#* ,* _$* *$ "
-		"*.old *.bak *.BAK *.orig *.rej .del-* *.a *.olb *.o *.obj *.so *.exe *.Z *.elc *.ln core "
-		".svn/ .git/ .hg/ .bzr/";
-	char *copy = strdup(dflt), *save = NULL;
-	const char *home = getenv("HOME"), *env = getenv("CVSIGNORE");
-	int r = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	/* rsync -C also reads each directory's .cvsignore: a per-directory merge (refused for now) */
-	r = add_filter(o, ":C .cvsignore", 0, NULL);
-	for (char *w = strtok_r(copy, " ", &save); w && r >= 0; w = strtok_r(NULL, " ", &save))
-		r = add_filter(o, w, '-', NULL);
-	free(copy);
-	if (r >= 0 && home) {
-		char *f = malloc(strlen(home) + sizeof("/.cvsignore"));
-
-		if (!f)
-			return -ENOMEM;
-		sprintf(f, "%s/.cvsignore", home);
-		if (access(f, F_OK) == 0) {
-			FILE *in = fopen(f, "re");
-			char word[4096];
-
-			while (in && r >= 0 && fscanf(in, "%4095s", word) == 1)
-				r = add_filter(o, word, '-', f);
-			if (in)
-				fclose(in);
-		}
-		free(f);
-	}
-	if (r >= 0 && env) {
-		char *e = strdup(env);
-
-		if (!e)
-			return -ENOMEM;
-		save = NULL;
-		for (char *w = strtok_r(e, " \t\n", &save); w && r >= 0; w = strtok_r(NULL, " \t\n", &save))
-			r = add_filter(o, w, '-', NULL);
-		free(e);
-	}
-	return r;
-}
-
 static int add_basis(struct sync_opts *o, const char *dir, enum basis_kind kind, const char *opt)
 {
 	if (o->nbasis && o->basis_kind != kind) {
@@ -636,6 +453,9 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 	int ch, r, idx, nF = 0;
 	bool cvs = false, any_r = false;
 
+	o->filters = filter_set_new();
+	if (!o->filters)
+		return -ENOMEM;
 	o->max_delete = -1;
 	o->max_size = o->min_size = -1;
 	o->name_level = o->stats = o->info_del = o->info_nonreg = o->info_skip = o->info_remove = o->info_backup = -1;
@@ -672,20 +492,17 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 		case 'W': break; /* always: no delta algorithm */
 		case 'b': o->backup = true; break;
 		case 'P': o->partial = true; o->progress = 1; o->do_progress = true; break;
-		case '0': o->from0 = true; break;
+		case '0': o->from0 = true; filter_set_from0(o->filters, true); break;
 		case 'F':
-			if (++nF == 1)
-				r = add_filter(o, "dir-merge /.rsync-filter", 0, NULL);
-			else
-				r = add_filter(o, "- .rsync-filter", 0, NULL);
-			if (r < 0)
-				return r == -EIO ? -EIO : -EINVAL;
+			/* rsync: -F is ": /.rsync-filter", a second -F adds "- .rsync-filter" */
+			if (++nF <= 2 && (r = filter_add(o->filters, nF == 1 ? ": /.rsync-filter" : "- .rsync-filter",
+						       FILTER_RULE)) < 0)
+				return filter_status(r);
 			break;
 		case 'C': cvs = true; break;
 		case 'f':
-			r = add_filter(o, optarg, 0, NULL);
-			if (r < 0)
-				return r == -EIO ? -EIO : -EINVAL;
+			if ((r = filter_add(o->filters, optarg, FILTER_RULE)) < 0)
+				return filter_status(r);
 			break;
 		case '@': {
 			char *end;
@@ -761,26 +578,17 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 		case OPT_COMPRESS_CHOICE:
 			break; /* as -z: nothing to compress locally */
 		case OPT_NO: negate(o, long_opts[idx].name); break;
+		case OPT_INSECURE_LINKS: opath_insecure = true; break;
 		case OPT_EXCLUDE:
-		case OPT_INCLUDE: {
+		case OPT_INCLUDE:
 			/* as in rsync, "+ " or "- " in front makes it an include or an exclude whichever option gave it */
-			const char *pat = optarg;
-			bool inc = ch == OPT_INCLUDE;
-
-			if ((pat[0] == '+' || pat[0] == '-') && pat[1] == ' ') {
-				inc = pat[0] == '+';
-				pat += 2;
-			}
-			if (add_filter(o, pat, inc ? '+' : '-', NULL) < 0)
-				return -EINVAL;
+			if ((r = filter_add(o->filters, optarg, ch == OPT_INCLUDE ? FILTER_INCLUDE : FILTER_EXCLUDE)) < 0)
+				return filter_status(r);
 			break;
-		}
 		case OPT_EXCLUDE_FROM:
 		case OPT_INCLUDE_FROM:
-			r = add_rules_from(o, optarg, ch == OPT_INCLUDE_FROM ? '+' : '-',
-					   ch == OPT_INCLUDE_FROM ? "include" : "exclude");
-			if (r < 0)
-				return r == -EIO ? -EIO : -EINVAL;
+			if ((r = filter_add_file(o->filters, optarg, ch == OPT_INCLUDE_FROM)) < 0)
+				return filter_status(r);
 			break;
 		case OPT_FILES_FROM: o->files_from = optarg; break;
 		case OPT_DEVICE:
@@ -816,8 +624,15 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 		cli_try_help();
 		return -EINVAL;
 	}
-	if (cvs && add_cvs_excludes(o) < 0)
+	if (o->xattrs && filter_set_has_xattr(o->filters)) {
+		/* the copy engine copies every xattr it is asked to: a rule to leave some out cannot be honoured */
+		cli_msg("xattr filter rules (the 'x' modifier) are not supported by this sweep-sync");
+		cli_try_help();
 		return -EINVAL;
+	}
+	/* rsync puts -C's rules after all the others */
+	if (cvs && (r = filter_add_cvs(o->filters)) < 0)
+		return filter_status(r);
 	if (o->files_from) {
 		/* rsync: --files-from implies -R and -d, and -a no longer implies -r */
 		if (!o->no_relative)
@@ -847,8 +662,8 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 		char rule[300];
 
 		snprintf(rule, sizeof(rule), "P *%s", o->suffix);
-		if (add_filter(o, rule, 0, NULL) < 0)
-			return -EINVAL;
+		if ((r = filter_add(o->filters, rule, FILTER_RULE)) < 0)
+			return filter_status(r);
 	}
 	if (o->info_flist < 0)
 		o->info_flist = !o->quiet && (o->verbose || o->do_progress);

@@ -23,7 +23,6 @@
 
 #include "progress.h"
 
-struct exclude;
 struct sweep_copy;
 struct sweep_stat;
 
@@ -65,12 +64,12 @@ struct sync_opts {
 	enum basis_kind basis_kind;
 	const char *refused; /* an rsync option sweep-sync does not have */
 	/*
-	 * Filter rules: the sender's side (exclude/include, hide/show) decides
-	 * what is listed; the receiver's (exclude/include unless
-	 * --delete-excluded, then protect/risk) what --delete may touch.
+	 * Filter rules (filter.h): the source's scan keeps the sender's view
+	 * (exclude/include, hide/show) of what is listed, the destination's
+	 * the receiver's (exclude/include unless --delete-excluded,
+	 * protect/risk) of what --delete may touch.
 	 */
-	struct exclude *sender_rules, *receiver_rules, *protect_rules;
-	bool receiver_plain; /* receiver_rules has exclude/include rules */
+	struct filter_set *filters;
 };
 
 /* options.c: parse argv into o. 0, -EINVAL (usage error: exit 1) or -EIO (a rules file: exit 11). */
@@ -135,6 +134,8 @@ struct side {
 #define N_QUEUED    0x2000u /* regular file handed to the copy engine, not yet written */
 #define N_TWEAKED   0x4000u /* read-only directory opened to us (not root) for the run: restore its mode */
 #define N_SYNCED    0x8000u /* the destination matches the source now (--remove-source-files may remove it) */
+#define N_PROTECT  0x10000u /* destination entry the receiver's filter rules exclude: --delete leaves it */
+#define N_PERISH   0x20000u /* ... by perishable rules only: it goes when its directory is deleted */
 
 /* A source entry, a destination entry, or both, under one relative path. */
 struct sync_node {
@@ -221,6 +222,7 @@ struct sync_ctx {
 	unsigned long errors;   /* errors that make the exit 23 */
 	unsigned long vanished; /* source files that vanished (exit 24) */
 	bool io_error;          /* an error that forbids deletion */
+	int filter_fatal;       /* a merge file met during the scan stopped the run: rsync's exit status */
 	uint64_t total_size;    /* -v: sizes of the listed files and symlinks, as rsync's "total size" */
 	uint64_t sent;          /* -v: file data bytes written */
 	bool fatal;             /* stop now (destination full, signal) */
@@ -246,9 +248,13 @@ bool hostspec_parse(const char *arg, struct hostspec *h);
  * component (*ret_name).
  */
 int opath_open(const char *path, int flags, mode_t mode, bool *untrusted);
+/* The same for a relative path beneath the directory at (AT_FDCWD: the working directory). */
+int opath_openat(int at, const char *path, int flags, mode_t mode, bool *untrusted);
 int opath_open_parent(const char *path, const char **ret_name, bool *untrusted);
 /* rsync's message for such a symlink, on stderr. */
 void opath_refusal_msg(void);
+/* --insecure-links: follow every symlink in those paths, as rsync before 3.4 did. */
+extern bool opath_insecure;
 
 /* flist.c: scan and merge. */
 int flist_scan(struct sync_ctx *c);
