@@ -67,7 +67,8 @@ static int setup(struct tar *t, const struct tar_opts *o)
 {
 	struct sweep_batch_opts bo = {
 		.size = sizeof(bo),
-		.order = o->order,
+		/* --sort=name: the walk gives the order; a batch is read as added (walk.c). */
+		.order = o->walk_order_members ? SWEEP_ORDER_NONE : o->order,
 		.max_files = SIZE_MAX, /* a batch is bounded by its memory (--memory-limit) alone */
 		.max_bytes = (size_t)o->memory_limit,
 		/* A batch already in the page cache is not located (warm trees: 3 system calls a file fewer). */

@@ -217,6 +217,20 @@ both -Hgnu -cf t.tar --pax-option user:=root .
 diff g.err s.err >&2 || fail "--pax-option on a gnu archive: not GNU tar's message"
 case_end
 
+case_begin "--sort=name and --order=none: GNU tar's member order, directories restored exactly"
+fresh sh -c 'mkdir -p t/d1/sub t/d2 t/c t/c-x && echo a > t/a && echo b > t/d1/b && ln -s a t/l && echo c > t/d1/sub/c && mkfifo t/d2/p && echo f > t/c/f && echo x > t/c-x/x && echo z > t/z && echo y > t/c-y && touch -d 2001-01-01 t/d1 t/d1/sub t/c t && touch -d 2002-02-02 t/c-x'
+both -cf n.tar --sort=name t z
+diff <(tar -tf g/n.tar) <(tar -tf s/n.tar) >&2 || fail "--sort=name: not GNU tar's member order"
+both -cf o.tar t
+(cd s && "$T" -cf o.tar --order=none t)
+diff <(tar -tf g/o.tar) <(tar -tf s/o.tar) >&2 || fail "--order=none: not GNU tar's member order (the directories' own)"
+manifest s/t > want
+for a in n o; do
+	gnu_x s/$a.tar gx.$a t && same_tree want gx.$a/t
+	bsd_x s/$a.tar bx.$a t && same_tree want bx.$a/t
+done
+case_end
+
 case_begin "GNU tar's usage hint, --usage"
 rc=0; "$T" --no-such-option 2> u.err || rc=$?
 [ $rc = 2 ] && [ "$(tail -1 u.err)" = "Try 'sweep-tar --help' or 'sweep-tar --usage' for more information." ] || fail "the hint: $(cat u.err)"

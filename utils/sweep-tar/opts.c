@@ -326,6 +326,7 @@ static void usage(FILE *out)
 		"      --one-file-system      stay on the filesystem of each PATH\n"
 		"  -z, --gzip  -j, --bzip2  -J, --xz  --zstd   compress the archive\n"
 		"      --order=ORDER          read order: auto (default), physical, inode, name, none\n"
+		"                             (none: the walk's, members as GNU tar writes them)\n"
 		"      --memory-limit=SIZE    plan memory per batch (default 256M)\n"
 		"      --progress[=SECONDS]   -c: show progress, a line every SECONDS in a log\n"
 		"      --plan-trace=FILE      write each batch's read plan as a sweep-trace(5)\n"
@@ -341,7 +342,9 @@ static void usage(FILE *out)
 		"  -I, --use-compress-program=PROG  filter through PROG (PROG -d to read)\n"
 		"  -h, --dereference          archive what symlinks point to\n"
 		"      --hard-dereference     every name of a hard-linked file with its data\n"
-		"      --sort=name|inode|none the member order (--order=name|inode|auto)\n"
+		"      --sort=name|inode|none the member order: name as GNU tar's (depth first,\n"
+		"                             directories before their entries), inode, none\n"
+		"                             (--order=inode, --order=auto)\n"
 		"      --mtime=DATE           every member's mtime (--clamp-mtime: only later ones)\n"
 		"      --owner=NAME[:ID], --group=NAME[:ID]  every member's owner, group\n"
 		"      --help                 show this help\n"
@@ -1337,12 +1340,15 @@ void tar_parse(int argc, char **argv, struct tar_opts *o)
 			break;
 		case OPT_SORT:
 			/* GNU tar's member orders; each is one of sweep-tar's read orders. */
-			if (strcmp(optarg, "name") == 0)
+			if (strcmp(optarg, "name") == 0) {
+				/* GNU tar's member order: the walk by name, members as it meets them (walk.c). */
 				o->order = SWEEP_ORDER_NAME;
+				o->walk_order_members = true;
+			}
 			else if (strcmp(optarg, "inode") == 0)
-				o->order = SWEEP_ORDER_INODE;
+				o->order = SWEEP_ORDER_INODE, o->walk_order_members = false;
 			else if (strcmp(optarg, "none") == 0)
-				o->order = SWEEP_ORDER_AUTO;
+				o->order = SWEEP_ORDER_AUTO, o->walk_order_members = false;
 			else
 				cli_die(TAR_FATAL, "invalid argument %s for '--sort'\nValid arguments are:\n  - 'none'\n  - 'name'\n  - 'inode'",
 					cli_quote(optarg));
@@ -1414,6 +1420,7 @@ void tar_parse(int argc, char **argv, struct tar_opts *o)
 			set_filter(o, TAR_FILTER_ZSTD);
 			break;
 		case OPT_ORDER:
+			o->walk_order_members = false;
 			if (sweep_order_parse(optarg, &o->order) < 0)
 				cli_die(TAR_FATAL, "invalid --order %s (auto, physical, inode, name, none)",
 					cli_quote(optarg));

@@ -198,6 +198,7 @@ struct tar_opts {
 	bool totals, xdev;
 	struct progress_opts progress; /* --progress[=SECONDS] */
 	enum sweep_order order;
+	bool walk_order_members; /* --sort=name: members in walk order, the plan as added (walk.c) */
 	uint64_t memory_limit; /* plan bound in bytes */
 	const char *plan_trace;
 	struct exclude *exclude; /* NULL when there is no --exclude */

@@ -76,6 +76,32 @@ static bool tagged_out(const struct tar *t, const struct sweep_entry *e)
 }
 
 /*
+ * Where the files are read in the order the walk meets them (--order=none,
+ * --sort=name: a depth-first walk, the plan as added), members go in that
+ * order too, as GNU tar writes them: a directory when it is met,
+ * before its entries, and a symlink, device or FIFO after the files the
+ * walk met before it (the batch is read first). With members in walk
+ * order GNU tar and bsdtar restore directories exactly, so nothing needs
+ * to wait for the end (tar.h says why it must in disk order).
+ */
+static bool in_walk_order(const struct tar *t)
+{
+	return t->o->order == SWEEP_ORDER_NONE || t->o->walk_order_members;
+}
+
+/* A directory's member (t->entry), written where the walk meets it (in walk order). <0 when the archive failed. */
+static int write_now(struct tar *t, const struct sweep_entry *e)
+{
+	int r;
+
+	t->list_name = e->path + t->o->roots[e->root_index].strip;
+	r = tar_out_header(t, NULL);
+	if (r < 0)
+		return r;
+	return r == 0 ? tar_out_finish(t) : 0;
+}
+
+/*
  * Out of descriptors (a low open-file limit: GNU tar's suite runs at
  * ulimit -n 10): the directory's metadata through its name below the
  * walk's descriptor of its parent, as for symlinks and devices, which
@@ -95,7 +121,7 @@ static int walk_dir_nofd(struct tar *t, const struct sweep_entry *e, const char 
 	}
 	if (member &&
 	    tar_entry_fill(t, name, e->path, tar_accpath(t, e->dirfd, e->at_name, e->path, buf, sizeof(buf)), -1, &e->st, NULL) == 0) {
-		r = dir_spool_add(t, e->id);
+		r = in_walk_order(t) ? write_now(t, e) : dir_spool_add(t, e->id);
 		if (r == 0 && t->o->remove_files && tar_remove_later(t, e->path, &e->st, true) < 0)
 			r = -ENOMEM;
 	}
@@ -141,7 +167,7 @@ static int walk_dir(struct tar *t, const struct sweep_entry *e, const char *name
 	/* On failure it said why; the directory's contents are still archived. */
 	r = 0;
 	if (member && tar_entry_fill(t, name, e->path, acc, fd, &e->st, NULL) == 0) {
-		r = dir_spool_add(t, e->id);
+		r = in_walk_order(t) ? write_now(t, e) : dir_spool_add(t, e->id);
 		if (r == 0 && t->o->remove_files && tar_remove_later(t, e->path, &e->st, true) < 0)
 			r = -ENOMEM;
 		/*
@@ -151,7 +177,7 @@ static int walk_dir(struct tar *t, const struct sweep_entry *e, const char *name
 		 * the entry at the end comes. Spooled first: writing changes
 		 * the entry.
 		 */
-		if (r == 0 && (archive_entry_acl_types(t->entry) & ARCHIVE_ENTRY_ACL_TYPE_DEFAULT))
+		if (r == 0 && !in_walk_order(t) && (archive_entry_acl_types(t->entry) & ARCHIVE_ENTRY_ACL_TYPE_DEFAULT))
 			r = tar_out_header(t, NULL) < 0 ? -EIO : 0;
 	}
 	close(fd);
@@ -250,6 +276,9 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 			cli_msg("%s: file is the archive; not dumped", tar_display(t, e->path));
 		return 0;
 	}
+	/* In walk order: after the files the walk met before it (read now, before t->entry is filled). */
+	if (in_walk_order(t) && !S_ISREG(mode) && !S_ISSOCK(mode) && (sweep_batch_flush(t->batch) < 0 || t->failed))
+		return -EIO;
 	/* -u: what the archive has as new is not stored again (a directory's entries are looked at). */
 	bool member = !t->update || tar_update_check(t, name, &e->st) == TAR_UPD_ADD;
 	if (!member && !S_ISDIR(mode))
