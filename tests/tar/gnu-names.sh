@@ -231,6 +231,18 @@ for a in n o; do
 done
 case_end
 
+case_begin "a file met twice is a hard link the second time (operands that overlap, -h), as GNU tar (link04)"
+fresh sh -c 'mkdir dir && echo TEST > dir/file && ln -s file dir/symlink'
+for opts in "cf archive dir dir" "chf archive dir" "cf archive dir dir/file"; do
+	# shellcheck disable=SC2086
+	both $opts
+	diff <(tar -tvf g/archive | sed 's,.*[0-9] dir/,dir/,' | sort) <(tar -tvf s/archive | sed 's,.*[0-9] dir/,dir/,' | sort) >&2 ||
+		fail "$opts: members differ from GNU tar's"
+done
+both cfl archive dir dir
+[ $src = 0 ] && [ ! -s s.err ] || fail "-l with a file named twice: $(cat s.err)"
+case_end
+
 case_begin "GNU tar's usage hint, --usage"
 rc=0; "$T" --no-such-option 2> u.err || rc=$?
 [ $rc = 2 ] && [ "$(tail -1 u.err)" = "Try 'sweep-tar --help' or 'sweep-tar --usage' for more information." ] || fail "the hint: $(cat u.err)"

@@ -102,7 +102,8 @@ static struct link_rec *links_add(struct links *l, uint64_t dev, uint64_t ino, u
 		grow(l);
 	r->dev = dev;
 	r->ino = ino;
-	r->unseen = nlink > 0 ? nlink - 1 : 0;
+	/* A file of one name met again (-h, operands that overlap) stays known to the end. */
+	r->unseen = nlink > 1 ? nlink - 1 : nlink == 1 ? UINT64_MAX : 0;
 	r->state = LINK_PENDING;
 	h = hash(dev, ino) & (l->nbuckets - 1);
 	r->next = l->bucket[h];
@@ -134,7 +135,7 @@ void tar_links_missing(struct tar *t)
 		return;
 	for (size_t i = 0; i < l->nbuckets; i++)
 		for (struct link_rec *r = l->bucket[i]; r; r = r->next)
-			if (r->unseen > 0 && r->state == LINK_WRITTEN && r->target) {
+			if (r->unseen > 0 && r->unseen != UINT64_MAX && r->state == LINK_WRITTEN && r->target) {
 				progress_clear(t->progress);
 				cli_msg("Missing links to %s.", cli_quote(r->target));
 			}
@@ -148,7 +149,7 @@ int tar_link_member(struct tar *t, const char *name, const struct sweep_stat *st
 
 	*ret_rec = NULL;
 	/* --hard-dereference: every name is archived with its data. */
-	if (st->nlink < 2 || t->o->hard_dereference)
+	if ((st->nlink < 2 && !t->o->track_single_links) || t->o->hard_dereference)
 		return 0;
 	rec = links_find(t->links, st->dev, st->ino);
 	if (!rec) {
@@ -156,7 +157,7 @@ int tar_link_member(struct tar *t, const char *name, const struct sweep_stat *st
 		*ret_rec = links_add(t->links, st->dev, st->ino, st->nlink);
 		return 0;
 	}
-	if (rec->unseen > 0)
+	if (rec->unseen > 0 && rec->unseen != UINT64_MAX)
 		rec->unseen--;
 	if (rec->state != LINK_WRITTEN) {
 		/* The name before could not be archived: this one holds the data. */

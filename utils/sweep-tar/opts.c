@@ -1117,6 +1117,49 @@ static void set_one_top_level(struct tar_opts *o)
 	o->one_top_level = dir;
 }
 
+/* "a/./b//" and "a/b" as one path: whether one operand is another, or below it. */
+static bool operands_overlap(const struct tar_opts *o)
+{
+	if (!TAR_WRITES_TREE(o->mode) || o->nroots < 2 || o->nroots > 4096)
+		return false;
+	char **norm = calloc(o->nroots, sizeof(*norm));
+	bool overlap = false;
+
+	if (!norm)
+		return false;
+	for (size_t i = 0; i < o->nroots; i++) {
+		const char *p = o->roots[i].path;
+		char *w = norm[i] = malloc(strlen(p) + 2);
+		if (!w)
+			break;
+		if (*p == '/')
+			*w++ = '/';
+		for (const char *c = p; *c;) {
+			const char *end = strchrnul(c, '/');
+			if (end - c > 0 && !(end - c == 1 && c[0] == '.')) {
+				if (w > norm[i] && w[-1] != '/')
+					*w++ = '/';
+				memcpy(w, c, (size_t)(end - c));
+				w += end - c;
+			}
+			c = end;
+			while (*c == '/')
+				c++;
+		}
+		*w = '\0';
+	}
+	for (size_t i = 0; i < o->nroots && !overlap; i++)
+		for (size_t j = 0; j < o->nroots && !overlap && norm[i]; j++) {
+			size_t n = norm[j] ? strlen(norm[j]) : 0;
+			overlap = i != j && norm[j] && strncmp(norm[i], norm[j], n) == 0 &&
+				  (norm[i][n] == '\0' || norm[i][n] == '/' || n == 0);
+		}
+	for (size_t i = 0; i < o->nroots; i++)
+		free(norm[i]);
+	free(norm);
+	return overlap;
+}
+
 void tar_unconsumed_report(struct tar_opts *o)
 {
 	const struct unconsumed *u = &o->unconsumed;
@@ -1552,5 +1595,6 @@ void tar_parse(int argc, char **argv, struct tar_opts *o)
 	if (o->nroots == 0 && !o->files_from && o->mode == TAR_CREATE)
 		usage_error("Cowardly refusing to create an empty archive");
 	tar_checkpoint_ready();
+	o->track_single_links = o->dereference || operands_overlap(o);
 }
 

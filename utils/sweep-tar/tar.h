@@ -190,6 +190,13 @@ struct tar_opts {
 	bool absolute_names; /* -P: -c keeps a leading '/' and '..' parts; -d compares absolute names as they are */
 	bool no_overwrite_dir; /* -x: a directory that exists keeps its metadata */
 	bool check_links;    /* -l: -c says which hard-linked files were not archived with all their names */
+	/*
+	 * -h, or operands that overlap ("dir dir", "dir dir/sub"): a file of
+	 * one name met twice is a hard link the second time, as in GNU tar
+	 * (its trivial_link_count), so files of one name are kept in the
+	 * link table too (memory per file, as GNU tar's).
+	 */
+	bool track_single_links;
 	const char *index_file; /* --index-file: -v's listing goes there */
 	bool pax_option;     /* --pax-option was given (pax.c holds what it says) */
 	const char *one_top_level; /* -x, -t, -d: --one-top-level: every name below this directory */
