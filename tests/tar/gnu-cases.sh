@@ -13,7 +13,8 @@
 #   - from GNU tar's own suite (T-rec, T-null, opcomp06, shortfile,
 #     longv7, lustar01, xattr05, xattr07, extrac13): a -T list named twice,
 #     NULs in a list read by lines, --acls on a non-POSIX format, a file that
-#     is no archive, names too long for v7/ustar, xattr names with '=' and
+#     is no archive, names too long for v7/ustar (lustar02: an unsplittable
+#     directory name, its contents left out), xattr names with '=' and
 #     '%', --skip-old-files -v over an existing tree, -x -h refused, --acls
 #     into a directory with a default ACL (acls03), -t into a closed pipe
 #     (sigpipe), -c and -x at ulimit -n 10 (extrac11).
@@ -130,6 +131,12 @@ long=$(printf 'n%.0s' $(seq 120))
 mkdir -p "$long" && echo x > "$long/f"
 rc=0; "$T" -c --format=v7 -f v7.tar "$long/f" 2> v7.err || rc=$?
 [ $rc = 2 ] && grep -q "file name is too long (max 99); not dumped" v7.err || fail "too long for v7: exit $rc, $(cat v7.err)"
+# lustar02: a directory whose name cannot be split for ustar is left out with what is below it, in GNU tar's words
+p155=$(printf 'p%.0s' $(seq 155))
+mkdir -p "$p155" && touch "$p155/tween_name_and_prefix"
+rc=0; "$T" -c --format=ustar -f u.tar "$p155" 2> u.err || rc=$?
+grc=0; tar -c --format=ustar -f gu.tar "$p155" 2> gu.err || grc=$?
+[ $rc = 2 ] && [ $grc = 2 ] && diff <(sed 's/^tar:/sweep-tar:/' gu.err) u.err >&2 || fail "an unsplittable directory name: exit $rc (GNU tar $grc)"
 rc=0; "$T" -x -h -f rec.tar 2> h.err || rc=$?
 [ $rc = 2 ] || fail "-x -h accepted (it would write through symlinks): exit $rc"
 if setfattr -n 'user.=NAME%3D=' -v value file1 2>/dev/null; then

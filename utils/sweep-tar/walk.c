@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -129,6 +130,32 @@ static int walk_dir_nofd(struct tar *t, const struct sweep_entry *e, const char 
 	return r;
 }
 
+/*
+ * GNU tar's reason a directory's name (with its '/') does not fit a
+ * ustar or v7 header, or NULL (src/create.c, write_long_name). GNU tar
+ * writes the directory's header first and leaves out what is below it
+ * when it cannot; here the header comes at the end, so the name is looked
+ * at before the walk goes in.
+ */
+static const char *unstorable(enum tar_format f, const char *name)
+{
+	size_t len = strlen(name), i;
+
+	if (len <= 100 || (f != TAR_FMT_USTAR && f != TAR_FMT_V7))
+		return NULL;
+	if (f == TAR_FMT_V7)
+		return "file name is too long (max 99); not dumped";
+	if (len > 256)
+		return "file name is too long (max 256); not dumped";
+	/* split_long_name: the last '/' that leaves a prefix of at most 155 bytes */
+	i = len > 156 ? 156 : name[len - 1] == '/' ? len - 1 : len;
+	for (i = i - 1; i > 0 && name[i] != '/'; i--)
+		;
+	if (i == 0 || len - i - 1 > 100 || len - i - 1 == 0)
+		return "file name is too long (cannot be split); not dumped";
+	return NULL;
+}
+
 /* member: the directory is stored (not with -u when the archive has it). */
 static int walk_dir(struct tar *t, const struct sweep_entry *e, const char *name, bool member)
 {
@@ -156,6 +183,21 @@ static int walk_dir(struct tar *t, const struct sweep_entry *e, const char *name
 		else
 			tar_error(t, e->path, "Cannot open: %s", strerror(errno));
 		return SWEEP_WALK_SKIP;
+	}
+	if (member && (t->o->format == TAR_FMT_USTAR || t->o->format == TAR_FMT_V7)) {
+		char *slashed = NULL;
+		const char *why = asprintf(&slashed, "%s/", name) < 0 ? NULL : unstorable(t->o->format, slashed);
+		if (why) {
+			char *shown = NULL;
+			if (asprintf(&shown, "%s/", e->path) >= 0)
+				tar_error(t, shown, "%s", why);
+			free(shown);
+		}
+		free(slashed);
+		if (why) {
+			close(fd);
+			return SWEEP_WALK_SKIP;
+		}
 	}
 	tag = t->o->ntags ? dir_tag(t, fd) : NULL;
 	if (tag && tag->how == TAR_TAG_ALL) {
