@@ -136,6 +136,14 @@ both --remove-files -cf a.tar a
 mkdir xx && tar -xf s/a.tar -C xx && [ "$(stat -c %h xx/a/h)" = 2 ] || fail "--remove-files: the hard link does not extract"
 both -rf foo.tar --remove-files -C foo bar
 [ $src = 0 ] && diff <(tree g) <(tree s) >&2 || fail "-r --remove-files -C: trees differ"
+# remfiles08c, remfiles10: "-C DIR ." removes DIR itself; "." without -C cannot be removed (GNU tar's error)
+mkdir -p s/p s/q && echo 1 > s/p/pf && echo 2 > s/q/qf && rm -rf g && cp -a s g
+both -rf foo.tar --remove-files -C p . -C ../q .
+[ $src = 0 ] && [ ! -e s/p ] && [ ! -e s/q ] && diff <(tree g) <(tree s) >&2 || fail "--remove-files -C p . -C ../q .: exit $src, trees differ"
+mkdir -p s/r && echo 1 > s/r/f && rm -rf g && cp -a s g
+rc=0; (cd s/r && "$T" -cf ../r.tar --remove-files .) 2> r.err || rc=$?
+grc=0; (cd g/r && tar -cf ../r.tar --remove-files .) 2> gr.err || grc=$?
+[ $rc = 2 ] && [ $grc = 2 ] && diff <(tree g) <(tree s) >&2 || fail "--remove-files . without -C: exit $rc (GNU tar $grc)"
 # what cannot be archived stays; the archive cannot be written: nothing goes
 mkdir -p s/k && echo k > s/k/f && rc=0 && (cd s && "$T" --remove-files -cf /nonexistent/x.tar k) 2>/dev/null || rc=$?
 [ $rc = 2 ] && [ -f s/k/f ] || fail "--remove-files into an archive that cannot be written removed files (exit $rc)"

@@ -87,6 +87,22 @@ static int open_parent(const struct tar_opts *o, char *path, const char **name)
 	size_t rlen;
 	int rfd, fd;
 
+	if (root && strlen(path) == strlen(root->path) && root->dir && slash && strcmp(slash, "/.") == 0) {
+		/*
+		 * "-C DIR ." archived DIR's contents: DIR itself goes, from
+		 * the directory it is in, as GNU tar removes it (tar_dirname).
+		 */
+		char *copy = strdup(root->dir), *dir;
+		if (!copy)
+			return -ENOMEM;
+		dir = dirname(copy);
+		fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		fd = fd < 0 ? -errno : fd;
+		free(copy);
+		slash = strrchr(root->dir, '/');
+		*name = slash && slash[1] ? slash + 1 : root->dir;
+		return fd;
+	}
 	if (!root || strlen(path) == strlen(root->path) || !slash) {
 		/* The operand itself: in its directory, as the user named it. */
 		char *copy = strdup(path), *dir;
