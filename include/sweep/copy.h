@@ -195,6 +195,13 @@ struct sweep_copy_opts {
 	volatile const sig_atomic_t *cancel;
 };
 
+/* One extended attribute of a supplied source (SWEEP_COPY_SRC_SUPPLIED); ACLs are their system.posix_acl_* ones. */
+struct sweep_copy_xattr {
+	const char *name;
+	const void *value;
+	size_t len;
+};
+
 /* A source given to sweep_copy_entry(). */
 struct sweep_copy_src {
 	size_t size;                 /* sizeof(struct sweep_copy_src) */
@@ -210,10 +217,20 @@ struct sweep_copy_src {
 	const struct sweep_stat *st; /* lstat of it (stat when followed); NULL: the engine looks */
 	const char *link;            /* a symlink's target when already read, else NULL */
 	unsigned flags;              /* SWEEP_COPY_SRC_* */
+	/* SWEEP_COPY_SRC_SUPPLIED: the source's extended attributes, those the preserve flags ask for are applied */
+	const struct sweep_copy_xattr *xattrs;
+	size_t nxattrs;
 };
 
 /* sweep_copy_src.flags */
 #define SWEEP_COPY_SRC_FOLLOWED 0x1u /* a symlink stands at the source and st describes its target */
+/*
+ * The source is not on this machine (another host's file, sent by a
+ * program): nothing is read from root_fd/rel. st says what it is (required),
+ * link a symlink's target (required for one), xattrs its attributes; a
+ * regular file's data comes from the caller through sweep_copy_feed_begin().
+ */
+#define SWEEP_COPY_SRC_SUPPLIED 0x2u
 
 struct sweep_copy_stats {
 	size_t size;             /* sizeof(struct sweep_copy_stats), set by the caller */
@@ -269,6 +286,32 @@ SWEEP_EXPORT int sweep_copy_entry(struct sweep_copy *c, const struct sweep_copy_
  * negative value; errors inside the tree are reported and the walk goes on.
  */
 SWEEP_EXPORT int sweep_copy_tree(struct sweep_copy *c, const char *src, const char *dst);
+
+/*
+ * A regular file whose data the caller supplies (SWEEP_COPY_SRC_SUPPLIED),
+ * copied as a queued file is: checked against what stands at dst as
+ * sweep_copy_entry() does, written as an unnamed temporary in dst's
+ * directory, given its metadata and put in place at sweep_copy_feed_end().
+ * Copies still being made by the engine's writer thread are finished
+ * first, so the destination is made in the order the caller gives it.
+ * 0 with *ret (NULL when the engine's rules leave dst alone: no-clobber or
+ * update; it is reported as skipped), or -errno after reporting it.
+ */
+struct sweep_copy_feed;
+SWEEP_EXPORT int sweep_copy_feed_begin(struct sweep_copy *c, const struct sweep_copy_src *src, const char *dst,
+				       uint64_t cookie, struct sweep_copy_feed **ret);
+/* Data at off (what is skipped is a hole). 0, or the copy's error (-errno; reported at its end). */
+SWEEP_EXPORT int sweep_copy_feed_data(struct sweep_copy_feed *f, uint64_t off, const void *buf, size_t len);
+/*
+ * The file's end: status 0, or SWEEP_READ_SHRANK/_GREW/_CHANGED (the
+ * source changed while it was read: the copy holds what was supplied, a
+ * SWEEP_COPY_OP_CHANGED warning), or -errno (the source could not be read:
+ * reported as SWEEP_COPY_OP_READ, nothing is put in place). size is the
+ * copy's length, st the source's stat as read (NULL: the one given at the
+ * beginning). Reports the copy done or failed and frees f (NULL is
+ * accepted and ignored). 0, -errno of the copy, or a callback's negative value.
+ */
+SWEEP_EXPORT int sweep_copy_feed_end(struct sweep_copy_feed *f, int status, uint64_t size, const struct sweep_stat *st);
 
 /* Write every queued file now (one sweep). 0, or a callback's negative value. */
 SWEEP_EXPORT int sweep_copy_flush(struct sweep_copy *c);

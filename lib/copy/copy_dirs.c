@@ -26,6 +26,8 @@ static int capture(const struct sweep_copy *c, const struct src_ref *s, struct m
 	*ret = NULL;
 	if (!(c->o.preserve & (SWEEP_PRESERVE_XATTR | SWEEP_PRESERVE_ACL)))
 		return 0;
+	if (s->flags & SWEEP_COPY_SRC_SUPPLIED)
+		return sweep__meta_blob_from(s->xattrs, s->nxattrs, c->o.preserve, true, ret);
 	dfd = sweep__src_dir(s, &name);
 	if (dfd < 0)
 		return dfd;

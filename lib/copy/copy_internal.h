@@ -147,8 +147,12 @@ struct src_ref {
 	const char *path;     /* as shown */
 	const struct sweep_stat *st;
 	const char *link;     /* a symlink's target if already read */
-	unsigned flags;       /* SWEEP_COPY_SRC_FOLLOWED */
+	unsigned flags;       /* SWEEP_COPY_SRC_FOLLOWED, SWEEP_COPY_SRC_SUPPLIED */
 	const struct sweep_entry *walked; /* the walk entry, when it came from one (plans by it) */
+	/* SWEEP_COPY_SRC_SUPPLIED: its attributes; a regular file's item is made into *feed, not queued */
+	const struct sweep_copy_xattr *xattrs;
+	size_t nxattrs;
+	struct qitem *feed;
 };
 
 struct copy_thread;
@@ -196,6 +200,10 @@ struct sweep_copy {
 /* ---- the stages ---- */
 
 /* copy_plan.c: one entry of any type (top: named by the caller, as cp's operand). */
+/* The source of a public sweep_copy_src, checked (its st looked up when NULL): 0 or -errno (reported). */
+int sweep__plan_src(struct sweep_copy *c, const struct sweep_copy_src *src, uint64_t cookie, struct sweep_copy_src *in,
+		    struct sweep_stat *sst, struct src_ref *s);
+void sweep__plan_item_free(struct qitem *it);
 int sweep__plan_entry_ref(struct sweep_copy *c, const struct src_ref *s, const char *dst, uint64_t cookie, bool top);
 /* cp without -r: the data of a FIFO or a device named src, copied into dst (a regular file, or a FIFO or device there). */
 int sweep__plan_stream(struct sweep_copy *c, const char *src, const struct sweep_stat *st, const char *dst);

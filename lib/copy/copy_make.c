@@ -46,14 +46,21 @@ static int settle_temp(struct sweep_copy *c, const struct src_ref *s, int dirfd,
 		       uint64_t cookie)
 {
 	const char *sname;
-	int sdir = c->o.preserve & (SWEEP_PRESERVE_XATTR | SWEEP_PRESERVE_ACL) ? sweep__src_dir(s, &sname) : -1;
-	struct meta_ref ms = { .fd = -1, .dirfd = sdir, .name = sdir >= 0 ? sname : NULL };
+	bool attrs = c->o.preserve & (SWEEP_PRESERVE_XATTR | SWEEP_PRESERVE_ACL);
+	bool supplied = s->flags & SWEEP_COPY_SRC_SUPPLIED;
+	int sdir = attrs && !supplied ? sweep__src_dir(s, &sname) : -1;
+	struct meta_blob *blob = NULL;
+	int brc = attrs && supplied ? sweep__meta_blob_from(s->xattrs, s->nxattrs, c->o.preserve, false, &blob) : 0;
+	struct meta_ref ms = { .fd = -1, .dirfd = sdir, .name = sdir >= 0 ? sname : NULL, .blob = blob };
 	struct meta_ref md = { .fd = -1, .dirfd = dirfd, .name = tmp };
 	unsigned what = c->o.preserve;
 
-	if (sdir < 0)
+	if (sdir < 0 && !blob)
 		what &= ~(unsigned)(SWEEP_PRESERVE_XATTR | SWEEP_PRESERVE_ACL);
+	if (brc < 0)
+		sweep__report_meta(c, SWEEP_COPY_META_XATTR, brc, s->path, sweep__dst_show(c, dst), cookie);
 	sweep__report_apply_meta(c, &ms, &md, s->st, what, s->path, sweep__dst_show(c, dst), cookie);
+	sweep__meta_blob_free(blob);
 	if (sdir >= 0)
 		close(sdir);
 	int rc = sweep__dest_put(c, dirfd, tmp, name);

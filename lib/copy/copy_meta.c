@@ -333,6 +333,38 @@ int sweep__meta_capture(const struct meta_ref *src, unsigned what, bool is_dir, 
 	return 0;
 }
 
+int sweep__meta_blob_from(const struct sweep_copy_xattr *x, size_t n, unsigned what, bool is_dir, struct meta_blob **ret)
+{
+	struct meta_blob *b;
+
+	*ret = NULL;
+	if (!(what & (SWEEP_PRESERVE_XATTR | SWEEP_PRESERVE_ACL)))
+		return 0;
+	if (!(b = calloc(1, sizeof(*b))) || (n && !(b->v = calloc(n, sizeof(*b->v))))) {
+		free(b);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!x[i].name || (!x[i].value && x[i].len) || !wanted(x[i].name, what, is_dir))
+			continue;
+		char *nm = strdup(x[i].name), *val = malloc(x[i].len + 1);
+		if (!nm || !val) {
+			free(nm);
+			free(val);
+			sweep__meta_blob_free(b);
+			return -ENOMEM;
+		}
+		if (x[i].len)
+			memcpy(val, x[i].value, x[i].len);
+		b->v[b->n].name = nm;
+		b->v[b->n].val = val;
+		b->v[b->n].len = x[i].len;
+		b->n++;
+	}
+	*ret = b;
+	return 0;
+}
+
 static bool src_has(const struct meta_ref *src, const char *name)
 {
 	char *v = NULL;

@@ -55,6 +55,8 @@ int sweep__meta_copy(const struct meta_ref *src, const struct meta_ref *dst, con
  */
 int sweep__meta_capture(const struct meta_ref *src, unsigned what, bool is_dir, struct meta_blob **ret);
 struct meta_blob *sweep__meta_blob_free(struct meta_blob *b);
+/* A blob of a supplied source's attributes (those what asks for), as sweep__meta_capture() makes one. */
+int sweep__meta_blob_from(const struct sweep_copy_xattr *x, size_t n, unsigned what, bool is_dir, struct meta_blob **ret);
 
 /* Remove from dst the xattrs (and ACLs) that src lacks: copying only adds. Errors are ignored. */
 void sweep__meta_prune(const struct meta_ref *src, const struct meta_ref *dst, bool xattrs, bool acls);

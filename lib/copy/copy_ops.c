@@ -133,11 +133,30 @@ static int open_self(int dirfd, const char *name, mode_t mode, bool follow)
 	return fd < 0 ? -1 : fd;
 }
 
+/* Apply to dst (in ddir) the metadata of the source ms, whose stat is st; the count of failed steps. */
+static int attrs_apply(struct sweep_copy *c, const struct meta_ref *ms, int ddir, const char *dname, const char *dst,
+		       const struct sweep_stat *st, const char *path, unsigned preserve, unsigned flags, uint64_t cookie)
+{
+	struct stat dst_st;
+
+	if (fstatat(ddir, dname, &dst_st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	int dfd = open_self(ddir, dname, dst_st.st_mode, false);
+	struct meta_ref md = { .fd = dfd, .dirfd = ddir, .name = dname };
+	if (flags & SWEEP_COPY_ATTRS_EXACT)
+		sweep__meta_prune(ms, &md, preserve & SWEEP_PRESERVE_XATTR, (preserve & SWEEP_PRESERVE_ACL) && !S_ISLNK(st->mode));
+	uint64_t before = c->stats.errors;
+	sweep__report_apply_meta(c, ms, &md, st, preserve, path, sweep__dst_show(c, dst), cookie);
+	if (dfd >= 0)
+		close(dfd);
+	return (int)(c->stats.errors - before);
+}
+
 SWEEP_EXPORT int sweep_copy_attrs(struct sweep_copy *c, const struct sweep_copy_src *src, const char *dst,
 				  unsigned preserve, unsigned flags, uint64_t cookie)
 {
 	struct sweep_copy_src in;
-	struct stat sst, dst_st;
+	struct stat sst;
 	struct sweep_stat st;
 	const char *sname, *dname;
 	int rc;
@@ -146,8 +165,28 @@ SWEEP_EXPORT int sweep_copy_attrs(struct sweep_copy *c, const struct sweep_copy_
 	    sweep__flags_check(preserve, SWEEP_PRESERVE_ALL | SWEEP_PRESERVE_STRICT) < 0)
 		return -EINVAL;
 	rc = sweep__opts_copy(&in, sizeof(in), src, offsetof(struct sweep_copy_src, flags) + sizeof(unsigned));
-	if (rc < 0 || !src || !in.rel || !in.path || (in.root_fd < 0 && in.root_fd != AT_FDCWD))
+	if (rc < 0 || !src)
 		return rc < 0 ? rc : -EINVAL;
+	if (in.flags & SWEEP_COPY_SRC_SUPPLIED) {
+		/* Described, not read: its attributes are those given. */
+		struct meta_blob *blob = NULL;
+		if (!in.path || !in.st || (in.nxattrs && !in.xattrs))
+			return -EINVAL;
+		rc = sweep__meta_blob_from(in.xattrs, in.nxattrs, preserve, S_ISDIR(in.st->mode), &blob);
+		int ddir = rc < 0 ? rc : sweep__dest_dir(c, dst, &dname);
+		if (ddir < 0) {
+			sweep__meta_blob_free(blob);
+			return ddir;
+		}
+		struct meta_ref ms = { .fd = -1, .blob = blob };
+		unsigned what = blob ? preserve : preserve & ~(unsigned)(SWEEP_PRESERVE_XATTR | SWEEP_PRESERVE_ACL);
+		rc = attrs_apply(c, &ms, ddir, dname, dst, in.st, in.path, what, flags, cookie);
+		sweep__meta_blob_free(blob);
+		close(ddir);
+		return rc < 0 || !sweep__copy_stopped(c) ? rc : c->stop;
+	}
+	if (!in.rel || !in.path || (in.root_fd < 0 && in.root_fd != AT_FDCWD))
+		return -EINVAL;
 	bool follow = in.flags & SWEEP_COPY_SRC_FOLLOWED;
 	struct src_ref s = { .dirfd = -1, .root_fd = in.root_fd, .rel = in.rel, .path = in.path };
 	int sdir = sweep__src_dir(&s, &sname);
@@ -167,25 +206,12 @@ SWEEP_EXPORT int sweep_copy_attrs(struct sweep_copy *c, const struct sweep_copy_
 		close(sdir);
 		return ddir;
 	}
-	if (fstatat(ddir, dname, &dst_st, AT_SYMLINK_NOFOLLOW) < 0) {
-		rc = -errno;
-		close(sdir);
-		close(ddir);
-		return rc;
-	}
-	int sfd = open_self(sdir, sname, sst.st_mode, follow), dfd = open_self(ddir, dname, dst_st.st_mode, false);
+	int sfd = open_self(sdir, sname, sst.st_mode, follow);
 	struct meta_ref ms = { .fd = sfd, .dirfd = sdir, .name = sname };
-	struct meta_ref md = { .fd = dfd, .dirfd = ddir, .name = dname };
-	if (flags & SWEEP_COPY_ATTRS_EXACT)
-		sweep__meta_prune(&ms, &md, preserve & SWEEP_PRESERVE_XATTR, (preserve & SWEEP_PRESERVE_ACL) && !S_ISLNK(sst.st_mode));
-	uint64_t before = c->stats.errors;
-	sweep__report_apply_meta(c, &ms, &md, &st, preserve, in.path, sweep__dst_show(c, dst), cookie);
-	rc = (int)(c->stats.errors - before);
+	rc = attrs_apply(c, &ms, ddir, dname, dst, &st, in.path, preserve, flags, cookie);
 	if (sfd >= 0)
 		close(sfd);
-	if (dfd >= 0)
-		close(dfd);
 	close(sdir);
 	close(ddir);
-	return sweep__copy_stopped(c) ? c->stop : rc;
+	return rc < 0 || !sweep__copy_stopped(c) ? rc : c->stop;
 }

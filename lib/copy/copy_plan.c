@@ -102,7 +102,7 @@ static int item_make(struct sweep_copy *c, const struct src_ref *s, const char *
 	return 0;
 }
 
-static void item_free(struct qitem *it)
+void sweep__plan_item_free(struct qitem *it)
 {
 	free(it->src);
 	free(it->place);
@@ -135,7 +135,7 @@ static int enqueue(struct sweep_copy *c, const struct src_ref *s, const char *ds
 		/* not added (the batch did not run): the item goes */
 		c->nq--;
 		c->qbytes -= bytes;
-		item_free(it);
+		sweep__plan_item_free(it);
 		return sweep__report(c, SWEEP_COPY_OP_OPEN_SRC, rc, s->path, sweep__dst_show(c, dst), cookie);
 	}
 	if (rc < 0 && !c->stop)
@@ -165,7 +165,7 @@ static int stream_now(struct sweep_copy *c, const struct src_ref *s, const char 
 		rc = sweep__read_stream(c, &q, fd);
 	if (fd >= 0)
 		close(fd);
-	item_free(&q);
+	sweep__plan_item_free(&q);
 	return rc;
 }
 
@@ -193,7 +193,8 @@ static int entry_checked(struct sweep_copy *c, const struct src_ref *s, int dirf
 {
 	const struct sweep_stat *st = s->st;
 	mode_t mode = (mode_t)st->mode;
-	bool check = !(c->o.flags & SWEEP_COPY_NO_SAME_FILE_CHECK);
+	/* A supplied source is on no filesystem of ours: it cannot be its own destination. */
+	bool check = !(c->o.flags & SWEEP_COPY_NO_SAME_FILE_CHECK) && !(s->flags & SWEEP_COPY_SRC_SUPPLIED);
 	bool stream = s->flags & SRC_STREAM;
 	int rc;
 
@@ -250,6 +251,10 @@ static int entry_checked(struct sweep_copy *c, const struct src_ref *s, int dirf
 
 	/* cp writes into a FIFO or device it is given as the destination (never inside a tree: see write_through). */
 	bool into = top && dst_st && is_stream_dst(dst_st) && (c->o.flags & SWEEP_COPY_WRITE_THROUGH);
+	if (S_ISREG(mode) && s->feed) /* supplied: the caller feeds it now (copy_feed.c) */
+		return item_make(c, s, dst, place, dst_st, into, ln, cookie, s->feed) < 0
+			       ? sweep__report(c, SWEEP_COPY_OP_CREATE, -ENOMEM, s->path, sweep__dst_show(c, dst), cookie)
+			       : 0;
 	if (S_ISREG(mode))
 		return enqueue(c, s, dst, place, dst_st, into, ln, cookie);
 	if (stream)
@@ -328,6 +333,44 @@ int sweep__plan_stream(struct sweep_copy *c, const char *src, const struct sweep
 	return sweep__plan_entry_ref(c, &s, dst, 0, true);
 }
 
+int sweep__plan_src(struct sweep_copy *c, const struct sweep_copy_src *src, uint64_t cookie, struct sweep_copy_src *in,
+		    struct sweep_stat *sst, struct src_ref *s)
+{
+	int rc = sweep__opts_copy(in, sizeof(*in), src, offsetof(struct sweep_copy_src, flags) + sizeof(unsigned));
+
+	if (rc < 0 || !src)
+		return rc < 0 ? rc : -EINVAL;
+	if (sweep__flags_check(in->flags, SWEEP_COPY_SRC_FOLLOWED | SWEEP_COPY_SRC_SUPPLIED) < 0)
+		return -EINVAL;
+	bool supplied = in->flags & SWEEP_COPY_SRC_SUPPLIED;
+	/* A supplied source is described, never looked at: what it is and its target must be said. */
+	if (supplied ? !in->path || !in->st || (S_ISLNK(in->st->mode) && !in->link) || (in->nxattrs && !in->xattrs)
+		     : !in->rel || !in->path || (in->root_fd < 0 && in->root_fd != AT_FDCWD))
+		return -EINVAL;
+	if (c->dest_fd < 0)
+		return -EBADF;
+	*s = (struct src_ref){ .dirfd = -1, .root_fd = supplied ? -1 : in->root_fd, .rel = supplied ? in->path : in->rel,
+			       .path = in->path, .st = in->st, .link = in->link, .flags = in->flags,
+			       .xattrs = supplied ? in->xattrs : NULL, .nxattrs = supplied ? in->nxattrs : 0 };
+	if (!s->st) {
+		struct stat st;
+		bool follow = in->flags & SWEEP_COPY_SRC_FOLLOWED;
+		int fd = in->root_fd == AT_FDCWD ? open(in->rel, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW))
+						 : sweep__open_beneath(in->root_fd, in->rel, O_PATH, 0);
+		if (fd < 0 && in->root_fd == AT_FDCWD)
+			fd = -errno;
+		if (fd < 0)
+			return sweep__report(c, SWEEP_COPY_OP_STAT, fd, in->path, NULL, cookie);
+		rc = fstat(fd, &st) < 0 ? -errno : 0;
+		close(fd);
+		if (rc < 0)
+			return sweep__report(c, SWEEP_COPY_OP_STAT, rc, in->path, NULL, cookie);
+		sweep_stat_from_stat(sst, &st);
+		s->st = sst;
+	}
+	return 0;
+}
+
 SWEEP_EXPORT int sweep_copy_entry(struct sweep_copy *c, const struct sweep_copy_src *src, const char *dst,
 				  uint64_t cookie)
 {
@@ -338,30 +381,11 @@ SWEEP_EXPORT int sweep_copy_entry(struct sweep_copy *c, const struct sweep_copy_
 
 	if (!c || !dst || !*dst)
 		return -EINVAL;
-	rc = sweep__opts_copy(&in, sizeof(in), src, offsetof(struct sweep_copy_src, flags) + sizeof(unsigned));
-	if (rc < 0 || !src || !in.rel || !in.path || (in.root_fd < 0 && in.root_fd != AT_FDCWD))
-		return rc < 0 ? rc : -EINVAL;
-	if (sweep__flags_check(in.flags, SWEEP_COPY_SRC_FOLLOWED) < 0)
+	rc = sweep__plan_src(c, src, cookie, &in, &sst, &s);
+	if (rc < 0)
+		return rc;
+	/* A supplied regular file's data comes through sweep_copy_feed_begin(), not the reader. */
+	if ((s.flags & SWEEP_COPY_SRC_SUPPLIED) && S_ISREG(s.st->mode))
 		return -EINVAL;
-	if (c->dest_fd < 0)
-		return -EBADF;
-	s = (struct src_ref){ .dirfd = -1, .root_fd = in.root_fd, .rel = in.rel, .path = in.path, .st = in.st,
-			      .link = in.link, .flags = in.flags };
-	if (!s.st) {
-		struct stat st;
-		bool follow = in.flags & SWEEP_COPY_SRC_FOLLOWED;
-		int fd = in.root_fd == AT_FDCWD ? open(in.rel, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW))
-						: sweep__open_beneath(in.root_fd, in.rel, O_PATH, 0);
-		if (fd < 0 && in.root_fd == AT_FDCWD)
-			fd = -errno;
-		if (fd < 0)
-			return sweep__report(c, SWEEP_COPY_OP_STAT, fd, in.path, NULL, cookie);
-		rc = fstat(fd, &st) < 0 ? -errno : 0;
-		close(fd);
-		if (rc < 0)
-			return sweep__report(c, SWEEP_COPY_OP_STAT, rc, in.path, NULL, cookie);
-		sweep_stat_from_stat(&sst, &st);
-		s.st = &sst;
-	}
 	return sweep__plan_entry_ref(c, &s, dst, cookie, false);
 }

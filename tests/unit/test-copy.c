@@ -401,6 +401,83 @@ static void test_cancel(void **state)
 	}
 }
 
+/*
+ * Supplied sources (another machine's, as sweep-sync's receiver has them):
+ * described, never read; a regular file's data fed in pieces (a gap is a
+ * hole), its metadata from the stat given at the end; a source that fails
+ * leaves the old file; a planted symlink is never written through.
+ */
+static void test_supplied(void **state)
+{
+	struct log l = { 0 };
+	struct sweep_copy *c = engine(&l, 0, SWEEP_PRESERVE_MODE | SWEEP_PRESERVE_TIMES, NULL);
+	struct sweep_stat st = { .mode = S_IFREG | 0640, .nlink = 1, .size = 12, .mtime_sec = 1000000000, .mtime_nsec = 5,
+				 .atime_sec = 1000000000, .blocks = 8 };
+	struct sweep_copy_src src = { .size = sizeof(src), .root_fd = -1, .path = "far:f", .st = &st,
+				      .flags = SWEEP_COPY_SRC_SUPPLIED };
+	struct sweep_copy_feed *f = NULL;
+	struct stat got;
+	char p[PATH_MAX], t[PATH_MAX];
+
+	(void)state;
+	/* a regular file cannot be queued: it is fed */
+	assert_int_equal(sweep_copy_entry(c, &src, "f", 1), -EINVAL);
+	assert_int_equal(sweep_copy_feed_begin(c, &src, "f", 1, &f), 0);
+	assert_non_null(f);
+	assert_int_equal(sweep_copy_feed_data(f, 0, "hello ", 6), 0);
+	assert_int_equal(sweep_copy_feed_data(f, 8, "wide", 4), 0);
+	assert_null(slurp("dst/f")); /* nothing under the name until it is complete */
+	assert_int_equal(sweep_copy_feed_end(f, 0, 12, NULL), 0);
+	assert_int_equal(lst("dst/f", &got), 0);
+	assert_int_equal(got.st_size, 12);
+	assert_int_equal(got.st_mode & 07777, 0640);
+	assert_int_equal(got.st_mtim.tv_sec, 1000000000);
+	assert_int_equal(got.st_mtim.tv_nsec, 5);
+	assert_int_equal(memcmp(slurp("dst/f"), "hello \0\0wide", 12), 0);
+	assert_int_equal(l.done[SWEEP_COPY_HOW_DATA], 1);
+
+	/* the source failed at its end: the old file stays, the error is the source's */
+	put("dst/g", "old\n", 0644);
+	assert_int_equal(sweep_copy_feed_begin(c, &src, "g", 2, &f), 0);
+	assert_int_equal(sweep_copy_feed_data(f, 0, "new", 3), 0);
+	assert_int_equal(sweep_copy_feed_end(f, -ENOENT, 3, NULL), -ENOENT);
+	assert_string_equal(slurp("dst/g"), "old\n");
+	assert_int_equal(l.last_err_op, SWEEP_COPY_OP_READ);
+	assert_int_equal(l.last_err, -ENOENT);
+
+	/* a symlink where a directory is expected: refused at the beginning, nothing written outside */
+	sh("mkdir -p %s/outside", base);
+	snprintf(p, sizeof(p), "%s/dst/s", base);
+	snprintf(t, sizeof(t), "%s/outside", base);
+	assert_int_equal(symlink(t, p), 0);
+	unsigned errors = l.errors;
+	assert_true(sweep_copy_feed_begin(c, &src, "s/x", 3, &f) < 0);
+	assert_null(f);
+	assert_int_equal(l.errors, errors + 1);
+	assert_null(slurp("outside/x"));
+
+	/* a supplied symlink needs its target; a directory is made with the stat given */
+	struct sweep_stat lst_ = { .mode = S_IFLNK | 0777, .nlink = 1, .size = 3 };
+	struct sweep_copy_src ls = src;
+	ls.st = &lst_;
+	assert_int_equal(sweep_copy_entry(c, &ls, "l", 4), -EINVAL);
+	ls.link = "../x";
+	assert_int_equal(sweep_copy_entry(c, &ls, "l", 4), 0);
+	assert_int_equal(readlink(strcat(strcpy(p, base), "/dst/l"), t, sizeof(t)), 4);
+	struct sweep_stat dst_ = { .mode = S_IFDIR | 0751, .nlink = 2, .mtime_sec = 2000000000 };
+	struct sweep_copy_src ds = src;
+	ds.st = &dst_;
+	assert_int_equal(sweep_copy_entry(c, &ds, "d", 5), 0);
+	ds.st = NULL;
+	assert_int_equal(sweep_copy_entry(c, &ds, "d2", 6), -EINVAL);
+	assert_true(sweep_copy_finish(c) >= 0);
+	assert_int_equal(lst("dst/d", &got), 0);
+	assert_int_equal(got.st_mode & 07777, 0751);
+	assert_int_equal(got.st_mtim.tv_sec, 2000000000);
+	assert_int_equal(sweep_copy_feed_end(NULL, 0, 0, NULL), 0);
+	sweep_copy_free(c);
+}
+
 static void test_null_and_bad_args(void **state)
 {
 	struct sweep_copy *c = NULL;
@@ -426,6 +503,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_planted_symlink, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_source_replaced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_supplied, setup, teardown),
 		cmocka_unit_test(test_null_and_bad_args),
 	};
 
