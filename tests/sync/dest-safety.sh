@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # What DEST may be, beside rsync's behaviour for the same command (issue 27,
-# items 4, 9 and 15): rsync's remote syntax refused (a local name with a
-# colon still works); symlinks in DEST and in an --exclude-from path
+# items 4, 9 and 15): rsync's daemon syntax refused, a remote shell that
+# fails ends as rsync's does (a local name with a colon still works); symlinks in DEST and in an --exclude-from path
 # followed only when root or the user running owns them (rsync's
 # symlink-race-dest, symlink-race-relative-dest and excludefrom-symlink);
 # DEST that is a file (exit 3); --delete of a read-only directory as
@@ -23,9 +23,8 @@ run_rc() {
 	ok "$label: exit $sr, as rsync"
 }
 
-# ---- item 4: remote operands are refused, nothing is made locally ----
-for args in "../src/ user@host:dir/" "../src/ host:/abs/" "host:dir/ d" "rsync://host/mod/ d" \
-	"host::mod/x d" "../src/ [::1]:d"; do
+# ---- item 4: the daemon's operands are refused, nothing is made locally ----
+for args in "rsync://host/mod/ d" "host::mod/x d"; do
 	rc=0
 	# shellcheck disable=SC2086
 	(cd "$W/s" && "$SYNC" -a $args) >"$W/s.out" 2>"$W/s.err" || rc=$?
@@ -33,7 +32,14 @@ for args in "../src/ user@host:dir/" "../src/ host:/abs/" "host:dir/ d" "rsync:/
 	grep -q 'requested action not supported (code 4)' "$W/s.err" || die "'$args': $(cat "$W/s.err")"
 	[ -z "$(ls -A "$W/s")" ] || die "'$args' made something locally: $(ls -A "$W/s")"
 done
-ok "host:path, user@host:path, [v6]:path, host::mod and rsync:// refused with exit 4, nothing made"
+ok "host::mod and rsync:// refused with exit 4, nothing made"
+# a remote shell's operands go to the remote shell (tests/remote); one that fails: rsync's exit 12, nothing made
+for args in "../src/ user@host:dir/" "../src/ host:/abs/" "host:dir/ d" "../src/ [::1]:d"; do
+	# shellcheck disable=SC2086
+	run_rc "'$args' through a remote shell that fails" 12 -a -e false $args
+	grep -q 'connection unexpectedly closed (0 bytes received so far)' "$W/s.err" || die "'$args': $(cat "$W/s.err")"
+	[ -z "$(ls -A "$W/s")" ] || die "'$args' made something locally: $(ls -A "$W/s")"
+done
 rc=0; (cd "$W/s" && "$SYNC" -a a:x b:y) 2>"$W/s.err" || rc=$?
 [ "$rc" = 1 ] && grep -q 'The source and destination cannot both be remote.' "$W/s.err" ||
 	die "both remote: exit $rc: $(cat "$W/s.err")"

@@ -165,22 +165,36 @@ static int on_copy_step(enum sweep_copy_step step, const char *src, const char *
 
 /* ---- helpers ---- */
 
-/* The source of node n as the engine takes it: beneath its operand's descriptor. */
-static const struct sweep_copy_src *src_of(struct apply *a, const struct sync_node *n, const char *sp,
-					   struct sweep_copy_src *src, struct sweep_stat *st)
+/*
+ * The source of node n as the engine takes it: beneath its operand's
+ * descriptor, or, receiving a remote transfer, described by what the
+ * sender sent (its data comes through sweep_copy_feed_*(), remote_recv.c).
+ */
+const struct sweep_copy_src *sync_src_of(struct sync_ctx *c, const struct sync_node *n, const char *sp,
+					 struct sweep_copy_src *src, struct sweep_stat *st)
 {
 	*src = (struct sweep_copy_src){
 		.size = sizeof(*src),
-		.root_fd = a->c->src_fd[n->root],
-		.rel = node_src_rel(a->c, n),
+		.root_fd = c->role == ROLE_RECEIVER ? -1 : c->src_fd[n->root],
+		.rel = node_src_rel(c, n),
 		.path = sp,
 		.st = fst_sweep(&n->s.st, st),
 		.link = n->s.link,
 	};
+	if (c->role == ROLE_RECEIVER) {
+		src->flags = SWEEP_COPY_SRC_SUPPLIED;
+		src->xattrs = remote_xattrs(c, n, &src->nxattrs);
+	}
 	/* without -p, a new entry gets rsync's mode (perms.c); what exists keeps its own */
-	if (!a->c->o.perms && !((n->flags & N_DST) && !(n->flags & N_GONE)))
-		st->mode = perms_new_mode(a->c, n);
+	if (!c->o.perms && !((n->flags & N_DST) && !(n->flags & N_GONE)))
+		st->mode = perms_new_mode(c, n);
 	return src;
+}
+
+static const struct sweep_copy_src *src_of(struct apply *a, const struct sync_node *n, const char *sp,
+					   struct sweep_copy_src *src, struct sweep_stat *st)
+{
+	return sync_src_of(a->c, n, sp, src, st);
 }
 
 /* Make the destination's attributes those of the source (data already equal); -A/-X make the sets equal. */
@@ -386,10 +400,19 @@ static int transfer(struct apply *a, size_t i, unsigned f, const char *sp, const
 		return 0;
 	progress_plan(c->prog, 1, (uint64_t)n->s.st.st_size);
 	n->flags |= N_QUEUED;
-	r = engine_copy(a, i, sp, dp);
+	/* a remote source: asked of the sender, written as its data comes (remote_flush) */
+	r = c->role == ROLE_RECEIVER ? remote_request(c, i) : engine_copy(a, i, sp, dp);
 	if (r)
 		n->flags &= ~N_QUEUED;
 	return r < 0 ? r : 0;
+}
+
+/* Every queued file written: read here in one sweep, or sent by a remote sender. */
+static int flush_all(struct sync_ctx *c)
+{
+	int r = c->role == ROLE_RECEIVER ? remote_flush(c) : 0;
+
+	return r < 0 ? r : sweep_copy_flush(c->eng);
 }
 
 /* Link member i of a hard-link group to its leader's destination. */
@@ -791,7 +814,7 @@ static int promote_orphans(struct apply *a)
 		queued = true;
 	}
 	if (queued && r >= 0 && !c->o.dry_run && !c->fatal)
-		r = sweep_copy_flush(c->eng);
+		r = flush_all(c);
 	return r;
 }
 
@@ -1001,9 +1024,9 @@ static int queue_dirty_dirs(struct apply *a)
  * removes them. Only the entry that was scanned: one changed or replaced
  * since is kept ("not removing").
  */
-static void remove_sources(struct apply *a)
+void sync_remove_sources(struct sync_ctx *c)
 {
-	struct sync_ctx *c = a->c;
+	char *sb = NULL;
 
 	for (size_t i = 0; i < c->list.n; i++) {
 		struct sync_node *n = &c->list.v[i];
@@ -1016,14 +1039,14 @@ static void remove_sources(struct apply *a)
 		if ((n->flags & (N_SRC | N_SYNCED | N_FAILED)) != (N_SRC | N_SYNCED) || S_ISDIR(n->s.st.st_mode) ||
 		    c->src_fd[n->root] < 0)
 			continue;
-		sp = node_src_path(c, n, &a->sb);
+		sp = node_src_path(c, n, &sb);
 		if (!sp)
-			return;
+			break;
 		slash = strrchr(rel, '/');
 		name = slash ? slash + 1 : rel;
 		dir = slash ? strndup(rel, (size_t)(slash - rel)) : NULL;
 		if (slash && !dir)
-			return;
+			break;
 		dfd = sweep_open_beneath(c->src_fd[n->root], dir ? dir : ".", O_PATH | O_DIRECTORY, 0);
 		free(dir);
 		if (dfd < 0) {
@@ -1046,6 +1069,7 @@ static void remove_sources(struct apply *a)
 		}
 		close(dfd);
 	}
+	free(sb);
 }
 
 int apply_run(struct sync_ctx *c)
@@ -1110,7 +1134,7 @@ int apply_run(struct sync_ctx *c)
 	}
 	progress_walk_done(c->prog); /* every transfer is planned: the totals grow no more */
 	if (!c->o.dry_run && r >= 0 && !c->fatal)
-		r = sweep_copy_flush(c->eng);
+		r = flush_all(c);
 	if (r >= 0 && !c->fatal)
 		r = promote_orphans(&a);
 	if (r >= 0 && !c->fatal)
@@ -1139,8 +1163,11 @@ int apply_run(struct sync_ctx *c)
 		if (!sync_stop_signal)
 			restore_tweaked(&a);
 		c->eng = sweep_copy_free(c->eng);
-		if (c->o.remove_source && !c->fatal && !sync_stop_signal)
-			remove_sources(&a);
+		/* a remote source is the sender's to remove: it is told which */
+		if (c->o.remove_source && !c->fatal && !sync_stop_signal && c->role == ROLE_RECEIVER)
+			remote_remove_sources(c);
+		else if (c->o.remove_source && !c->fatal && !sync_stop_signal)
+			sync_remove_sources(c);
 	}
 	if (c->skipped_deletes) {
 		progress_clear(c->prog);

@@ -48,6 +48,20 @@ static int ck_data(const struct sweep_file *f, uint64_t off, const void *buf, si
 	return 0;
 }
 
+void checksum_source_failed(struct sync_ctx *c, size_t i, const char *path, int status)
+{
+	if (status == -ENOENT) {
+		sync_vanished(c, path);
+	} else if (status == -ESTALE) {
+		cli_msg("%s: replaced since the scan; not transferred", cli_quote(path));
+		c->errors++;
+	} else {
+		sync_error(c, path, status);
+		c->io_error = true;
+	}
+	c->list.v[i].flags |= N_FAILED;
+}
+
 static int ck_end(const struct sweep_file *f, int status, void *ctx)
 {
 	struct ck *k = ctx;
@@ -57,18 +71,9 @@ static int ck_end(const struct sweep_file *f, int status, void *ctx)
 	bool src = !(cookie & 1);
 
 	if (status < 0) {
-		if (!src)
-			return 0; /* no digest: the file counts as different and is sent */
-		if (status == -ENOENT) {
-			sync_vanished(c, f->entry->path);
-		} else if (status == -ESTALE) {
-			cli_msg("%s: replaced since the scan; not transferred", cli_quote(f->entry->path));
-			c->errors++;
-		} else {
-			sync_error(c, f->entry->path, status);
-			c->io_error = true;
-		}
-		n->flags |= N_FAILED;
+		/* no digest of the destination: the file counts as different and is sent */
+		if (src)
+			checksum_source_failed(c, (size_t)(cookie >> 1), f->entry->path, status);
 		return 0;
 	}
 	if (f->fd < 0 || !f->entry)
@@ -154,17 +159,25 @@ int checksum_run(struct sync_ctx *c)
 			r = -ENOMEM;
 			break;
 		}
-		r = add(&k, c->src_fd[n->root], node_src_rel(c, n), sp, &n->s.st, (uint64_t)i << 1);
+		/* a remote source is digested by the sender, in its own sweep, while this side reads its own */
+		if (c->role == ROLE_RECEIVER)
+			r = remote_csum_want(c, i);
+		else
+			r = add(&k, c->src_fd[n->root], node_src_rel(c, n), sp, &n->s.st, (uint64_t)i << 1);
 		if (r >= 0)
 			r = add(&k, c->dest_fd, node_dst_rel(c, n), dp, &n->d.st, ((uint64_t)i << 1) | 1);
 		if (r == -ENOENT || r == -EACCES || r == -EPERM || r == -EBADF)
 			r = 0; /* the reader reports the file itself (or its operand was reported) */
 	}
+	if (r >= 0 && c->role == ROLE_RECEIVER)
+		r = remote_csum_send(c);
 	for (size_t i = 0; i < k.nbatches; i++) {
 		if (r >= 0)
 			r = sweep_batch_flush(k.batches[i].batch);
 		sweep_batch_free(k.batches[i].batch);
 	}
+	if (r >= 0 && c->role == ROLE_RECEIVER)
+		r = remote_csum_collect(c);
 	free(k.batches);
 	free(sb);
 	free(db);

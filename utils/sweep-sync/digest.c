@@ -6,6 +6,7 @@
  * it is fast enough not to slow a sweep down. The length is folded in at
  * the end, so files that differ only in trailing zeros still differ.
  */
+#include <endian.h>
 #include <string.h>
 
 #include "sync.h"
@@ -33,7 +34,8 @@ static inline uint64_t load64(const unsigned char *p)
 	uint64_t v;
 
 	memcpy(&v, p, 8);
-	return v; /* host order: the digest is only compared within one run */
+	/* little-endian on every host: the two ends of a remote transfer compare their digests */
+	return le64toh(v);
 }
 
 static void block(struct digest *d, const unsigned char *p)
@@ -100,6 +102,8 @@ void digest_final(struct digest *d, unsigned char out[16])
 	d->h2 = fmix(d->h2);
 	d->h1 += d->h2;
 	d->h2 += d->h1;
-	memcpy(out, &d->h1, 8);
-	memcpy(out + 8, &d->h2, 8);
+	uint64_t h1 = htole64(d->h1), h2 = htole64(d->h2);
+
+	memcpy(out, &h1, 8);
+	memcpy(out + 8, &h2, 8);
 }

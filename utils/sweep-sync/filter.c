@@ -992,7 +992,28 @@ static int parse_file(struct parse *p, const char *file, int dirfd, unsigned tmp
 			p->file ? "<rule from a file>" : file);
 		return px & PX_FATAL ? -EIO : 0;
 	}
-	if (strcmp(file, "-") || p->file) {
+	if (px & PX_FATAL) {
+		/*
+		 * A rules file the command line names (--exclude-from, a merge
+		 * rule): read whole once on the machine the command was typed on
+		 * and sent to a remote server, which reads that copy, never its
+		 * own disk or its standard input (the wire) (listfile.c). Inside
+		 * a rules file, "-" is a file of that name.
+		 */
+		int err = 0;
+
+		f = listfile_open(p->file && !strcmp(file, "-") ? "./-" : file, &err, &untrusted);
+		if (!f) {
+			if (untrusted)
+				opath_refusal_msg();
+			if (p->file)
+				cli_msg("failed to open %sclude file <rule from %s line %u>",
+					tmpl & FR_INCLUDE ? "in" : "ex", p->file, p->line);
+			else
+				cli_error(err, "failed to open %sclude file %s", tmpl & FR_INCLUDE ? "in" : "ex", file);
+			return -EIO;
+		}
+	} else if (strcmp(file, "-") || p->file) {
 		int fd = opath_openat(dirfd, file, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0, &untrusted);
 		struct stat st;
 

@@ -38,13 +38,6 @@ static void report_error(struct sync_ctx *c, const char *path, int err, bool van
 	pthread_mutex_unlock(&report_lock);
 }
 
-struct scan_ent {
-	char *rel;
-	uint32_t root;
-	unsigned flags; /* N_PROTECT, N_PERISH */
-	struct side sd;
-};
-
 struct scan {
 	struct sync_ctx *c;
 	bool is_src;
@@ -306,6 +299,7 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 	x->flags = eflags;
 	fst_pack(&x->sd.st, &e->st);
 	x->sd.link = NULL;
+	x->sidx = UINT32_MAX;
 	if (S_ISLNK(e->st.mode)) {
 		x->sd.link = read_link(e->dirfd, e->at_name, (size_t)e->st.size);
 		if (!x->sd.link) {
@@ -462,19 +456,32 @@ static void *walk_thread(void *arg)
 	return NULL;
 }
 
-/* Walk both sides, the destination in a second thread when one can be had. */
+/*
+ * The source side: walked here, or, receiving a remote transfer, the list
+ * the sender sends (remote_recv.c) taken as it comes, while the
+ * destination is walked.
+ */
+static int source_side(struct scan *s)
+{
+	if (s->c->role == ROLE_RECEIVER)
+		return remote_recv_flist(s->c, &s->v, &s->n, &s->cap);
+	return walk_side(s);
+}
+
+/* Walk both sides, the destination in a second thread when one can be had (the sender of a remote transfer: the source alone). */
 static int walk_both(struct sync_ctx *c, struct scan *s, struct scan *d)
 {
 	struct walk_job dj = { .s = d };
 	pthread_t t;
 	int r;
 
-	(void)c;
+	if (c->role == ROLE_SENDER)
+		return walk_side(s);
 	if (pthread_create(&t, NULL, walk_thread, &dj) != 0) {
-		r = walk_side(s);
+		r = source_side(s);
 		return r < 0 ? r : walk_side(d);
 	}
-	r = walk_side(s);
+	r = source_side(s);
 	pthread_join(t, NULL);
 	return r < 0 ? r : dj.ret;
 }
@@ -740,9 +747,11 @@ int flist_scan(struct sync_ctx *c)
 		struct sync_node *n = &l->v[l->n++];
 		int cmp = i == s.n ? 1 : j == d.n ? -1 : strcmp(s.v[i].rel, d.v[j].rel);
 
+		n->sidx = UINT32_MAX;
 		if (cmp <= 0) {
 			n->rel = s.v[i].rel;
 			n->root = s.v[i].root;
+			n->sidx = s.v[i].sidx;
 			n->s = s.v[i].sd;
 			/* rsync's "total size": the listed files' and symlinks' sizes */
 			if (S_ISREG(n->s.st.st_mode) || S_ISLNK(n->s.st.st_mode))
@@ -786,8 +795,13 @@ int flist_scan(struct sync_ctx *c)
 		}
 	}
 	r = link_nodes(c);
-	if (r >= 0 && c->o.hard_links)
+	if (r >= 0 && c->o.hard_links && c->role != ROLE_SENDER)
 		r = group_hard_links(c);
+	/* the sender's list is what it sends: an entry's index on the wire is its place */
+	for (size_t k = 0; c->role == ROLE_SENDER && k < l->n; k++)
+		l->v[k].sidx = (uint32_t)k;
+	if (r >= 0 && c->role == ROLE_RECEIVER)
+		r = remote_recv_check(c);
 out:
 	for (size_t k = 0; k < s.n; k++) {
 		free(s.v[k].rel);
@@ -879,7 +893,10 @@ int flist_open_roots(struct sync_ctx *c)
 	c->src_fd = malloc((c->nroots ? c->nroots : 1) * sizeof(*c->src_fd));
 	if (!c->src_fd)
 		return -ENOMEM;
-	for (size_t i = 0; i < c->nroots; i++) {
+	/* receiving a remote transfer, no source is here: it comes from the wire */
+	for (size_t i = 0; c->role == ROLE_RECEIVER && i < c->nroots; i++)
+		c->src_fd[i] = -1;
+	for (size_t i = 0; c->role != ROLE_RECEIVER && i < c->nroots; i++) {
 		const struct sync_root *rt = &c->roots[i];
 		const struct sync_node *top = top_node(c, (uint32_t)i);
 		struct stat st;

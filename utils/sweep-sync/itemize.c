@@ -40,13 +40,31 @@ bool same_mtime(const struct fst *a, const struct fst *b)
 	return (d < 0 ? -d : d) <= sync_modify_window;
 }
 
-/* One xattr value of path, malloc'ed, or NULL with *len = 0 when absent. */
-static char *get_xattr(const char *path, const char *name, ssize_t *len)
+/* One side's attributes: a name the l*xattr calls take, or (a remote source) the set its sender sent. */
+struct xside {
+	const char *path;
+	const struct sweep_copy_xattr *v;
+	size_t n;
+};
+
+/* One xattr value of a side, malloc'ed, or NULL with *len = 0 when absent. */
+static char *get_xattr(const struct xside *x, const char *name, ssize_t *len)
 {
-	ssize_t n = lgetxattr(path, name, NULL, 0);
+	const char *path = x->path;
+	ssize_t n;
 	char *v;
 
 	*len = 0;
+	if (!path) {
+		for (size_t i = 0; i < x->n; i++)
+			if (!strcmp(x->v[i].name, name) && (v = malloc(x->v[i].len + 1))) {
+				memcpy(v, x->v[i].value, x->v[i].len);
+				*len = (ssize_t)x->v[i].len;
+				return v;
+			}
+		return NULL;
+	}
+	n = lgetxattr(path, name, NULL, 0);
 	if (n < 0)
 		return NULL;
 	v = malloc((size_t)n + 1);
@@ -61,7 +79,7 @@ static char *get_xattr(const char *path, const char *name, ssize_t *len)
 	return v;
 }
 
-static bool xattr_equal(const char *a, const char *b, const char *name)
+static bool xattr_equal(const struct xside *a, const struct xside *b, const char *name)
 {
 	ssize_t la, lb;
 	char *va = get_xattr(a, name, &la), *vb = get_xattr(b, name, &lb);
@@ -80,19 +98,33 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* The sorted list of names rsync -X carries (everything but system.*). */
-static char **xattr_names(const char *path, size_t *ret_n)
+static char **xattr_names(const struct xside *x, size_t *ret_n)
 {
-	ssize_t len = llistxattr(path, NULL, 0);
+	const char *path = x->path;
+	ssize_t len = 0;
 	char *buf, **names;
 	size_t n = 0, k = 0;
 
 	*ret_n = 0;
+	if (!path) {
+		for (size_t i = 0; i < x->n; i++)
+			len += (ssize_t)strlen(x->v[i].name) + 1;
+	} else {
+		len = llistxattr(path, NULL, 0);
+	}
 	if (len <= 0)
 		return NULL;
 	buf = malloc((size_t)len + 1);
 	if (!buf)
 		return NULL;
-	len = llistxattr(path, buf, (size_t)len);
+	if (!path) {
+		char *q = buf;
+
+		for (size_t i = 0; i < x->n; i++)
+			q = stpcpy(q, x->v[i].name) + 1;
+	} else {
+		len = llistxattr(path, buf, (size_t)len);
+	}
 	if (len <= 0) {
 		free(buf);
 		return NULL;
@@ -120,7 +152,7 @@ static void free_names(char **v, size_t n)
 	free(v);
 }
 
-static bool xattrs_differ(const char *a, const char *b)
+static bool xattrs_differ(const struct xside *a, const struct xside *b)
 {
 	size_t na, nb;
 	char **va = xattr_names(a, &na), **vb = xattr_names(b, &nb);
@@ -133,7 +165,7 @@ static bool xattrs_differ(const char *a, const char *b)
 	return diff;
 }
 
-static bool acls_differ(const char *a, const char *b, bool dir)
+static bool acls_differ(const struct xside *a, const struct xside *b, bool dir)
 {
 	if (!xattr_equal(a, b, "system.posix_acl_access"))
 		return true;
@@ -190,14 +222,21 @@ unsigned itemize_attrs_vs(struct sync_ctx *c, struct sync_node *n, const struct 
 		f |= IT_GROUP;
 	if (o->acls || o->xattrs) {
 		char sb[64 + NAME_MAX], db[64 + NAME_MAX];
-		int sfd, dfd;
-		const char *sp = xattr_path(c, n, -2, sb, sizeof(sb), &sfd);
+		int sfd = -1, dfd;
+		/* a remote source's are those its sender sent */
+		struct xside sx = { 0 };
+		const char *sp = c->role == ROLE_RECEIVER ? "" : xattr_path(c, n, -2, sb, sizeof(sb), &sfd);
 		const char *dp = xattr_path(c, n, d_root, db, sizeof(db), &dfd);
+		struct xside dx = { .path = dp };
 
+		if (c->role == ROLE_RECEIVER)
+			sx.v = remote_xattrs(c, n, &sx.n);
+		else
+			sx.path = sp;
 		if (sp && dp) {
-			if (o->acls && !S_ISLNK(s->st_mode) && acls_differ(sp, dp, S_ISDIR(s->st_mode)))
+			if (o->acls && !S_ISLNK(s->st_mode) && acls_differ(&sx, &dx, S_ISDIR(s->st_mode)))
 				f |= IT_ACL;
-			if (o->xattrs && xattrs_differ(sp, dp))
+			if (o->xattrs && xattrs_differ(&sx, &dx))
 				f |= IT_XATTR;
 		}
 		if (sfd >= 0)
@@ -210,7 +249,8 @@ unsigned itemize_attrs_vs(struct sync_ctx *c, struct sync_node *n, const struct 
 
 void itemize_code(const struct sync_opts *o, mode_t mode, unsigned f, char c[12])
 {
-	c[0] = f & IT_LOCAL ? (f & IT_HLINK ? 'h' : 'c') : !(f & IT_TRANSFER) ? '.' : '>';
+	/* '<': sent, as rsync's sender says it (a client pushing prints the receiving server's lines) */
+	c[0] = f & IT_LOCAL ? (f & IT_HLINK ? 'h' : 'c') : !(f & IT_TRANSFER) ? '.' : o->sent_view ? '<' : '>';
 	if (S_ISLNK(mode)) {
 		c[1] = 'L';
 		c[3] = '.';

@@ -315,26 +315,18 @@ static int add_relative_arg(struct sync_ctx *c, const char *arg, const char *dst
  */
 static int add_files_from(struct sync_ctx *c, const char *file, const char *base, const char *dst, int *missing)
 {
-	FILE *f = stdin;
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
 	int r = 0, count = 0;
+	bool untrusted;
+	FILE *f = listfile_open(file, &r, &untrusted);
 
-	if (strcmp(file, "-")) {
-		bool untrusted;
-		int fd = opath_open(file, O_RDONLY | O_CLOEXEC, 0, &untrusted);
-
-		f = fd >= 0 ? fdopen(fd, "r") : NULL;
-		if (!f) {
-			r = fd >= 0 ? -errno : fd;
-			if (fd >= 0)
-				close(fd);
-			if (untrusted)
-				opath_refusal_msg();
-			cli_error(r, "failed to open files-from file %s", file);
-			return -EIO;
-		}
+	if (!f) {
+		if (untrusted)
+			opath_refusal_msg();
+		cli_error(r, "failed to open files-from file %s", file);
+		return -EIO;
 	}
 	while ((len = getdelim(&line, &cap, c->o.from0 ? '\0' : '\n', f)) >= 0) {
 		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == '\0'))
@@ -373,8 +365,7 @@ static int add_files_from(struct sync_ctx *c, const char *file, const char *base
 			(*missing)++;
 	}
 	free(line);
-	if (f != stdin)
-		fclose(f);
+	fclose(f);
 	return r < 0 ? r : count;
 }
 
@@ -526,16 +517,19 @@ int sync_dest_open(struct sync_ctx *c, const char *dest_arg, struct sync_dest *d
 	return 0;
 }
 
-/* The SRC operands (or --files-from's names) as roots of the transfer. 0, or the exit status. */
-static int add_operands(struct sync_ctx *c, struct sync_dest *d, char **ops, int nsrc)
+void sync_list_header(const struct sync_ctx *c, bool receiving)
+{
+	if (c->o.info_flist > 0 && c->o.recursive)
+		puts(receiving ? "receiving incremental file list" : "sending incremental file list");
+	else if (c->o.info_flist > 0 && c->o.dirs) /* rsync's, for -d without -r (no incremental recursion) */
+		puts(receiving ? "receiving file list ... done" : "building file list ... done");
+}
+
+int sync_add_operands(struct sync_ctx *c, struct sync_dest *d, char **ops, int nsrc)
 {
 	const char *dst = d->dst;
 	int r;
 
-	if (c->o.info_flist > 0 && c->o.recursive)
-		puts("sending incremental file list");
-	else if (c->o.info_flist > 0 && c->o.dirs)
-		puts("building file list ... done"); /* rsync's, for -d without -r (no incremental recursion) */
 	if (c->o.files_from) {
 		/* rsync: the names are relative to the one SRC, which is a directory */
 		char *base = strip(ops[0]);
@@ -592,7 +586,8 @@ int sync_run(struct sync_ctx *c, struct sync_dest *d)
 	if (c->filter_fatal)
 		return c->filter_fatal; /* a merge file stopped the run; the message is out */
 	if (r < 0) {
-		cli_error(r, "scanning the file lists");
+		if (!c->fatal)
+			cli_error(r, "scanning the file lists");
 		c->errors++;
 		goto report;
 	}
@@ -720,7 +715,8 @@ int sync_run(struct sync_ctx *c, struct sync_dest *d)
 	if (c->o.checksum) {
 		r = checksum_run(c);
 		if (r < 0) {
-			cli_error(r, "comparing checksums");
+			if (!c->fatal)
+				cli_error(r, "comparing checksums");
 			c->errors++;
 			goto report;
 		}
@@ -743,7 +739,10 @@ report:
 		report_summary(c, &c->start);
 	if (c->fatal) {
 		code = c->fatal_code;
-		cli_msg("error in file IO (code %d)", code);
+		/* a remote transfer's other side gone: the client says why, once it knows (remote_client.c) */
+		if (!c->peer_gone)
+			cli_msg("%s (code %d)", code == EXIT_FILEIO ? "error in file IO" : code == EXIT_PARTIAL ?
+				"some files/attrs were not transferred (see previous errors)" : "error", code);
 	} else if (c->errors) {
 		code = EXIT_PARTIAL;
 		cli_msg("some files/attrs were not transferred (see previous errors) (code %d)", code);
@@ -762,21 +761,29 @@ nomem:
 
 void sync_done(struct sync_ctx *c, struct sync_dest *d)
 {
+	/* once: a remote side's run ends with it, and main() calls it again */
 	skips_print(c, true);
 	skips_print(c, false);
 	flist_free(&c->list);
 	free(c->digests);
 	free(c->src_index);
 	free(c->t_open);
-	progress_free(c->prog);
+	c->digests = NULL;
+	c->src_index = NULL;
+	c->t_open = NULL;
+	c->prog = progress_free(c->prog);
 	filter_set_free(c->o.filters);
 	c->o.filters = NULL;
 	basis_close(c);
 	backup_close(c);
 	flist_close_roots(c);
 	free(c->dest_show);
+	c->dest_show = NULL;
 	free_roots(c);
+	c->roots = NULL;
+	c->nroots = c->caproots = 0;
 	free(d->dst);
+	d->dst = NULL;
 }
 
 int main(int argc, char **argv)
@@ -786,6 +793,9 @@ int main(int argc, char **argv)
 	struct timespec start;
 	int nsrc, r, code = 0;
 
+	/* the far side of a remote transfer, started by the client over the remote shell */
+	if (argc > 1 && !strcmp(argv[1], "--server"))
+		return remote_server_main(argc, argv);
 	cli_init(argv[0]);
 	cli_close_stdout_atexit();
 	clock_gettime(CLOCK_MONOTONIC, &start);
@@ -798,15 +808,16 @@ int main(int argc, char **argv)
 	nsrc = argc - optind - 1;
 	code = check_remote(argv + optind, nsrc);
 	if (code < 0) {
-		cli_msg("%s: remote transfers are not supported by this sweep-sync", argv[optind]);
-		cli_msg("requested action not supported (code %d)", EXIT_UNSUPPORTED);
-		code = EXIT_UNSUPPORTED;
+		code = remote_client(&c, argc, argv, nsrc);
+		goto out;
 	}
 	if (code)
 		goto out;
 	code = sync_dest_open(&c, argv[argc - 1], &d);
-	if (!code)
-		code = add_operands(&c, &d, argv + optind, nsrc);
+	if (!code) {
+		sync_list_header(&c, false);
+		code = sync_add_operands(&c, &d, argv + optind, nsrc);
+	}
 	if (!code)
 		code = sync_run(&c, &d);
 out:

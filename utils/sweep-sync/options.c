@@ -52,6 +52,8 @@ enum {
 	OPT_REMOVE_SOURCE,
 	OPT_COMPRESS_LEVEL,
 	OPT_COMPRESS_CHOICE,
+	OPT_RSYNC_PATH,
+	OPT_OLD_ARGS,
 	OPT_WHOLE_FILE,
 	OPT_EXISTING,
 	OPT_IGNORE_EXISTING,
@@ -202,8 +204,14 @@ static const struct option long_opts[] = {
 	{ "checksum-choice", required_argument, NULL, OPT_REFUSED },
 	{ "debug", required_argument, NULL, OPT_REFUSED },
 	{ "iconv", required_argument, NULL, OPT_REFUSED },
-	{ "rsh", required_argument, NULL, OPT_REFUSED },
-	{ "rsync-path", required_argument, NULL, OPT_REFUSED },
+	{ "rsh", required_argument, NULL, 'e' },
+	{ "rsync-path", required_argument, NULL, OPT_RSYNC_PATH },
+	{ "protect-args", no_argument, NULL, 's' },
+	{ "secluded-args", no_argument, NULL, 's' },
+	{ "no-protect-args", no_argument, NULL, OPT_NO },
+	{ "no-secluded-args", no_argument, NULL, OPT_NO },
+	{ "no-s", no_argument, NULL, OPT_NO },
+	{ "old-args", no_argument, NULL, OPT_OLD_ARGS },
 	{ "password-file", required_argument, NULL, OPT_REFUSED },
 	{ "port", required_argument, NULL, OPT_REFUSED },
 	{ "daemon", no_argument, NULL, OPT_REFUSED },
@@ -218,8 +226,10 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: %s [OPTION]... SRC[/]... DEST[/]\n"
-		"Synchronize DEST with SRC on this machine, as rsync does, reading the\n"
-		"changed files in one physical sweep.\n"
+		"  or:  %s [OPTION]... SRC[/]... [USER@]HOST:DEST[/]\n"
+		"  or:  %s [OPTION]... [USER@]HOST:SRC[/]... DEST[/]\n"
+		"Synchronize DEST with SRC, as rsync does, reading the changed files in one\n"
+		"physical sweep; HOST: runs sweep-sync --server there over ssh.\n"
 		"\n"
 		"  -a, --archive          same as -rlptgoD\n"
 		"  -r, --recursive        recurse into directories\n"
@@ -279,9 +289,14 @@ static void usage(FILE *f)
 		"  -0, --from0            all *-from/filter files are delimited by 0s\n"
 		"  -x, --one-file-system  do not cross filesystem boundaries\n"
 		"  -W, --whole-file       accepted: files are always copied whole\n"
-		"  -z, --compress         accepted: a local transfer has no wire to compress\n"
 		"      --insecure-links   follow symlinks of other users in DEST and the paths of\n"
 		"                         --backup-dir, --*-dest, --files-from, --exclude-from\n"
+		"  -z, --compress         compress file data on the wire (zstd; nothing to compress locally)\n"
+		"      --compress-level=NUM  zstd's level on the wire\n"
+		"  -e, --rsh=COMMAND      the remote shell for HOST:PATH (default: $RSYNC_RSH, else ssh)\n"
+		"      --rsync-path=PROGRAM  the sweep-sync to run on the remote machine\n"
+		"  -s, --protect-args     send the remote paths on the wire, not through the remote shell\n"
+		"      --old-args         let the remote shell split and expand the remote paths\n"
 		"      --device=CLASS     hdd, ssd or auto (default): the device class of every filesystem\n"
 		"      --help             display this help and exit\n"
 		"      --version          output version information and exit\n"
@@ -289,11 +304,11 @@ static void usage(FILE *f)
 		"A trailing slash on SRC copies its contents; without it SRC itself is\n"
 		"copied into DEST (a directory when there are several SRCs). The first\n"
 		"matching filter rule decides. Exit status: 0 success, 1 usage, 3 errors\n"
-		"selecting input/output files, 4 action not supported (a remote operand),\n"
-		"11 file I/O error (e.g. destination full), 20 interrupted, 23 partial\n"
-		"transfer due to error, 24 some source files vanished, 25 --max-delete\n"
-		"stopped deletions.\n",
-		cli_prog());
+		"selecting input/output files, 4 action not supported (a daemon operand),\n"
+		"11 file I/O error (e.g. destination full), 12 protocol error, 20\n"
+		"interrupted, 23 partial transfer due to error, 24 some source files\n"
+		"vanished, 25 --max-delete stopped deletions, 255 the remote shell failed.\n",
+		cli_prog(), cli_prog(), cli_prog());
 }
 
 /*
@@ -428,6 +443,7 @@ static void negate(struct sync_opts *o, const char *name)
 	else if (!strcmp(n, "human-readable") || !strcmp(n, "h")) o->human = 0;
 	else if (!strcmp(n, "partial")) o->partial = false;
 	else if (!strcmp(n, "progress")) o->progress = 0, o->do_progress = false;
+	else if (!strcmp(n, "protect-args") || !strcmp(n, "secluded-args") || !strcmp(n, "s")) o->protect_args = false;
 	/* --no-whole-file would ask for the delta algorithm: refused */
 	else if (!strcmp(n, "whole-file") || !strcmp(n, "W")) o->refused = "no-whole-file";
 	/* --no-inc-recursive, --no-compress: what sweep-sync does anyway */
@@ -462,7 +478,7 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 	o->info_flist = -1;
 	o->human = 1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":arlptogDHAXncivxPhzuqdRWbCFf:0@:", long_opts, &idx)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":arlptogDHAXncivxPhzuqdRWbCFf:0@:e:s", long_opts, &idx)) != -1) {
 		switch (ch) {
 		case 'a':
 			o->recursive = o->links = o->perms = o->times = true;
@@ -485,7 +501,9 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 		case 'q': o->quiet = true; break;
 		case 'x': o->one_fs = true; break;
 		case 'h': o->human++; break;
-		case 'z': break; /* rsync compresses nothing in a local transfer either */
+		case 'z': o->compress = true; break; /* a local transfer has no wire: as rsync, nothing to compress */
+		case 'e': o->rsh = optarg; break;
+		case 's': o->protect_args = true; break;
 		case 'u': o->update = true; break;
 		case 'd': o->dirs = true; break;
 		case 'R': o->relative = true; break;
@@ -574,9 +592,25 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 		case OPT_REMOVE_SOURCE: o->remove_source = true; break;
 		case OPT_EXISTING: o->existing = true; break;
 		case OPT_IGNORE_EXISTING: o->ignore_existing = true; break;
-		case OPT_COMPRESS_LEVEL:
+		case OPT_COMPRESS_LEVEL: {
+			char *end;
+
+			errno = 0;
+			long v = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || v < -131072 || v > 22) {
+				cli_msg("--compress-level=%s is invalid", optarg);
+				return -EINVAL;
+			}
+			o->compress_level = (int)v;
+			o->compress_level_set = true;
+			break;
+		}
 		case OPT_COMPRESS_CHOICE:
-			break; /* as -z: nothing to compress locally */
+			/* the wire's compressor: zstd (or none); checked when there is a wire (remote.c) */
+			o->compress_choice = optarg;
+			break;
+		case OPT_RSYNC_PATH: o->rsync_path = optarg; break;
+		case OPT_OLD_ARGS: o->old_args = true; break;
 		case OPT_NO: negate(o, long_opts[idx].name); break;
 		case OPT_INSECURE_LINKS: opath_insecure = true; break;
 		case OPT_EXCLUDE:

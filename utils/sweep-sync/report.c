@@ -124,11 +124,17 @@ int report_type(mode_t m)
  * What rsync counts of its protocol (file list size, bytes on the wire)
  * has no counterpart in a local sweep-sync: "sent" is the file data
  * written, nothing comes back, and the file list is not sent anywhere.
+ * Over a remote shell "sent" and "received" are the bytes on the wire, as
+ * the client sees them, as rsync counts them.
  */
 void report_summary(const struct sync_ctx *c, const struct timespec *start)
 {
 	const struct sync_stats *s = &c->stats;
 	double secs = since(start);
+	uint64_t sent = c->sent, received = 0;
+
+	if (c->remote)
+		remote_wire_counts(c, &sent, &received);
 
 	if (c->o.stats >= 2) {
 		putchar('\n');
@@ -143,16 +149,16 @@ void report_summary(const struct sync_ctx *c, const struct timespec *start)
 		printf("File list size: %s\n", report_num(c, 0));
 		printf("File list generation time: %s seconds\n", report_dnum(c, s->scan_secs, 3));
 		printf("File list transfer time: %s seconds\n", report_dnum(c, 0, 3));
-		printf("Total bytes sent: %s\n", report_num(c, c->sent));
-		printf("Total bytes received: %s\n", report_num(c, 0));
+		printf("Total bytes sent: %s\n", report_num(c, sent));
+		printf("Total bytes received: %s\n", report_num(c, received));
 	}
 	if (c->o.stats >= 1) {
 		putchar('\n');
-		printf("sent %s bytes  received %s bytes  %s bytes/sec\n", report_num(c, c->sent), report_num(c, 0),
-		       report_dnum(c, secs > 0 ? (double)c->sent / secs : 0, 2));
+		printf("sent %s bytes  received %s bytes  %s bytes/sec\n", report_num(c, sent), report_num(c, received),
+		       report_dnum(c, secs > 0 ? (double)(sent + received) / secs : 0, 2));
 		printf("total size is %s  speedup is ", report_num(c, c->total_size));
-		if (c->sent)
-			fputs(report_dnum(c, (double)c->total_size / (double)c->sent, 2), stdout);
+		if (sent + received)
+			fputs(report_dnum(c, (double)c->total_size / (double)(sent + received), 2), stdout);
 		else
 			fputs("inf", stdout);
 		puts(c->o.dry_run ? " (DRY RUN)" : "");

@@ -24,6 +24,7 @@
 #include "progress.h"
 
 struct sweep_copy;
+struct sweep_copy_xattr;
 struct sweep_stat;
 
 /* rsync exit codes that sweep-sync uses. */
@@ -63,6 +64,11 @@ struct sync_opts {
 	int nbasis;
 	enum basis_kind basis_kind;
 	const char *refused; /* an rsync option sweep-sync does not have */
+	/* a remote transfer (remote.c): -e, --rsync-path, -z and its level and choice, -s, --old-args */
+	const char *rsh, *rsync_path, *compress_choice;
+	bool compress, compress_level_set, protect_args, old_args;
+	bool sent_view; /* the receiving server of a push: transfers are itemized '<', as the client sent them */
+	int compress_level;
 	/*
 	 * Filter rules (filter.h): the source's scan keeps the sender's view
 	 * (exclude/include, hide/show) of what is listed, the destination's
@@ -149,6 +155,7 @@ struct sync_node {
 	uint32_t hl_first;  /* first member of the group (it holds the group's leader in hl_leader) */
 	uint32_t hl_leader; /* the member the others link to, UINT32_MAX while none is chosen */
 	unsigned iflags;    /* itemize flags decided for a queued transfer */
+	uint32_t sidx;      /* a remote transfer: the source entry's index on the wire (UINT32_MAX: none) */
 };
 
 /* -c: the digests of both sides of node i, in an array beside the list. */
@@ -182,8 +189,14 @@ struct sync_stats {
 	double scan_secs;
 };
 
+/* Which part of a transfer this process plays (remote.c): both, or one side of a remote one. */
+enum sync_role { ROLE_LOCAL, ROLE_SENDER, ROLE_RECEIVER };
+struct remote;
+
 struct sync_ctx {
 	struct sync_opts o;
+	enum sync_role role;
+	struct remote *remote; /* the connection, in a remote transfer */
 	struct sync_stats stats;
 	struct timespec start;  /* the run's start (CLOCK_MONOTONIC) */
 	uint64_t src_total;     /* source entries listed (rsync's file count) */
@@ -225,7 +238,8 @@ struct sync_ctx {
 	int filter_fatal;       /* a merge file met during the scan stopped the run: rsync's exit status */
 	uint64_t total_size;    /* -v: sizes of the listed files and symlinks, as rsync's "total size" */
 	uint64_t sent;          /* -v: file data bytes written */
-	bool fatal;             /* stop now (destination full, signal) */
+	bool fatal;             /* stop now (destination full, signal, the connection lost) */
+	bool peer_gone;         /* a remote transfer's other side is gone (said), or ended the run itself */
 	int fatal_code;
 	uint64_t deleted;       /* entries deleted */
 	uint64_t skipped_deletes; /* deletions --max-delete stopped */
@@ -255,6 +269,15 @@ int opath_open_parent(const char *path, const char **ret_name, bool *untrusted);
 void opath_refusal_msg(void);
 /* --insecure-links: follow every symlink in those paths, as rsync before 3.4 did. */
 extern bool opath_insecure;
+
+/* A side's entry as its scan lists it (flist.c), or as a remote sender sends it (remote_recv.c). */
+struct scan_ent {
+	char *rel;
+	uint32_t root;
+	uint32_t sidx; /* index on the wire */
+	unsigned flags; /* N_PROTECT, N_PERISH */
+	struct side sd;
+};
 
 /* flist.c: scan and merge. */
 int flist_scan(struct sync_ctx *c);
@@ -394,10 +417,55 @@ struct sync_dest {
 void sync_ctx_init(struct sync_ctx *c, const struct timespec *start);
 /* Stat DEST, hold it when it is a directory: 0, or the exit status after the message. */
 int sync_dest_open(struct sync_ctx *c, const char *dest_arg, struct sync_dest *d);
+/* rsync's first line with -v: "sending incremental file list" (receiving: "receiving ..."). */
+void sync_list_header(const struct sync_ctx *c, bool receiving);
+/* The SRC operands (or --files-from's names) as roots of the transfer: 0, or the exit status after the message. */
+int sync_add_operands(struct sync_ctx *c, struct sync_dest *d, char **ops, int nsrc);
 /* Once the roots are known: scan, compare, transfer, delete, report. The exit status. */
 int sync_run(struct sync_ctx *c, struct sync_dest *d);
 /* Free what the run holds. */
 void sync_done(struct sync_ctx *c, struct sync_dest *d);
+
+/*
+ * listfile.c: the files options name, read whole once on the client
+ * (listfile_open), sent to a server, which reads only those.
+ */
+FILE *listfile_open(const char *name, int *err, bool *untrusted);
+int listfile_add(const char *name, const void *data, size_t len);
+void listfile_server(void);
+size_t listfile_count(void);
+void listfile_get(size_t i, const char **name, const char **data, size_t *len);
+void listfile_free_all(void);
+
+/*
+ * remote*.c: a transfer over a remote shell. The client starts
+ * "sweep-sync --server" at the other end; the sender walks and reads its
+ * side, the receiver runs sync_run() with the source's list, data and
+ * digests taken from the wire instead of a local tree.
+ */
+int remote_client(struct sync_ctx *c, int argc, char **argv, int nsrc);
+int remote_server_main(int argc, char **argv);
+/* the receiver's hooks in flist.c, checksum.c and apply.c */
+int remote_recv_flist(struct sync_ctx *c, struct scan_ent **v, size_t *n, size_t *cap);
+int remote_recv_check(struct sync_ctx *c);
+int remote_csum_want(struct sync_ctx *c, size_t i);
+int remote_csum_send(struct sync_ctx *c);
+int remote_csum_collect(struct sync_ctx *c);
+int remote_request(struct sync_ctx *c, size_t i);
+int remote_flush(struct sync_ctx *c);
+void remote_remove_sources(struct sync_ctx *c);
+/* The bytes on the wire so far, as the client sent and received them (report.c's closing lines). */
+void remote_wire_counts(const struct sync_ctx *c, uint64_t *sent, uint64_t *received);
+/* A source entry's attributes as the sender sent them (-A, -X), or NULL. */
+const struct sweep_copy_xattr *remote_xattrs(const struct sync_ctx *c, const struct sync_node *n, size_t *count);
+/* apply.c: the source of n as the copy engine takes it (sp: its path as shown). */
+struct sweep_copy_src;
+const struct sweep_copy_src *sync_src_of(struct sync_ctx *c, const struct sync_node *n, const char *sp,
+					 struct sweep_copy_src *src, struct sweep_stat *st);
+/* apply.c: --remove-source-files on this side's list (the sender of a remote transfer runs it too). */
+void sync_remove_sources(struct sync_ctx *c);
+/* checksum.c: a source file could not be digested (reported, counted, left out). */
+void checksum_source_failed(struct sync_ctx *c, size_t i, const char *path, int status);
 
 /* main.c: report an error about path, count it. */
 void sync_error(struct sync_ctx *c, const char *path, int err);
