@@ -86,9 +86,16 @@ int remote_next(struct sync_ctx *c, struct wire_frame **ret)
 		uint32_t code = wc_u32(&cur);
 
 		free(f);
+		if (!wc_done(&cur) || code > 255) {
+			/* not a status a process can have: a broken or hostile peer, said as such */
+			progress_clear(c->prog);
+			cli_msg("protocol error: a bad exit status from the remote side");
+			remote_broken(c, -EPROTO);
+			return 1;
+		}
 		r->broken = r->exited = true;
 		c->peer_gone = true;
-		r->exit_code = wc_done(&cur) && code <= 255 ? (int)code : EXIT_PROTOCOL;
+		r->exit_code = (int)code;
 		if (r->exit_code && !c->fatal) {
 			c->fatal = true;
 			c->fatal_code = r->exit_code;

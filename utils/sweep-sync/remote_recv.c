@@ -743,8 +743,9 @@ int remote_receiver(struct sync_ctx *c, const char *dest_arg)
 	code = sync_dest_open(c, dest_arg, &d);
 	if (!code && !r->server)
 		sync_list_header(c, true);
-	if (!code)
-		code = remote_next(c, &f);
+	/* nothing (the peer ended, or broke the stream): its status, else a protocol error's */
+	if (!code && remote_next(c, &f))
+		code = r->exit_code ? r->exit_code : EXIT_PROTOCOL;
 	if (!code) {
 		code = f->type == W_ROOTS ? take_roots(c, &d, f) : proto(c, "an unexpected first message");
 		free(f);

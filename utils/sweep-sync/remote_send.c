@@ -542,6 +542,7 @@ static int serve(struct sender *s)
 			break;
 		case W_REMOVE:
 			if (f->len % 4) {
+				cli_msg("protocol error: a bad list of files to remove from the receiver");
 				r = -EPROTO;
 				break;
 			}
@@ -549,8 +550,10 @@ static int serve(struct sender *s)
 				uint32_t k = (uint32_t)f->data[off] | (uint32_t)f->data[off + 1] << 8 |
 					     (uint32_t)f->data[off + 2] << 16 | (uint32_t)f->data[off + 3] << 24;
 
-				if (k >= c->list.n || S_ISDIR(c->list.v[k].s.st.st_mode))
+				if (k >= c->list.n || S_ISDIR(c->list.v[k].s.st.st_mode)) {
+					cli_msg("protocol error: the receiver asked to remove something that is not a file listed");
 					r = -EPROTO;
+				}
 				else
 					c->list.v[k].flags |= N_SYNCED;
 			}
@@ -573,7 +576,8 @@ static int serve(struct sender *s)
 			r = -EPROTO;
 		}
 		free(f);
-		if (r == -EPROTO && !s->err) {
+		if (r == -EPROTO && !s->err && !c->remote->broken) {
+			/* not said yet (take_requests says its own) */
 			cli_msg("protocol error: an unexpected message from the receiver");
 			remote_broken(c, r);
 		}
