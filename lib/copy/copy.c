@@ -44,6 +44,8 @@ SWEEP_EXPORT int sweep_copy_set_dest(struct sweep_copy *c, int dirfd, const char
 	}
 	/* The writer thread's copies still waiting go where they were meant to, first. */
 	sweep__thread_reap(c, true);
+	sweep__thread_dest_changed(c->thread);
+	sweep__dest_cache_drop(&c->dcache);
 	if (c->dest_fd >= 0)
 		close(c->dest_fd);
 	free(c->show);
@@ -74,6 +76,7 @@ SWEEP_EXPORT int sweep_copy_new(const struct sweep_copy_opts *opts, struct sweep
 	if (!c)
 		return -ENOMEM;
 	c->dest_fd = -1;
+	c->dcache.fd = -1;
 	rc = sweep__opts_copy(&c->o, sizeof(c->o), opts, offsetof(struct sweep_copy_opts, flags) + sizeof(unsigned));
 	if (rc == 0)
 		rc = sweep__flags_check(c->o.flags, KNOWN_FLAGS);
@@ -157,6 +160,7 @@ SWEEP_EXPORT struct sweep_copy *sweep_copy_free(struct sweep_copy *c)
 	sweep__links_free(c);
 	sweep__writer_free(c->writer);
 	sweep_batch_free(c->batch);
+	sweep__dest_cache_free(&c->dcache);
 	if (c->dest_fd >= 0)
 		close(c->dest_fd);
 	free(c->show);

@@ -53,35 +53,85 @@ const char *sweep__dst_show(struct sweep_copy *c, const char *dst)
 	return sweep__dst_show_in(c, dst, &c->showbuf, &c->showcap);
 }
 
-int sweep__dest_dir(const struct sweep_copy *c, const char *dst, const char **ret_name)
+/* The length of dst's directory part ("a/b" of "a/b/c", "" of "c"), and its last component. */
+static size_t dir_part(const char *dst, const char **ret_name)
 {
 	size_t end = strlen(dst);
-	const char *slash = NULL;
+
+	while (end > 1 && dst[end - 1] == '/')
+		end--;
+	for (size_t i = end; i-- > 0;)
+		if (dst[i] == '/') {
+			*ret_name = dst + i + 1;
+			return i;
+		}
+	*ret_name = dst;
+	return 0;
+}
+
+int sweep__dest_dir(const struct sweep_copy *c, const char *dst, const char **ret_name)
+{
+	size_t n;
 	int fd;
 
 	if (c->dest_fd < 0)
 		return -EBADF;
 	/* The last component, trailing slashes kept on it ("d/" stays a name that must be a directory). */
-	while (end > 1 && dst[end - 1] == '/')
-		end--;
-	for (size_t i = end; i-- > 0;)
-		if (dst[i] == '/') {
-			slash = dst + i;
-			break;
-		}
-	if (!slash) {
-		*ret_name = dst;
+	n = dir_part(dst, ret_name);
+	if (*ret_name == dst) {
 		fd = fcntl(c->dest_fd, F_DUPFD_CLOEXEC, 3);
 		return fd < 0 ? -errno : fd;
 	}
-	*ret_name = slash + 1;
-	size_t n = (size_t)(slash - dst);
 	char *dir = strndup(dst, n);
 	if (!dir)
 		return -ENOMEM;
 	fd = sweep__open_beneath(c->dest_fd, n ? dir : ".", O_PATH | O_DIRECTORY, 0);
 	free(dir);
 	return fd;
+}
+
+int sweep__dest_cache_dir(const struct sweep_copy *c, struct dest_cache *dc, const char *dst, bool fresh,
+			  const char **ret_name)
+{
+	size_t n = dir_part(dst, ret_name);
+	bool slash = *ret_name != dst;
+	struct stat st;
+
+	dc->hit = !fresh && dc->fd >= 0 && dc->slash == slash && dc->len == n && !memcmp(dc->dir, dst, n);
+	if (dc->hit)
+		return dc->fd;
+	const char *name;
+	int fd = sweep__dest_dir(c, dst, &name);
+	if (fd < 0)
+		return fd;
+	int err = fstat(fd, &st) < 0 ? -errno : sweep__grow(&dc->dir, &dc->cap, n + 1, 1, 64);
+	if (err < 0) {
+		close(fd);
+		return err;
+	}
+	sweep__dest_cache_drop(dc);
+	memcpy(dc->dir, dst, n);
+	dc->dir[n] = '\0';
+	dc->len = n;
+	dc->slash = slash;
+	dc->fd = fd;
+	dc->st = st;
+	return fd;
+}
+
+void sweep__dest_cache_drop(struct dest_cache *dc)
+{
+	if (dc->fd >= 0)
+		close(dc->fd);
+	dc->fd = -1;
+}
+
+void sweep__dest_cache_free(struct dest_cache *dc)
+{
+	sweep__dest_cache_drop(dc);
+	free(dc->dir);
+	dc->dir = NULL;
+	dc->cap = 0;
 }
 
 int sweep__dest_item_dir(const struct sweep_copy *c, const struct qitem *q, const char **ret_name)

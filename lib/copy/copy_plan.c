@@ -303,7 +303,23 @@ int sweep__plan_entry_ref(struct sweep_copy *c, const struct src_ref *s, const c
 		return c->stop;
 	if (!S_ISDIR(s->st->mode) && ends_with_slash(dst))
 		return sweep__report(c, SWEEP_COPY_OP_CREATE, -ENOTDIR, s->path, sweep__dst_show(c, dst), cookie);
-	dirfd = sweep__dest_dir(c, dst, &name);
+	/*
+	 * A regular file inside a tree, with nothing at its name: queued, and
+	 * nothing is made here, so the directory cached for the files before it
+	 * is enough (the write stage checks its directory again before naming
+	 * the copy). Anything else is looked at in a directory looked up now.
+	 */
+	dirfd = -1;
+	if (!top && S_ISREG(s->st->mode) && !(s->flags & SRC_STREAM)) {
+		int fd = sweep__dest_cache_dir(c, &c->dcache, dst, false, &name);
+		if (fd >= 0 && !c->dcache.hit)
+			dirfd = fd; /* looked up just now: the cache's, never closed here */
+		else if (fd >= 0 && fstatat(fd, name, &dst_st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
+			return entry_checked(c, s, fd, name, dst, NULL, NULL, cookie, top);
+	}
+	bool own = dirfd < 0;
+	if (own)
+		dirfd = sweep__dest_dir(c, dst, &name);
 	if (dirfd < 0) {
 		enum sweep_copy_op op = S_ISDIR(s->st->mode) ? SWEEP_COPY_OP_MKDIR
 				      : data                 ? SWEEP_COPY_OP_CREATE
@@ -319,9 +335,11 @@ int sweep__plan_entry_ref(struct sweep_copy *c, const struct src_ref *s, const c
 			return rc;
 		}
 	}
+	/* A queued file's batch may be read inside: a descriptor of the cache's may be closed then (not used after). */
 	rc = entry_checked(c, s, dirfd, name, dst, place, exists ? &dst_st : NULL, cookie, top);
 	free(place);
-	close(dirfd);
+	if (own)
+		close(dirfd);
 	return rc;
 }
 

@@ -34,6 +34,7 @@ static struct fcopy *cur_for(struct sweep_copy *c, size_t idx)
 	if (c->cur.q != &c->q[idx]) {
 		sweep__write_start(&c->cur, &c->q[idx]);
 		c->cur.how = SWEEP_COPY_HOW_DATA;
+		c->cur.dc = &c->dcache;
 	}
 	c->wcur = &c->cur;
 	return &c->cur;

@@ -73,6 +73,7 @@ struct copy_thread {
 	bool idle, waiting, quit, stop;
 	uint64_t written, told; /* data the thread wrote; what on_bytes has been told of */
 	struct writer *writer; /* the thread's own (pwrite) */
+	struct dest_cache dc;  /* the thread's cached destination directory */
 	uint64_t requests;     /* its write requests, updated as jobs finish */
 };
 
@@ -90,6 +91,7 @@ static void run_job(struct copy_thread *t, struct tjob *j)
 	struct sweep_copy *c = t->c;
 	struct fcopy *f = &j->f;
 
+	f->dc = &t->dc;
 	sweep__write_open(c, f, j->dense);
 	pthread_mutex_lock(&t->mu);
 	for (;;) {
@@ -199,6 +201,7 @@ int sweep__thread_new(struct sweep_copy *c, struct copy_thread **ret)
 	if (!t)
 		return -ENOMEM;
 	t->c = c;
+	t->dc.fd = -1;
 	struct writer_opts wo = { .size = sizeof(wo), .backend = SWEEP_BACKEND_SYSCALL, .on_fail = write_failed };
 	int rc = sweep__writer_new(&wo, &t->writer);
 	if (rc < 0) {
@@ -235,11 +238,21 @@ void sweep__thread_free(struct copy_thread *t)
 	pthread_cond_signal(&t->work);
 	pthread_mutex_unlock(&t->mu);
 	pthread_join(t->thread, NULL);
+	sweep__dest_cache_free(&t->dc);
 	sweep__writer_free(t->writer);
 	pthread_mutex_destroy(&t->mu);
 	pthread_cond_destroy(&t->work);
 	pthread_cond_destroy(&t->room);
 	free(t);
+}
+
+void sweep__thread_dest_changed(struct copy_thread *t)
+{
+	if (!t)
+		return;
+	pthread_mutex_lock(&t->mu); /* the thread touches its cache only while it runs a job: none runs now */
+	sweep__dest_cache_drop(&t->dc);
+	pthread_mutex_unlock(&t->mu);
 }
 
 uint64_t sweep__thread_write_requests(const struct copy_thread *t)

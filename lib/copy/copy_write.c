@@ -11,7 +11,9 @@
  * again on failure (by this run only: nothing else is ever removed). Just
  * before the copy is put in place its directory is looked up again beneath
  * the destination root and must be the directory it was made in: one
- * replaced meanwhile is an error for the file, never followed.
+ * replaced meanwhile is an error for the file, never followed (an unnamed
+ * copy made in the thread's cached directory is named in the directory
+ * that stands there now: see commit()).
  *
  * A FIFO or a device the caller named as the destination is written into
  * instead (cp f /dev/null, cp f fifo): the stream gets the data in order,
@@ -140,10 +142,48 @@ static bool test_emfile(const struct fcopy *f)
 }
 #endif
 
+/*
+ * The copy made as an O_TMPFILE in the thread's cached directory (the
+ * files of one directory come one after another): no lookup, no descriptor
+ * to close. A cached directory removed meanwhile refuses it: -EAGAIN, and
+ * the caller looks it up afresh. An unnamed file is harmless wherever it
+ * is; it gets its name only in a directory looked up again (commit()).
+ */
+static int cached_tmpfile(struct sweep_copy *c, struct fcopy *f)
+{
+	int dfd = sweep__dest_cache_dir(c, f->dc, f->q->dst, false, &f->name);
+
+	if (dfd < 0)
+		return dfd;
+#if SWEEP_TEST_HOOKS
+	if (test_emfile(f))
+		return -EMFILE;
+#endif
+	int fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		sweep__dest_cache_drop(f->dc);
+		return -EAGAIN;
+	}
+	f->tmpfd = fd;
+	f->dir_st = f->dc->st;
+	f->dir_cached = f->dc->hit;
+	return 0;
+}
+
 int sweep__write_open(struct sweep_copy *c, struct fcopy *f, bool dense)
 {
 	int rc;
 
+	if (f->dc && !f->q->place && !f->q->into && !__atomic_load_n(&c->no_tmpfile, __ATOMIC_RELAXED)) {
+		rc = cached_tmpfile(c, f);
+		if (rc == 0)
+			f->punch = punch_size(c, dense, f->tmpfd);
+		if (rc != -EAGAIN) {
+			if (rc < 0)
+				sweep__write_fail(f, SWEEP_COPY_OP_CREATE, rc);
+			return rc;
+		}
+	}
 	f->dirfd = sweep__dest_item_dir(c, f->q, &f->name);
 #if SWEEP_TEST_HOOKS
 	if (f->dirfd >= 0 && test_emfile(f)) {
@@ -267,28 +307,14 @@ static int link_tmpfile(int fd, int dfd, const char *to)
 	return linkat(AT_FDCWD, proc, dfd, to, AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
 }
 
-/*
- * Put the finished copy onto its name. Its directory is looked up again and
- * must still be the one the copy was made in.
- */
-static int commit(const struct sweep_copy *c, struct fcopy *f)
+/* Name the finished copy name in dfd, its directory checked: 0 or -errno. */
+static int put_name(const struct sweep_copy *c, struct fcopy *f, int dfd, const char *name)
 {
-	const char *name;
-	struct stat now;
 	char tmp[32];
-	int dfd = sweep__dest_item_dir(c, f->q, &name), rc;
+	int rc;
 
-	if (dfd < 0)
-		return dfd;
-	if (fstat(dfd, &now) < 0 || now.st_dev != f->dir_st.st_dev || now.st_ino != f->dir_st.st_ino) {
-		close(dfd);
-		return -ESTALE; /* the directory was replaced while the file was copied */
-	}
-	if (f->tmpname) {
-		rc = sweep__dest_put(c, dfd, f->tmpname, name);
-		close(dfd);
-		return rc;
-	}
+	if (f->tmpname)
+		return sweep__dest_put(c, dfd, f->tmpname, name);
 	/*
 	 * O_TMPFILE: give it a name. Straight onto the final one where none
 	 * stood when the file was queued, or with no-clobber: link refuses an
@@ -297,10 +323,8 @@ static int commit(const struct sweep_copy *c, struct fcopy *f)
 	bool noclobber = c->o.flags & SWEEP_COPY_NO_CLOBBER;
 	if (noclobber || !f->q->existed) {
 		rc = link_tmpfile(f->tmpfd, dfd, name);
-		if (rc != -EEXIST || noclobber) {
-			close(dfd);
+		if (rc != -EEXIST || noclobber)
 			return rc;
-		}
 		/* one appeared meanwhile: replaced, as any existing destination is */
 	}
 	rc = -EEXIST;
@@ -313,7 +337,35 @@ static int commit(const struct sweep_copy *c, struct fcopy *f)
 		if (rc < 0)
 			unlinkat(dfd, tmp, 0); /* the name we just made */
 	}
-	close(dfd);
+	return rc;
+}
+
+/*
+ * Put the finished copy onto its name. Its directory is looked up again,
+ * beneath the root without symlinks, and must still be the one the copy
+ * was made in. An unnamed copy made through the cache's descriptor may
+ * have been made before its directory was replaced by another (a real
+ * directory: the lookup refuses symlinks): it is named in the one that
+ * stands there now, as a copy begun after the swap would be.
+ */
+static int commit(const struct sweep_copy *c, struct fcopy *f)
+{
+	const char *name;
+	struct stat now;
+	bool own = !f->dc || f->q->place || f->tmpname || f->q->into;
+	int dfd = own ? sweep__dest_item_dir(c, f->q, &name) : sweep__dest_cache_dir(c, f->dc, f->q->dst, true, &name);
+	int rc = dfd < 0 ? dfd : 0;
+
+	if (rc == 0 && own && fstat(dfd, &now) < 0)
+		rc = -errno;
+	else if (rc == 0 && !own)
+		now = f->dc->st;
+	if (rc == 0 && (now.st_dev != f->dir_st.st_dev || now.st_ino != f->dir_st.st_ino) && (own || !f->dir_cached))
+		rc = -ESTALE; /* the directory was replaced while the file was copied */
+	if (rc == 0)
+		rc = put_name(c, f, dfd, name);
+	if (own && dfd >= 0)
+		close(dfd);
 	return rc;
 }
 

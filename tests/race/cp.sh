@@ -63,6 +63,27 @@ for ((iter = 0; iter < ITERATIONS; iter++)); do
 		said "(was replaced during the copy|Too many levels of symbolic links)"
 	check_outside
 
+	# The engine keeps a destination directory open between the files of one
+	# directory: a directory moved away under it must never get a name.
+	CASE="cp ($backend, $copy): destination directories moved away and made again (the first copy not yet in place)"
+	world
+	"$CP" -a "$W/src" "$W/pub/dst/" # the directories as a previous copy left them (the attacker's), empty
+	rm -f "$W"/pub/dst/src/[de]/*
+	chown 65534:65534 "$W/pub/dst/src/e"
+	run_paused write:1 'for d in d e; do mv pub/dst/src/$d pub/dst/src/$d.old && mkdir pub/dst/src/$d; done' \
+		"$CP" -a src pub/dst/
+	expect "nothing named in the directories moved away" \
+		[ -z "$(find "$W/pub/dst/src/d.old" "$W/pub/dst/src/e.old" -mindepth 1 -print -quit)" ]
+	# The paused copy, made before the swap, is named in the new directory or
+	# refused as replaced (which, depends on whether its directory came from
+	# the cache); every other file is copied into the new directories.
+	replaced=$(grep -c "was replaced during the copy" <<<"$ERR")
+	expect "every file copied into the new directories or said replaced" \
+		[ "$(( $(find "$W/pub/dst/src/d" "$W/pub/dst/src/e" -type f | wc -l) + replaced ))" = 9 -a "$replaced" -le 1 ]
+	expect "exit 1 only for a file said replaced" [ "$RC" = "$replaced" ]
+	expect "the copies are whole" sh -c 'cd "$1/pub/dst/src" && for f in d/* e/*; do cmp -s "$f" "$1/src/$f" || exit 1; done' sh "$W"
+	check_outside
+
 	CASE="cp ($backend, $copy): destination root -> symlink outside"
 	world
 	run_paused plan 'mv pub/dst pub/dst.old && ln -s ../victim pub/dst' "$CP" -a src pub/dst/
