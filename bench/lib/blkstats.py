@@ -64,18 +64,25 @@ def stats(path, reqs=None):
 
 def seq(nbytes, out, chunk=512 * 1024):
     """Same line format as the kernel's, so every consumer parses it the same way."""
+    reqs, sec, left = [], 2048, nbytes
+    while left > 0:
+        ns = (min(chunk, left) + SECTOR - 1) // SECTOR
+        reqs.append((sec, ns))
+        sec += ns
+        left -= ns * SECTOR
+    write_reads(out, reqs, "synthetic sequential read")
+
+
+def write_reads(out, reqs, what):
+    """A synthetic trace of (sector, nsectors) reads issued in this order, 1 us apart."""
     with open(out, "w") as f:
-        f.write("# synthetic sequential read, bench/lib/blkstats.py\n")
-        sec, t, left = 2048, 1.0, nbytes
-        while left > 0:
-            n = min(chunk, left)
-            ns = (n + SECTOR - 1) // SECTOR
+        f.write(f"# {what}, bench/lib/blkstats.py\n")
+        t = 1.0
+        for sec, ns in reqs:
             f.write(f"           bench-0       [000] .....  {t:.6f}: block_rq_issue: 7,0 R {ns * SECTOR} () "
                     f"{sec} + {ns} none,0,0 [bench]\n")
             f.write(f"           bench-0       [000] .....  {t:.6f}: block_rq_complete: 7,0 R () "
                     f"{sec} + {ns} none,0,0 [0]\n")
-            sec += ns
-            left -= n
             t += 0.000001
 
 
