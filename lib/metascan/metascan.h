@@ -302,9 +302,14 @@ int sweep__xfs_bulkstat(int fd, const uint64_t *inos, size_t n, struct sweep__bs
  * away: xfs reads its inode clusters in inode order (disk order) into its
  * own buffer cache, in a few large reads, where later stats and opens find
  * them. The number of inodes seen, or -errno (-EPERM without
- * CAP_SYS_ADMIN, -EOPNOTSUPP where it is not xfs).
+ * CAP_SYS_ADMIN, -EOPNOTSUPP where it is not xfs). With on_dirs: after each
+ * call, on_dirs(ctx, inos, n) with that call's directories that have
+ * blocks (not short-form), ascending: their inode clusters were read an
+ * instant before, so a raw read of them now finds them in the drive's
+ * cache.
  */
-long sweep__xfs_bulkstat_sweep(int fd);
+typedef void (*sweep__dirs_fn)(void *ctx, const uint64_t *inos, size_t n);
+long sweep__xfs_bulkstat_sweep(int fd, sweep__dirs_fn on_dirs, void *ctx);
 
 
 /* ---- Between lib/metascan*.c and their unit tests; not for other modules. ---- */
@@ -454,9 +459,11 @@ struct sweep__ms_fs {
 	 * Read every inode in use into the filesystem's own cache through its
 	 * own interface, answers thrown away (xfs: bulkstat); for the walk's
 	 * inode sweep where raw reads do not run. The number of inodes, or
-	 * -errno. NULL where the raw sweep of the tables does it.
+	 * -errno; on_dirs, when given, hears of the directories that have
+	 * blocks as they go by (see sweep__xfs_bulkstat_sweep). NULL where the
+	 * raw sweep of the tables does it.
 	 */
-	long (*cache_sweep)(int fd);
+	long (*cache_sweep)(int fd, sweep__dirs_fn on_dirs, void *ctx);
 	/*
 	 * Read and validate the superblock (and what else the format needs up
 	 * front) through sweep__ms_pread: 0 with *ret_fsdata, -ENOENT when the

@@ -21,6 +21,8 @@
 
 /* Records per call: 4096 x 192 bytes is 768 KiB of buffer, about 16 inode clusters a call. */
 #define BULK_MAX 4096u
+/* With a listener for directories (sweep__xfs_bulkstat_sweep): about four 64-inode chunks a call. */
+#define BULK_DIRS 256u
 
 static void to_stat(const struct xfs_bulkstat *b, dev_t dev, struct stat *st)
 {
@@ -98,18 +100,27 @@ int sweep__xfs_bulkstat(int fd, const uint64_t *inos, size_t n, struct sweep__bs
 	return r < 0 ? r : found;
 }
 
-long sweep__xfs_bulkstat_sweep(int fd)
+long sweep__xfs_bulkstat_sweep(int fd, sweep__dirs_fn on_dirs, void *ctx)
 {
 	struct xfs_bulkstat_req *req = calloc(1, sizeof(*req) + BULK_MAX * sizeof(struct xfs_bulkstat));
-	if (!req)
+	uint64_t *dirs = on_dirs ? malloc(BULK_MAX * sizeof(*dirs)) : NULL;
+	if (!req || (on_dirs && !dirs)) {
+		free(req);
+		free(dirs);
 		return -ENOMEM;
+	}
 	long seen = 0;
 	int r = 0;
 	uint64_t next = 0;
 	for (;;) {
 		memset(&req->hdr, 0, sizeof(req->hdr));
 		req->hdr.ino = next;
-		req->hdr.icount = BULK_MAX;
+		/*
+		 * Listening for directories: fewer inodes a call, so that the raw
+		 * reads come while the drive still caches the clusters (a drive's
+		 * cache keeps a few dozen recent segments, one per cluster here).
+		 */
+		req->hdr.icount = on_dirs ? BULK_DIRS : BULK_MAX;
 		if (ioctl(fd, XFS_IOC_BULKSTAT, req) < 0) {
 			r = -errno;
 			if (r == -EINVAL || r == -ENOTTY)
@@ -117,20 +128,30 @@ long sweep__xfs_bulkstat_sweep(int fd)
 			break;
 		}
 		seen += req->hdr.ocount;
+		/* This call's directories that have blocks (not short-form), while their clusters were just read. */
+		size_t nd = 0;
+		for (uint32_t k = 0; dirs && k < req->hdr.ocount && k < BULK_MAX; k++)
+			if (S_ISDIR(req->bulkstat[k].bs_mode) && req->bulkstat[k].bs_extents > 0)
+				dirs[nd++] = req->bulkstat[k].bs_ino;
+		if (nd)
+			on_dirs(ctx, dirs, nd);
 		/* The call leaves in ino where the next one starts; no progress or a short reply is the end. */
 		if (req->hdr.ocount == 0 || req->hdr.ino <= next)
 			break;
 		next = req->hdr.ino;
 	}
 	free(req);
+	free(dirs);
 	return r < 0 && seen == 0 ? r : seen;
 }
 
 #else
 
-long sweep__xfs_bulkstat_sweep(int fd)
+long sweep__xfs_bulkstat_sweep(int fd, sweep__dirs_fn on_dirs, void *ctx)
 {
 	(void)fd;
+	(void)on_dirs;
+	(void)ctx;
 	return -EOPNOTSUPP;
 }
 

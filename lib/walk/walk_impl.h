@@ -45,6 +45,8 @@ struct sweep__cscan *sweep__cscan_free(struct sweep__cscan *q);
 int sweep__cscan_push(struct sweep__cscan *q, uint64_t key, void *item);
 /* 1 and *ret_item (and *ret_key if non-NULL) when an item was taken, 0 when empty. */
 int sweep__cscan_pop(struct sweep__cscan *q, void **ret_item, uint64_t *ret_key);
+/* The next items (at most max) pop would give in this sweep, left in the queue: their count. */
+size_t sweep__cscan_peek(struct sweep__cscan *q, void **items, size_t max);
 size_t sweep__cscan_len(const struct sweep__cscan *q);
 /* How many times the queue wrapped to a new sweep. */
 uint64_t sweep__cscan_sweeps(const struct sweep__cscan *q);
@@ -216,6 +218,12 @@ bool sweep__walk_same_dir(int fd, const struct dnode *d);
 /* Open d again however it can be reached, checked with sweep__walk_same_dir; fd or -errno. */
 int sweep__walk_dnode_reopen(struct walk *w, struct dnode *d);
 /*
+ * Open d ahead of its visit and let go of it (or keep it for the visit, a
+ * few at a time): on xfs the open itself starts reading the directory's
+ * first block (walk_meta.c). 0 or -errno.
+ */
+int sweep__walk_dnode_open_ahead(struct walk *w, struct dnode *d);
+/*
  * An O_PATH descriptor of the root d lies below, checked to be the root that
  * was walked, kept in a small cache (the walk owns it); -1 with
  * SWEEP_WALK_FOLLOW or when the root is no longer there.
@@ -231,6 +239,8 @@ void sweep__walk_meta_free(struct walk *w);
 void sweep__walk_meta_queued(struct walk *w, struct dnode *c);
 /* d is about to be read: prefetch its generation of queued directories first. */
 void sweep__walk_meta_before_read(struct walk *w, struct dnode *d);
+/* xfs with its directories keyed by block: open the next directories of the queue ahead of d's visit. */
+void sweep__walk_meta_open_ahead(struct walk *w, struct dnode *d);
 /* f was just loaded (listing sorted): decide whether its entries get hints. */
 void sweep__walk_meta_frame(struct walk *w, struct frame *f);
 /* Entries [i, i + n) are about to be stat'ed: make sure their hints are read. */
@@ -241,6 +251,9 @@ bool sweep__walk_meta_hint_files(struct walk *w, const struct dnode *d, int fd);
 /* Whether entry i of f is a regular file whose hint is read and gives its size (sweep__walk_meta_offer's have_size). */
 bool sweep__walk_meta_sizes(const struct frame *f, size_t i);
 int sweep__walk_meta_dir_key(struct walk *w, const struct frame *f, size_t i, const struct stat *st, uint64_t *ret_key);
+int sweep__walk_meta_dir_block(struct walk *w, uint64_t dev, uint64_t ino, uint64_t *ret_key);
+/* walk.c: whether directories are keyed by where their blocks lie (order PHYSICAL) on fs. */
+bool sweep__walk_keys_by_block(const struct walk *w, const struct sweep_fsinfo *fs);
 int sweep__walk_meta_offer(struct walk *w, const struct frame *f, size_t i, bool stated, const struct stat *st,
 		    struct sweep_entry_hint *eh);
 

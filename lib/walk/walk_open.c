@@ -190,6 +190,23 @@ bool sweep__walk_same_dir(int fd, const struct dnode *d)
  * opened the same way, without following a symlink, and is checked the
  * same way).
  */
+int sweep__walk_dnode_open_ahead(struct walk *w, struct dnode *d)
+{
+	if (d->kept_fd >= 0)
+		return 0; /* opened once already (its FIEMAP key) */
+	int fd = walk_dnode_open_chain(w, d);
+	if (fd < 0)
+		return fd;
+	/* Kept for its visit where there is room, as for a FIEMAP key (checked then, as every reopen is). */
+	if (w->kept_fds < w->kept_max) {
+		d->kept_fd = fd;
+		w->kept_fds++;
+	} else {
+		close(fd);
+	}
+	return 0;
+}
+
 int sweep__walk_dnode_reopen(struct walk *w, struct dnode *d)
 {
 	int fd = d->kept_fd;

@@ -114,6 +114,22 @@ int sweep__cscan_pop(struct sweep__cscan *q, void **ret_item, uint64_t *ret_key)
 	return 1;
 }
 
+size_t sweep__cscan_peek(struct sweep__cscan *q, void **items, size_t max)
+{
+	struct node taken[64];
+	size_t n = 0;
+	if (max > sizeof(taken) / sizeof(taken[0]))
+		max = sizeof(taken) / sizeof(taken[0]);
+	/* Taken off in order and put back: the same nodes (key and seq), so pop's order is unchanged. */
+	while (n < max && q->cur.n > 0)
+		taken[n++] = heap_pop(&q->cur);
+	for (size_t i = 0; i < n; i++) {
+		items[i] = taken[i].item;
+		heap_push(&q->cur, taken[i]); /* cannot fail: the room was there */
+	}
+	return n;
+}
+
 size_t sweep__cscan_len(const struct sweep__cscan *q)
 {
 	return q->cur.n + q->next.n;
