@@ -5,7 +5,7 @@ the "remote shell" (-e 'python3 fakepeer.py SCENARIO'): it ignores the
 host and command it is given and speaks the protocol on stdin/stdout
 itself, breaking it as SCENARIO says. Run as a client instead
 (--client SCENARIO -- sweep-sync --server ...) it starts the server and
-feeds it. tests/remote/hostile.sh runs every scenario and checks that
+feeds it. --corpus DIR writes the wire fuzz target's seed streams. tests/remote/hostile.sh runs every scenario and checks that
 sweep-sync stops with a clear error and touches nothing outside DEST."""
 import os
 import struct
@@ -306,8 +306,42 @@ def receiver(w, name):
         pass
 
 
+class BufWire(Wire):
+    """A Wire that only records what it would send (the fuzz target's seeds)."""
+    def __init__(self):
+        super().__init__(-1, -1)
+        self.out = b""
+
+    def raw(self, b):
+        self.out += b
+
+
+def write_corpus(d):
+    """Seed streams for tests/remote/fuzz/fuzz_wire.c: a sender's hello and file list."""
+    lists = {
+        "tree": (DOT, [ROOTDIR, entry(0, "d", S_IFDIR | 0o755), entry(0, "d/f", S_IFREG | 0o644, 4),
+                       entry(0, "l", S_IFLNK | 0o777, 1, "d"), entry(0, "x", S_IFREG | 0o644, 0, "",
+                                                                      [("user.a", b"1")])]),
+        "lone": ([("src/f", "f", WRR_LONE)], [entry(0, "f", S_IFREG | 0o644, 4)]),
+        "dotdot": (DOT, [ROOTDIR, entry(0, "../escaped", S_IFREG | 0o644, 4)]),
+    }
+    os.makedirs(d, exist_ok=True)
+    for name, (rs, es) in lists.items():
+        w = BufWire()
+        w.raw(MAGIC + u32(VERSION) + u32(1))
+        flist(w, rs, es)
+        w.send(W_FILE_BEGIN, u32(1) + stat(S_IFREG | 0o644, 4))
+        w.send(W_DATA, u64(0) + b"abcd")
+        w.send(W_FILE_END, u32(0) + u64(4))
+        with open(os.path.join(d, name), "wb") as f:
+            f.write(w.out)
+
+
 def main():
     args = sys.argv[1:]
+    if args[0] == "--corpus":
+        write_corpus(args[1])
+        return
     if args[0] == "--client":
         # drive "sweep-sync --server ...": args = --client SCENARIO -- argv...
         name, cmd = args[1], args[args.index("--") + 1:]
