@@ -61,14 +61,20 @@ run_argv() {
 		fail "$label: rsync exit $rr, sweep-sync exit $sr"
 		return 1
 	fi
-	# The lines in rsync's order. Only rsync's --delete (--delete-during)
-	# interleaves its generator's deletions with its sender's lines as
-	# timing has it; sweep-sync deletes after the transfer and prints as
-	# --delete-after does, so there the lines are compared as sets.
-	local order=cat a
+	# The lines in rsync's order. Only rsync's --delete (--delete-during,
+	# also what --delete-excluded alone turns on) interleaves its
+	# generator's deletions with its sender's lines as timing has it;
+	# sweep-sync deletes after the transfer and prints as --delete-after
+	# does, so there the lines are compared as sets.
+	local order=${OUT_ORDER:-cat} a during=0 excl=0 when=0
 	for a in "$@"; do
-		[ "$a" = --delete ] || [ "$a" = --del ] || [ "$a" = --delete-during ] && order=sort
+		case $a in
+		--delete | --del | --delete-during) during=1 ;;
+		--delete-excluded) excl=1 ;;
+		--delete-after | --delete-before | --delete-delay) when=1 ;;
+		esac
 	done
+	{ [ "$during" = 1 ] || { [ "$excl" = 1 ] && [ "$when" = 0 ]; }; } && order=sort
 	sed -e "${OUT_FILTER:-}" "$W/r.out" | $order >"$W/r.sorted"
 	sed -e "${OUT_FILTER:-}" "$W/s.out" | $order >"$W/s.sorted"
 	if ! diff -u "$W/r.sorted" "$W/s.sorted" >"$W/out.diff"; then

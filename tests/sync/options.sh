@@ -142,9 +142,23 @@ if is_root; then mknod "$H/b1" b 1 1 && ln "$H/b1" "$H/b2"; fi
 run_args "-H: non-regular hard links" ../hl-src/ hl1 -aiH
 run_args "-H: non-regular hard links, again" ../hl-src/ hl1 -aiH
 
+# ---- a DEST inode with two names, -vv's "is uptodate", -ii's kept hard links (rsync's itemize test) ----
+H2=$W/hl2-src
+mkdir -p "$H2"
+printf 'one\n' >"$H2/f1" && ln "$H2/f1" "$H2/f2" && printf 'x\n' >"$H2/g"
+touch -d '2001-01-01' "$H2/f1" "$H2/g"
+mkdir -p "$W/r" && rsync -aH "$H2/" "$W/r/h2" && cp -a "$W/r/h2" "$W/s/h2"
+touch -d '2005-01-01' "$H2/f1"
+run_args "-i: the second name of a DEST inode is looked at again" ../hl2-src/ h2 -rlpt -i
+OUT_FILTER='s/^sent .* bytes\/sec$/sent/; s/  speedup is .*$//'
+# (where rsync puts the "=>" line of a link made again depends on its processes: compared as sets)
+OUT_ORDER=sort run_args "-vv: NAME is uptodate" ../hl2-src/ h2 -aH -vv
+OUT_FILTER=
+run_args "-ii: hard links already in place" ../hl2-src/ h2 -aH -ii
+
 # ---- options sweep-sync refuses by name ----
 for opt in --inplace --append --fuzzy --block-size=1024 --partial-dir=x --temp-dir=x --bwlimit=1 --no-whole-file \
-	--write-batch=x --read-batch=x --chmod=u+x --copy-links; do
+	--write-batch=x --read-batch=x --chmod=u+x --keep-dirlinks; do
 	rc=0; "$SYNC" -a "$opt" "$S/" "$W/never" >/dev/null 2>"$W/s.err" || rc=$?
 	[ "$rc" = 1 ] && grep -q "does not support ${opt%%=*}\$" "$W/s.err" ||
 		die "$opt: exit $rc: $(cat "$W/s.err")"

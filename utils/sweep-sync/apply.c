@@ -184,6 +184,12 @@ const struct sweep_copy_src *sync_src_of(struct sync_ctx *c, const struct sync_n
 	if (c->role == ROLE_RECEIVER) {
 		src->flags = SWEEP_COPY_SRC_SUPPLIED;
 		src->xattrs = remote_xattrs(c, n, &src->nxattrs);
+	} else if (n->flags & N_SFOLLOW) {
+		/* a symlink -L (or --copy-unsafe-links) follows: its referent, by the path the user gave */
+		src->root_fd = AT_FDCWD;
+		src->rel = sp;
+		src->flags = SWEEP_COPY_SRC_FOLLOWED;
+		src->link = NULL;
 	}
 	/* without -p, a new entry gets rsync's mode (perms.c); what exists keeps its own */
 	if (!c->o.perms && !((n->flags & N_DST) && !(n->flags & N_GONE)))
@@ -226,7 +232,25 @@ static bool is_below(const char *rel, const char *dir)
 /* -b: keep what is about to be replaced (or, move, deleted). <0 when it could not be kept: then leave it alone. */
 static int keep_backup(struct sync_ctx *c, struct sync_node *n, bool move)
 {
-	int r = backup_keep(c, n, move);
+	int r;
+
+	if (c->o.safe_links && S_ISLNK(n->d.st.st_mode) && sync_unsafe_symlink(n->d.link, n->rel)) {
+		/* --safe-links: an unsafe symlink is not kept as a backup (rsync 3.4), only replaced or removed */
+		if (c->o.verbose > 0) {
+			progress_clear(c->prog);
+			printf("not backing up unsafe symlink \"%s\" -> \"%s\"\n", n->rel, n->d.link ? n->d.link : "");
+		}
+		r = move ? sweep_copy_remove(c->eng, node_dst_rel(c, n), 0) : 0;
+		if (r < 0) {
+			char *db = NULL;
+
+			sync_error(c, node_dst_path(c, n, &db) ? db : n->rel, r);
+			free(db);
+			n->flags |= N_FAILED;
+		}
+		return r;
+	}
+	r = backup_keep(c, n, move);
 
 	if (r < 0) {
 		char *db = NULL;
@@ -450,6 +474,8 @@ static int hlink_to_leader(struct apply *a, size_t i)
 			       l->d.st.st_dev == n->d.st.st_dev && l->d.st.st_ino == n->d.st.st_ino;
 		if (same) {
 			n->flags |= N_SYNCED;
+			/* as rsync's hard_link_check(): "hf" at -ii, "NAME is uptodate" at -vv */
+			itemize_print(c, n, IT_LOCAL | IT_HLINK | itemize_attrs(c, n), "");
 			free(lbuf);
 			return 0;
 		}
@@ -758,6 +784,19 @@ static int decide(struct apply *a, size_t i)
 	dp = node_dst_path(c, n, &a->db);
 	if (!sp || !dp)
 		return -ENOMEM;
+	if ((n->flags & N_DST) && !(n->flags & N_GONE) && n->d.st.st_nlink > 1 && !S_ISDIR(n->d.st.st_mode) &&
+	    !c->o.dry_run) {
+		/*
+		 * Another name of this DEST inode may have had its attributes set
+		 * already in this run: look again, as rsync's generator stats each
+		 * name when it comes to it.
+		 */
+		struct sweep_stat now;
+
+		if (sweep_copy_stat(c->eng, node_dst_rel(c, n), &now) == 0 && now.ino == n->d.st.st_ino &&
+		    now.dev == n->d.st.st_dev)
+			fst_pack(&n->d.st, &now);
+	}
 	bool have = (n->flags & N_DST) && !(n->flags & N_GONE);
 	if ((c->o.existing && !have && strcmp(n->rel, ".")) || (c->o.ignore_existing && have && !S_ISDIR(n->s.st.st_mode))) {
 		/* --existing: nothing new is made (a directory's contents neither); --ignore-existing: nothing existing updated */
@@ -783,6 +822,18 @@ static int decide(struct apply *a, size_t i)
 		return do_dir(a, i, sp, dp);
 	if (S_ISREG(n->s.st.st_mode))
 		return do_regular(a, i, sp, dp);
+	if (S_ISLNK(n->s.st.st_mode) && c->o.safe_links && sync_unsafe_symlink(n->s.link, n->rel)) {
+		/* --safe-links: a symlink that leads out of the tree is not made (what DEST has there stays) */
+		if (c->o.name_level > 0) {
+			char *line = NULL;
+			int len = asprintf(&line, "ignoring unsafe symlink \"%s\" -> \"%s\"\n", n->rel, n->s.link);
+
+			if (len > 0)
+				out_add(c, i, line, (size_t)len);
+			free(line);
+		}
+		return 0;
+	}
 	return do_other(a, i, sp, dp);
 }
 

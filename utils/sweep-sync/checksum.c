@@ -124,6 +124,8 @@ static int add(struct ck *k, int root, const char *rel, const char *path, const 
 
 	if (!b)
 		return -ENOMEM;
+	if (root == AT_FDCWD)
+		return sweep_batch_add_path(b, path, fst_sweep(fs, &st), 1, cookie); /* a followed symlink (-L) */
 	if (root < 0)
 		return -EBADF;
 	return sweep_batch_add_beneath(b, root, rel, path, fst_sweep(fs, &st), cookie);
@@ -163,7 +165,8 @@ int checksum_run(struct sync_ctx *c)
 		if (c->role == ROLE_RECEIVER)
 			r = remote_csum_want(c, i);
 		else
-			r = add(&k, c->src_fd[n->root], node_src_rel(c, n), sp, &n->s.st, (uint64_t)i << 1);
+			r = add(&k, (n->flags & N_SFOLLOW) ? AT_FDCWD : c->src_fd[n->root], node_src_rel(c, n), sp, &n->s.st,
+				(uint64_t)i << 1);
 		if (r >= 0)
 			r = add(&k, c->dest_fd, node_dst_rel(c, n), dp, &n->d.st, ((uint64_t)i << 1) | 1);
 		if (r == -ENOENT || r == -EACCES || r == -EPERM || r == -EBADF)

@@ -121,6 +121,7 @@ struct root_info {
 	char *abs_base; /* realpath of base, lazily */
 	bool abs_tried;
 	struct fdir *fd; /* the rules above the root (the parent scan), lazily */
+	uint64_t parent_key; /* a followed symlink's root: the state of the directory holding it */
 };
 
 struct map_ent {
@@ -137,6 +138,7 @@ struct filter_walk {
 	struct map_ent *map;
 	size_t mapn, mapcap;
 	struct fdir *global; /* the state for names outside every entered directory */
+	uint64_t pass;       /* the walk pass, in the keys' top bits */
 	int err;
 };
 
@@ -1242,6 +1244,24 @@ int filter_walk_root(struct filter_walk *w, uint32_t root, const char *dir, cons
 	return ri->dir && ri->base ? 0 : -ENOMEM;
 }
 
+void filter_walk_pass(struct filter_walk *w)
+{
+	w->pass++;
+}
+
+uint64_t filter_walk_key(const struct filter_walk *w, uint64_t id)
+{
+	return id ? id | (w->pass << 48) : 0;
+}
+
+int filter_walk_root_parent(struct filter_walk *w, uint32_t root, uint64_t key)
+{
+	if (root >= w->nroots)
+		return -EINVAL;
+	w->roots[root].parent_key = key;
+	return 0;
+}
+
 static const char *abs_base(const struct filter_walk *cw, uint32_t root)
 {
 	struct filter_walk *w = (struct filter_walk *)cw; /* a cache */
@@ -1433,6 +1453,11 @@ static struct fdir *root_state(struct filter_walk *w, uint32_t root, int *err)
 		return w->global;
 	if (ri->fd)
 		return ri->fd;
+	if (ri->parent_key && map_get(w, ri->parent_key)) {
+		ri->fd = map_get(w, ri->parent_key);
+		ri->fd->refs++;
+		return ri->fd;
+	}
 	cur = w->global;
 	cur->refs++;
 	for (size_t k = 0; k < w->fs->slots.n && !*err; k++) {
@@ -1511,7 +1536,7 @@ int filter_enter(struct filter_walk *w, uint64_t parent_id, uint64_t id, uint32_
 
 	if (!w->slots.n)
 		return 0;
-	parent = parent_id ? map_get(w, parent_id) : NULL;
+	parent = parent_id ? map_get(w, filter_walk_key(w, parent_id)) : NULL;
 	if (!parent) {
 		parent = root_state(w, root, &err);
 		if (!parent)
@@ -1520,7 +1545,7 @@ int filter_enter(struct filter_walk *w, uint64_t parent_id, uint64_t id, uint32_
 	d = read_dir(w, parent, dfd, rel, false, base, -1, &err);
 	if (!d)
 		goto fail;
-	return map_put(w, id, d);
+	return map_put(w, filter_walk_key(w, id), d);
 fail:
 	if (err == -EINVAL || err == -EIO)
 		w->err = err;
@@ -1594,7 +1619,9 @@ int filter_check(const struct filter_walk *w, uint64_t dir_id, uint32_t root, co
 
 	if (!w || !w->fs || !w->fs->rules.n)
 		return FILTER_NONE;
-	c.d = dir_id ? map_get(w, dir_id) : NULL;
+	c.d = dir_id ? map_get(w, filter_walk_key(w, dir_id)) : NULL;
+	if (!c.d && root < w->nroots && w->roots[root].parent_key)
+		c.d = map_get(w, w->roots[root].parent_key);
 	if (!c.d)
 		c.d = root < w->nroots && w->roots[root].fd ? w->roots[root].fd : w->global;
 	while (*c.rel == '/')

@@ -71,6 +71,15 @@ void filter_walk_free(struct filter_walk *w);
  * against). Call before the root's first entry.
  */
 int filter_walk_root(struct filter_walk *w, uint32_t root, const char *dir, const char *base);
+/*
+ * A new pass (another sweep_walk, whose directory ids start over): the ids
+ * of earlier passes stay known by their keys.
+ */
+void filter_walk_pass(struct filter_walk *w);
+/* The key of directory id of this pass (0 for none), for filter_walk_root_parent(). */
+uint64_t filter_walk_key(const struct filter_walk *w, uint64_t id);
+/* Root number root starts below the directory of that key (a followed symlink's directory). */
+int filter_walk_root_parent(struct filter_walk *w, uint32_t root, uint64_t key);
 /* Whether directories must be entered (there are per-directory merge files to read). */
 bool filter_walk_perdir(const struct filter_walk *w);
 /*

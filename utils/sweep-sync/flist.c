@@ -38,6 +38,8 @@ static void report_error(struct sync_ctx *c, const char *path, int err, bool van
 	pthread_mutex_unlock(&report_lock);
 }
 
+struct link_ent;
+
 struct scan {
 	struct sync_ctx *c;
 	bool is_src;
@@ -47,6 +49,8 @@ struct scan {
 	struct scan_ent *v;
 	size_t n, cap;
 	struct filter_walk *fw; /* this side's view of the filter rules */
+	struct link_ent *links;  /* symlinks to directories to follow (the source's) */
+	size_t nlinks, caplinks;
 	int err; /* -ENOMEM, or a merge file's error */
 };
 
@@ -229,12 +233,81 @@ static int filter_dir(struct scan *s, const struct sweep_entry *e, uint32_t root
 	return 0;
 }
 
+/* A source symlink to follow into a directory (-L, --copy-unsafe-links, -k): walked after this pass, as a root of its own. */
+struct link_ent {
+	char *path, *rel;
+	uint32_t root;
+	uint64_t parent_key; /* the filter state of the directory holding it */
+	struct sweep_stat st; /* the directory it leads to */
+};
+
+static int defer_link(struct scan *s, const struct sweep_entry *e, uint32_t root, char *rel, const struct sweep_stat *st)
+{
+	struct link_ent *l;
+
+	if (s->nlinks == s->caplinks) {
+		size_t cap = s->caplinks ? s->caplinks * 2 : 16;
+
+		l = realloc(s->links, cap * sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+		s->links = l;
+		s->caplinks = cap;
+	}
+	l = &s->links[s->nlinks];
+	l->path = strdup(e->path);
+	if (!l->path)
+		return -ENOMEM;
+	l->rel = rel;
+	l->root = root;
+	l->parent_key = filter_walk_key(s->fw, e->dir_id);
+	l->st = *st;
+	s->nlinks++;
+	return 0;
+}
+
+/*
+ * A source symlink under -L, --copy-unsafe-links or -k: whether it is
+ * followed (rsync's readlink_stat()/link_stat() on the sender). 1 with
+ * *st its referent's, 0 kept as a symlink, -1 when it leads nowhere
+ * (rsync's "symlink has no referent", an I/O error: no deletions).
+ */
+static int follow_link(struct scan *s, const struct sweep_entry *e, const char *rel, struct stat *st)
+{
+	const struct sync_opts *o = &s->c->o;
+	bool want = o->copy_links || o->copy_dirlinks;
+
+	if (!want && o->copy_unsafe_links) {
+		char *target = read_link(e->dirfd, e->at_name, (size_t)e->st.size);
+
+		want = !target || sync_unsafe_symlink(target, rel);
+		free(target);
+	}
+	if (!want)
+		return 0;
+	if (fstatat(e->dirfd, e->at_name, st, 0) < 0) {
+		if (o->copy_dirlinks && !o->copy_links && !o->copy_unsafe_links)
+			return 0; /* -k follows what leads to a directory; a dangling link stays a link */
+		pthread_mutex_lock(&report_lock);
+		progress_clear(s->c->prog);
+		cli_msg("symlink has no referent: %s", cli_quote(e->path));
+		s->c->errors++;
+		s->c->io_error = true;
+		pthread_mutex_unlock(&report_lock);
+		return -1;
+	}
+	if (!o->copy_links && !o->copy_unsafe_links && !S_ISDIR(st->st_mode))
+		return 0;
+	return 1;
+}
+
 static int on_entry(const struct sweep_entry *e, void *ctx)
 {
 	struct scan *s = ctx;
 	struct sync_ctx *c = s->c;
 	struct scan_ent *x;
-	bool is_dir = S_ISDIR(e->st.mode);
+	struct sweep_stat st = e->st; /* the entry, or with a symlink followed, its referent */
+	bool followed = false;
 	uint32_t root = s->map[e->root_index];
 	size_t root_len = s->root_len[e->root_index];
 	char *rel;
@@ -250,14 +323,41 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 	}
 	if (!rel)
 		goto nomem;
+	if (s->is_src && e->depth > 0 && S_ISLNK(st.mode) &&
+	    (c->o.copy_links || c->o.copy_unsafe_links || c->o.copy_dirlinks)) {
+		struct stat ref;
+		int f = follow_link(s, e, rel, &ref);
+
+		if (f < 0) {
+			free(rel);
+			return 0;
+		}
+		if (f > 0) {
+			sweep_stat_from_stat(&st, &ref);
+			followed = true;
+		}
+	}
+	bool is_dir = S_ISDIR(st.mode);
 	unsigned eflags = 0;
 	bool no_descend = false, descend = true;
 
+	/* the rules see what the sender lists: a followed symlink as its referent (a directory's "dir/" rules too) */
 	if (e->depth > 0 && filter_entry(s, e, root, rel, is_dir, &eflags, &descend)) {
 		free(rel);
-		return is_dir ? SWEEP_WALK_SKIP : 0;
+		return S_ISDIR(e->st.mode) ? SWEEP_WALK_SKIP : 0;
 	}
 	no_descend = !descend;
+	if (followed && is_dir) {
+		/* listed, with what is inside, by a walk of its own after this one (flist_scan) */
+		if (!c->o.recursive && !c->o.dirs) {
+			int r = note_skip(s, rel, true);
+
+			return r < 0 ? r : 0;
+		}
+		if (defer_link(s, e, root, rel, &st) < 0)
+			goto nomem_rel;
+		return 0;
+	}
 
 	if (is_dir && !c->o.recursive) {
 		/* rsync without -r: the directory is not copied at all; with -d it is, without what is inside */
@@ -267,10 +367,10 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 	}
 	if (is_dir && e->depth == 0 && c->roots[root].implied)
 		no_descend = true;
-	if (s->is_src && !type_wanted(&c->o, e->st.mode)) {
+	if (s->is_src && !type_wanted(&c->o, st.mode)) {
 		/* still in rsync's file list, so in its "total size" */
-		if (S_ISLNK(e->st.mode))
-			c->total_size += e->st.size;
+		if (S_ISLNK(st.mode))
+			c->total_size += st.size;
 		if (c->o.info_nonreg < 1) {
 			free(rel);
 			return 0;
@@ -296,12 +396,12 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 	x = &s->v[s->n];
 	x->rel = rel;
 	x->root = root;
-	x->flags = eflags;
-	fst_pack(&x->sd.st, &e->st);
+	x->flags = eflags | (followed ? N_SFOLLOW : 0);
+	fst_pack(&x->sd.st, &st);
 	x->sd.link = NULL;
 	x->sidx = UINT32_MAX;
-	if (S_ISLNK(e->st.mode)) {
-		x->sd.link = read_link(e->dirfd, e->at_name, (size_t)e->st.size);
+	if (S_ISLNK(st.mode)) {
+		x->sd.link = read_link(e->dirfd, e->at_name, (size_t)st.size);
 		if (!x->sd.link) {
 			int err = errno ? -errno : -EIO;
 
@@ -321,8 +421,8 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 	/* The scanning line: the source side only, which is walked on the caller's thread (walk_both). */
 	if (s->is_src && is_dir)
 		progress_dirs(c->prog, 1);
-	else if (s->is_src && S_ISREG(e->st.mode))
-		progress_scanned(c->prog, 1, (uint64_t)e->st.size);
+	else if (s->is_src && S_ISREG(st.mode))
+		progress_scanned(c->prog, 1, (uint64_t)st.size);
 	return no_descend ? SWEEP_WALK_SKIP : 0;
 
 nomem_rel:
@@ -440,6 +540,130 @@ static int walk_side(struct scan *s)
 	free(paths);
 	free(map);
 	free(lens);
+	return r;
+}
+
+static int cmp_ent_rel(const void *a, const void *b)
+{
+	const struct scan_ent *x = *(const struct scan_ent *const *)a, *y = *(const struct scan_ent *const *)b;
+
+	return strcmp(x->rel, y->rel);
+}
+
+/* Whether link l leads back to a directory above it (or to its operand's top): following it would never end. */
+static bool link_loops(struct scan *s, struct scan_ent **dirs, size_t ndirs, const struct link_ent *l)
+{
+	char *p = strdup(l->rel);
+	bool loop = false;
+
+	if (!p)
+		return true;
+	for (;;) {
+		char *slash = strrchr(p, '/');
+		struct scan_ent key = { .rel = slash ? p : (char *)"." }, *kp = &key, **hit;
+
+		if (slash)
+			*slash = 0;
+		hit = bsearch(&kp, dirs, ndirs, sizeof(*dirs), cmp_ent_rel);
+		if (hit && (*hit)->sd.st.st_dev == l->st.dev && (*hit)->sd.st.st_ino == l->st.ino)
+			loop = true;
+		if (!slash || loop)
+			break;
+	}
+	free(p);
+	(void)s;
+	return loop;
+}
+
+/* A followed directory symlink as a root of its own (sync_root.linked). Takes nothing; -ENOMEM. */
+static int add_link_root(struct sync_ctx *c, const struct link_ent *l)
+{
+	const struct sync_root *up = &c->roots[l->root];
+	const char *tail = !strcmp(up->rel0, ".") ? l->rel : l->rel + strlen(up->rel0) + 1;
+	struct sync_root *rt;
+
+	if (c->nroots == c->caproots) {
+		size_t cap = c->caproots ? c->caproots * 2 : 8;
+		struct sync_root *v = realloc(c->roots, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		c->roots = v;
+		c->caproots = cap;
+		up = &c->roots[l->root];
+	}
+	rt = &c->roots[c->nroots];
+	*rt = (struct sync_root){ .src = strdup(l->path), .rel0 = strdup(l->rel), .follow = true, .linked = true,
+				  .src_skip = strlen(l->rel) + 1 };
+	if (rt->src && rt->rel0 && asprintf(&rt->dst, "%s/%s", up->dst, tail) < 0)
+		rt->dst = NULL;
+	if (!rt->src || !rt->rel0 || !rt->dst) {
+		free(rt->src);
+		free(rt->rel0);
+		free(rt->dst);
+		return -ENOMEM;
+	}
+	c->nroots++;
+	return 0;
+}
+
+/*
+ * The directories the source's followed symlinks lead to, each walked as a
+ * root of its own, pass after pass (a followed link inside one is found by
+ * the next), until none is left. A link back to a directory above it is an
+ * error (ELOOP), not followed.
+ */
+static int walk_links(struct scan *s)
+{
+	struct sync_ctx *c = s->c;
+	int r = 0;
+
+	for (unsigned pass = 0; s->nlinks && r >= 0; pass++) {
+		struct link_ent *l = s->links;
+		size_t n = s->nlinks, ndirs = 0, m = 0;
+		struct scan_ent **dirs = malloc((s->n ? s->n : 1) * sizeof(*dirs));
+		const char **paths = calloc(n, sizeof(*paths));
+		uint32_t *map = calloc(n, sizeof(*map));
+		size_t *lens = calloc(n, sizeof(*lens));
+
+		s->links = NULL;
+		s->nlinks = s->caplinks = 0;
+		if (!dirs || !paths || !map || !lens)
+			r = -ENOMEM;
+		for (size_t i = 0; r >= 0 && i < s->n; i++)
+			if (S_ISDIR(s->v[i].sd.st.st_mode))
+				dirs[ndirs++] = &s->v[i];
+		if (ndirs)
+			qsort(dirs, ndirs, sizeof(*dirs), cmp_ent_rel);
+		for (size_t i = 0; r >= 0 && i < n; i++) {
+			if (pass >= 40 || link_loops(s, dirs, ndirs, &l[i])) {
+				report_error(c, l[i].path, -ELOOP, false);
+				continue;
+			}
+			r = add_link_root(c, &l[i]);
+			if (r >= 0)
+				r = filter_walk_root(s->fw, (uint32_t)(c->nroots - 1), l[i].path, l[i].path);
+			if (r >= 0)
+				r = filter_walk_root_parent(s->fw, (uint32_t)(c->nroots - 1), l[i].parent_key);
+			if (r < 0)
+				break;
+			paths[m] = c->roots[c->nroots - 1].src;
+			lens[m] = strlen(paths[m]);
+			map[m++] = (uint32_t)(c->nroots - 1);
+		}
+		filter_walk_pass(s->fw);
+		if (r >= 0 && m)
+			r = walk_group(s, paths, map, lens, m, true);
+		for (size_t i = 0; i < n; i++) {
+			free(l[i].path);
+			free(l[i].rel);
+		}
+		free(l);
+		free(dirs);
+		free(paths);
+		free(map);
+		free(lens);
+	}
 	return r;
 }
 
@@ -730,6 +954,8 @@ int flist_scan(struct sync_ctx *c)
 		goto out;
 	}
 	r = walk_both(c, &s, &d);
+	if (r >= 0 && s.nlinks)
+		r = walk_links(&s);
 	/* a merge file's bad rule (exit 1) or missing merge file (exit 11) stops the run, as in rsync */
 	if (filter_walk_error(s.fw) || filter_walk_error(d.fw))
 		c->filter_fatal = filter_walk_error(s.fw) == -EIO || filter_walk_error(d.fw) == -EIO ? EXIT_FILEIO : EXIT_SYNTAX;
@@ -756,7 +982,7 @@ int flist_scan(struct sync_ctx *c)
 			/* rsync's "total size": the listed files' and symlinks' sizes */
 			if (S_ISREG(n->s.st.st_mode) || S_ISLNK(n->s.st.st_mode))
 				c->total_size += (uint64_t)n->s.st.st_size;
-			n->flags |= N_SRC;
+			n->flags |= N_SRC | s.v[i].flags;
 			s.v[i++].rel = NULL;
 		}
 		if (cmp >= 0) {
@@ -815,6 +1041,11 @@ out:
 	free(d.v);
 	filter_walk_free(s.fw);
 	filter_walk_free(d.fw);
+	for (size_t k = 0; k < s.nlinks; k++) {
+		free(s.links[k].path);
+		free(s.links[k].rel);
+	}
+	free(s.links);
 	return r;
 }
 
@@ -856,6 +1087,9 @@ const char *node_dst_path(struct sync_ctx *c, const struct sync_node *n, char **
 
 const char *node_src_rel(const struct sync_ctx *c, const struct sync_node *n)
 {
+	/* a followed directory symlink's root: below the directory it leads to, which is "." itself */
+	if (c->roots[n->root].linked && strlen(n->rel) < c->roots[n->root].src_skip)
+		return ".";
 	/* -R: below the directory holding the operand, as for an operand without -R */
 	return n->rel + c->roots[n->root].src_skip;
 }
@@ -903,11 +1137,12 @@ int flist_open_roots(struct sync_ctx *c)
 		int fd;
 
 		/* SRC/: the operand itself, followed as named; SRC: the directory holding it (entries are rel0/...). */
-		fd = strcmp(rt->rel0, ".") ? open_parent(rt->src) : open(rt->src, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		fd = strcmp(rt->rel0, ".") && !rt->linked ? open_parent(rt->src)
+						       : open(rt->src, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0 && fd != -ENOMEM)
 			fd = -errno;
 		/* The operand must still be what was scanned: a root that vanished or was replaced is an I/O error. */
-		if (fd >= 0 && top && !strcmp(rt->rel0, ".") &&
+		if (fd >= 0 && top && (!strcmp(rt->rel0, ".") || rt->linked) &&
 		    (fstat(fd, &st) < 0 || (uint64_t)st.st_dev != top->s.st.st_dev ||
 		     (uint64_t)st.st_ino != top->s.st.st_ino)) {
 			close(fd);

@@ -364,6 +364,19 @@ void itemize_print(struct sync_ctx *c, const struct sync_node *n, unsigned f, co
 		/* -v names what was made or transferred, as rsync -v does (not what a --*-dest DIR matched) */
 		if ((f & IT_MATCHED) && !(f & IT_SIGNIFICANT) && c->o.name_level < 2)
 			return;
+		bool kept_link = (f & IT_HLINK) && !(xname && *xname); /* a hard link already in place */
+
+		if (!(f & (IT_NEW | IT_TRANSFER | IT_CHANGE)) && (!(f & IT_LOCAL) || kept_link) && !dir &&
+		    !(f & IT_MATCHED) && c->o.name_level >= 2) {
+			/* rsync's set_file_attrs() at -vv: "NAME is uptodate", or NAME alone when it set something */
+			if (!line_open(&l))
+				return;
+			put_name(c, l.f, n->rel);
+			fputs(f & (IT_TIME | IT_PERMS | IT_OWNER | IT_GROUP | IT_ACL | IT_XATTR) ? "\n" : " is uptodate\n",
+			      l.f);
+			line_emit(c, &l, (size_t)(n - c->list.v));
+			return;
+		}
 		if (!(f & (IT_NEW | IT_TRANSFER | IT_LOCAL | IT_CHANGE)) && !(dir && (f & IT_SIGNIFICANT)))
 			return;
 	} else {

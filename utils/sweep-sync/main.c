@@ -668,6 +668,9 @@ int sync_run(struct sync_ctx *c, struct sync_dest *d)
 		if (c->o.itemize || c->o.name_level > 0)
 			printf("created directory %s\n", dst);
 	}
+	/* rsync's -vv (debug FLIST1): its generator's first words */
+	if (c->o.verbose >= 2)
+		puts("delta-transmission disabled for local transfer or --whole-file");
 	skips_print(c, false);
 	r = flist_open_roots(c);
 	if (r < 0)
@@ -735,8 +738,12 @@ int sync_run(struct sync_ctx *c, struct sync_dest *d)
 report:
 	c->errors += (unsigned long)d->missing;
 	c->prog = progress_finish(c->prog, !c->fatal);
-	if (!c->fatal)
+	if (!c->fatal) {
+		/* rsync's -vv (debug DELTASUM1): its sender's last words; everything is literal data here */
+		if (c->o.verbose >= 2)
+			printf("total: matches=0  hash_hits=0  false_alarms=0 data=%s\n", report_num(c, c->sent));
 		report_summary(c, &c->start);
+	}
 	if (c->fatal) {
 		code = c->fatal_code;
 		/* a remote transfer's other side gone: the client says why, once it knows (remote_client.c) */
@@ -807,6 +814,8 @@ int main(int argc, char **argv)
 	}
 	nsrc = argc - optind - 1;
 	code = check_remote(argv + optind, nsrc);
+	if (code < 0 && sync_refuse_remote(&c.o))
+		code = EXIT_SYNTAX;
 	if (code < 0) {
 		code = remote_client(&c, argc, argv, nsrc);
 		goto out;

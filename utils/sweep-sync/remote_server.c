@@ -190,6 +190,9 @@ int remote_server_main(int argc, char **argv)
 		code = e == -EIO ? EXIT_FILEIO : EXIT_SYNTAX;
 		goto out;
 	}
+	code = sync_refuse_remote(&c.o);
+	if (code)
+		goto out;
 	int level = remote_compression(&c.o);
 	if (level < 0) {
 		code = EXIT_SYNTAX;

@@ -48,6 +48,8 @@ struct sync_opts {
 	bool quiet, update, dirs, relative, numeric_ids, size_only, partial, from0;
 	bool delete_before, delete_excluded, backup, remove_source, stats_opt, do_progress;
 	bool existing, ignore_existing; /* --existing (--ignore-non-existing), --ignore-existing */
+	/* -L, --copy-unsafe-links, -k: the source's symlinks followed; --safe-links: unsafe ones left out */
+	bool copy_links, copy_unsafe_links, copy_dirlinks, safe_links;
 	int itemize; /* -i count */
 	int verbose; /* -v count */
 	int progress; /* rsync's: --progress (1) or --info=progress2 (2) */
@@ -80,6 +82,8 @@ struct sync_opts {
 
 /* options.c: parse argv into o. 0, -EINVAL (usage error: exit 1) or -EIO (a rules file: exit 11). */
 int sync_parse_options(int argc, char **argv, struct sync_opts *o);
+/* The options a transfer over a remote shell cannot honour yet: said, and EXIT_SYNTAX; else 0. */
+int sync_refuse_remote(const struct sync_opts *o);
 
 
 /*
@@ -99,6 +103,12 @@ struct sync_root {
 	 * on the way followed, as rsync's sender does), by rel less those.
 	 */
 	size_t src_skip;
+	/*
+	 * A symlink to a directory that -L, --copy-unsafe-links or -k follow:
+	 * src is the link, opened as the directory it leads to; its entries
+	 * (rel0/...) are reached beneath that (src_skip is rel0's length + 1).
+	 */
+	bool linked;
 };
 
 /*
@@ -142,6 +152,7 @@ struct side {
 #define N_SYNCED    0x8000u /* the destination matches the source now (--remove-source-files may remove it) */
 #define N_PROTECT  0x10000u /* destination entry the receiver's filter rules exclude: --delete leaves it */
 #define N_PERISH   0x20000u /* ... by perishable rules only: it goes when its directory is deleted */
+#define N_SFOLLOW  0x40000u /* the source is a symlink followed to a non-directory (-L, --copy-unsafe-links) */
 
 /* A source entry, a destination entry, or both, under one relative path. */
 struct sync_node {
@@ -245,6 +256,9 @@ struct sync_ctx {
 	uint64_t skipped_deletes; /* deletions --max-delete stopped */
 	unsigned long changed;  /* source files that changed while read (a warning: rsync exits 0) */
 };
+
+/* symlinks.c: rsync's unsafe symlink: target climbs above the transfer's top from rel (or is absolute). */
+bool sync_unsafe_symlink(const char *target, const char *rel);
 
 /* hostspec.c: whether an operand names another machine, as rsync reads it. */
 struct hostspec {
