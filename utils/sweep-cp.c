@@ -51,8 +51,13 @@ static void die_of_signal(void)
 struct cp {
 	bool verbose;
 	bool failed;
+	bool interactive; /* -i: ask before replacing */
+	bool force;       /* -f or --remove-destination: how -i words its question */
 	struct progress *progress;
 };
+
+/* on_done's cookie for a directory --parents made on the way: cp -v names those unquoted. */
+#define PARENT_COOKIE 1
 
 static void usage(void)
 {
@@ -62,23 +67,38 @@ static void usage(void)
 	       "Copy SOURCE to DEST, or multiple SOURCE(s) to DIRECTORY, reading the sources\n"
 	       "in physical disk order and writing the copies in the same order.\n\n"
 	       "  -a, --archive                same as -dR --preserve=all\n"
+	       "      --attributes-only        don't copy the file data, just the attributes\n"
+	       "      --backup[=CONTROL]       make a backup of each existing destination file\n"
+	       "  -b                           like --backup but does not accept an argument\n"
+	       "      --copy-contents          copy contents of special files when recursive\n"
 	       "  -d                           same as --no-dereference --preserve=links\n"
 	       "  -H                           follow command-line symbolic links in SOURCE\n"
 	       "  -L, --dereference            always follow symbolic links in SOURCE\n"
 	       "  -P, --no-dereference         never follow symbolic links in SOURCE\n"
-	       "  -n, --no-clobber             do not overwrite an existing file\n"
+	       "  -i, --interactive            prompt before overwrite (overrides a previous -n\n"
+	       "                                 option)\n"
+	       "  -l, --link                   hard link files instead of copying\n"
+	       "  -n, --no-clobber             do not overwrite an existing file (overrides\n"
+	       "                                 a previous -i option)\n"
 	       "  -p                           same as --preserve=mode,ownership,timestamps\n"
 	       "      --preserve[=ATTR_LIST]   preserve the specified attributes (default:\n"
 	       "                                 mode,ownership,timestamps); also links, xattr, all\n"
 	       "      --no-preserve=ATTR_LIST  don't preserve the specified attributes\n"
+	       "      --parents                use full source file name under DIRECTORY\n"
 	       "  -r, -R, --recursive          copy directories recursively\n"
 	       "      --reflink[=WHEN]         clone data: auto (default), always, never\n"
 	       "      --sparse=WHEN            holes: auto (default), always, never\n"
+	       "      --strip-trailing-slashes  remove any trailing slashes from each SOURCE\n"
+	       "                                 argument\n"
+	       "  -s, --symbolic-link          make symbolic links instead of copying\n"
+	       "  -S, --suffix=SUFFIX          override the usual backup suffix\n"
 	       "  -t, --target-directory=DIRECTORY  copy all SOURCE arguments into DIRECTORY\n"
 	       "  -T, --no-target-directory    treat DEST as a normal file\n"
 	       "  -u, --update                 copy only when SOURCE is newer than DEST or DEST is missing\n"
 	       "  -v, --verbose                explain what is being done\n"
-	       "  -f, --force                  accepted for compatibility (copies always replace atomically)\n"
+	       "  -f, --force                  replace a destination symlink that loops, and with\n"
+	       "                                 -l or -s an existing destination (copies always\n"
+	       "                                 replace atomically)\n"
 	       "      --remove-destination     replace an existing destination, never write through\n"
 	       "                                 a symbolic link found there\n"
 	       "  -x, --one-file-system        stay on this file system\n"
@@ -91,8 +111,17 @@ static void usage(void)
 	       "      --stats                  print how the files were copied, on stderr, at the end\n"
 	       "      --device=CLASS           hdd, ssd or auto (default): the device class of every\n"
 	       "                               filesystem (--stats says which class and why)\n"
+	       "  -Z                           (no SELinux here: nothing to set; refused where there is)\n"
 	       "      --help                   display this help and exit\n"
 	       "      --version                output version information and exit\n\n"
+	       "The backup suffix is '~', unless set with --suffix or SIMPLE_BACKUP_SUFFIX.\n"
+	       "The version control method may be selected via the --backup option or through\n"
+	       "the VERSION_CONTROL environment variable: none, off (never make backups);\n"
+	       "numbered, t (make numbered backups); existing, nil (numbered if numbered\n"
+	       "backups exist, simple otherwise); simple, never (always make simple backups).\n"
+	       "An abbreviated long option means what it means to cp: sweep-cp's own options\n"
+	       "(--batch, --device, --fsync, --order, --progress, --stats, --writes) are\n"
+	       "written out in full.\n\n"
 	       "Each file is written as an unnamed temporary in its destination directory\n"
 	       "(or, where the filesystem has none, under a name starting with '.sweep-tmp.')\n"
 	       "and put in place when complete. Nothing outside DEST is ever written: no\n"
@@ -184,10 +213,195 @@ static int on_done(const struct sweep_copy_done *d, void *ctx)
 	progress_copy_done(c->progress, d);
 	/* cp -v names what it makes: not an existing directory it merges into. */
 	if (c->verbose && d->how != SWEEP_COPY_HOW_SKIPPED && !(d->how == SWEEP_COPY_HOW_DIR && d->existed)) {
-		char *s = strdup(cli_quote(d->src));
 		progress_clear(c->progress);
-		printf("%s -> %s\n", s ? s : d->src, cli_quote(d->dst));
+		if (d->cookie == PARENT_COOKIE) { /* cp prints --parents' directories as they are */
+			printf("%s -> %s\n", d->src, d->dst);
+			return 0;
+		}
+		char *s = strdup(cli_quote(d->src));
+		printf("%s -> %s", s ? s : d->src, cli_quote(d->dst));
+		if (d->backup)
+			printf(" (backup: %s)", cli_quote(d->backup));
+		putchar('\n');
 		free(s);
+	}
+	return 0;
+}
+
+/* "rw-r--r--" of a mode, as ls shows it (without the type). */
+static void mode_string(unsigned mode, char out[10])
+{
+	static const char rwx[] = "rwxrwxrwx";
+	for (int i = 0; i < 9; i++)
+		out[i] = mode & (0400u >> i) ? rwx[i] : '-';
+	if (mode & 04000)
+		out[2] = mode & 0100 ? 's' : 'S';
+	if (mode & 02000)
+		out[5] = mode & 0010 ? 's' : 'S';
+	if (mode & 01000)
+		out[8] = mode & 0001 ? 't' : 'T';
+	out[9] = '\0';
+}
+
+/* fd 0 was closed when we started: /dev/null, write-only, holds its place (see guard_stdin). */
+static bool stdin_was_closed;
+
+/*
+ * cp run with stdin closed: its number is held by /dev/null opened
+ * write-only, so no file the copy opens becomes "stdin" (cp -i would read
+ * its answers from it), and reading an answer fails as it does for cp.
+ */
+static void guard_stdin(void)
+{
+	if (fcntl(0, F_GETFD) >= 0 || errno != EBADF)
+		return;
+	stdin_was_closed = true;
+	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (fd > 0)
+		close(fd); /* (0 is the lowest free number: it is 0 or nothing) */
+}
+
+/*
+ * cp's close_stdin at exit: an answer that could not be read (stdin
+ * closed, or not readable) is "error closing file" and exit 1, with the
+ * close's error where it failed (a closed stdin: EBADF).
+ */
+static void close_stdin(void)
+{
+	bool read_failed = ferror(stdin);
+
+	errno = 0;
+	int err = fclose(stdin) != 0 ? errno : 0;
+	if (stdin_was_closed)
+		err = EBADF;
+	if (read_failed || (err && err != EBADF)) {
+		/* not cli_msg: stdout is closed already */
+		if (err)
+			fprintf(stderr, "%s: error closing file: %s\n", cli_prog(), strerror(err));
+		else
+			fprintf(stderr, "%s: error closing file\n", cli_prog());
+		_exit(1);
+	}
+}
+
+/* A line from stdin that says yes (cp's yesno: it starts with y or Y). */
+static bool yes(void)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n = getline(&line, &cap, stdin);
+	bool ok = n > 0 && (line[0] == 'y' || line[0] == 'Y');
+
+	free(line);
+	return ok;
+}
+
+/* cp -i: asked before an existing non-directory is replaced, in cp's words. */
+static int on_exists(const char *src, const char *dst, const struct sweep_stat *st, void *ctx)
+{
+	struct cp *c = ctx;
+
+	(void)src;
+	if (!c->interactive)
+		return 1;
+	progress_clear(c->progress);
+	fflush(stdout);
+	if (!S_ISLNK(st->mode) && faccessat(AT_FDCWD, dst, W_OK, AT_EACCESS) < 0 && errno == EACCES) {
+		char perms[10];
+		mode_string(st->mode, perms);
+		fprintf(stderr,
+			c->force ? "%s: replace %s, overriding mode %04o (%s)? " : "%s: unwritable %s (mode %04o, %s); try anyway? ",
+			cli_prog(), cli_quote(dst), st->mode & 07777, perms);
+	} else {
+		fprintf(stderr, "%s: overwrite %s? ", cli_prog(), cli_quote(dst));
+	}
+	return yes() ? 1 : 0;
+}
+
+/*
+ * A backup method as cp reads it (an exact word, or an abbreviation whose
+ * matches all mean one method); what names it in the message: "backup type"
+ * for --backup's argument, "$VERSION_CONTROL" for the environment's.
+ */
+static enum sweep_copy_backup parse_backup(const char *arg, const char *what)
+{
+	static const struct { const char *word; enum sweep_copy_backup kind; } words[] = {
+		{ "none", SWEEP_COPY_BACKUP_NONE },         { "off", SWEEP_COPY_BACKUP_NONE },
+		{ "simple", SWEEP_COPY_BACKUP_SIMPLE },     { "never", SWEEP_COPY_BACKUP_SIMPLE },
+		{ "existing", SWEEP_COPY_BACKUP_EXISTING }, { "nil", SWEEP_COPY_BACKUP_EXISTING },
+		{ "numbered", SWEEP_COPY_BACKUP_NUMBERED }, { "t", SWEEP_COPY_BACKUP_NUMBERED },
+	};
+	int found = -1;
+	bool ambiguous = false;
+	size_t n = strlen(arg);
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		if (!strcmp(arg, words[i].word))
+			return words[i].kind;
+		if (n && !strncmp(arg, words[i].word, n)) {
+			if (found >= 0 && words[found].kind != words[i].kind)
+				ambiguous = true;
+			found = (int)i;
+		}
+	}
+	if (found >= 0 && !ambiguous)
+		return words[found].kind;
+	fprintf(stderr, "%s: %s argument %s for %s\n", cli_prog(), ambiguous ? "ambiguous" : "invalid", cli_quote(arg),
+		cli_quote_locale(what));
+	fprintf(stderr, "Valid arguments are:\n  - 'none', 'off'\n  - 'simple', 'never'\n  - 'existing', 'nil'\n"
+			"  - 'numbered', 't'\n");
+	bad_usage(NULL, NULL);
+	return SWEEP_COPY_BACKUP_NONE;
+}
+
+/* A path without its trailing slashes ("a//" -> "a", "/" stays), in place. */
+static void strip_slashes(char *p)
+{
+	size_t n = strlen(p);
+	while (n > 1 && p[n - 1] == '/')
+		p[--n] = '\0';
+}
+
+/*
+ * cp --parents: the directories on the way to SOURCE's copy under the target
+ * directory, each a copy of the source's directory there (mode, and with -p
+ * owner and times, applied at the end as for any directory), where the
+ * copy's directory is not there yet; rel is SOURCE without its leading
+ * slashes. 0, or -1 after cp's message.
+ */
+static int make_parents(struct sweep_copy *e, const char *target, const char *src, const char *rel)
+{
+	const char *last = strrchr(rel, '/');
+	size_t lead = (size_t)(rel - src);
+	struct stat st;
+
+	for (const char *p = strchr(rel, '/'); last && p && p <= last; p = strchr(p + 1, '/')) {
+		char *sdir = strndup(src, lead + (size_t)(p - rel)), *ddir = strndup(rel, (size_t)(p - rel)), *path;
+		if (!sdir || !ddir || asprintf(&path, "%s/%s", target, ddir) < 0)
+			cli_die(1, "out of memory");
+		int rc = 0;
+		if (stat(path, &st) == 0) { /* there: it must be a directory, as cp checks */
+			if (!S_ISDIR(st.st_mode)) {
+				cli_msg("%s exists but is not a directory", cli_quote(path));
+				rc = -1;
+			}
+		} else if (stat(sdir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			int err = errno;
+			cli_msg("failed to get attributes of %s: %s", cli_quote(sdir),
+				strerror(S_ISDIR(st.st_mode) ? err : ENOTDIR));
+			rc = -1;
+		} else {
+			struct sweep_stat sst;
+			sweep_stat_from_stat(&sst, &st);
+			struct sweep_copy_src s = { .size = sizeof(s), .root_fd = AT_FDCWD, .rel = sdir, .path = sdir,
+						    .st = &sst, .flags = SWEEP_COPY_SRC_FOLLOWED };
+			rc = sweep_copy_entry(e, &s, ddir, PARENT_COOKIE) < 0 ? -1 : 0;
+		}
+		free(sdir);
+		free(ddir);
+		free(path);
+		if (rc < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -325,27 +539,43 @@ static void print_stats(const struct sweep_copy *e)
 }
 
 enum { OPT_PRESERVE = 256, OPT_NO_PRESERVE, OPT_REFLINK, OPT_SPARSE, OPT_PROGRESS, OPT_FSYNC, OPT_ORDER,
-       OPT_BATCH, OPT_STATS, OPT_REMOVE_DEST, OPT_WRITES, OPT_DEVICE, OPT_HELP, OPT_VERSION };
+       OPT_BATCH, OPT_STATS, OPT_REMOVE_DEST, OPT_WRITES, OPT_DEVICE, OPT_HELP, OPT_VERSION, OPT_ATTRS_ONLY,
+       OPT_COPY_CONTENTS, OPT_PARENTS, OPT_STRIP_SLASHES };
 
 int main(int argc, char **argv)
 {
+	/* In cp's order: an ambiguous abbreviation lists its possibilities in this order, as cp does. */
 	static const struct option longopts[] = {
 		{"archive", no_argument, NULL, 'a'},
+		{"attributes-only", no_argument, NULL, OPT_ATTRS_ONLY},
+		{"backup", optional_argument, NULL, 'b'},
+		{"copy-contents", no_argument, NULL, OPT_COPY_CONTENTS},
 		{"dereference", no_argument, NULL, 'L'},
-		{"no-dereference", no_argument, NULL, 'P'},
+		{"force", no_argument, NULL, 'f'},
+		{"interactive", no_argument, NULL, 'i'},
+		{"link", no_argument, NULL, 'l'},
 		{"no-clobber", no_argument, NULL, 'n'},
-		{"preserve", optional_argument, NULL, OPT_PRESERVE},
+		{"no-dereference", no_argument, NULL, 'P'},
 		{"no-preserve", required_argument, NULL, OPT_NO_PRESERVE},
-		{"recursive", no_argument, NULL, 'R'},
-		{"reflink", optional_argument, NULL, OPT_REFLINK},
-		{"sparse", required_argument, NULL, OPT_SPARSE},
-		{"target-directory", required_argument, NULL, 't'},
 		{"no-target-directory", no_argument, NULL, 'T'},
+		{"one-file-system", no_argument, NULL, 'x'},
+		{"parents", no_argument, NULL, OPT_PARENTS},
+		{"path", no_argument, NULL, OPT_PARENTS}, /* cp's old name for it */
+		{"preserve", optional_argument, NULL, OPT_PRESERVE},
+		{"recursive", no_argument, NULL, 'R'},
+		{"remove-destination", no_argument, NULL, OPT_REMOVE_DEST},
+		{"sparse", required_argument, NULL, OPT_SPARSE},
+		{"reflink", optional_argument, NULL, OPT_REFLINK},
+		{"strip-trailing-slashes", no_argument, NULL, OPT_STRIP_SLASHES},
+		{"suffix", required_argument, NULL, 'S'},
+		{"symbolic-link", no_argument, NULL, 's'},
+		{"target-directory", required_argument, NULL, 't'},
 		{"update", no_argument, NULL, 'u'},
 		{"verbose", no_argument, NULL, 'v'},
-		{"force", no_argument, NULL, 'f'},
-		{"remove-destination", no_argument, NULL, OPT_REMOVE_DEST},
-		{"one-file-system", no_argument, NULL, 'x'},
+		{"context", optional_argument, NULL, 'Z'},
+		{"help", no_argument, NULL, OPT_HELP},
+		{"version", no_argument, NULL, OPT_VERSION},
+		/* sweep-cp's own */
 		{"writes", required_argument, NULL, OPT_WRITES},
 		{"fsync", no_argument, NULL, OPT_FSYNC},
 		{"order", required_argument, NULL, OPT_ORDER},
@@ -353,8 +583,6 @@ int main(int argc, char **argv)
 		{"batch", required_argument, NULL, OPT_BATCH},
 		{"progress", optional_argument, NULL, OPT_PROGRESS},
 		{"stats", no_argument, NULL, OPT_STATS},
-		{"help", no_argument, NULL, OPT_HELP},
-		{"version", no_argument, NULL, OPT_VERSION},
 		{NULL, 0, NULL, 0},
 	};
 	static const char *const reflink_words[] = {"auto", "always", "never", NULL};
@@ -365,15 +593,59 @@ int main(int argc, char **argv)
 			      .on_plan = on_plan, .on_step = on_step, .ctx = &c, .cancel = &stop_signal};
 	char deref = 0; /* 'L', 'H', 'P' or 0 for cp's default */
 	bool links = false, no_target = false, stats = false, remove_dest = false;
-	bool no_mode = false, want_context = false;
+	bool no_mode = false, want_context = false, make_backups = false, parents = false, strip = false;
+	const char *version_control = NULL, *suffix = NULL;
+	static const char *const own[] = {"batch", "device", "fsync", "order", "progress", "stats", "writes", NULL};
 	struct progress_opts progress = { 0 };
 	const char *target_dir = NULL;
 	int opt;
 
 	cli_init(argv[0]);
+	guard_stdin();
+	atexit(close_stdin); /* (after stdout's close: atexit runs them last first) */
 	cli_close_stdout_atexit();
-	while ((opt = getopt_long(argc, argv, "adfHLnPpRrt:Tuvx", longopts, NULL)) != -1) {
+	if (cli_long_abbrev(argc, argv, longopts, own) < 0)
+		bad_usage(NULL, NULL);
+	while ((opt = getopt_long(argc, argv, "abdfHiLlnPpRrS:st:TuvxZ", longopts, NULL)) != -1) {
 		switch (opt) {
+		case 'b':
+			make_backups = true;
+			if (optarg)
+				version_control = optarg;
+			break;
+		case 'S':
+			make_backups = true;
+			suffix = optarg;
+			break;
+		case 'i':
+			c.interactive = true; /* the last of -i and -n wins */
+			o.flags &= ~SWEEP_COPY_NO_CLOBBER;
+			break;
+		case 'l':
+			o.flags |= SWEEP_COPY_HARD_LINK;
+			break;
+		case 's':
+			o.flags |= SWEEP_COPY_SYMBOLIC_LINK;
+			break;
+		case OPT_ATTRS_ONLY:
+			o.flags |= SWEEP_COPY_ATTRS_ONLY;
+			break;
+		case OPT_COPY_CONTENTS:
+			o.flags |= SWEEP_COPY_CONTENTS;
+			break;
+		case OPT_PARENTS:
+			parents = true;
+			break;
+		case OPT_STRIP_SLASHES:
+			strip = true;
+			break;
+		case 'Z':
+			/* as cp: without SELinux there is no context to set (a named one is warned of) */
+			if (selinux_enabled())
+				cli_die(1, "cannot set security contexts: not supported");
+			if (optarg)
+				cli_msg("warning: ignoring --context; it requires an SELinux-enabled kernel");
+			break;
 		case 'a':
 			deref = 'P';
 			links = true;
@@ -385,6 +657,8 @@ int main(int argc, char **argv)
 			links = true;
 			break;
 		case 'f':
+			o.flags |= SWEEP_COPY_FORCE;
+			c.force = true;
 			break;
 		case 'H':
 		case 'L':
@@ -393,6 +667,7 @@ int main(int argc, char **argv)
 			break;
 		case 'n':
 			o.flags |= SWEEP_COPY_NO_CLOBBER;
+			c.interactive = false;
 			break;
 		case 'p':
 			o.preserve |= SWEEP_PRESERVE_MODE | SWEEP_PRESERVE_ACL | SWEEP_PRESERVE_OWNER | SWEEP_PRESERVE_TIMES;
@@ -448,6 +723,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_REMOVE_DEST:
 			remove_dest = true;
+			c.force = true;
 			break;
 		case 'x':
 			o.flags |= SWEEP_COPY_ONE_FS;
@@ -496,6 +772,24 @@ int main(int argc, char **argv)
 	if (want_context)
 		cli_die(1, selinux_enabled() ? "cannot preserve security context: not supported"
 					     : "cannot preserve security context without an SELinux-enabled kernel");
+	if (c.interactive) /* (asked only then: the engine replaces what it is told to) */
+		o.on_exists = on_exists;
+	if ((o.flags & SWEEP_COPY_HARD_LINK) && (o.flags & SWEEP_COPY_SYMBOLIC_LINK))
+		bad_usage("cannot make both hard and symbolic links", NULL);
+	if (make_backups && (o.flags & SWEEP_COPY_NO_CLOBBER))
+		bad_usage("options --backup and --no-clobber are mutually exclusive", NULL);
+	if (make_backups) {
+		const char *env = getenv("VERSION_CONTROL");
+		o.backup = version_control ? parse_backup(version_control, "backup type")
+			 : env && *env     ? parse_backup(env, "$VERSION_CONTROL")
+					   : SWEEP_COPY_BACKUP_EXISTING;
+		if (!suffix)
+			suffix = getenv("SIMPLE_BACKUP_SUFFIX");
+		o.backup_suffix = suffix;
+	}
+	/* POSIX cp makes the file a dangling symlink names; GNU cp does only when asked this way. */
+	if (getenv("POSIXLY_CORRECT"))
+		o.flags |= SWEEP_COPY_WRITE_DANGLING;
 	if (links)
 		o.flags |= SWEEP_COPY_LINKS;
 	if (no_mode)
@@ -509,8 +803,8 @@ int main(int argc, char **argv)
 	 */
 	o.flags |= remove_dest ? SWEEP_COPY_REMOVE_DEST : SWEEP_COPY_WRITE_THROUGH;
 	/* cp follows symlinks only when not copying recursively, unless told otherwise. */
-	if (deref == 'L')
-		o.flags |= SWEEP_COPY_DEREF_ALL;
+	if (deref == 'L' || (deref == 0 && (o.flags & SWEEP_COPY_RECURSIVE) && (o.flags & SWEEP_COPY_HARD_LINK)))
+		o.flags |= SWEEP_COPY_DEREF_ALL; /* (cp -rl follows every symlink: it links what they name) */
 	else if (deref == 'H' || (deref == 0 && !(o.flags & SWEEP_COPY_RECURSIVE)))
 		o.flags |= SWEEP_COPY_DEREF_ROOTS;
 
@@ -534,6 +828,34 @@ int main(int argc, char **argv)
 		cli_die(1, "target directory %s: %s", cli_quote(target_dir), strerror(-err));
 	if (!dir && nops > 2)
 		cli_die(1, "target %s: %s", cli_quote(ops[nops - 1]), strerror(-err));
+	if (parents && !dir)
+		bad_usage("with --parents, the destination must be a directory", NULL);
+	int nsrc = target_dir ? nops : nops - 1;
+	for (int i = 0; strip && i < nsrc; i++)
+		strip_slashes(ops[i]);
+	/*
+	 * cp --force --backup foo foo: a copy of foo under its backup name (cp
+	 * turns it into cp --force foo fooSUFFIX).
+	 */
+	char *self_backup = NULL;
+	struct stat self_st;
+	if (!dir && (o.flags & SWEEP_COPY_FORCE) && o.backup != SWEEP_COPY_BACKUP_NONE && !strcmp(ops[0], ops[1]) &&
+	    lstat(ops[0], &self_st) == 0 && S_ISREG(self_st.st_mode)) {
+		char *d = NULL;
+		const char *base;
+		split_dest(ops[1], &d, &base);
+		int dfd = open(d, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		char *bk = NULL;
+		if (dfd < 0 || sweep_copy_backup_name(dfd, base, o.backup, o.backup_suffix, &bk) < 0 ||
+		    asprintf(&self_backup, "%.*s%s", (int)(base - ops[1]), ops[1], bk) < 0)
+			cli_die(1, "cannot backup %s", cli_quote(ops[1]));
+		if (dfd >= 0)
+			close(dfd);
+		free(bk);
+		free(d);
+		ops[1] = self_backup;
+		o.backup = SWEEP_COPY_BACKUP_NONE;
+	}
 
 	catch_signals();
 	c.progress = progress_new(&progress);
@@ -563,10 +885,11 @@ int main(int argc, char **argv)
 			c.failed = true;
 		}
 	}
-	int nsrc = target_dir ? nops : nops - 1;
 	if (stats) /* which device class each source got, and why, before the copy */
 		cli_device_report((const char *const *)ops, (size_t)nsrc);
-	struct seen_src *seen = dir && nsrc > 1 ? calloc((size_t)nsrc, sizeof(*seen)) : NULL;
+	/* (with backups, an operand given twice is copied twice: each backs the other up, as cp does) */
+	struct seen_src *seen = dir && nsrc > 1 && o.backup == SWEEP_COPY_BACKUP_NONE ? calloc((size_t)nsrc, sizeof(*seen))
+										      : NULL;
 	int nseen = 0;
 	for (int i = 0; i < nsrc && rc >= 0 && !stop_signal; i++) {
 		if (seen && source_again(ops[i], (o.flags & (SWEEP_COPY_DEREF_ALL | SWEEP_COPY_DEREF_ROOTS)) != 0, seen,
@@ -575,11 +898,25 @@ int main(int argc, char **argv)
 			cli_msg("warning: source file %s specified more than once", cli_quote(ops[i]));
 			continue;
 		}
-		if (dir) {
+		if (parents) {
+			char *src = strdup(ops[i]);
+			if (!src)
+				cli_die(1, "out of memory");
+			strip_slashes(src);
+			const char *rel = src;
+			while (*rel == '/')
+				rel++;
+			if (!*rel || make_parents(e, dir, src, rel) < 0)
+				c.failed = true;
+			else
+				rc = sweep_copy_tree(e, ops[i], rel);
+			free(src);
+		} else if (dir) {
 			char *base = base_name(ops[i]);
 			if (!base)
 				cli_die(1, "out of memory");
-			rc = sweep_copy_tree(e, ops[i], base);
+			/* cp -R src/.. dest copies into dest itself, never into dest/.. */
+			rc = sweep_copy_tree(e, ops[i], strcmp(base, "..") ? base : ".");
 			free(base);
 		} else {
 			rc = sweep_copy_tree(e, ops[i], dest_name);
@@ -591,6 +928,7 @@ int main(int argc, char **argv)
 	}
 	free(dest_dir);
 	free(seen);
+	free(self_backup);
 	/* Every operand walked: what is queued is all there is (the finish reads the last batch). */
 	progress_walk_done(c.progress);
 	rc = sweep_copy_finish(e);

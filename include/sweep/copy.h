@@ -71,6 +71,25 @@ extern "C" {
 					   is replaced by a copy (cp --remove-destination) */
 #define SWEEP_COPY_DEFAULT_MODES 0x800u /* without SWEEP_PRESERVE_MODE, new copies get 0666 (directories and
 					   sockets 0777) less the umask, not the source's (cp --no-preserve=mode) */
+#define SWEEP_COPY_FORCE         0x1000u /* an existing destination that cannot be written through is replaced:
+					    a symlink named as destination that loops; with HARD_LINK or
+					    SYMBOLIC_LINK, any existing non-directory (cp -f) */
+#define SWEEP_COPY_WRITE_DANGLING 0x2000u /* with WRITE_THROUGH, a dangling symlink named as destination: the
+					     file it names is made (POSIXLY_CORRECT cp); else an error */
+#define SWEEP_COPY_HARD_LINK     0x4000u /* non-directories become hard links to their sources (cp -l) */
+#define SWEEP_COPY_SYMBOLIC_LINK 0x8000u /* non-directories become symlinks to their sources' paths (cp -s) */
+#define SWEEP_COPY_ATTRS_ONLY    0x10000u /* regular files: no data; an existing one keeps its data and gets the
+					     metadata, a missing one is made empty (cp --attributes-only) */
+#define SWEEP_COPY_CONTENTS      0x20000u /* with RECURSIVE, FIFOs and devices are read and their data copied into
+					     regular files, as without it (cp --copy-contents) */
+
+/* sweep_copy_opts.backup: what becomes of an existing non-directory an entry replaces */
+enum sweep_copy_backup {
+	SWEEP_COPY_BACKUP_NONE = 0,     /* replaced */
+	SWEEP_COPY_BACKUP_SIMPLE = 1,   /* kept as NAME + suffix (one backup, replaced by the next) */
+	SWEEP_COPY_BACKUP_NUMBERED = 2, /* kept as NAME.~N~, N one more than the highest there */
+	SWEEP_COPY_BACKUP_EXISTING = 3, /* numbered where NAME already has numbered backups, else simple */
+};
 
 enum sweep_copy_reflink {
 	SWEEP_COPY_REFLINK_AUTO = 0,   /* clone or copy_file_range where possible, else read and write */
@@ -115,6 +134,12 @@ enum sweep_copy_op {
 	SWEEP_COPY_OP_DANGLING,          /* SWEEP_COPY_WRITE_THROUGH onto a dangling symlink (err 0) */
 	SWEEP_COPY_OP_NEW_OVERWRITE,     /* sweep_copy_tree() onto what an earlier call of this run made (err 0) */
 	SWEEP_COPY_OP_NEW_SYMLINK,       /* sweep_copy_tree() would write through a symlink an earlier call made (err 0) */
+	SWEEP_COPY_OP_STAT_DEST,         /* cannot stat the destination (src is the destination as shown) */
+	SWEEP_COPY_OP_BACKUP,            /* cannot back up the destination */
+	SWEEP_COPY_OP_BACKUP_SOURCE,     /* the destination's backup would replace the source itself (err 0) */
+	SWEEP_COPY_OP_LINK_SYMBOLIC,     /* SYMBOLIC_LINK: cannot make the destination a symlink to the source */
+	SWEEP_COPY_OP_LINK_RELATIVE,     /* SYMBOLIC_LINK: a relative source, a destination outside the current
+					    directory (the symlink would not name the source; err 0) */
 };
 
 /* Which metadata step failed (SWEEP_COPY_OP_META). */
@@ -161,6 +186,7 @@ struct sweep_copy_done {
 	uint64_t bytes;              /* data bytes copied */
 	uint64_t cookie;
 	bool existed;                /* the destination existed: a directory reused, or an entry replaced or left alone */
+	const char *backup;          /* what it replaced was kept under this name (as shown), else NULL */
 };
 
 /* The steps of a file's copy, for on_step (progress, tracing, tests). */
@@ -193,6 +219,15 @@ struct sweep_copy_opts {
 	/* When *cancel becomes non-zero (a signal handler sets it), the run stops at the next file or piece
 	 * of data, nothing half-made is left under a final name, and the functions return -ECANCELED. */
 	volatile const sig_atomic_t *cancel;
+	/* Backups of what is replaced (sweep_copy_backup_name(3)); suffix NULL: "~". */
+	enum sweep_copy_backup backup;
+	const char *backup_suffix;
+	/*
+	 * Asked before an existing non-directory at dst (shown as given to
+	 * on_error) is replaced, as cp -i asks: 1 replace it, 0 leave it (done
+	 * as SWEEP_COPY_HOW_SKIPPED), <0 stop. NULL: replace.
+	 */
+	int (*on_exists)(const char *src, const char *dst, const struct sweep_stat *dst_st, void *ctx);
 };
 
 /* One extended attribute of a supplied source (SWEEP_COPY_SRC_SUPPLIED); ACLs are their system.posix_acl_* ones. */
@@ -340,6 +375,15 @@ SWEEP_EXPORT int sweep_copy_link(struct sweep_copy *c, const char *target, const
 SWEEP_EXPORT int sweep_copy_stat(struct sweep_copy *c, const char *dst, struct sweep_stat *ret);
 /* chmod of dst (not through a symlink: a symlink at dst gives -ELOOP). */
 SWEEP_EXPORT int sweep_copy_chmod(struct sweep_copy *c, const char *dst, unsigned mode);
+
+/*
+ * The name NAME's backup of this kind gets in the directory dirfd (NAME's
+ * last component + suffix, or NAME.~N~ one past the highest there), in *ret
+ * (malloc'ed; the caller frees it). suffix NULL: "~". 0, -EINVAL (kind
+ * NONE, a name with a slash), -ENOMEM, or -errno reading the directory.
+ */
+SWEEP_EXPORT int sweep_copy_backup_name(int dirfd, const char *name, enum sweep_copy_backup kind,
+					const char *suffix, char **ret);
 
 /* sweep_copy_attrs() flags */
 #define SWEEP_COPY_ATTRS_EXACT 0x1u /* also remove the xattrs/ACLs dst has and the source lacks */

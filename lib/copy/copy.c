@@ -18,7 +18,9 @@
 #define KNOWN_FLAGS                                                                                   \
 	(SWEEP_COPY_RECURSIVE | SWEEP_COPY_DEREF_ALL | SWEEP_COPY_DEREF_ROOTS | SWEEP_COPY_LINKS |         \
 	 SWEEP_COPY_NO_CLOBBER | SWEEP_COPY_UPDATE | SWEEP_COPY_FSYNC | SWEEP_COPY_NO_SAME_FILE_CHECK |    \
-	 SWEEP_COPY_WRITE_THROUGH | SWEEP_COPY_ONE_FS | SWEEP_COPY_REMOVE_DEST | SWEEP_COPY_DEFAULT_MODES)
+	 SWEEP_COPY_WRITE_THROUGH | SWEEP_COPY_ONE_FS | SWEEP_COPY_REMOVE_DEST | SWEEP_COPY_DEFAULT_MODES |      \
+	 SWEEP_COPY_FORCE | SWEEP_COPY_WRITE_DANGLING | SWEEP_COPY_HARD_LINK | SWEEP_COPY_SYMBOLIC_LINK |       \
+	 SWEEP_COPY_ATTRS_ONLY | SWEEP_COPY_CONTENTS)
 #define KNOWN_PRESERVE (SWEEP_PRESERVE_ALL | SWEEP_PRESERVE_STRICT)
 
 SWEEP_EXPORT int sweep_copy_set_dest(struct sweep_copy *c, int dirfd, const char *path, const char *show)
@@ -84,7 +86,7 @@ SWEEP_EXPORT int sweep_copy_new(const struct sweep_copy_opts *opts, struct sweep
 		rc = sweep__flags_check(c->o.preserve, KNOWN_PRESERVE);
 	if (rc == 0 && ((unsigned)c->o.reflink > SWEEP_COPY_REFLINK_NEVER || (unsigned)c->o.sparse > SWEEP_COPY_SPARSE_NEVER ||
 			(unsigned)c->o.writes > SWEEP_COPY_WRITES_PWRITE || (unsigned)c->o.order > SWEEP_ORDER_NONE ||
-			(unsigned)c->o.backend > SWEEP_BACKEND_SYSCALL))
+			(unsigned)c->o.backend > SWEEP_BACKEND_SYSCALL || (unsigned)c->o.backup > SWEEP_COPY_BACKUP_EXISTING))
 		rc = -EINVAL;
 	if (rc < 0) {
 		free(c);

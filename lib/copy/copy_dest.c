@@ -5,8 +5,10 @@
  * (see copy_internal.h); entries are put in place by rename from a
  * temporary name made in the same directory.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,6 +188,121 @@ int sweep__src_dir(const struct src_ref *s, const char **ret_name)
 	}
 	free(dir);
 	return fd;
+}
+
+/* ---- backups ---- */
+
+/* The highest N of NAME.~N~ in the directory (0: none), -errno where it cannot be read. */
+static long highest_numbered(int dirfd, const char *name)
+{
+	size_t nl = strlen(name);
+	long best = 0;
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+
+	if (!d) {
+		int err = errno;
+		if (fd >= 0)
+			close(fd);
+		return -err;
+	}
+	for (struct dirent *de; (de = readdir(d));) {
+		const char *p = de->d_name;
+		if (strncmp(p, name, nl) || p[nl] != '.' || p[nl + 1] != '~' || p[nl + 2] < '1' || p[nl + 2] > '9')
+			continue;
+		char *end;
+		long n = strtol(p + nl + 2, &end, 10);
+		if (end[0] == '~' && !end[1] && n > best && n < LONG_MAX)
+			best = n;
+	}
+	closedir(d);
+	return best;
+}
+
+/* The backup name, and whether it is a numbered one (never replaces another). */
+static int backup_name(int dirfd, const char *name, enum sweep_copy_backup kind, const char *suffix, char **ret,
+		       bool *numbered)
+{
+	long n = 0;
+
+	if (!suffix || !*suffix || strchr(suffix, '/'))
+		suffix = "~"; /* as cp: a suffix with a slash would leave the directory */
+	if (kind != SWEEP_COPY_BACKUP_SIMPLE && (n = highest_numbered(dirfd, name)) < 0)
+		return (int)n;
+	*numbered = kind == SWEEP_COPY_BACKUP_NUMBERED || (kind == SWEEP_COPY_BACKUP_EXISTING && n > 0);
+	if (*numbered)
+		return asprintf(ret, "%s.~%ld~", name, n + 1) < 0 ? -ENOMEM : 0;
+	return asprintf(ret, "%s%s", name, suffix) < 0 ? -ENOMEM : 0;
+}
+
+SWEEP_EXPORT int sweep_copy_backup_name(int dirfd, const char *name, enum sweep_copy_backup kind,
+					const char *suffix, char **ret)
+{
+	bool numbered;
+
+	if (!name || !*name || strchr(name, '/') || !ret || kind == SWEEP_COPY_BACKUP_NONE ||
+	    (unsigned)kind > SWEEP_COPY_BACKUP_EXISTING || (dirfd < 0 && dirfd != AT_FDCWD))
+		return -EINVAL;
+	return backup_name(dirfd, name, kind, suffix, ret, &numbered);
+}
+
+int sweep__dest_backup(const struct sweep_copy *c, int dirfd, const char *name, char **ret_backup)
+{
+	struct stat st;
+	char tmp[32], *bk = NULL;
+	bool numbered;
+	int rc;
+
+	*ret_backup = NULL;
+	if (c->o.backup == SWEEP_COPY_BACKUP_NONE)
+		return 0;
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (S_ISDIR(st.st_mode))
+		return 0; /* never backed up: a directory is not replaced */
+	for (int tries = 0; tries < 100; tries++) {
+		rc = backup_name(dirfd, name, c->o.backup, c->o.backup_suffix, &bk, &numbered);
+		if (rc < 0)
+			return rc;
+		if (numbered) {
+			rc = linkat(dirfd, name, dirfd, bk, 0) < 0 ? -errno : 0;
+		} else {
+			/* onto the old backup in one step: a temporary link renamed over it */
+			rc = -EEXIST;
+			for (int t = 0; t < 100 && rc == -EEXIST; t++) {
+				sweep__dest_tmp_name(tmp);
+				rc = linkat(dirfd, name, dirfd, tmp, 0) < 0 ? -errno : 0;
+			}
+			if (rc == 0 && renameat(dirfd, tmp, dirfd, bk) < 0) {
+				rc = -errno;
+				unlinkat(dirfd, tmp, 0);
+			}
+		}
+		if (rc == 0) {
+			*ret_backup = bk;
+			return 0;
+		}
+		free(bk);
+		bk = NULL;
+		if (rc != -EEXIST || !numbered)
+			return rc;
+		/* another numbered backup appeared meanwhile: count again */
+	}
+	return -EEXIST;
+}
+
+char *sweep__dest_backup_show(const struct sweep_copy *c, const char *dst, const char *bk)
+{
+	const char *slash = strrchr(dst, '/');
+	char *rel = NULL, *buf = NULL, *out;
+	size_t cap = 0;
+
+	if (!bk || asprintf(&rel, "%.*s%s", slash ? (int)(slash - dst + 1) : 0, dst, bk) < 0)
+		return NULL;
+	out = strdup(sweep__dst_show_in(c, rel, &buf, &cap));
+	free(buf);
+	free(rel);
+	return out;
 }
 
 int sweep__dest_put(const struct sweep_copy *c, int dirfd, const char *tmp, const char *name)

@@ -141,6 +141,7 @@ struct fcopy {
 	uint64_t size;    /* what the copy is to hold: the source's length as read */
 	uint64_t bytes;   /* data bytes copied (written, cloned or copied by the kernel) */
 	uint64_t wpos;    /* into: how far the stream has been written (holes as zeros) */
+	char *backup;     /* what it replaced was kept under this name (in its directory) */
 	enum sweep_copy_how how;
 	bool placed;      /* in place under its final name */
 	/* the source as read */
@@ -240,8 +241,8 @@ int sweep__read_on_batch(const struct sweep_plan *p, void *ctx);
 int sweep__read_on_batch_end(const struct sweep_plan *p, int status, void *ctx);
 /* Every queued item let go (the batch was read, or the run stopped); the links of those never read fail. */
 void sweep__read_queue_drop(struct sweep_copy *c);
-/* A source open as fd (a stream), read to its end into the copy of q, then settled. 0 or -errno (reported). */
-int sweep__read_stream(struct sweep_copy *c, const struct qitem *q, int fd);
+/* A source open as fd (a stream), read to its end (data) into the copy of q, then settled. 0 or -errno (reported). */
+int sweep__read_stream(struct sweep_copy *c, const struct qitem *q, int fd, bool data);
 
 /* copy_write.c: nothing here reports; failures are kept in the fcopy. */
 struct fcopy *sweep__write_start(struct fcopy *f, const struct qitem *q);
@@ -291,6 +292,10 @@ void sweep__report_meta(struct sweep_copy *c, enum sweep_copy_meta op, int err, 
 			uint64_t cookie);
 void sweep__report_done(struct sweep_copy *c, const char *src, const char *dst, const struct sweep_stat *st,
 			enum sweep_copy_how how, uint64_t bytes, uint64_t cookie, bool existed);
+/* The same, where what stood at dst was kept under backup (as shown, or NULL). */
+void sweep__report_done_backup(struct sweep_copy *c, const char *src, const char *dst, const struct sweep_stat *st,
+			       enum sweep_copy_how how, uint64_t bytes, uint64_t cookie, bool existed,
+			       const char *backup);
 /* on_step, serialised across threads; returns the run's stop value. */
 int sweep__report_step(struct sweep_copy *c, enum sweep_copy_step step, const char *src, const char *dst,
 		       uint64_t cookie);
@@ -332,6 +337,14 @@ void sweep__dest_cache_free(struct dest_cache *dc);
 void sweep__dest_tmp_name(char *buf);
 /* Put the entry at tmp (in dirfd) onto name: rename, or without replacing with no-clobber. */
 int sweep__dest_put(const struct sweep_copy *c, int dirfd, const char *tmp, const char *name);
+/*
+ * Before name (in dirfd) is replaced: where the run keeps backups, what
+ * stands there (not a directory) gets a second name, its backup's, in
+ * *ret_backup (malloc'ed; NULL: nothing there, or no backups). 0 or -errno.
+ */
+int sweep__dest_backup(const struct sweep_copy *c, int dirfd, const char *name, char **ret_backup);
+/* The backup bk made of dst (bk: a name in dst's directory) as shown in messages (malloc'ed, or NULL). */
+char *sweep__dest_backup_show(const struct sweep_copy *c, const char *dst, const char *bk);
 /* Make dst (beneath the destination) a hard link to target, through a temporary name: 0 or -errno. */
 int sweep__dest_link(const struct sweep_copy *c, const char *target, const char *dst);
 /* The permission bits a new copy of a source with this mode gets when modes are not preserved. */
@@ -356,6 +369,9 @@ int sweep__make_special(struct sweep_copy *c, const struct src_ref *s, int dirfd
 			bool existed, uint64_t cookie);
 int sweep__make_link(struct sweep_copy *c, const char *target, const char *src, const char *dst,
 		     const struct sweep_stat *st, uint64_t cookie);
+/* cp -l and -s: dst a hard link to the source, or a symlink to its path (exists: something stands at dst). */
+int sweep__make_to_source(struct sweep_copy *c, const struct src_ref *s, int dirfd, const char *name,
+			  const char *dst, bool exists, bool replace, bool symbolic, uint64_t cookie);
 
 /* copy_dirs.c: directory metadata, deferred to the end. */
 /* 0 or -ENOMEM; *capture_err: the source's xattrs/ACLs could not be read now (the rest is still applied). */

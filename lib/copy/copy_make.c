@@ -16,6 +16,11 @@
 
 #include "copy_internal.h"
 
+static bool same_dir(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
 /* Make something under a fresh temporary name in dirfd; make() returns 0, -EEXIST (retry) or -errno. */
 static int with_temp(int dirfd, int (*make)(int dirfd, const char *tmp, const void *arg), const void *arg,
 		     char tmp[32])
@@ -38,6 +43,30 @@ static int make_special(int dirfd, const char *tmp, const void *arg)
 {
 	const struct sweep_stat *st = arg;
 	return mknodat(dirfd, tmp, (mode_t)((st->mode & S_IFMT) | 0600), (dev_t)st->rdev) < 0 ? -errno : 0;
+}
+
+/* The finished temporary tmp (in dirfd) onto name, after the backup of what stands there; reported. */
+static int put_temp(struct sweep_copy *c, const struct src_ref *s, int dirfd, const char *tmp, const char *name,
+		    const char *dst, bool existed, enum sweep_copy_how how, enum sweep_copy_op op, uint64_t cookie)
+{
+	char *bk = NULL;
+	int rc = existed ? sweep__dest_backup(c, dirfd, name, &bk) : 0;
+
+	if (rc < 0) {
+		unlinkat(dirfd, tmp, 0); /* ours: made by this run a moment ago */
+		return sweep__report(c, SWEEP_COPY_OP_BACKUP, rc, s->path, sweep__dst_show(c, dst), cookie);
+	}
+	rc = sweep__dest_put(c, dirfd, tmp, name);
+	if (rc < 0) {
+		unlinkat(dirfd, tmp, 0);
+		free(bk);
+		return sweep__report(c, op, rc, s->path, sweep__dst_show(c, dst), cookie);
+	}
+	char *shown = sweep__dest_backup_show(c, dst, bk);
+	sweep__report_done_backup(c, s->path, sweep__dst_show(c, dst), s->st, how, 0, cookie, existed, shown);
+	free(shown);
+	free(bk);
+	return 0;
 }
 
 /* The source's metadata applied to the temporary tmp in dirfd, then tmp renamed onto name, reported. */
@@ -63,13 +92,7 @@ static int settle_temp(struct sweep_copy *c, const struct src_ref *s, int dirfd,
 	sweep__meta_blob_free(blob);
 	if (sdir >= 0)
 		close(sdir);
-	int rc = sweep__dest_put(c, dirfd, tmp, name);
-	if (rc < 0) {
-		unlinkat(dirfd, tmp, 0); /* ours: made by this run a moment ago */
-		return sweep__report(c, op, rc, s->path, sweep__dst_show(c, dst), cookie);
-	}
-	sweep__report_done(c, s->path, sweep__dst_show(c, dst), s->st, how, 0, cookie, existed);
-	return 0;
+	return put_temp(c, s, dirfd, tmp, name, dst, existed, how, op, cookie);
 }
 
 static char *read_link(const struct src_ref *s, int *err)
@@ -166,20 +189,86 @@ int sweep__make_dir(struct sweep_copy *c, const struct src_ref *s, int dirfd, co
 int sweep__make_link(struct sweep_copy *c, const char *target, const char *src, const char *dst,
 		     const struct sweep_stat *st, uint64_t cookie)
 {
-	struct stat dst_st;
-	const char *name;
-	int dfd = sweep__dest_dir(c, dst, &name);
+	struct stat dst_st, tst;
+	const char *name, *tname;
+	char *bk = NULL;
+	int dfd = sweep__dest_dir(c, dst, &name), rc = 0;
 	bool existed = dfd >= 0 && fstatat(dfd, name, &dst_st, AT_SYMLINK_NOFOLLOW) == 0;
 
+	/* Kept where it is not the copy's inode already (a name left alone by -u, linked again). */
+	if (existed && c->o.backup != SWEEP_COPY_BACKUP_NONE) {
+		int tdir = sweep__dest_dir(c, target, &tname);
+		bool same = tdir >= 0 && fstatat(tdir, tname, &tst, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    tst.st_dev == dst_st.st_dev && tst.st_ino == dst_st.st_ino;
+		if (tdir >= 0)
+			close(tdir);
+		if (!same)
+			rc = sweep__dest_backup(c, dfd, name, &bk);
+	}
 	if (dfd >= 0)
 		close(dfd);
-	int rc = sweep__dest_link(c, target, dst);
+	if (rc < 0)
+		return sweep__report(c, SWEEP_COPY_OP_BACKUP, rc, src, sweep__dst_show(c, dst), cookie);
+	rc = sweep__dest_link(c, target, dst);
 	if (rc < 0) {
 		char *shown = strdup(sweep__dst_show(c, target)); /* the next call reuses the buffer */
 		sweep__report(c, SWEEP_COPY_OP_LINK, rc, shown ? shown : target, sweep__dst_show(c, dst), cookie);
 		free(shown);
+		free(bk);
 		return rc;
 	}
-	sweep__report_done(c, src, sweep__dst_show(c, dst), st, SWEEP_COPY_HOW_LINK, 0, cookie, existed);
+	char *shown = sweep__dest_backup_show(c, dst, bk);
+	sweep__report_done_backup(c, src, sweep__dst_show(c, dst), st, SWEEP_COPY_HOW_LINK, 0, cookie, existed, shown);
+	free(shown);
+	free(bk);
 	return 0;
+}
+
+/*
+ * dst made a hard link to the source itself (cp -l), or a symlink to the
+ * source's path (cp -s): at once where nothing stands there, else under a
+ * temporary name put in place, where the caller may replace what stands
+ * there (replace) or it is kept as a backup; else it is an error, as cp's.
+ */
+int sweep__make_to_source(struct sweep_copy *c, const struct src_ref *s, int dirfd, const char *name,
+			  const char *dst, bool exists, bool replace, bool symbolic, uint64_t cookie)
+{
+	enum sweep_copy_op op = symbolic ? SWEEP_COPY_OP_LINK_SYMBOLIC : SWEEP_COPY_OP_LINK;
+	const char *sname = NULL;
+	char tmp[32];
+	int sdir = -1, rc;
+
+	if (symbolic && s->path[0] != '/') {
+		/* A relative target only names the source from the current directory. */
+		struct stat here, there;
+		if (stat(".", &here) == 0 && fstat(dirfd, &there) == 0 && !same_dir(&here, &there))
+			return sweep__report(c, SWEEP_COPY_OP_LINK_RELATIVE, 0, s->path, sweep__dst_show(c, dst), cookie);
+	}
+	if (!symbolic && (sdir = sweep__src_dir(s, &sname)) < 0)
+		return sweep__report(c, op, sdir, s->path, sweep__dst_show(c, dst), cookie);
+	int follow = (s->flags & SWEEP_COPY_SRC_FOLLOWED) ? AT_SYMLINK_FOLLOW : 0;
+	const char *at = exists ? tmp : name;
+	if (exists && !replace && c->o.backup == SWEEP_COPY_BACKUP_NONE) {
+		rc = -EEXIST;
+	} else {
+		rc = -EEXIST;
+		for (int tries = 0; tries < 100 && rc == -EEXIST; tries++) {
+			if (exists)
+				sweep__dest_tmp_name(tmp);
+			rc = (symbolic ? symlinkat(s->path, dirfd, at) : linkat(sdir, sname, dirfd, at, follow)) < 0 ? -errno : 0;
+			if (!exists)
+				break;
+		}
+	}
+	if (sdir >= 0)
+		close(sdir);
+	if (rc < 0)
+		return sweep__report(c, op, rc, s->path, sweep__dst_show(c, dst), cookie);
+	if (!exists) {
+		sweep__report_done(c, s->path, sweep__dst_show(c, dst), s->st,
+				   symbolic ? SWEEP_COPY_HOW_SYMLINK : SWEEP_COPY_HOW_LINK, 0, cookie, false);
+		return 0;
+	}
+	return put_temp(c, s, dirfd, tmp, name, dst, true, symbolic ? SWEEP_COPY_HOW_SYMLINK : SWEEP_COPY_HOW_LINK, op,
+			cookie);
 }

@@ -43,26 +43,118 @@ static bool same_entry(const struct src_ref *s, int dirfd, const char *name)
 	return same;
 }
 
-/*
- * A symlink copied as a symlink onto the very file it names (cp -P d/sl d/f
- * with d/sl -> f) would replace the data with a link to itself: cp refuses
- * it as "the same file". Only looked at where a symlink meets an existing
- * non-symlink, so the stat through it is rare.
- */
-static bool link_names_dst(const struct src_ref *s, const struct stat *dst_st)
-{
-	const char *sname;
-	struct stat t;
-	int sdir;
-	bool same;
+enum same { SAME_OK, SAME_FAIL, SAME_NOTHING };
 
-	if (!S_ISLNK(s->st->mode) || S_ISLNK(dst_st->st_mode) || (s->flags & SWEEP_COPY_SRC_FOLLOWED))
+static bool same_inode(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/*
+ * cp's same_file_ok(): may the source be copied onto dst_st (what stands at
+ * the destination: its lstat, or what a symlink there names where cp writes
+ * through it)? SAME_FAIL: "are the same file" (cp -P d/sl d/f with d/sl -> f
+ * would make f a link to itself); SAME_NOTHING: it is so already (cp -l onto
+ * the file itself). The stats it needs beyond those two are taken only when
+ * they may be one file.
+ */
+static enum same same_file(const struct sweep_copy *c, const struct src_ref *s, int dirfd, const char *name,
+			   const struct stat *dst_st)
+{
+	unsigned fl = c->o.flags;
+	bool hard = fl & SWEEP_COPY_HARD_LINK, symbolic = fl & SWEEP_COPY_SYMBOLIC_LINK;
+	bool backups = c->o.backup != SWEEP_COPY_BACKUP_NONE, unlink_first = fl & SWEEP_COPY_REMOVE_DEST;
+	bool never = !(fl & (SWEEP_COPY_DEREF_ALL | SWEEP_COPY_DEREF_ROOTS));
+	bool same = dst_st->st_dev == s->st->dev && dst_st->st_ino == s->st->ino;
+	struct stat sl = { .st_mode = s->st->mode, .st_dev = s->st->dev, .st_ino = s->st->ino,
+			   .st_nlink = s->st->nlink }, dl = *dst_st, t1, t2;
+	const char *sname;
+	bool same_link;
+	int sdir;
+
+	if (same && hard)
+		return SAME_NOTHING;
+	if (never) {
+		same_link = same;
+		/* Two symlinks: fine unless one directory entry (or two names of one link, as cp keeps them). */
+		if (S_ISLNK(sl.st_mode) && S_ISLNK(dl.st_mode)) {
+			bool sn = same_entry(s, dirfd, name);
+			if (!sn && (backups || !same_link))
+				return SAME_OK;
+			return sn ? SAME_FAIL : SAME_NOTHING;
+		}
+	} else {
+		if (!same)
+			return SAME_OK;
+		sdir = sweep__src_dir(s, &sname);
+		bool ok = sdir >= 0 && fstatat(sdir, sname, &sl, AT_SYMLINK_NOFOLLOW) == 0 &&
+			  fstatat(dirfd, name, &dl, AT_SYMLINK_NOFOLLOW) == 0;
+		if (sdir >= 0)
+			close(sdir);
+		if (!ok)
+			return SAME_OK;
+		same_link = same_inode(&sl, &dl);
+		if (S_ISLNK(sl.st_mode) && S_ISLNK(dl.st_mode) && unlink_first)
+			return SAME_OK;
+	}
+	if (backups) {
+		/* The backup keeps a copy: fine, unless the backup would move the source itself away. */
+		if (!same_link)
+			return !never && S_ISLNK(sl.st_mode) && !S_ISLNK(dl.st_mode) ? SAME_FAIL : SAME_OK;
+		return same_entry(s, dirfd, name) ? SAME_FAIL : SAME_OK;
+	}
+	if (unlink_first) {
+		if (S_ISLNK(dl.st_mode))
+			return SAME_OK;
+		if (same_link && dl.st_nlink > 1 && !same_entry(s, dirfd, name))
+			return SAME_OK;
+	}
+	if (!S_ISLNK(sl.st_mode) && !S_ISLNK(dl.st_mode)) {
+		if (!same_inode(&sl, &dl))
+			return SAME_OK;
+		if (hard)
+			return SAME_NOTHING;
+	}
+	if (symbolic && S_ISLNK(dl.st_mode))
+		return SAME_OK;
+	if (never) {
+		/* What the links name: a symlink copied onto the file it names destroys it. */
+		if (S_ISLNK(sl.st_mode)) {
+			sdir = sweep__src_dir(s, &sname);
+			bool ok = sdir >= 0 && fstatat(sdir, sname, &t1, 0) == 0;
+			if (sdir >= 0)
+				close(sdir);
+			if (!ok)
+				return SAME_OK;
+		} else {
+			t1 = sl;
+		}
+		if (S_ISLNK(dl.st_mode) ? fstatat(dirfd, name, &t2, 0) < 0 : (t2 = dl, false))
+			return SAME_OK;
+		if (!same_inode(&t1, &t2))
+			return SAME_OK;
+		if (hard)
+			return S_ISLNK(dl.st_mode) ? SAME_OK : SAME_NOTHING;
+	}
+	return SAME_FAIL;
+}
+
+/* cp's source_is_dst_backup(): the source is the very file dst's simple backup would replace. */
+static bool source_is_backup(const struct sweep_copy *c, const struct src_ref *s, int dirfd, const char *name)
+{
+	const char *suffix = c->o.backup_suffix && *c->o.backup_suffix && !strchr(c->o.backup_suffix, '/')
+				     ? c->o.backup_suffix : "~";
+	const char *sbase = strrchr(s->path, '/') ? strrchr(s->path, '/') + 1 : s->path;
+	size_t nl = strlen(name), sl = strlen(suffix);
+	struct stat st;
+	char *bk;
+
+	if (c->o.backup == SWEEP_COPY_BACKUP_NUMBERED || strlen(sbase) != nl + sl || strncmp(sbase, name, nl) ||
+	    strcmp(sbase + nl, suffix) || asprintf(&bk, "%s%s", name, suffix) < 0)
 		return false;
-	sdir = sweep__src_dir(s, &sname);
-	if (sdir < 0)
-		return false;
-	same = fstatat(sdir, sname, &t, 0) == 0 && t.st_dev == dst_st->st_dev && t.st_ino == dst_st->st_ino;
-	close(sdir);
+	bool same = fstatat(dirfd, bk, &st, 0) == 0 && (uint64_t)st.st_dev == s->st->dev &&
+		    (uint64_t)st.st_ino == s->st->ino;
+	free(bk);
 	return same;
 }
 
@@ -149,23 +241,66 @@ static int enqueue(struct sweep_copy *c, const struct src_ref *s, const char *ds
 	return sweep__copy_stopped(c);
 }
 
-/* A FIFO or device named without -r: read now, as it comes (no plan: a stream has no place on a disk). */
-static int stream_now(struct sweep_copy *c, const struct src_ref *s, const char *dst, const char *place,
-		      const struct stat *dst_st, bool into)
+/* The source opened for reading, beneath its root (or as named), without following a final symlink unless it was. */
+static int open_source(const struct src_ref *s)
+{
+	const char *sname;
+	int sdir = sweep__src_dir(s, &sname);
+
+	if (sdir < 0)
+		return sdir;
+	int fd = openat(sdir, sname,
+			O_RDONLY | O_NOCTTY | O_CLOEXEC | ((s->flags & SWEEP_COPY_SRC_FOLLOWED) ? 0 : O_NOFOLLOW));
+	int rc = fd < 0 ? -errno : fd;
+	close(sdir);
+	return rc;
+}
+
+/*
+ * Read now, as it comes, without a plan: a FIFO or device named without -r
+ * (a stream has no place on a disk), or with --copy-contents; and a regular
+ * file whose attributes only are copied (data false: an empty copy).
+ */
+static int copy_now(struct sweep_copy *c, const struct src_ref *s, const char *dst, const char *place,
+		    const struct stat *dst_st, bool into, bool data, uint64_t cookie)
 {
 	struct qitem q;
-	int rc = item_make(c, s, dst, place, dst_st, into, NULL, 0, &q);
+	int rc = item_make(c, s, dst, place, dst_st, into, NULL, cookie, &q);
 
 	if (rc < 0)
-		return sweep__report(c, SWEEP_COPY_OP_OPEN_SRC, rc, s->path, sweep__dst_show(c, dst), 0);
-	int fd = open(s->rel, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+		return sweep__report(c, SWEEP_COPY_OP_OPEN_SRC, rc, s->path, sweep__dst_show(c, dst), cookie);
+	int fd = open_source(s);
 	if (fd < 0)
-		rc = sweep__report(c, SWEEP_COPY_OP_OPEN_SRC, -errno, s->path, sweep__dst_show(c, dst), 0);
+		rc = sweep__report(c, SWEEP_COPY_OP_OPEN_SRC, fd, s->path, sweep__dst_show(c, dst), cookie);
 	else
-		rc = sweep__read_stream(c, &q, fd);
+		rc = sweep__read_stream(c, &q, fd, data);
 	if (fd >= 0)
 		close(fd);
 	sweep__plan_item_free(&q);
+	return rc;
+}
+
+/* cp --attributes-only onto an existing file: its data stays, it gets the source's metadata. */
+static int attrs_onto(struct sweep_copy *c, const struct src_ref *s, int dirfd, const char *name, const char *dst,
+		      const char *place, uint64_t cookie)
+{
+	int sfd = open_source(s);
+	int dfd = place ? open(place, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+			: openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	int rc = sfd < 0 ? sfd : dfd < 0 ? -errno : 0;
+
+	if (rc < 0) {
+		sweep__report(c, sfd < 0 ? SWEEP_COPY_OP_OPEN_SRC : SWEEP_COPY_OP_CREATE, rc, s->path,
+			      sweep__dst_show(c, dst), cookie);
+	} else {
+		struct meta_ref ms = { .fd = sfd }, md = { .fd = dfd };
+		sweep__report_apply_meta(c, &ms, &md, s->st, c->o.preserve, s->path, sweep__dst_show(c, dst), cookie);
+		sweep__report_done(c, s->path, sweep__dst_show(c, dst), s->st, SWEEP_COPY_HOW_DATA, 0, cookie, true);
+	}
+	if (sfd >= 0)
+		close(sfd);
+	if (dfd >= 0)
+		close(dfd);
 	return rc;
 }
 
@@ -187,58 +322,95 @@ static bool later_name(struct sweep_copy *c, struct lnode *n, const struct src_r
 	return true;
 }
 
-/* sweep__plan_entry_ref's checks and dispatch; dst_st is what stands at dst (or at place), NULL for nothing. */
+/* Left alone (cp -u, not newer), but still a name of its inode: a later name links to it, an earlier copy replaces it. */
+static int update_skip(struct sweep_copy *c, const struct src_ref *s, const char *dst, struct lnode *ln, bool track,
+		       uint64_t cookie)
+{
+	int rc;
+
+	if (later_name(c, ln, s, dst, cookie, &rc))
+		return rc;
+	if (track && !ln)
+		ln = sweep__links_add(c, s->st, dst);
+	else if (ln && sweep__links_name(ln, dst) < 0)
+		ln = NULL;
+	if (ln)
+		ln->state = LN_DONE;
+	sweep__report_done(c, s->path, sweep__dst_show(c, dst), s->st, SWEEP_COPY_HOW_SKIPPED, 0, cookie, true);
+	return 0;
+}
+
+/*
+ * sweep__plan_entry_ref's checks and dispatch, in cp's order: the same
+ * file; then, for a non-directory onto an existing entry, -u, -n and -i,
+ * the directory conflicts, and a backup that would replace the source;
+ * then what is made. dst_st is what stands at dst (or at place), NULL for
+ * nothing.
+ */
 static int entry_checked(struct sweep_copy *c, const struct src_ref *s, int dirfd, const char *name,
 			 const char *dst, const char *place, const struct stat *dst_st, uint64_t cookie, bool top)
 {
 	const struct sweep_stat *st = s->st;
+	unsigned fl = c->o.flags;
 	mode_t mode = (mode_t)st->mode;
 	/* A supplied source is on no filesystem of ours: it cannot be its own destination. */
-	bool check = !(c->o.flags & SWEEP_COPY_NO_SAME_FILE_CHECK) && !(s->flags & SWEEP_COPY_SRC_SUPPLIED);
-	bool stream = s->flags & SRC_STREAM;
+	bool check = !(fl & SWEEP_COPY_NO_SAME_FILE_CHECK) && !(s->flags & SWEEP_COPY_SRC_SUPPLIED);
+	bool stream = (s->flags & SRC_STREAM) ||
+		      ((fl & SWEEP_COPY_CONTENTS) && (S_ISFIFO(mode) || S_ISCHR(mode) || S_ISBLK(mode)));
+	bool as_link = (fl & (SWEEP_COPY_HARD_LINK | SWEEP_COPY_SYMBOLIC_LINK)) && !S_ISDIR(mode);
+	bool replace = (fl & (SWEEP_COPY_FORCE | SWEEP_COPY_REMOVE_DEST)) != 0;
 	int rc;
 
-	/* cp --remove-destination replaces another hard link of the source with a copy. */
-	if (dst_st && check && (uint64_t)dst_st->st_dev == st->dev && (uint64_t)dst_st->st_ino == st->ino &&
-	    !((c->o.flags & SWEEP_COPY_REMOVE_DEST) && S_ISREG(mode) && !same_entry(s, dirfd, name)))
-		return sweep__report(c, S_ISDIR(mode) ? SWEEP_COPY_OP_INTO_SELF : SWEEP_COPY_OP_SAME_FILE, 0, s->path,
-				     sweep__dst_show(c, dst), cookie);
-	if (dst_st && check && link_names_dst(s, dst_st))
-		return sweep__report(c, SWEEP_COPY_OP_SAME_FILE, 0, s->path, sweep__dst_show(c, dst), cookie);
-	if (S_ISDIR(mode))
-		return sweep__make_dir(c, s, dirfd, name, dst, dst_st, cookie);
-	if (dst_st && S_ISDIR(dst_st->st_mode))
-		return sweep__report(c, SWEEP_COPY_OP_OVERWRITE_DIR, 0, s->path, sweep__dst_show(c, dst), cookie);
+	if (dst_st && check) {
+		enum same same = same_file(c, s, dirfd, name, dst_st);
+		if (same == SAME_FAIL)
+			return sweep__report(c, S_ISDIR(mode) ? SWEEP_COPY_OP_INTO_SELF : SWEEP_COPY_OP_SAME_FILE, 0,
+					     s->path, sweep__dst_show(c, dst), cookie);
+		if (same == SAME_NOTHING) {
+			sweep__report_done(c, s->path, sweep__dst_show(c, dst), st, SWEEP_COPY_HOW_SKIPPED, 0, cookie, true);
+			return 0;
+		}
+	}
 
 	/*
 	 * Hard links are kept for inodes with several names, and, as cp does,
 	 * for any inode reached through a symlink that may name it twice: every
 	 * file with -L, the operands with -H (or cp's default without -r).
 	 */
-	bool track = (c->o.flags & SWEEP_COPY_LINKS) && !place && !stream &&
-		     (st->nlink > 1 || (c->o.flags & SWEEP_COPY_DEREF_ALL) || (top && (c->o.flags & SWEEP_COPY_DEREF_ROOTS)));
+	bool track = (fl & SWEEP_COPY_LINKS) && !place && !stream && !as_link && !S_ISDIR(mode) &&
+		     (st->nlink > 1 || (fl & SWEEP_COPY_DEREF_ALL) || (top && (fl & SWEEP_COPY_DEREF_ROOTS)));
 	struct lnode *ln = track ? sweep__links_find(c, st) : NULL;
-	if (dst_st && (c->o.flags & SWEEP_COPY_NO_CLOBBER)) {
-		sweep__report_done(c, s->path, sweep__dst_show(c, dst), st, SWEEP_COPY_HOW_SKIPPED, 0, cookie, true);
-		return 0;
+	if (dst_st && !S_ISDIR(mode)) {
+		if ((fl & SWEEP_COPY_UPDATE) && older_or_same(st, dst_st))
+			return update_skip(c, s, dst, ln, track, cookie);
+		if (fl & SWEEP_COPY_NO_CLOBBER) {
+			sweep__report_done(c, s->path, sweep__dst_show(c, dst), st, SWEEP_COPY_HOW_SKIPPED, 0, cookie, true);
+			return 0;
+		}
+		if (c->o.on_exists) {
+			struct sweep_stat ds;
+			sweep_stat_from_stat(&ds, dst_st);
+			rc = c->o.on_exists(s->path, sweep__dst_show(c, dst), &ds, c->o.ctx);
+			if (rc < 0 && !c->stop)
+				c->stop = rc;
+			if (rc <= 0) {
+				if (rc == 0)
+					sweep__report_done(c, s->path, sweep__dst_show(c, dst), st, SWEEP_COPY_HOW_SKIPPED, 0,
+							   cookie, true);
+				return rc < 0 ? rc : 0;
+			}
+			replace = true; /* the caller said so (cp -i with -l or -s replaces) */
+		}
 	}
-	if (dst_st && (c->o.flags & SWEEP_COPY_UPDATE) && older_or_same(st, dst_st)) {
-		/*
-		 * Left alone, but still a name of its inode (cp -u): a later name
-		 * links to it, and an earlier copy takes its place, so a group of
-		 * hard links stays one inode in an existing tree.
-		 */
-		if (later_name(c, ln, s, dst, cookie, &rc))
-			return rc;
-		if (track && !ln)
-			ln = sweep__links_add(c, st, dst);
-		else if (ln && sweep__links_name(ln, dst) < 0)
-			ln = NULL;
-		if (ln)
-			ln->state = LN_DONE;
-		sweep__report_done(c, s->path, sweep__dst_show(c, dst), st, SWEEP_COPY_HOW_SKIPPED, 0, cookie, true);
-		return 0;
-	}
+	if (S_ISDIR(mode))
+		return sweep__make_dir(c, s, dirfd, name, dst, dst_st, cookie);
+	if (dst_st && S_ISDIR(dst_st->st_mode))
+		return sweep__report(c, SWEEP_COPY_OP_OVERWRITE_DIR, 0, s->path, sweep__dst_show(c, dst), cookie);
+	if (dst_st && c->o.backup != SWEEP_COPY_BACKUP_NONE && source_is_backup(c, s, dirfd, name))
+		return sweep__report(c, SWEEP_COPY_OP_BACKUP_SOURCE, 0, s->path, sweep__dst_show(c, dst), cookie);
+	if (as_link)
+		return sweep__make_to_source(c, s, dirfd, name, dst, dst_st != NULL, replace,
+					     (fl & SWEEP_COPY_SYMBOLIC_LINK) != 0, cookie);
 
 	if (track) {
 		if (later_name(c, ln, s, dst, cookie, &rc))
@@ -250,36 +422,73 @@ static int entry_checked(struct sweep_copy *c, const struct src_ref *s, int dirf
 	}
 
 	/* cp writes into a FIFO or device it is given as the destination (never inside a tree: see write_through). */
-	bool into = top && dst_st && is_stream_dst(dst_st) && (c->o.flags & SWEEP_COPY_WRITE_THROUGH);
-	if (S_ISREG(mode) && s->feed) /* supplied: the caller feeds it now (copy_feed.c) */
+	bool into = top && dst_st && is_stream_dst(dst_st) && (fl & SWEEP_COPY_WRITE_THROUGH);
+	if (S_ISREG(mode) && s->feed) { /* supplied: the caller feeds it now (copy_feed.c) */
 		return item_make(c, s, dst, place, dst_st, into, ln, cookie, s->feed) < 0
 			       ? sweep__report(c, SWEEP_COPY_OP_CREATE, -ENOMEM, s->path, sweep__dst_show(c, dst), cookie)
 			       : 0;
-	if (S_ISREG(mode))
+	} else if (S_ISREG(mode) && (fl & SWEEP_COPY_ATTRS_ONLY)) {
+		rc = dst_st && (S_ISREG(dst_st->st_mode) || into)
+			     ? attrs_onto(c, s, dirfd, name, dst, place, cookie)
+			     : copy_now(c, s, dst, place, dst_st, into, false, cookie);
+	} else if (S_ISREG(mode)) {
 		return enqueue(c, s, dst, place, dst_st, into, ln, cookie);
-	if (stream)
-		return stream_now(c, s, dst, place, dst_st, into);
-	if (S_ISLNK(mode))
+	} else if (stream) {
+		rc = copy_now(c, s, dst, place, dst_st, into, true, cookie);
+	} else if (S_ISLNK(mode)) {
 		rc = sweep__make_symlink(c, s, dirfd, name, dst, dst_st != NULL, cookie);
-	else
+	} else {
 		rc = sweep__make_special(c, s, dirfd, name, dst, dst_st != NULL, cookie);
+	}
 	if (ln)
 		sweep__settle_links(c, ln, rc == 0, SWEEP_COPY_OP_LINK, rc);
 	return rc;
 }
 
-/* cp writes a regular file through a symlink it finds at the destination it was NAMED: where does it go? */
+/* The path a dangling symlink at name (in dirfd) names: made there by a POSIX cp. malloc'ed, or NULL. */
+static char *dangling_target(int dirfd, const char *name)
+{
+	char at[64 + NAME_MAX], target[PATH_MAX], *dir, *place = NULL;
+	ssize_t n = readlinkat(dirfd, name, target, sizeof(target) - 1);
+
+	if (n <= 0)
+		return NULL;
+	target[n] = '\0';
+	if (target[0] == '/')
+		return strdup(target);
+	dir = realpath(sweep__meta_at_path(dirfd, ".", at, sizeof(at)), NULL);
+	if (dir && asprintf(&place, "%s/%s", strcmp(dir, "/") ? dir : "", target) < 0)
+		place = NULL;
+	free(dir);
+	return place;
+}
+
+/*
+ * cp writes a file through a symlink it finds at the destination it was
+ * NAMED: where does it go? A loop is replaced with SWEEP_COPY_FORCE (cp -f),
+ * a dangling one names a file to make with SWEEP_COPY_WRITE_DANGLING
+ * (POSIXLY_CORRECT cp). *ret_place NULL: the symlink itself is replaced.
+ */
 static int write_through(struct sweep_copy *c, const struct src_ref *s, int dirfd, const char *name,
-			 const char *dst, struct stat *dst_st, char **ret_place)
+			 const char *dst, struct stat *dst_st, bool *exists, char **ret_place)
 {
 	char at[64 + NAME_MAX];
 	struct stat tst;
 
 	*ret_place = NULL;
 	if (fstatat(dirfd, name, &tst, 0) < 0) {
-		if (errno == ENOENT)
+		int err = errno;
+		if (err == ELOOP && (c->o.flags & SWEEP_COPY_FORCE))
+			return 0;
+		if (err == ENOENT && (c->o.flags & SWEEP_COPY_WRITE_DANGLING)) {
+			if (!(*ret_place = dangling_target(dirfd, name)))
+				return sweep__report(c, SWEEP_COPY_OP_CREATE, -ENOENT, s->path, sweep__dst_show(c, dst), 0);
+			*exists = false;
+			return 0;
+		}
+		if (err == ENOENT)
 			return sweep__report(c, SWEEP_COPY_OP_DANGLING, 0, s->path, sweep__dst_show(c, dst), 0);
-		return sweep__report(c, SWEEP_COPY_OP_CREATE, -errno, s->path, sweep__dst_show(c, dst), 0);
+		return sweep__report(c, SWEEP_COPY_OP_STAT_DEST, -err, s->path, sweep__dst_show(c, dst), 0);
 	}
 	/* cp replaces the symlink instead when it keeps hard links and the target has others. */
 	if ((c->o.flags & SWEEP_COPY_LINKS) && tst.st_nlink > 1)
@@ -297,6 +506,7 @@ int sweep__plan_entry_ref(struct sweep_copy *c, const struct src_ref *s, const c
 	const char *name;
 	char *place = NULL;
 	int dirfd, rc;
+	unsigned fl = c->o.flags;
 	bool data = S_ISREG(s->st->mode) || (s->flags & SRC_STREAM);
 
 	if (sweep__copy_stopped(c))
@@ -327,9 +537,11 @@ int sweep__plan_entry_ref(struct sweep_copy *c, const struct src_ref *s, const c
 		return sweep__report(c, op, dirfd, s->path, sweep__dst_show(c, dst), cookie);
 	}
 	bool exists = fstatat(dirfd, name, &dst_st, AT_SYMLINK_NOFOLLOW) == 0;
-	if (exists && top && S_ISLNK(dst_st.st_mode) && data &&
-	    (c->o.flags & (SWEEP_COPY_WRITE_THROUGH | SWEEP_COPY_REMOVE_DEST)) == SWEEP_COPY_WRITE_THROUGH) {
-		rc = write_through(c, s, dirfd, name, dst, &dst_st, &place);
+	/* As cp: written through only where the symlink itself is not what is replaced (links, backups, --remove-destination). */
+	if (exists && top && S_ISLNK(dst_st.st_mode) && data && (fl & SWEEP_COPY_WRITE_THROUGH) &&
+	    !(fl & (SWEEP_COPY_REMOVE_DEST | SWEEP_COPY_HARD_LINK | SWEEP_COPY_SYMBOLIC_LINK)) &&
+	    c->o.backup == SWEEP_COPY_BACKUP_NONE) {
+		rc = write_through(c, s, dirfd, name, dst, &dst_st, &exists, &place);
 		if (rc < 0) {
 			close(dirfd);
 			return rc;

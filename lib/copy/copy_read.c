@@ -306,7 +306,7 @@ static void stream_copy(struct sweep_copy *c, struct fcopy *fc, int fd)
 	fc->size = off;
 }
 
-int sweep__read_stream(struct sweep_copy *c, const struct qitem *q, int fd)
+int sweep__read_stream(struct sweep_copy *c, const struct qitem *q, int fd, bool data)
 {
 	struct fcopy fc;
 	struct stat st;
@@ -323,7 +323,7 @@ int sweep__read_stream(struct sweep_copy *c, const struct qitem *q, int fd)
 		/* A regular file with fewer blocks than bytes has holes: its zero blocks are left as holes. */
 		bool dense = !S_ISREG(st.st_mode) || (uint64_t)st.st_blocks * 512 >= (uint64_t)st.st_size;
 		if (sweep__report_step(c, SWEEP_COPY_STEP_OPENED, q->src, sweep__dst_show(c, q->dst), q->cookie) == 0 &&
-		    sweep__write_open(c, &fc, dense) == 0)
+		    sweep__write_open(c, &fc, dense) == 0 && data)
 			stream_copy(c, &fc, fd);
 		fc.status = stream_status(fd, &st);
 		if (!fc.err && !sweep__copy_stopped(c))
@@ -370,7 +370,7 @@ static void retry(struct sweep_copy *c, const struct sweep_plan *p)
 				(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 		}
 		if (err == 0) {
-			sweep__read_stream(c, q, fd);
+			sweep__read_stream(c, q, fd, true);
 		} else {
 			struct fcopy fc;
 			sweep__write_start(&fc, q);

@@ -50,8 +50,15 @@ void sweep__report_meta(struct sweep_copy *c, enum sweep_copy_meta op, int err, 
 void sweep__report_done(struct sweep_copy *c, const char *src, const char *dst, const struct sweep_stat *st,
 			enum sweep_copy_how how, uint64_t bytes, uint64_t cookie, bool existed)
 {
+	sweep__report_done_backup(c, src, dst, st, how, bytes, cookie, existed, NULL);
+}
+
+void sweep__report_done_backup(struct sweep_copy *c, const char *src, const char *dst, const struct sweep_stat *st,
+			       enum sweep_copy_how how, uint64_t bytes, uint64_t cookie, bool existed,
+			       const char *backup)
+{
 	struct sweep_copy_done d = { .src = src, .dst = dst, .st = st, .how = how, .bytes = bytes, .cookie = cookie,
-				     .existed = existed };
+				     .existed = existed, .backup = backup };
 
 	switch (how) {
 	case SWEEP_COPY_HOW_DATA:

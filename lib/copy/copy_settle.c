@@ -59,7 +59,10 @@ void sweep__settle_file(struct sweep_copy *c, const struct fcopy *f)
 		if (f->status > 0)
 			sweep__report(c, SWEEP_COPY_OP_CHANGED, 0, q->src, sweep__dst_show(c, q->dst), q->cookie);
 		/* Done: the file was opened, and what was copied is what it said (st). */
-		sweep__report_done(c, q->src, sweep__dst_show(c, q->dst), &f->st, f->how, f->bytes, q->cookie, q->existed);
+		char *bk = sweep__dest_backup_show(c, q->dst, f->backup);
+		sweep__report_done_backup(c, q->src, sweep__dst_show(c, q->dst), &f->st, f->how, f->bytes, q->cookie,
+					  q->existed, bk);
+		free(bk);
 		if (q->ln && !sweep__copy_stopped(c))
 			sweep__settle_links(c, q->ln, true, 0, 0);
 	}

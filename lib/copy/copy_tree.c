@@ -173,8 +173,12 @@ static int just_made(struct sweep_copy *c, const char *src, const struct stat *s
 	close(dfd);
 	if (!exists || S_ISDIR(dst_st.st_mode))
 		return 0;
-	if (S_ISLNK(dst_st.st_mode) && S_ISREG(sst->st_mode) && !(c->o.flags & SWEEP_COPY_REMOVE_DEST))
+	/* (with backups the earlier copy is kept: cp checks only what a numbered one would not keep apart) */
+	if (S_ISLNK(dst_st.st_mode) && S_ISREG(sst->st_mode) && c->o.backup == SWEEP_COPY_BACKUP_NONE &&
+	    !(c->o.flags & (SWEEP_COPY_REMOVE_DEST | SWEEP_COPY_HARD_LINK | SWEEP_COPY_SYMBOLIC_LINK)))
 		return sweep__report(c, SWEEP_COPY_OP_NEW_SYMLINK, 0, src, sweep__dst_show(c, dst), 0);
+	if (c->o.backup == SWEEP_COPY_BACKUP_NUMBERED)
+		return 0;
 	return sweep__report(c, SWEEP_COPY_OP_NEW_OVERWRITE, 0, src, sweep__dst_show(c, dst), 0);
 }
 

@@ -307,14 +307,28 @@ static int link_tmpfile(int fd, int dfd, const char *to)
 	return linkat(AT_FDCWD, proc, dfd, to, AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
 }
 
+/* Where the run keeps backups, what stands at name gets its backup's name first (a failure is the copy's). */
+static int backup(const struct sweep_copy *c, struct fcopy *f, int dfd, const char *name)
+{
+	int rc = sweep__dest_backup(c, dfd, name, &f->backup);
+
+	if (rc < 0) {
+		sweep__write_fail(f, SWEEP_COPY_OP_BACKUP, rc);
+		return rc;
+	}
+	return 0;
+}
+
 /* Name the finished copy name in dfd, its directory checked: 0 or -errno. */
 static int put_name(const struct sweep_copy *c, struct fcopy *f, int dfd, const char *name)
 {
 	char tmp[32];
 	int rc;
 
-	if (f->tmpname)
-		return sweep__dest_put(c, dfd, f->tmpname, name);
+	if (f->tmpname) {
+		rc = backup(c, f, dfd, name);
+		return rc < 0 ? rc : sweep__dest_put(c, dfd, f->tmpname, name);
+	}
 	/*
 	 * O_TMPFILE: give it a name. Straight onto the final one where none
 	 * stood when the file was queued, or with no-clobber: link refuses an
@@ -332,6 +346,8 @@ static int put_name(const struct sweep_copy *c, struct fcopy *f, int dfd, const 
 		sweep__dest_tmp_name(tmp);
 		rc = link_tmpfile(f->tmpfd, dfd, tmp);
 	}
+	if (rc == 0 && (rc = backup(c, f, dfd, name)) < 0)
+		unlinkat(dfd, tmp, 0); /* the name we just made */
 	if (rc == 0) {
 		rc = renameat(dfd, tmp, dfd, name) < 0 ? -errno : 0;
 		if (rc < 0)
@@ -433,6 +449,7 @@ void sweep__write_finish(struct sweep_copy *c, struct fcopy *f, int srcfd)
 	}
 	rc = commit(c, f);
 	if (rc < 0) {
+		/* (a failed backup is already the copy's failure) */
 		sweep__write_fail(f, rc == -EISDIR ? SWEEP_COPY_OP_OVERWRITE_DIR : SWEEP_COPY_OP_RENAME, rc == -EISDIR ? 0 : rc);
 		return;
 	}
@@ -462,5 +479,7 @@ void sweep__write_free(struct fcopy *f)
 	f->mfail = NULL;
 	f->nmfail = f->capmfail = 0;
 	f->blob = sweep__meta_blob_free(f->blob);
+	free(f->backup);
+	f->backup = NULL;
 	f->q = NULL;
 }

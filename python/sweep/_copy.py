@@ -16,7 +16,8 @@ from . import _lib, _options, _paths
 # enum sweep_copy_op, in order from 1
 _OPS = ["stat", "open_src", "read", "opendir", "readlink", "create", "write", "clone", "mkdir", "symlink",
         "special", "link", "rename", "meta", "overwrite_dir", "overwrite_nondir", "into_self", "same_file",
-        "omit_dir", "changed", "dangling", "new_overwrite", "new_symlink"]
+        "omit_dir", "changed", "dangling", "new_overwrite", "new_symlink", "stat_dest", "backup",
+        "backup_source", "link_symbolic", "link_relative"]
 # enum sweep_copy_meta, from 1
 _METAS = ["owner", "xattr", "acl", "mode", "times"]
 
@@ -44,6 +45,11 @@ _WORDS = {
     "dangling": "not writing through dangling symlink {d}",
     "new_overwrite": "will not overwrite just-created {d} with {s}",
     "new_symlink": "will not copy {s} through just-created symlink {d}",
+    "stat_dest": "cannot stat {d}",
+    "backup": "cannot backup {d}",
+    "backup_source": "backing up {d} might destroy source;  {s} not copied",
+    "link_symbolic": "cannot create symbolic link {d} to {s}",
+    "link_relative": "{d}: can make relative symbolic links only in current directory",
     "target": "target directory {d}",
 }
 _META_WORDS = {"owner": "failed to preserve ownership for {d}", "xattr": "setting attributes for {d}",

@@ -170,6 +170,9 @@ class sweep_copy_opts(Structure):
         ("on_step", COPY_ON_STEP),
         ("ctx", c_void_p),
         ("cancel", POINTER(c_int)),
+        ("backup", c_enum),
+        ("backup_suffix", c_char_p),
+        ("on_exists", c_void_p),
     ]
 
 

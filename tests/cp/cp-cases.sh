@@ -8,44 +8,6 @@
 # catches (the test's name is given where one does).
 . "$TESTS_DIR/cp/lib.sh"
 
-# The tree under the current directory, the scratch files left aside.
-tree_of() {
-	find . -path ./.out -prune -o -printf '%p %y %m %s %n %l\n' | sort
-	find . -path ./.out -prune -o -type f -exec md5sum {} + | sort -k2
-}
-
-# case_as_cp SETUP ARGS...: SETUP is run in an empty directory (twice: one
-# for each tool), then the tool with ARGS there.
-case_as_cp() {
-	local setup=$1 t bad=
-	shift
-	for t in gnu sweep; do
-		rm -rf "${CP_TMP:?}/$t"
-		mkdir -p "$CP_TMP/$t/.out"
-		(cd "$CP_TMP/$t" && eval "$setup") || die "setup: $setup"
-		if [ $t = gnu ]; then
-			(cd "$CP_TMP/$t" && cp "$@" >.out/out 2>.out/err; echo $? >.out/rc)
-		else
-			(cd "$CP_TMP/$t" && "$SWEEP_CP" "$@" >.out/out 2>.out/err; echo $? >.out/rc)
-		fi
-		sed -i "s/^cp: /sweep-cp: /; s/^Try 'cp --help'/Try 'sweep-cp --help'/" "$CP_TMP/$t/.out/err"
-		(cd "$CP_TMP/$t" && tree_of) >"$CP_TMP/$t.tree"
-	done
-	local g="$CP_TMP/gnu" s="$CP_TMP/sweep"
-	cmp -s "$g.tree" "$s.tree" || bad="$bad tree"
-	cmp -s "$g/.out/out" "$s/.out/out" || bad="$bad stdout"
-	cmp -s "$g/.out/err" "$s/.out/err" || bad="$bad stderr"
-	cmp -s "$g/.out/rc" "$s/.out/rc" || bad="$bad exit($(cat "$g/.out/rc") vs $(cat "$s/.out/rc"))"
-	if [ -z "$bad" ]; then
-		ok "cp $* [$setup] (exit $(cat "$g/.out/rc"))"
-	else
-		fail "cp $* [$setup]:$bad"
-		diff "$g.tree" "$s.tree" | head -10
-		diff "$g/.out/out" "$s/.out/out" | head -5
-		diff "$g/.out/err" "$s/.out/err" | head -5
-	fi
-}
-
 note "a symlink copied onto the file it names: 'the same file', nothing destroyed (defect 2)"
 for opt in -a -d -P -rP "--remove-destination -P"; do
 	# shellcheck disable=SC2086

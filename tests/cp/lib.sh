@@ -96,3 +96,59 @@ make_tree() {
 	fi
 	touch -d '2010-10-10 10:10:10.101010101' "$s/d1/d2" "$s/empty" "$s/ro"
 }
+
+# case_stdin CMD...: CMD with the stdin case_as_cp gives it.
+case_stdin() {
+	if [ "${CASE_STDIN-}" = closed ]; then
+		"$@" <&-
+	elif [ -n "${CASE_STDIN+set}" ]; then
+		printf '%s' "$CASE_STDIN" | "$@"
+	else
+		"$@" </dev/null
+	fi
+}
+
+# The tree under the current directory, the scratch files left aside.
+tree_of() {
+	find . -path ./.out -prune -o -printf '%p %y %m %s %n %l\n' | sort
+	find . -path ./.out -prune -o -type f -exec md5sum {} + | sort -k2
+}
+
+# case_as_cp SETUP ARGS...: SETUP is run in an empty directory (twice: one
+# for each tool), then the tool with ARGS there. The tool's stdin is
+# CASE_STDIN's text where set, closed where CASE_STDIN=closed, else /dev/null.
+# @PWD@ in ARGS is the directory it runs in (an absolute path), and that
+# directory is @PWD@ again in what is compared (both directories are
+# named with five letters: symlinks to them have one size).
+case_as_cp() {
+	local setup=$1 t bad= a
+	shift
+	for t in gnucp sweep; do
+		local args=()
+		for a in "$@"; do args+=("${a//@PWD@/$CP_TMP/$t}"); done
+		rm -rf "${CP_TMP:?}/$t"
+		mkdir -p "$CP_TMP/$t/.out"
+		(cd "$CP_TMP/$t" && eval "$setup") || die "setup: $setup"
+		if [ $t = gnucp ]; then
+			(cd "$CP_TMP/$t" && case_stdin cp "${args[@]}" >.out/out 2>.out/err; echo $? >.out/rc)
+		else
+			(cd "$CP_TMP/$t" && case_stdin "$SWEEP_CP" "${args[@]}" >.out/out 2>.out/err; echo $? >.out/rc)
+		fi
+		sed -i "s/^cp: /sweep-cp: /; s/? cp: /? sweep-cp: /g; s/^Try 'cp --help'/Try 'sweep-cp --help'/" "$CP_TMP/$t/.out/err"
+		sed -i "s|$CP_TMP/$t|@PWD@|g" "$CP_TMP/$t/.out/err" "$CP_TMP/$t/.out/out"
+		(cd "$CP_TMP/$t" && tree_of | sed "s|$CP_TMP/$t|@PWD@|g") >"$CP_TMP/$t.tree"
+	done
+	local g="$CP_TMP/gnucp" s="$CP_TMP/sweep"
+	cmp -s "$g.tree" "$s.tree" || bad="$bad tree"
+	cmp -s "$g/.out/out" "$s/.out/out" || bad="$bad stdout"
+	cmp -s "$g/.out/err" "$s/.out/err" || bad="$bad stderr"
+	cmp -s "$g/.out/rc" "$s/.out/rc" || bad="$bad exit($(cat "$g/.out/rc") vs $(cat "$s/.out/rc"))"
+	if [ -z "$bad" ]; then
+		ok "cp $* [$setup] (exit $(cat "$g/.out/rc"))"
+	else
+		fail "cp $* [$setup]:$bad"
+		diff "$g.tree" "$s.tree" | head -10
+		diff "$g/.out/out" "$s/.out/out" | head -5
+		diff "$g/.out/err" "$s/.out/err" | head -5
+	fi
+}

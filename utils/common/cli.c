@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <langinfo.h>
 #include <stdarg.h>
 #include <stdio_ext.h>
@@ -94,6 +95,67 @@ void cli_die(int status, const char *fmt, ...)
 void cli_try_help(void)
 {
 	fprintf(stderr, "Try '%s --help' for more information.\n", prog);
+}
+
+static bool is_own(const char *name, const char *const *own)
+{
+	for (size_t i = 0; own && own[i]; i++)
+		if (!strcmp(name, own[i]))
+			return true;
+	return false;
+}
+
+int cli_long_abbrev(int argc, char **argv, const struct option *opts, const char *const *own)
+{
+	for (int i = 1; i < argc; i++) {
+		char *a = argv[i];
+		if (!strcmp(a, "--"))
+			break;
+		if (strncmp(a, "--", 2) || !a[2])
+			continue;
+		const char *eq = strchr(a + 2, '=');
+		size_t n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+		const struct option *hit = NULL;
+		bool exact = false, ambiguous = false, own_only = false;
+		for (const struct option *o = opts; o->name; o++) {
+			if (strncmp(o->name, a + 2, n))
+				continue;
+			if (strlen(o->name) == n) {
+				exact = true;
+				break;
+			}
+			if (is_own(o->name, own)) { /* written out in full, or not at all */
+				own_only = true;
+				continue;
+			}
+			if (hit && (hit->has_arg != o->has_arg || hit->flag != o->flag || hit->val != o->val))
+				ambiguous = true;
+			else if (!hit)
+				hit = o;
+		}
+		if (exact)
+			continue;
+		if (ambiguous) {
+			fprintf(stderr, "%s: option '%.*s' is ambiguous; possibilities:", prog, (int)(n + 2), a);
+			for (const struct option *o = opts; o->name; o++)
+				if (!strncmp(o->name, a + 2, n) && !is_own(o->name, own))
+					fprintf(stderr, " '--%s'", o->name);
+			fputc('\n', stderr);
+			return -1;
+		}
+		if (!hit) {
+			if (own_only) {
+				fprintf(stderr, "%s: unrecognized option '%s'\n", prog, a);
+				return -1;
+			}
+			continue; /* getopt says what is wrong with it */
+		}
+		char *full;
+		if (asprintf(&full, "--%s%s", hit->name, eq ? eq : "") < 0)
+			return -1;
+		argv[i] = full; /* lives as long as argv (the process) */
+	}
+	return 0;
 }
 
 /*

@@ -26,6 +26,18 @@ void cli_die(int status, const char *fmt, ...) __attribute__((format(printf, 2, 
 /* "Try 'prog --help' for more information." on stderr (after a usage error). */
 void cli_try_help(void);
 
+struct option;
+/*
+ * Long options abbreviated as the peer tool (cp, du, tar, rsync) would read
+ * them: an abbreviation is resolved among the options not listed in own
+ * (the tool's own additions, NULL-terminated), so "--b=simple" means
+ * --backup as it does to cp even where the tool also has --batch; its own
+ * options are written out in full. Rewrites argv in place before getopt;
+ * -1 (after the message, as getopt words it) on an ambiguous or
+ * unrecognized one.
+ */
+int cli_long_abbrev(int argc, char **argv, const struct option *opts, const char *const *own);
+
 /*
  * A file name quoted for a message exactly as coreutils quotes it ('a b',
  * "it's", 'a'$'\n''b', $'\377'; a printable multibyte character is kept

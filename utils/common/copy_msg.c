@@ -80,6 +80,17 @@ const char *copy_error_format(const struct sweep_copy_error *ce, char *buf, size
 	case SWEEP_COPY_OP_NEW_SYMLINK:
 		n = snprintf(buf, len, "will not copy %s through just-created symlink %s", qs, qd);
 		break;
+	case SWEEP_COPY_OP_STAT_DEST: n = snprintf(buf, len, "cannot stat %s", qd); break;
+	case SWEEP_COPY_OP_BACKUP: n = snprintf(buf, len, "cannot backup %s", qd); break;
+	case SWEEP_COPY_OP_BACKUP_SOURCE:
+		n = snprintf(buf, len, "backing up %s might destroy source;  %s not copied", qd, qs);
+		break;
+	case SWEEP_COPY_OP_LINK_SYMBOLIC: n = snprintf(buf, len, "cannot create symbolic link %s to %s", qd, qs); break;
+	case SWEEP_COPY_OP_LINK_RELATIVE:
+		/* cp names the destination, quoted only where it needs it (quotef) */
+		n = snprintf(buf, len, "%s: can make relative symbolic links only in current directory",
+			     cli_quotef(ce->dst ? ce->dst : ""));
+		break;
 	}
 	if (ce->err && n >= 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n, ": %s", strerror(-ce->err));
