@@ -130,9 +130,22 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 	if (exclude_count(o->exclude) &&
 	    exclude_match(o->exclude, du_path(du, e->root_index, e->path, e->depth), e->name, dir))
 		return SWEEP_WALK_SKIP;
-	if (e->stat_err) {
+	/*
+	 * du -L stats each entry by its path: one that passes through more
+	 * symlinks than the kernel follows is "cannot access ...: Too many
+	 * levels of symbolic links", and not entered (the walk itself opens
+	 * each directory from its parent and would go on).
+	 */
+	unsigned links = 0;
+	if (o->follow == FOLLOW_ALL) {
+		links = (n.parent != DU_NONE ? du->links[n.parent] : 0) + ((e->flags & SWEEP_ENTRY_FOLLOWED) != 0);
+		if (links > DU_MAXSYMLINKS)
+			links = DU_MAXSYMLINKS + 1;
+	}
+	bool eloop = links > DU_MAXSYMLINKS;
+	if (e->stat_err || eloop) {
 		n.flags = DU_NOSTAT;
-		n.size = (uint64_t)-e->stat_err;
+		n.size = (uint64_t)(eloop ? ELOOP : -e->stat_err);
 	} else if (S_ISLNK(e->st.mode) &&
 		   (o->follow == FOLLOW_ALL || (o->follow == FOLLOW_ARGS && e->depth == 0))) {
 		/* a dangling symlink that should have been followed (fts FTS_SLNONE):
@@ -161,6 +174,13 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 	idx = du_tree_add(&du->tree, &n, e->depth == 0 ? du->roots[e->root_index] : e->name);
 	if (idx == DU_NONE || n.dev == DU_NONE)
 		return du->fatal = -ENOMEM;
+	if (o->follow == FOLLOW_ALL) {
+		if (du_grow(&du->links, &du->links_cap, (size_t)idx + 1, sizeof(*du->links)) < 0)
+			return du->fatal = -ENOMEM;
+		du->links[idx] = (uint8_t)links;
+		if (eloop)
+			return SWEEP_WALK_SKIP;
+	}
 	if (o->time) {
 		if (du_grow(&du->times, &du->times_cap, (size_t)idx + 1, sizeof(*du->times)) < 0)
 			return du->fatal = -ENOMEM;
@@ -406,6 +426,7 @@ int main(int argc, char **argv)
 	free(du.errs);
 	free(du.ops);
 	free(du.times);
+	free(du.links);
 	free(du.roots);
 	free(du.root_node);
 	free(du.root_dev);

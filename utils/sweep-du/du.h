@@ -17,6 +17,8 @@
 #include "progress.h"
 
 #define DU_NONE UINT32_MAX
+/* The kernel's limit of symlinks in one path (MAXSYMLINKS): du -L cannot stat a path through more. */
+#define DU_MAXSYMLINKS 40
 
 /* du_node.flags */
 #define DU_DIR     0x01u /* a directory */
@@ -186,6 +188,8 @@ struct du {
 	struct progress *progress; /* on a terminal: entries and bytes seen so far */
 	struct timespec *times;  /* --time: per node, the time du reports */
 	size_t times_cap;
+	uint8_t *links;          /* -L: per node, the symlinks followed on its path (up to DU_MAXSYMLINKS + 1) */
+	size_t links_cap;
 	struct du_mounts mounts; /* read when a big directory first needs them */
 	int mounts_state;        /* 0 not read, 1 read, -1 unreadable */
 };

@@ -224,17 +224,28 @@ void du_parse_args(int argc, char **argv, struct opts *o)
 		case 'l': o->count_links = true; break;
 		case 's': o->summarize = true; break;
 		case 't': {
+			/*
+			 * du's xstrtoimax: a size with an optional unit; 0 (any
+			 * spelling: 00, 0K) means no threshold, and -0 is refused.
+			 */
 			struct du_units t;
 			const char *a = optarg + (*optarg == '-');
-			r = *a ? du_units_parse(a, &t) : -EINVAL;
+			char *end, *one = NULL;
+			bool zero = *a >= '0' && *a <= '9' && strtoull(a, &end, 10) == 0;
+			if (zero && asprintf(&one, "1%s", end) < 0)
+				cli_die(1, "out of memory");
+			r = !*a ? -EINVAL : du_units_parse(zero ? one : a, &t);
+			free(one);
 			if (r == 0 && (t.opts & DU_AUTOSCALE))
 				r = -EINVAL;
 			if (r == 0 && t.block > INT64_MAX)
 				r = -ERANGE;
 			if (r < 0)
 				size_arg_fatal(r, li >= 0 ? "--threshold" : "-t", optarg);
-			if (t.block == 0 || (*optarg == '-' && strspn(a, "0") == strlen(a)))
+			if (zero && *optarg == '-')
 				cli_die(1, "invalid --threshold argument '-0'");
+			if (zero)
+				t.block = 0;
 			o->threshold = *optarg == '-' ? -(int64_t)t.block : (int64_t)t.block;
 			break;
 		}
