@@ -406,6 +406,16 @@ static int entry_checked(struct sweep_copy *c, const struct src_ref *s, int dirf
 		return sweep__make_dir(c, s, dirfd, name, dst, dst_st, cookie);
 	if (dst_st && S_ISDIR(dst_st->st_mode))
 		return sweep__report(c, SWEEP_COPY_OP_OVERWRITE_DIR, 0, s->path, sweep__dst_show(c, dst), cookie);
+	/*
+	 * cp --attributes-only copies no data, so it removes no existing
+	 * destination first: a symlink or special file cannot be made over one
+	 * (coreutils 9's attr-existing.sh; --remove-destination or a backup
+	 * still clears the name).
+	 */
+	if (dst_st && (fl & SWEEP_COPY_ATTRS_ONLY) && !(fl & SWEEP_COPY_REMOVE_DEST) && !S_ISREG(mode) && !stream &&
+	    !as_link && c->o.backup == SWEEP_COPY_BACKUP_NONE)
+		return sweep__report(c, S_ISLNK(mode) ? SWEEP_COPY_OP_SYMLINK : SWEEP_COPY_OP_SPECIAL, -EEXIST, s->path,
+				     sweep__dst_show(c, dst), cookie);
 	if (dst_st && c->o.backup != SWEEP_COPY_BACKUP_NONE && source_is_backup(c, s, dirfd, name))
 		return sweep__report(c, SWEEP_COPY_OP_BACKUP_SOURCE, 0, s->path, sweep__dst_show(c, dst), cookie);
 	if (as_link)

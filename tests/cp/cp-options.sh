@@ -99,6 +99,11 @@ case_as_cp 'mkdir d; echo x >f' --parents @PWD@/f d
 note "--attributes-only, --copy-contents, --strip-trailing-slashes, abbreviations"
 case_as_cp 'echo abc >f; chmod 600 f; echo defgh >g' --attributes-only -p f g
 case_as_cp 'echo abc >f' --attributes-only f g
+# (coreutils 9's attr-existing.sh: nothing existing is removed, a link to it stays one)
+case_as_cp 'printf 1 >file1; printf 2 >file2; ln file2 link2' -a --attributes-only file1 file2
+case_as_cp 'printf 1 >file1; printf 2 >file2; ln -s file1 sym1' -a --attributes-only sym1 file2
+case_as_cp 'printf 1 >file1; printf 2 >file2; ln -s file1 sym1' -a --remove-destination --attributes-only sym1 file2
+case_as_cp 'printf 1 >file1; printf 2 >file2; ln -s file1 sym1' -a -b --attributes-only sym1 file2
 is_root && case_as_cp 'mkdir d; mknod d/n c 1 3; echo x >d/f' -r --copy-contents d e
 case_as_cp 'mkdir d; echo x >d/f' --strip-trailing-slashes -r d/// e
 case_as_cp 'echo a >f; echo b >g' --rem f g
