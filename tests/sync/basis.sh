@@ -41,6 +41,14 @@ run_args "--compare-dest" ../src/ cmp1 -a -i --compare-dest=../snap1
 run_args "--compare-dest -ii" ../src/ cmp2 -a -ii --compare-dest=../snap1
 run_args "--copy-dest" ../src/ cpy1 -a -i --copy-dest=../snap1
 same_links cpy1
+# a --copy-dest file that passes the quick check is copied from DIR, not read from SRC (rsync's
+# copy_altdest_file(); its suite's copy-dest-symlink-readleak relies on it): data that differs
+# behind the same size and time shows which was read
+mkdir -p "$W/cd-src" "$W/r/cd-basis" "$W/s/cd-basis"
+printf 'SRC\n' >"$W/cd-src/f" && printf 'BAS\n' | tee "$W/r/cd-basis/f" >"$W/s/cd-basis/f"
+touch -d '2011-01-01' "$W/cd-src/f" "$W/r/cd-basis/f" "$W/s/cd-basis/f"
+run_args "--copy-dest: the basis file's data" ../cd-src/ cpy2 -rt -i --copy-dest=../cd-basis
+[ "$(cat "$W/s/cpy2/f")" = BAS ] || die "--copy-dest read the source: $(cat "$W/s/cpy2/f")"
 run_args "-n --link-dest" ../src/ dry -a -i -n --link-dest=../snap1
 run_args "a missing --link-dest DIR" ../src/ miss -a -i --link-dest=../nowhere
 grep -q 'nowhere' "$W/s.err" || die "no word on the missing DIR: $(cat "$W/s.err")"

@@ -38,6 +38,8 @@ struct apply {
 	uint64_t written;   /* data bytes written so far */
 	uint64_t files_read, files_written; /* test hook counters */
 	unsigned preserve;  /* SWEEP_PRESERVE_* */
+	int basis;          /* >= 0: the next copy's data comes from that --copy-dest DIR's file (from_basis) */
+	struct fst basis_st; /* ... the file as basis_find() saw it */
 };
 
 static bool same_type(mode_t a, mode_t b)
@@ -395,7 +397,24 @@ static int engine_copy(struct apply *a, size_t i, const char *sp, const char *dp
 	(void)dp;
 	if (c->o.dry_run)
 		return 0;
-	r = sweep_copy_entry(c->eng, src_of(a, n, sp, &src, &st), node_dst_rel(c, n), i);
+	src_of(a, n, sp, &src, &st);
+	if (a->basis >= 0) {
+		/*
+		 * rsync's copy_altdest_file(): the data of the basis file (the
+		 * same size and time as the source), read beneath its DIR; the
+		 * source's attributes.
+		 */
+		src.root_fd = c->basis_fd[a->basis];
+		src.rel = node_dst_rel(c, n);
+		src.flags &= ~SWEEP_COPY_SRC_FOLLOWED;
+		/* the identity the engine checks while it reads (replaced, changed) is the basis file's */
+		st.dev = a->basis_st.st_dev;
+		st.ino = a->basis_st.st_ino;
+		st.size = (uint64_t)a->basis_st.st_size;
+		st.ctime_sec = a->basis_st.st_ctim.tv_sec;
+		st.ctime_nsec = (uint32_t)a->basis_st.st_ctim.tv_nsec;
+	}
+	r = sweep_copy_entry(c->eng, &src, node_dst_rel(c, n), i);
 	if (r < 0) {
 		n->flags |= N_FAILED;
 		if (c->fatal)
@@ -549,6 +568,7 @@ static int from_basis(struct apply *a, size_t i)
 	struct sync_node *n = &c->list.v[i];
 	struct fst b;
 	int which, level = basis_find(c, n, &b, &which);
+	bool exact;
 	unsigned f;
 	char *sb = NULL;
 	const char *sp;
@@ -557,6 +577,7 @@ static int from_basis(struct apply *a, size_t i)
 	if (level == 0)
 		return 1;
 	f = itemize_attrs_vs(c, n, &b, c->basis_fd[which]);
+	exact = level == 3;
 	if (level == 3 && c->o.basis_kind != BASIS_COPY) {
 		if (c->o.basis_kind == BASIS_COMPARE) {
 			/* unchanged against the DIR: nothing goes to DEST */
@@ -577,8 +598,19 @@ static int from_basis(struct apply *a, size_t i)
 	sp = node_src_path(c, n, &sb);
 	if (!sp)
 		return -ENOMEM;
-	/* level 2: the same data, copied locally ('c'); level 1: transferred against the basis */
+	/* level 2: the same data, copied locally ('c') from the basis; level 1: transferred against the basis */
+	/*
+	 * (The engine gives the copy the mode and times of the file it read:
+	 * unless the basis has the source's, as at level 3 with -pt, the
+	 * source's data is copied instead.)
+	 */
+	if (exact && b.st_mode == n->s.st.st_mode && b.st_mtim.tv_sec == n->s.st.st_mtim.tv_sec &&
+	    b.st_mtim.tv_nsec == n->s.st.st_mtim.tv_nsec) {
+		a->basis = which;
+		a->basis_st = b;
+	}
 	r = transfer(a, i, (level >= 2 ? IT_LOCAL : IT_TRANSFER) | f, sp, NULL);
+	a->basis = -1;
 	free(sb);
 	return r < 0 ? r : 0;
 }
@@ -1125,7 +1157,7 @@ void sync_remove_sources(struct sync_ctx *c)
 
 int apply_run(struct sync_ctx *c)
 {
-	struct apply a = { .c = c };
+	struct apply a = { .c = c, .basis = -1 };
 	int r = 0;
 
 	if (c->o.perms)
