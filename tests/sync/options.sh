@@ -156,6 +156,27 @@ OUT_ORDER=sort run_args "-vv: NAME is uptodate" ../hl2-src/ h2 -aH -vv
 OUT_FILTER=
 run_args "-ii: hard links already in place" ../hl2-src/ h2 -aH -ii
 
+# ---- --force: a non-empty directory in the way of a file, deep down (rsync's update test) ----
+F=$W/force-src
+mkdir -p "$F/d1/d2/d3"
+printf 'now a file\n' >"$F/d1/d2/d3/f3"
+touch -d '2012-01-01' "$F/d1/d2/d3/f3" "$F/d1/d2/d3"
+# blocker SIDE: a directory with something in it where SRC has the file (d3's time left as SRC's)
+blocker() {
+	rm -rf "$W/$1/fo/d1/d2/d3/f3"
+	mkdir -p "$W/$1/fo/d1/d2/d3/f3/sub" && printf 'blocker\n' >"$W/$1/fo/d1/d2/d3/f3/sub/occupant"
+	touch -d '2013-01-01' "$W/$1/fo/d1/d2/d3/f3/sub/occupant" "$W/$1/fo/d1/d2/d3/f3/sub" "$W/$1/fo/d1/d2/d3/f3"
+	touch -d '2012-01-01' "$W/$1/fo/d1/d2/d3"
+}
+blocker r && blocker s
+run_args "a non-empty directory in the way, without --force: exit 23, kept" ../force-src/ fo -a -i
+[ -f "$W/s/fo/d1/d2/d3/f3/sub/occupant" ] || die "the directory in the way went without --force"
+run_args "--force: it goes, its contents itemized as deleted" ../force-src/ fo -a -i --force
+[ -f "$W/s/fo/d1/d2/d3/f3" ] || die "--force did not make way"
+blocker r && blocker s
+run_args "--force --no-force: kept again" ../force-src/ fo -a -i --force --no-force
+[ -f "$W/s/fo/d1/d2/d3/f3/sub/occupant" ] || die "--no-force did not undo --force"
+
 # ---- options sweep-sync refuses by name ----
 for opt in --inplace --append --fuzzy --block-size=1024 --partial-dir=x --temp-dir=x --bwlimit=1 --no-whole-file \
 	--write-batch=x --read-batch=x --chmod=u+x --keep-dirlinks; do

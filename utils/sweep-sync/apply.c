@@ -282,7 +282,7 @@ static void open_to_delete(struct sync_ctx *c, struct sync_node *n)
 
 /*
  * The destination holds another type at n's name: remove it. A non-empty
- * directory goes only with --delete (rsync refuses otherwise); its contents
+ * directory goes only with --delete or --force (rsync refuses otherwise); its contents
  * are itemized as deletions. Returns 0 when the way is clear.
  */
 static int make_way(struct apply *a, size_t i, const char *dp)
@@ -294,9 +294,11 @@ static int make_way(struct apply *a, size_t i, const char *dp)
 	if (S_ISDIR(n->d.st.st_mode)) {
 		for (size_t k = 0; k < c->list.n && !nonempty; k++)
 			nonempty = (c->list.v[k].flags & N_DST) && is_below(c->list.v[k].rel, n->rel);
-		if (nonempty && !c->o.delete) {
+		if (nonempty && !c->o.delete && !c->o.force) {
 			progress_clear(c->prog);
-			cli_msg("cannot delete non-empty directory: %s", n->rel);
+			/* rsync's delete_item() says the first on stdout (FINFO), its generator the second on stderr */
+			printf("cannot delete non-empty directory: %s\n", n->rel);
+			fflush(stdout);
 			cli_msg("could not make way for new %s: %s",
 				S_ISDIR(n->s.st.st_mode) ? "directory" : S_ISLNK(n->s.st.st_mode) ? "symlink" :
 				S_ISREG(n->s.st.st_mode) ? "regular file" : "special file", n->rel);

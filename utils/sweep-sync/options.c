@@ -60,6 +60,7 @@ enum {
 	OPT_INSECURE_LINKS,
 	OPT_COPY_UNSAFE_LINKS,
 	OPT_SAFE_LINKS,
+	OPT_FORCE,
 	OPT_NO,         /* --no-X: the negations rsync has for the options below */
 	OPT_DEVICE,
 	OPT_HELP,
@@ -196,7 +197,8 @@ static const struct option long_opts[] = {
 	{ "omit-link-times", no_argument, NULL, OPT_REFUSED },
 	{ "prune-empty-dirs", no_argument, NULL, OPT_REFUSED },
 	{ "ignore-errors", no_argument, NULL, OPT_REFUSED },
-	{ "force", no_argument, NULL, OPT_REFUSED },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "no-force", no_argument, NULL, OPT_NO },
 	{ "mkpath", no_argument, NULL, OPT_REFUSED },
 	{ "log-file", required_argument, NULL, OPT_REFUSED },
 	{ "out-format", required_argument, NULL, OPT_REFUSED },
@@ -242,6 +244,7 @@ static void usage(FILE *f)
 		"      --copy-unsafe-links  only \"unsafe\" symlinks are transformed\n"
 		"      --safe-links       ignore symlinks that point outside the tree\n"
 		"  -k, --copy-dirlinks    transform symlink to dir into referent dir\n"
+		"      --force            force deletion of directories even if not empty\n"
 		"  -p, --perms            preserve permissions\n"
 		"  -t, --times            preserve modification times\n"
 		"  -o, --owner            preserve owner (super-user only)\n"
@@ -448,6 +451,7 @@ static void negate(struct sync_opts *o, const char *name)
 	else if (!strcmp(n, "verbose") || !strcmp(n, "v")) o->verbose = 0;
 	else if (!strcmp(n, "human-readable") || !strcmp(n, "h")) o->human = 0;
 	else if (!strcmp(n, "partial")) o->partial = false;
+	else if (!strcmp(n, "force")) o->force = false;
 	else if (!strcmp(n, "progress")) o->progress = 0, o->do_progress = false;
 	else if (!strcmp(n, "protect-args") || !strcmp(n, "secluded-args") || !strcmp(n, "s")) o->protect_args = false;
 	/* --no-whole-file would ask for the delta algorithm: refused */
@@ -496,6 +500,7 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 		case 'k': o->copy_dirlinks = true; break;
 		case OPT_COPY_UNSAFE_LINKS: o->copy_unsafe_links = true; break;
 		case OPT_SAFE_LINKS: o->safe_links = true; break;
+		case OPT_FORCE: o->force = true; break;
 		case 'p': o->perms = true; break;
 		case 't': o->times = true; break;
 		case 'o': o->owner = true; break;
