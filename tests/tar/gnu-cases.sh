@@ -17,7 +17,9 @@
 #     directory name, its contents left out), xattr names with '=' and
 #     '%', --skip-old-files -v over an existing tree, -x -h refused, --acls
 #     into a directory with a default ACL (acls03), -t into a closed pipe
-#     (sigpipe), -c and -x at ulimit -n 10 (extrac11).
+#     (sigpipe), -c and -x at ulimit -n 10 (extrac11), times just before
+#     1970 with a fraction (time01: rounded to the second libarchive can
+#     write, never the 2 s off it would write itself).
 . "$TESTS_DIR/tar/lib.sh"
 cd "$WORK" || die "cd"
 
@@ -164,6 +166,24 @@ if command -v setfacl >/dev/null && mkdir acld && setfacl -d -m u:nobody:rwx acl
 else
 	skip_part "default ACLs: no setfacl, or no ACL support here"
 fi
+# time01: times just before 1970 with a fraction. GNU tar stores them exactly;
+# libarchive cannot write a time between -1 and 0 s, which sweep-tar rounds to
+# the nearest second (not the -1 - FRAC libarchive would write, up to 2 s off).
+mkdir t1969 && touch -d 1969-12-31T23:59:59.75 t1969/q && touch -d 1969-12-31T23:59:59.25 t1969/h &&
+	touch -d 1969-12-31T23:59:58.25 t1969/o || die "touch before 1970"
+"$T" -cf t1969.tar t1969 && tar --format=posix -cf gt1969.tar t1969 || fail "-c of times before 1970: exit $?"
+for how in gnu-of-gnu gnu sweep; do
+	mkdir "x1969.$how"
+	case $how in
+	gnu-of-gnu) tar -xf gt1969.tar -C "x1969.$how" ;;
+	gnu) tar -xf t1969.tar -C "x1969.$how" ;;
+	sweep) "$T" -xf t1969.tar -C "x1969.$how" ;;
+	esac 2> /dev/null || fail "$how: -x of times before 1970: exit $?"
+	want="-0.250000000 -0.750000000 -1.750000000 "
+	[ $how = gnu-of-gnu ] || want="0.000000000 -1.000000000 -1.750000000 "
+	got=$(stat -c %.9Y "x1969.$how/t1969/q" "x1969.$how/t1969/h" "x1969.$how/t1969/o" | tr '\n' ' ')
+	[ "$got" = "$want" ] || fail "$how: times before 1970 came back as $got, want $want"
+done
 cd .. || die "cd .."
 case_end
 

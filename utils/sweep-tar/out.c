@@ -248,17 +248,32 @@ int tar_out_open(struct tar *t)
  * not -SEC + FRAC. Hand it (sec + 1, 1e9 - nsec) so that it writes the
  * true time, as GNU tar writes and reads it. (libarchive's reader has the
  * mirror bug, so bsdtar 3.6 misreads such times from any pax archive,
- * GNU tar's included. A time between -1 and 0 s has no such form and
- * stays as libarchive writes it.)
+ * GNU tar's included.) A time between -1 and 0 s would need "-0.FRAC",
+ * which libarchive cannot write (its seconds carry the sign): as it is, it
+ * would come out as -1 - FRAC, up to 2 s early, so it is rounded to the
+ * nearest whole second, -1 or 0, off by half a second at most (GNU tar's
+ * suite, time01).
  */
+static void fix_time(struct archive_entry *e, int (*is_set)(struct archive_entry *),
+		     time_t (*sec)(struct archive_entry *), long (*nsec)(struct archive_entry *),
+		     void (*set)(struct archive_entry *, time_t, long))
+{
+	time_t s;
+	long ns;
+
+	if (!is_set(e) || (s = sec(e)) >= 0 || (ns = nsec(e)) <= 0)
+		return;
+	if (s < -1)
+		set(e, s + 1, 1000000000 - ns);
+	else
+		set(e, ns < 500000000 ? -1 : 0, 0);
+}
+
 void tar_fix_times(struct archive_entry *e)
 {
-	if (archive_entry_mtime_is_set(e) && archive_entry_mtime(e) < -1 && archive_entry_mtime_nsec(e) > 0)
-		archive_entry_set_mtime(e, archive_entry_mtime(e) + 1, 1000000000 - archive_entry_mtime_nsec(e));
-	if (archive_entry_atime_is_set(e) && archive_entry_atime(e) < -1 && archive_entry_atime_nsec(e) > 0)
-		archive_entry_set_atime(e, archive_entry_atime(e) + 1, 1000000000 - archive_entry_atime_nsec(e));
-	if (archive_entry_ctime_is_set(e) && archive_entry_ctime(e) < -1 && archive_entry_ctime_nsec(e) > 0)
-		archive_entry_set_ctime(e, archive_entry_ctime(e) + 1, 1000000000 - archive_entry_ctime_nsec(e));
+	fix_time(e, archive_entry_mtime_is_set, archive_entry_mtime, archive_entry_mtime_nsec, archive_entry_set_mtime);
+	fix_time(e, archive_entry_atime_is_set, archive_entry_atime, archive_entry_atime_nsec, archive_entry_set_atime);
+	fix_time(e, archive_entry_ctime_is_set, archive_entry_ctime, archive_entry_ctime_nsec, archive_entry_set_ctime);
 }
 
 /* libarchive's message for e, without the "NAME: " it sometimes starts with. */
