@@ -177,6 +177,17 @@ blocker r && blocker s
 run_args "--force --no-force: kept again" ../force-src/ fo -a -i --force --no-force
 [ -f "$W/s/fo/d1/d2/d3/f3/sub/occupant" ] || die "--no-force did not undo --force"
 
+# ---- -S: zero-filled blocks become holes (rsync's sparse test) ----
+mkdir -p "$W/sp-src/d1/d2"
+printf 'head' >"$W/sp-src/d1/d2/zeros"
+dd if=/dev/zero of="$W/sp-src/d1/d2/zeros" bs=64k seek=1 count=16 conv=notrunc status=none
+printf 'tail' >>"$W/sp-src/d1/d2/zeros"
+touch -d '2012-01-01' "$W/sp-src/d1/d2/zeros"
+run_args "-S" ../sp-src/ sp1 -a -i -S
+[ "$(stat -c %b "$W/s/sp1/d1/d2/zeros")" -lt "$(stat -c %b "$W/sp-src/d1/d2/zeros")" ] ||
+	die "-S wrote the zeros: $(stat -c '%b blocks, %s bytes' "$W/s/sp1/d1/d2/zeros")"
+run_args "-S --no-sparse" ../sp-src/ sp2 -a -i -S --no-sparse
+
 # ---- options sweep-sync refuses by name ----
 for opt in --inplace --append --fuzzy --block-size=1024 --partial-dir=x --temp-dir=x --bwlimit=1 --no-whole-file \
 	--write-batch=x --read-batch=x --chmod=u+x --keep-dirlinks; do

@@ -1177,6 +1177,7 @@ int apply_run(struct sync_ctx *c)
 			.size = sizeof(co),
 			.flags = SWEEP_COPY_NO_SAME_FILE_CHECK,
 			.preserve = a.preserve,
+			.sparse = c->o.sparse ? SWEEP_COPY_SPARSE_ALWAYS : SWEEP_COPY_SPARSE_AUTO,
 			.order = SWEEP_ORDER_AUTO,
 			.on_error = on_copy_error,
 			.on_done = on_copy_done,

@@ -61,6 +61,7 @@ enum {
 	OPT_COPY_UNSAFE_LINKS,
 	OPT_SAFE_LINKS,
 	OPT_FORCE,
+	OPT_SPARSE,
 	OPT_NO,         /* --no-X: the negations rsync has for the options below */
 	OPT_DEVICE,
 	OPT_HELP,
@@ -186,7 +187,9 @@ static const struct option long_opts[] = {
 	{ "ignore-non-existing", no_argument, NULL, OPT_EXISTING },
 	{ "ignore-existing", no_argument, NULL, OPT_IGNORE_EXISTING },
 	{ "ignore-times", no_argument, NULL, OPT_REFUSED },
-	{ "sparse", no_argument, NULL, OPT_REFUSED },
+	{ "sparse", no_argument, NULL, 'S' },
+	{ "no-sparse", no_argument, NULL, OPT_NO },
+	{ "no-S", no_argument, NULL, OPT_NO },
 	{ "preallocate", no_argument, NULL, OPT_REFUSED },
 	{ "fake-super", no_argument, NULL, OPT_REFUSED },
 	{ "super", no_argument, NULL, OPT_REFUSED },
@@ -245,6 +248,7 @@ static void usage(FILE *f)
 		"      --safe-links       ignore symlinks that point outside the tree\n"
 		"  -k, --copy-dirlinks    transform symlink to dir into referent dir\n"
 		"      --force            force deletion of directories even if not empty\n"
+		"  -S, --sparse           turn sequences of nulls into sparse blocks\n"
 		"  -p, --perms            preserve permissions\n"
 		"  -t, --times            preserve modification times\n"
 		"  -o, --owner            preserve owner (super-user only)\n"
@@ -452,6 +456,7 @@ static void negate(struct sync_opts *o, const char *name)
 	else if (!strcmp(n, "human-readable") || !strcmp(n, "h")) o->human = 0;
 	else if (!strcmp(n, "partial")) o->partial = false;
 	else if (!strcmp(n, "force")) o->force = false;
+	else if (!strcmp(n, "sparse") || !strcmp(n, "S")) o->sparse = false;
 	else if (!strcmp(n, "progress")) o->progress = 0, o->do_progress = false;
 	else if (!strcmp(n, "protect-args") || !strcmp(n, "secluded-args") || !strcmp(n, "s")) o->protect_args = false;
 	/* --no-whole-file would ask for the delta algorithm: refused */
@@ -488,7 +493,7 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 	o->info_flist = -1;
 	o->human = 1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":arlLkptogDHAXncivxPhzuqdRWbCFf:0@:e:s", long_opts, &idx)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":arlLkptogDHAXncivxPhzuqdRWbCFf:0@:e:sS", long_opts, &idx)) != -1) {
 		switch (ch) {
 		case 'a':
 			o->recursive = o->links = o->perms = o->times = true;
@@ -501,6 +506,7 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 		case OPT_COPY_UNSAFE_LINKS: o->copy_unsafe_links = true; break;
 		case OPT_SAFE_LINKS: o->safe_links = true; break;
 		case OPT_FORCE: o->force = true; break;
+		case 'S': o->sparse = true; break;
 		case 'p': o->perms = true; break;
 		case 't': o->times = true; break;
 		case 'o': o->owner = true; break;
