@@ -366,10 +366,12 @@ static void strip_slashes(char *p)
  * cp --parents: the directories on the way to SOURCE's copy under the target
  * directory, each a copy of the source's directory there (mode, and with -p
  * owner and times, applied at the end as for any directory), where the
- * copy's directory is not there yet; rel is SOURCE without its leading
- * slashes. 0, or -1 after cp's message.
+ * copy's directory is not there yet; with preserve (-p, -a, --preserve)
+ * one that is there gets the source directory's attributes too, as cp's
+ * re_protect() gives them (coreutils tests/cp/parent-perm.sh); rel is
+ * SOURCE without its leading slashes. 0, or -1 after cp's message.
  */
-static int make_parents(struct sweep_copy *e, const char *target, const char *src, const char *rel)
+static int make_parents(struct sweep_copy *e, const char *target, const char *src, const char *rel, bool preserve)
 {
 	const char *last = strrchr(rel, '/');
 	size_t lead = (size_t)(rel - src);
@@ -380,11 +382,12 @@ static int make_parents(struct sweep_copy *e, const char *target, const char *sr
 		if (!sdir || !ddir || asprintf(&path, "%s/%s", target, ddir) < 0)
 			cli_die(1, "out of memory");
 		int rc = 0;
-		if (stat(path, &st) == 0) { /* there: it must be a directory, as cp checks */
-			if (!S_ISDIR(st.st_mode)) {
-				cli_msg("%s exists but is not a directory", cli_quote(path));
-				rc = -1;
-			}
+		bool there = stat(path, &st) == 0;
+		if (there && !S_ISDIR(st.st_mode)) { /* it must be a directory, as cp checks */
+			cli_msg("%s exists but is not a directory", cli_quote(path));
+			rc = -1;
+		} else if (there && !preserve) {
+			/* left as it is: cp -p gives an existing one the source's attributes too */
 		} else if (stat(sdir, &st) < 0 || !S_ISDIR(st.st_mode)) {
 			int err = errno;
 			cli_msg("failed to get attributes of %s: %s", cli_quote(sdir),
@@ -906,7 +909,7 @@ int main(int argc, char **argv)
 			const char *rel = src;
 			while (*rel == '/')
 				rel++;
-			if (!*rel || make_parents(e, dir, src, rel) < 0)
+			if (!*rel || make_parents(e, dir, src, rel, o.preserve != 0) < 0)
 				c.failed = true;
 			else
 				rc = sweep_copy_tree(e, ops[i], rel);

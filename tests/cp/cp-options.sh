@@ -94,6 +94,11 @@ case_as_cp 'mkdir -p a/b d; echo x >a/b/f' --parents a/b/../b/f d
 case_as_cp 'mkdir -p a/b d; echo x >a/b/f' --parents a//b/f d
 case_as_cp 'mkdir -p a/b d; echo x >a/b/f' --parents a/b/f/ d
 case_as_cp 'mkdir -p a/b d; echo x >a/b/f' --parents -t d a/b/f
+# (coreutils' parent-perm.sh: with -p, directories already there get the source's mode)
+for p in -p '' --preserve=mode -a; do
+	case_as_cp 'mkdir -p a/b/c a/b/d e; touch a/b/c/foo a/b/d/foo; mkdir -p e/a/b/c; chmod g-rx e/a e/a/b; chmod 700 a/b/d' \
+		$p --parents a/b/d/foo e
+done
 case_as_cp 'mkdir d; echo x >f' --parents @PWD@/f d
 
 note "--attributes-only, --copy-contents, --strip-trailing-slashes, abbreviations"
