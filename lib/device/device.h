@@ -39,6 +39,12 @@ const char *sweep__sysroot(void);
 int sweep__read_small(const char *path, char *buf, size_t size);
 /* strlcpy: src cut to fit size (size > 0). */
 void sweep__copy_name(char *dst, size_t size, const char *src);
+/*
+ * The block device the filesystem of fd (st its fstat) is on, 0 when none:
+ * st_dev itself, or for an anonymous device number (btrfs, overlay) the
+ * block device the mount source names, if it names one.
+ */
+uint64_t sweep__fs_bdev(int fd, const struct stat *st);
 
 /* --- block devices (bdev.c) --- */
 /*

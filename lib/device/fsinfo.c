@@ -244,7 +244,7 @@ static int disk_of(uint64_t dev, int hops, char *disk, size_t disk_size)
  * or for an anonymous device number (btrfs, overlay, tmpfs) the block
  * device the mount source names, if it names one.
  */
-static uint64_t fs_bdev(int fd, const struct stat *st)
+uint64_t sweep__fs_bdev(int fd, const struct stat *st)
 {
 	if (major(st->st_dev) != 0)
 		return st->st_dev;
@@ -259,7 +259,7 @@ static uint64_t fs_bdev(int fd, const struct stat *st)
 /* The disk under the open file fd, whatever its st_dev looks like. */
 static int disk_of_fd(int fd, const struct stat *st, int hops, char *disk, size_t disk_size)
 {
-	uint64_t bdev = fs_bdev(fd, st);
+	uint64_t bdev = sweep__fs_bdev(fd, st);
 	return bdev ? disk_of(bdev, hops, disk, disk_size) : -1;
 }
 
@@ -283,7 +283,7 @@ static int fsinfo_fill(int fd, const struct stat *st, struct sweep_fsinfo *ret, 
 			sweep__copy_name(fi.fs_name, sizeof(fi.fs_name), type);
 	}
 	fi.policy = sweep_fsinfo_policy(fi.fs_magic);
-	uint64_t bdev = fs_bdev(fd, st);
+	uint64_t bdev = sweep__fs_bdev(fd, st);
 	fi.rotational = bdev ? disk_of(bdev, 0, fi.disk, sizeof(fi.disk)) : -1;
 	if (fi.rotational < 0) {
 		fi.rotational = -1;
