@@ -521,6 +521,7 @@ int main(int argc, char **argv)
 		locate_anyway = false;
 	}
 	bopts.ops = c.read ? &ops : NULL;
+	bopts.read_flags |= SWEEP_READ_BY_DEVICE; /* every disk the tree is on at once */
 	bopts.on_batch = on_batch;
 	bopts.on_batch_end = on_batch_end;
 	bopts.ctx = &c;
@@ -566,10 +567,13 @@ int main(int argc, char **argv)
 		struct sweep_batch_stats bs = { .size = sizeof(bs) };
 		sweep_batch_stats(c.batch, &bs);
 		const struct sweep_read_stats st = bs.read;
+		char disks[48] = "";
+		if (st.devices > 1)
+			snprintf(disks, sizeof(disks), ", %" PRIu64 " disks at once", st.devices);
 		fprintf(stderr, "%s: read %" PRIu64 " files, %" PRIu64 " bytes in %.3f s (backend %s, %" PRIu64
-			" requests, %" PRIu64 " failed, %" PRIu64 " changed)\n",
+			" requests, %" PRIu64 " failed, %" PRIu64 " changed%s)\n",
 			cli_prog(), st.files, st.bytes, c.read_seconds,
-			sweep_backend_name(sweep_batch_backend(c.batch)), st.requests, st.failed, st.changed);
+			sweep_backend_name(sweep_batch_backend(c.batch)), st.requests, st.failed, st.changed, disks);
 	}
 	/* The plain walk a tar or cp would do: depth first, each directory in readdir order. */
 	if (compare && bopts.order == SWEEP_ORDER_NONE) {

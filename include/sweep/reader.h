@@ -33,6 +33,15 @@ extern "C" {
  * ending in a hole, and one whose last read filled its buffer.
  */
 #define SWEEP_READ_TO_EOF 0x8u
+/*
+ * Read every independent disk of the plan at once, a reader each (files on
+ * separate disks, a btrfs filesystem's devices, an LVM volume's disks):
+ * each file is still delivered whole, begin to end, and each disk's files
+ * in plan order, but the files of different disks interleave as the disks
+ * deliver them. The callbacks run on the reader's threads, one at a time,
+ * never two at once (sweep_reader_run(3)).
+ */
+#define SWEEP_READ_BY_DEVICE 0x10u
 
 /*
  * Positive end() statuses: the file was delivered but is not what was
@@ -97,6 +106,7 @@ struct sweep_read_stats {
 	uint64_t failed;   /* ended with -errno */
 	uint64_t changed;  /* ended with a positive status */
 	uint64_t requests; /* read requests submitted */
+	uint64_t devices;  /* readers one run had at once: one per independent disk with SWEEP_READ_BY_DEVICE, else 1 */
 };
 
 struct sweep_reader;

@@ -16,7 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "devmap.h"
 #include "plan.h"
+#include "plan_group.h"
 
 #define ENTRY_CHUNK 1024u           /* entries per chunk */
 #define ARENA_CHUNK (256u * 1024u)  /* bytes per arena chunk (larger requests get their own) */
@@ -71,6 +73,13 @@ struct sweep_plan {
 	size_t npending; /* entries added with SWEEP__PLAN_PENDING */
 	struct sweep__plan_deep *deep; /* the engine that locates them by a raw sweep first (plan_deep.c) */
 	bool cached;     /* the last sort found the batch in the page cache: not located, in inode order */
+	/*
+	 * Devices' maps and the groups of the last sort (plan_group.c): made at
+	 * the first sort that sorts by device, kept for the plan's life.
+	 */
+	struct sweep__grouping *grouping;
+	bool grouped;                  /* the last sort made groups; else one group, whole */
+	struct sweep__plan_group whole; /* that one group */
 };
 
 /* How the plans of this process placed their files (locate_one runs on several threads: atomic). */
@@ -184,6 +193,7 @@ SWEEP_EXPORT struct sweep_plan *sweep_plan_free(struct sweep_plan *p)
 		return NULL;
 	roots_close(p);
 	sweep__plan_deep_free(p->deep);
+	sweep__grouping_free(p->grouping);
 	free(p->devs);
 	for (size_t i = 0; i < p->nchunks; i++)
 		free(p->chunks[i]);
@@ -632,44 +642,19 @@ static enum sweep_order sort_order(struct sweep_plan *p, uint64_t dev)
 }
 
 /*
- * Total order: one device after another (offsets on different devices do
- * not compare; but for a caller's NAME or NONE order, which ignores
- * devices), then the key of the device's order, then inode, then insertion
- * index.
+ * The caller's NAME order: by path bytewise, then inode, then insertion
+ * index. It ignores devices, as the caller's NONE order does.
  */
-static int cmp_entries(const void *va, const void *vb, void *vp)
+static int cmp_names(const void *va, const void *vb, void *vp)
 {
 	struct sweep_plan *p = vp;
 	uint32_t ia = *(const uint32_t *)va, ib = *(const uint32_t *)vb;
 	const struct sweep_plan_entry *a = entry_at(p, ia), *b = entry_at(p, ib);
-	enum sweep_order caller = p->opts.order;
-	int c = 0;
+	int c = strcmp(a->path, b->path); /* C strcmp compares as unsigned char: bytewise */
 
-	if (caller != SWEEP_ORDER_NAME && caller != SWEEP_ORDER_NONE) {
-		c = cmp_u64(a->dev, b->dev);
-		if (c)
-			return c;
-	}
-	switch (sort_order(p, a->dev)) {
-	case SWEEP_ORDER_PHYSICAL:
-		c = cmp_u64(a->phys, b->phys); /* SWEEP_NO_PHYS is UINT64_MAX: unknown last */
-		break;
-	case SWEEP_ORDER_INODE:
-		break;
-	case SWEEP_ORDER_NAME:
-		c = strcmp(a->path, b->path); /* C strcmp compares as unsigned char: bytewise */
-		if (c)
-			return c;
-		break;
-	case SWEEP_ORDER_NONE:
-	case SWEEP_ORDER_AUTO:
-		return cmp_u64(ia, ib);
-	}
 	if (!c)
 		c = cmp_u64(a->ino, b->ino);
-	if (!c)
-		c = cmp_u64(ia, ib);
-	return c;
+	return c ? c : cmp_u64(ia, ib);
 }
 
 void sweep__plan_defer_locate(struct sweep_plan *p, bool on)
@@ -865,47 +850,133 @@ static bool batch_cached(struct sweep_plan *p)
 }
 
 /*
- * cmp_entries' order for a large batch on one device, by radix sort
- * (key_sort.c): physical order is (first block, inode, index), by inode
- * then, stably, by first block; inode order is (inode, index). -1 where it
- * does not apply or memory is short: qsort then.
+ * An open file on device dev for its map: one of the batch's files there
+ * (as the reader would open it), else a root on it. -1 when none opens.
  */
-static int radix_sort(struct sweep_plan *p)
+static int open_on(struct sweep_plan *p, uint64_t dev)
 {
-	enum sweep_order order = sort_order(p, entry_at(p, 0)->dev);
+	unsigned tries = 0;
 
-	if ((order != SWEEP_ORDER_PHYSICAL && order != SWEEP_ORDER_INODE) || !sweep__key_sort_pays(p->count))
-		return -1;
-	struct sweep__key_rec *v = malloc(p->count * sizeof(*v));
-	if (!v)
-		return -1;
-	uint64_t dev = entry_at(p, 0)->dev;
+	for (size_t i = 0; i < p->count && tries < 8; i++) {
+		const struct sweep_plan_entry *e = entry_at(p, (uint32_t)i);
+		struct stat st;
+		if (e->dev != dev)
+			continue;
+		tries++;
+		int fd = sweep__plan_open_entry(p, e, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_dev == dev)
+			return fd;
+		if (fd >= 0)
+			close(fd);
+	}
+	for (uint32_t r = 0; r < p->nroots; r++)
+		if (p->roots[r].dev == dev)
+			return dup(p->roots[r].fd);
+	return -1;
+}
+
+/* The map of d's filesystem (made the first time), NULL where none could be made. */
+static const struct sweep__devmap *dev_map(struct sweep_plan *p, const struct plan_dev *d)
+{
+	bool known;
+	const struct sweep__devmap *m = sweep__grouping_map(p->grouping, d->dev, -1, &known);
+	if (known)
+		return m;
+	int fd = open_on(p, d->dev);
+	m = sweep__grouping_map(p->grouping, d->dev, fd, &known);
+	if (fd >= 0)
+		close(fd);
+	return m;
+}
+
+/*
+ * Where each entry sorts (plan_group.h): on a device in physical order, the
+ * spindle and offset its first byte maps to (unknown: after the located
+ * files of the filesystem's first spindle, by inode); otherwise the
+ * device's files together in the group of its first spindle, by inode or
+ * as added.
+ */
+static int sort_keys(struct sweep_plan *p, struct sweep__sort_key *keys)
+{
+	const uint64_t dev_mark = 1ull << 63; /* above every spindle id: a device's own run */
+	const struct sweep__devmap **maps = calloc(p->ndevs ? p->ndevs : 1, sizeof(*maps));
+	enum sweep_order *orders = malloc((p->ndevs ? p->ndevs : 1) * sizeof(*orders));
+	size_t last = 0;
+
+	if (!maps || !orders) {
+		free(maps);
+		free(orders);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < p->ndevs; i++) {
+		maps[i] = dev_map(p, &p->devs[i]);
+		orders[i] = sort_order(p, p->devs[i].dev);
+	}
 	for (size_t i = 0; i < p->count; i++) {
 		const struct sweep_plan_entry *e = entry_at(p, (uint32_t)i);
-		if (e->dev != dev) {
-			free(v); /* several devices: one after another, by the comparison */
-			return -1;
+		struct sweep__sort_key *k = &keys[i];
+		if (last >= p->ndevs || p->devs[last].dev != e->dev)
+			for (last = 0; last < p->ndevs && p->devs[last].dev != e->dev; last++)
+				;
+		const struct sweep__devmap *m = last < p->ndevs ? maps[last] : NULL;
+		enum sweep_order o = last < p->ndevs ? orders[last] : SWEEP_ORDER_INODE;
+		uint32_t home = m ? sweep__devmap_home(m) : UINT32_MAX;
+
+		*k = (struct sweep__sort_key){ .spindle = home, .k1 = dev_mark | last, .idx = (uint32_t)i };
+		switch (o) {
+		case SWEEP_ORDER_PHYSICAL:
+			k->k3 = e->ino;
+			if (!m) {
+				k->k2 = e->phys;
+			} else if (e->phys == SWEEP_NO_PHYS) {
+				k->k1 = home;
+				k->k2 = SWEEP_NO_PHYS;
+			} else {
+				sweep__devmap_locate(m, e->phys, &k->spindle, &k->k2);
+				k->k1 = k->spindle;
+			}
+			break;
+		case SWEEP_ORDER_INODE:
+			k->k2 = e->ino;
+			break;
+		default:
+			k->k2 = i; /* as added */
+			break;
 		}
-		v[i] = (struct sweep__key_rec){ .key = e->ino, .idx = (uint32_t)i };
+		/* A device without a map: a group of its own after the mapped ones, by device number. */
+		if (k->spindle == UINT32_MAX) {
+			k->k0 = dev_mark | e->dev;
+			k->k1 = dev_mark | last;
+		}
 	}
-	int r = sweep__key_sort(v, p->count);
-	if (r == 0 && order == SWEEP_ORDER_PHYSICAL) {
-		for (size_t i = 0; i < p->count; i++)
-			v[i].key = entry_at(p, v[i].idx)->phys;
-		r = sweep__key_sort(v, p->count);
-	}
+	free(maps);
+	free(orders);
+	return 0;
+}
+
+/* Sort by device groups (plan_group.c); -errno leaves the batch as added. */
+static int group_sort(struct sweep_plan *p)
+{
+	if (!p->grouping && !(p->grouping = sweep__grouping_new()))
+		return -ENOMEM;
+	struct sweep__sort_key *keys = malloc((p->count ? p->count : 1) * sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	int r = sort_keys(p, keys);
 	if (r == 0)
-		for (size_t i = 0; i < p->count; i++)
-			p->idx[i] = v[i].idx;
-	free(v);
+		r = sweep__grouping_sort(p->grouping, keys, p->count, p->idx);
+	free(keys);
+	p->grouped = r == 0;
 	return r;
 }
 
-/* Whether the batch stays as added: every device's files are (NONE), or nothing was added. */
+/* Whether the batch stays as added: every device's files are (NONE) and there is one device, or the caller says so. */
 static bool as_added(const struct sweep_plan *p)
 {
 	if (p->opts.order != SWEEP_ORDER_AUTO)
 		return p->opts.order == SWEEP_ORDER_NONE;
+	if (p->ndevs > 1)
+		return false; /* several devices: grouped, each device's files still as added */
 	for (size_t i = 0; i < p->ndevs; i++)
 		if (p->devs[i].order != SWEEP_ORDER_NONE)
 			return false;
@@ -933,15 +1004,47 @@ SWEEP_EXPORT int sweep_plan_sort(struct sweep_plan *p)
 		locate_deep(p, false);
 	if (p->npending)
 		locate_pending(p);
-	if (as_added(p)) {
-		for (size_t i = 0; i < p->count; i++)
-			p->idx[i] = (uint32_t)i;
+	p->grouped = false;
+	for (size_t i = 0; i < p->count; i++)
+		p->idx[i] = (uint32_t)i;
+	if (as_added(p) || p->count == 0)
+		return 0;
+	if (p->opts.order == SWEEP_ORDER_NAME) {
+		qsort_r(p->idx, p->count, sizeof(*p->idx), cmp_names, p);
 		return 0;
 	}
-	if (radix_sort(p) == 0)
-		return 0;
-	qsort_r(p->idx, p->count, sizeof(*p->idx), cmp_entries, p);
+	/* Out of memory for the keys: as added, readable all the same. */
+	if (group_sort(p) < 0)
+		for (size_t i = 0; i < p->count; i++)
+			p->idx[i] = (uint32_t)i;
 	return 0;
+}
+
+size_t sweep__plan_groups(const struct sweep_plan *p, const struct sweep__plan_group **ret)
+{
+	const struct sweep__plan_group *g = NULL;
+	size_t n;
+
+	if (!p || p->count == 0) {
+		*ret = NULL;
+		return 0;
+	}
+	if (p->grouped && (n = sweep__grouping_groups(p->grouping, &g)) > 0) {
+		*ret = g;
+		return n;
+	}
+	/* Not grouped: the whole batch, one reader (const: a view the plan owns). */
+	struct sweep_plan *w = (struct sweep_plan *)p;
+	w->whole = (struct sweep__plan_group){ .first = 0, .end = p->count, .spindle = UINT32_MAX, .members = 1 };
+	*ret = &w->whole;
+	return 1;
+}
+
+const char *sweep__plan_group_name(const struct sweep_plan *p, const struct sweep__plan_group *g)
+{
+	if (!p || !g || g->spindle == UINT32_MAX || !p->grouping)
+		return "";
+	return sweep__spindle_name(sweep__grouping_spindles(p->grouping), g->spindle);
 }
 
 SWEEP_EXPORT size_t sweep_plan_count(const struct sweep_plan *p)
@@ -963,6 +1066,8 @@ SWEEP_EXPORT void sweep_plan_clear(struct sweep_plan *p)
 	p->count = 0;
 	p->npending = 0;
 	p->cached = false;
+	p->grouped = false;
+	sweep__grouping_clear(p->grouping);
 	arena_reset(&p->arena);
 	roots_close(p);
 }

@@ -18,6 +18,25 @@
 int sweep__plan_open_entry(const struct sweep_plan *p, const struct sweep_plan_entry *e, int flags);
 /* The identity check: st (fstat of what was opened) is the regular file e planned (same device and inode, where known). */
 bool sweep__plan_entry_is(const struct sweep_plan_entry *e, const struct sweep_stat *st);
+/*
+ * A group of a sorted plan (plan_group.c, DESIGN §3c): the files of a set
+ * of disks that no other group's files share, read by a reader of its own
+ * side by side with the other groups' readers.
+ */
+struct sweep__plan_group {
+	size_t first, end; /* positions [first, end) in the plan's read order */
+	uint32_t spindle;  /* names it (sweep__plan_group_name); UINT32_MAX: none */
+	unsigned members;  /* disks answering its reads at once (a striped or mirrored set: all of them) */
+};
+/*
+ * The groups of the plan's last sort, in read order: several when its files
+ * lie on independent disks, one (the whole batch) otherwise, and for a
+ * caller's NAME or NONE order; 0 when the plan is empty. Valid until the
+ * plan is sorted again or cleared.
+ */
+size_t sweep__plan_groups(const struct sweep_plan *p, const struct sweep__plan_group **ret);
+/* The name of a group's device ("sdb", "md0", "loop3"), "" when it has none. */
+const char *sweep__plan_group_name(const struct sweep_plan *p, const struct sweep__plan_group *g);
 /* sweep_plan_add() by path (AT_FDCWD), following a final symlink when follow (SWEEP_PLAN_FOLLOW). */
 int sweep__plan_add_path(struct sweep_plan *p, const char *path, const struct sweep_stat *st, bool follow,
 			 uint64_t cookie);

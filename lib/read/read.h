@@ -11,5 +11,7 @@
 
 /* reader_prefetch.c: pieces the reader's physical-order prefetch asked for in this process (for tests). */
 uint64_t sweep__reader_prefetch_pieces(void);
+/* reader_multi.c: readers run side by side, one per disk (SWEEP_READ_BY_DEVICE), in this process (for tests). */
+uint64_t sweep__reader_lanes_run(void);
 
 #endif

@@ -36,7 +36,8 @@
 #define MAX_WINDOW 256u
 #define REAP_BATCH 64u
 
-#define READ_FLAGS (SWEEP_READ_SPARSE | SWEEP_READ_NOATIME | SWEEP_READ_REGISTERED | SWEEP_READ_TO_EOF)
+#define READ_FLAGS \
+	(SWEEP_READ_SPARSE | SWEEP_READ_NOATIME | SWEEP_READ_REGISTERED | SWEEP_READ_TO_EOF | SWEEP_READ_BY_DEVICE)
 
 SWEEP_EXPORT int sweep_reader_new(const struct sweep_reader_opts *opts, struct sweep_reader **ret)
 {
@@ -109,6 +110,25 @@ size_t sweep__reader_peak_buffered(const struct sweep_reader *r)
 	return r->peak_held;
 }
 
+void sweep__reader_copy_hooks(struct sweep_reader *to, const struct sweep_reader *from)
+{
+	to->shuffle_seed = from->shuffle_seed;
+	to->pf_log = from->pf_log;
+	to->pf_log_ctx = from->pf_log_ctx;
+	to->pf_group = from->pf_group;
+}
+
+void sweep__reader_add_stats(struct sweep_reader *to, const struct sweep_reader *from)
+{
+	to->stats.files += from->stats.files;
+	to->stats.bytes += from->stats.bytes;
+	to->stats.failed += from->stats.failed;
+	to->stats.changed += from->stats.changed;
+	to->stats.requests += from->stats.requests;
+	if (from->peak_held > to->peak_held)
+		to->peak_held = from->peak_held;
+}
+
 /* ---- the buffer ring: allocated in submission order, freed in delivery order ---- */
 
 struct run {
@@ -116,6 +136,8 @@ struct run {
 	const struct sweep_plan *p;
 	const struct sweep_read_ops *ops;
 	void *ctx;
+	const struct sweep__read_part *part; /* the plan positions [first, n) this run reads, and how */
+	size_t first;
 	size_t n;
 	struct rd_slot *slots;
 	size_t next_open, cursor, head;
@@ -827,7 +849,9 @@ static int setup(struct run *u)
 {
 	struct sweep_reader *r = u->r;
 	struct sweep_profile prof;
-	const struct sweep_profile *pp = sweep__plan_profile(u->p, sweep_plan_entry(u->p, 0)->dev);
+	const struct sweep_profile *pp = sweep__plan_profile(u->p, sweep_plan_entry(u->p, u->first)->dev);
+	unsigned members = u->part->members > 1 ? u->part->members : 1;
+	unsigned share = u->part->share > 1 ? u->part->share : 1;
 	int rc;
 
 	/*
@@ -840,8 +864,13 @@ static int setup(struct run *u)
 		prof = *pp;
 	else
 		sweep__profile_unknown(&prof);
-	unsigned depth = r->backend == SWEEP_BACKEND_SYSCALL ? 1 : prof.queue_depth;
-	size_t ring_max = prof.ring_bytes;
+	/*
+	 * A striped or mirrored set answers with all its disks at once: as
+	 * many requests in flight as each of them takes, and the ring to hold
+	 * them (DESIGN §3c).
+	 */
+	unsigned depth = r->backend == SWEEP_BACKEND_SYSCALL ? 1 : prof.queue_depth * members;
+	size_t ring_max = prof.ring_bytes * members;
 	/*
 	 * A batch the plan found in the page cache (SWEEP_PLAN_CACHE_CHECK)
 	 * has nothing to ask the disk for: warm /usr/share, sweep-tar's CPU
@@ -874,11 +903,12 @@ static int setup(struct run *u)
 	 * around it fit under a low limit too (out_of_fds backs off where they
 	 * do not).
 	 */
-	unsigned fds = sweep__nofile_free(3, MAX_WINDOW);
+	/* Readers of several disks at once share that third. */
+	unsigned fds = sweep__nofile_free(3 * share, MAX_WINDOW);
 	if (r->window > fds)
 		r->window = fds < 2 ? 2 : fds;
-	if (r->window > u->n)
-		r->window = (unsigned)u->n;
+	if (r->window > u->n - u->first)
+		r->window = (unsigned)(u->n - u->first);
 	u->open_cap = r->window;
 	if (posix_memalign((void **)&r->ring, 4096, r->ring_size))
 		return -ENOMEM;
@@ -888,7 +918,8 @@ static int setup(struct run *u)
 	u->rand_state = r->shuffle_seed;
 	r->held = 0;
 	if (u->prefetch) {
-		struct sweep__pf_opts po = { .plan = u->p, .n = u->n, .group_max = r->pf_group,
+		struct sweep__pf_opts po = { .plan = u->p, .first = u->first, .n = u->n, .share = share,
+					      .group_max = r->pf_group,
 					      .noatime = !!(r->opts.flags & SWEEP_READ_NOATIME),
 					      .log = r->pf_log, .log_ctx = r->pf_log_ctx };
 		if (sweep__pf_start(&po, &u->pf) < 0)
@@ -931,6 +962,17 @@ static void teardown(struct run *u)
 #endif
 }
 
+/*
+ * About to wait for the device: tell the caller of a part when that falls
+ * between two files (the head not begun), where it may let another
+ * disk's reader deliver meanwhile (reader_multi.c).
+ */
+static void idle(struct run *u)
+{
+	if (u->part->idle && u->head < u->n && !(u->head < u->next_open && slot_of(u, u->head)->begun))
+		u->part->idle(u->part->idle_arg);
+}
+
 static int run_loop(struct run *u)
 {
 	struct sweep_reader *r = u->r;
@@ -966,6 +1008,7 @@ static int run_loop(struct run *u)
 			return 0;
 		if (progress)
 			continue; /* delivery freed room: submit more before waiting */
+		idle(u);
 		if (u->reads_inflight + u->opens_inflight == 0) {
 			uint64_t upto;
 			if (!u->pf_blocked)
@@ -988,26 +1031,24 @@ static int run_loop(struct run *u)
 	}
 }
 
-SWEEP_EXPORT int sweep_reader_run(struct sweep_reader *r, const struct sweep_plan *p,
-				  const struct sweep_read_ops *ops, void *ctx)
+int sweep__reader_run_part(struct sweep_reader *r, const struct sweep_plan *p, const struct sweep__read_part *part,
+			   const struct sweep_read_ops *ops, void *ctx)
 {
 	struct run u;
 	int rc;
 
-	struct sweep_read_ops o;
-
-	if (!r || !p || sweep__opts_copy(&o, sizeof(o), ops, offsetof(struct sweep_read_ops, data) + sizeof(o.data)) < 0 ||
-	    !ops || !o.data)
-		return -EINVAL;
 	memset(&u, 0, sizeof(u));
 	u.r = r;
 	u.p = p;
 	r->plan = p;
-	u.ops = &o;
+	u.ops = ops;
 	u.ctx = ctx;
-	u.n = sweep_plan_count(p);
-	if (u.n == 0)
+	u.part = part;
+	u.n = part->end < sweep_plan_count(p) ? part->end : sweep_plan_count(p);
+	u.first = part->first;
+	if (u.first >= u.n)
 		return 0;
+	u.head = u.next_open = u.cursor = u.first;
 	rc = setup(&u);
 	if (rc == 0) {
 		rc = run_loop(&u);
@@ -1016,4 +1057,29 @@ SWEEP_EXPORT int sweep_reader_run(struct sweep_reader *r, const struct sweep_pla
 	}
 	teardown(&u);
 	return rc;
+}
+
+SWEEP_EXPORT int sweep_reader_run(struct sweep_reader *r, const struct sweep_plan *p,
+				  const struct sweep_read_ops *ops, void *ctx)
+{
+	struct sweep_read_ops o;
+
+	if (!r || !p || sweep__opts_copy(&o, sizeof(o), ops, offsetof(struct sweep_read_ops, data) + sizeof(o.data)) < 0 ||
+	    !ops || !o.data)
+		return -EINVAL;
+	const struct sweep__plan_group *g;
+	size_t ng = sweep__plan_groups(p, &g);
+	if (ng == 0)
+		return 0;
+	/* Independent disks at once, each file still whole (reader_multi.c). */
+	if (ng > 1 && (r->opts.flags & SWEEP_READ_BY_DEVICE) && !sweep__by_device_env_off())
+		return sweep__reader_run_groups(r, p, g, ng, &o, ctx);
+	/* One after another, in plan order: as deep a queue as the widest set needs. */
+	struct sweep__read_part whole = { .first = 0, .end = sweep_plan_count(p), .members = 1 };
+	if (r->stats.devices < 1)
+		r->stats.devices = 1;
+	for (size_t i = 0; i < ng; i++)
+		if (g[i].members > whole.members)
+			whole.members = g[i].members;
+	return sweep__reader_run_part(r, p, &whole, &o, ctx);
 }

@@ -120,6 +120,32 @@ struct sweep_reader {
 	uint64_t pf_group; /* test hook: bytes per prefetch group at most (0: from the memory available) */
 };
 
+/*
+ * One run of a reader over a part of a plan: positions [first, end) in its
+ * read order, on a set of members disks answering together, as one of
+ * share readers running at once (each takes that share of the descriptors
+ * and of the prefetch's memory). idle, when set, is called on the run's
+ * thread between two files when the run is about to wait for the device.
+ */
+struct sweep__read_part {
+	size_t first, end;
+	unsigned members, share;
+	void (*idle)(void *arg);
+	void *idle_arg;
+};
+/* Read the part; the same returns as sweep_reader_run(). ops is already size-checked. */
+int sweep__reader_run_part(struct sweep_reader *r, const struct sweep_plan *p, const struct sweep__read_part *part,
+			   const struct sweep_read_ops *ops, void *ctx);
+/* reader_multi.c: every group of p at once, one reader each (SWEEP_READ_BY_DEVICE). */
+int sweep__reader_run_groups(struct sweep_reader *r, const struct sweep_plan *p, const struct sweep__plan_group *g,
+			     size_t ng, const struct sweep_read_ops *ops, void *ctx);
+/* Whether SWEEP_BY_DEVICE (off, 0, no) turns SWEEP_READ_BY_DEVICE off: disks one after another. */
+bool sweep__by_device_env_off(void);
+/* The reader's test hooks, copied to another reader (the multi-disk run's own readers). */
+void sweep__reader_copy_hooks(struct sweep_reader *to, const struct sweep_reader *from);
+/* Add from's totals to to's. */
+void sweep__reader_add_stats(struct sweep_reader *to, const struct sweep_reader *from);
+
 /* Backends (NULL when not built in). */
 extern const struct rd_backend sweep__rd_uring;
 extern const struct rd_backend sweep__rd_sync;

@@ -571,7 +571,7 @@ static void issue(struct sweep__pf *pf)
 static void *thread_main(void *arg)
 {
 	struct sweep__pf *pf = arg;
-	size_t idx = 0, prev_start = 0;
+	size_t idx = pf->o.first, prev_start = pf->o.first;
 	uint64_t off = 0, group = pf->group_max < PF_GROUP_FIRST ? pf->group_max : PF_GROUP_FIRST;
 
 	ring_start(pf);
@@ -607,7 +607,11 @@ int sweep__pf_start(const struct sweep__pf_opts *o, struct sweep__pf **ret)
 	if (!pf)
 		return -ENOMEM;
 	pf->o = *o;
-	pf->group_max = o->group_max ? o->group_max : default_group_max();
+	/* Readers on several disks at once share the memory a group may take. */
+	pf->group_max = o->group_max ? o->group_max : default_group_max() / (o->share > 1 ? o->share : 1);
+	if (!o->group_max && pf->group_max < PF_GROUP_MIN)
+		pf->group_max = PF_GROUP_MIN;
+	pf->head = pf->front = o->first;
 	pf->fd_budget = sweep__nofile_free(8, PF_FDS); /* the reader's window and the caller need the rest */
 	pthread_mutex_init(&pf->mu, NULL);
 	pthread_cond_init(&pf->cv, NULL);

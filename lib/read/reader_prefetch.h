@@ -21,7 +21,9 @@ typedef void (*sweep__pf_log_fn)(void *ctx, const struct sweep_file *f, uint64_t
 
 struct sweep__pf_opts {
 	const struct sweep_plan *plan;
-	size_t n;             /* files of the plan */
+	size_t first;         /* the first file of the plan to ask for (a reader of one group: its own) */
+	size_t n;             /* files of the plan: [first, n) are asked for */
+	unsigned share;       /* readers prefetching at once (one per disk): the default group is divided (0: 1) */
 	uint64_t group_max;   /* bytes per group at most (0: from the memory available) */
 	bool noatime;         /* open with O_NOATIME where permitted */
 	sweep__pf_log_fn log; /* test hook: every WILLNEED, in issue order, on the thread */

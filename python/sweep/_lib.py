@@ -79,7 +79,8 @@ class sweep_read_ops(Structure):
 
 class sweep_read_stats(Structure):
     _fields_ = [("size", c_size_t), ("files", c_uint64), ("bytes", c_uint64), ("failed", c_uint64),
-                ("changed", c_uint64), ("requests", c_uint64)]
+                ("changed", c_uint64), ("requests", c_uint64),
+                ("devices", c_uint64)]
 
 
 BATCH_HOOK = CFUNCTYPE(c_int, c_void_p, c_void_p)
