@@ -268,8 +268,7 @@ static bool has(const char *sysdir, const char *rel)
 	return snprintf(p, sizeof(p), "%s/%s", sysdir, rel) < (int)sizeof(p) && access(p, F_OK) == 0;
 }
 
-/* A number from a sysfs file (decimal): 0 or -errno. */
-static int read_u64(const char *sysdir, const char *rel, uint64_t *ret)
+int sweep__devmap_read_u64(const char *sysdir, const char *rel, uint64_t *ret)
 {
 	char p[PATH_MAX], buf[64], *end;
 	if (snprintf(p, sizeof(p), "%s/%s", sysdir, rel) >= (int)sizeof(p))
@@ -310,7 +309,7 @@ static uint64_t loop_below(const char *sysdir, uint64_t *ret_start)
 			phys = 0;
 	}
 	close(fd);
-	(void)read_u64(sysdir, "loop/offset", &off);
+	(void)sweep__devmap_read_u64(sysdir, "loop/offset", &off);
 	*ret_start = phys + off;
 	return bdev;
 }
@@ -413,7 +412,7 @@ int sweep__devmap_resolve(struct sweep__devmap_build *b, const char *sysdir, uin
 	if (has(sysdir, "partition")) {
 		sweep__copy_name(p, sizeof(p), sysdir);
 		char *slash = strrchr(p, '/');
-		if (!slash || read_u64(sysdir, "start", &v) < 0) {
+		if (!slash || sweep__devmap_read_u64(sysdir, "start", &v) < 0) {
 			sweep__devmap_explain(b, "%s: partition start not known", base_name(sysdir));
 			return opaque(b, sysdir, from, len, at);
 		}
@@ -511,7 +510,7 @@ static int finish(struct sweep__devmap_build *b, const char *name, struct sweep_
 static uint64_t dev_bytes(const char *sysdir)
 {
 	uint64_t sectors;
-	return read_u64(sysdir, "size", &sectors) == 0 && sectors && sectors < UINT64_MAX / 512 ? sectors * 512
+	return sweep__devmap_read_u64(sysdir, "size", &sectors) == 0 && sectors && sectors < UINT64_MAX / 512 ? sectors * 512
 												  : UINT64_MAX / 2;
 }
 

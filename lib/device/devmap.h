@@ -115,6 +115,8 @@ void sweep__devmap_rewind(struct sweep__devmap_build *b, const struct sweep__dev
 /* Record why a layer could not be read (the first reason is kept). */
 void sweep__devmap_explain(struct sweep__devmap_build *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* A decimal number from sysfs file dir/rel: 0 or -errno ("none" and the like: -EINVAL). */
+int sweep__devmap_read_u64(const char *dir, const char *rel, uint64_t *ret);
 /* The sysfs directory of block device bdev (realpath of /sys/dev/block/M:m): 0 or -ENOENT. */
 int sweep__devmap_sysdir(uint64_t bdev, char *buf, size_t size);
 

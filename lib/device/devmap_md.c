@@ -38,20 +38,6 @@ static int read_text(const char *dir, const char *rel, char *buf, size_t size)
 	return sweep__read_small(p, buf, size);
 }
 
-static int read_num(const char *dir, const char *rel, uint64_t *ret)
-{
-	char buf[64], *end;
-	int r = read_text(dir, rel, buf, sizeof(buf));
-	if (r < 0)
-		return r;
-	errno = 0;
-	unsigned long long v = strtoull(buf, &end, 10);
-	if (errno || end == buf)
-		return -EINVAL;
-	*ret = v;
-	return 0;
-}
-
 static int cmp_slot(const void *a, const void *b)
 {
 	const struct member *x = a, *y = b;
@@ -76,11 +62,11 @@ static int members_of(const char *sysdir, struct member *v)
 		    snprintf(dev, sizeof(dev), "%s/%s", mdir, de->d_name) >= (int)sizeof(dev) ||
 		    snprintf(link, sizeof(link), "%s/block", dev) >= (int)sizeof(link) || !realpath(link, m->sysdir))
 			continue;
-		if (read_num(dev, "slot", &m->slot) < 0)
+		if (sweep__devmap_read_u64(dev, "slot", &m->slot) < 0)
 			continue; /* "none": a spare, or a member being removed, holds nothing read */
-		if (read_num(dev, "offset", &m->offset) < 0)
+		if (sweep__devmap_read_u64(dev, "offset", &m->offset) < 0)
 			m->offset = 0;
-		if (read_num(dev, "size", &m->size) < 0)
+		if (sweep__devmap_read_u64(dev, "size", &m->size) < 0)
 			m->size = 0;
 		m->offset *= 512;
 		m->size *= 1024;

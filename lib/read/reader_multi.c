@@ -131,14 +131,19 @@ static int result(struct lane *l, int rc)
 	return rc;
 }
 
+/* Before a begin or an end: the baton, unless the run was stopped. */
+static int enter(struct lane *l)
+{
+	int rc = take(l);
+	return rc < 0 ? rc : stopped(l);
+}
+
 static int lane_begin(const struct sweep_file *f, void *arg)
 {
 	struct lane *l = arg;
-	int rc = take(l);
+	int rc = enter(l);
 
 	if (rc < 0)
-		return rc;
-	if ((rc = stopped(l)) < 0)
 		return rc;
 	l->in_file = true;
 	return result(l, l->b->ops->begin ? l->b->ops->begin(f, l->b->ctx) : 0);
@@ -158,11 +163,9 @@ static int lane_data(const struct sweep_file *f, uint64_t off, const void *buf, 
 static int lane_end(const struct sweep_file *f, int status, void *arg)
 {
 	struct lane *l = arg;
-	int rc = take(l);
+	int rc = enter(l);
 
 	if (rc < 0)
-		return rc;
-	if ((rc = stopped(l)) < 0)
 		return rc;
 	rc = result(l, l->b->ops->end ? l->b->ops->end(f, status, l->b->ctx) : 0);
 	l->in_file = false;

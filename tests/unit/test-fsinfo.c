@@ -18,6 +18,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "../common/fakesys.h"
+
 #include "device.h"
 #include "../common/backend.h"
 
@@ -508,24 +510,12 @@ static char sysroot[64];
 
 static void put(const char *rel, const char *content)
 {
-	char p[512], cmd[600];
-	snprintf(p, sizeof(p), "%s/%s", sysroot, rel);
-	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", p);
-	assert_int_equal(system(cmd), 0);
-	FILE *f = fopen(p, "we");
-	assert_non_null(f);
-	fputs(content, f);
-	fclose(f);
+	fakesys_put(sysroot, rel, content);
 }
 
 static void link_to(const char *rel, const char *target_rel)
 {
-	char p[512], t[512], cmd[600];
-	snprintf(p, sizeof(p), "%s/%s", sysroot, rel);
-	snprintf(t, sizeof(t), "%s/%s", sysroot, target_rel);
-	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", p);
-	assert_int_equal(system(cmd), 0);
-	assert_int_equal(symlink(t, p), 0);
+	fakesys_link(sysroot, rel, target_rel);
 }
 
 static void expect(unsigned maj, unsigned min, int rot, const char *disk1, const char *disk2)
