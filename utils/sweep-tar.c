@@ -73,7 +73,13 @@ static int setup(struct tar *t, const struct tar_opts *o)
 		.max_bytes = (size_t)o->memory_limit,
 		/* A batch already in the page cache is not located (warm trees: 3 system calls a file fewer). */
 		.plan_flags = SWEEP_PLAN_CACHE_CHECK | (o->plan_trace ? SWEEP_PLAN_EXTENTS : 0),
-		.read_flags = SWEEP_READ_SPARSE | SWEEP_READ_NOATIME,
+		/*
+		 * Every disk the tree is on at once, members written as each
+		 * disk delivers them; not where the member order was asked for
+		 * (--sort=name|inode: the same archive every time).
+		 */
+		.read_flags = SWEEP_READ_SPARSE | SWEEP_READ_NOATIME |
+			      (o->order == SWEEP_ORDER_AUTO || o->order == SWEEP_ORDER_PHYSICAL ? SWEEP_READ_BY_DEVICE : 0),
 		.ops = &tar_read_ops,
 		.on_batch = tar_on_batch,
 		.on_batch_end = tar_on_batch_end,
