@@ -111,9 +111,12 @@ SWEEP_EXPORT int sweep_copy_new(const struct sweep_copy_opts *opts, struct sweep
 		.plan_flags = SWEEP_PLAN_CACHE_CHECK,
 		.backend = c->o.backend,
 		.queue_depth = c->o.queue_depth,
-		/* As cp, a file is read to its end: its size is only a hint (/proc, /sys, a file that grew). */
+		/*
+		 * As cp, a file is read to its end: its size is only a hint (/proc, /sys, a file that grew).
+		 * Sources on several disks: every disk at once (DESIGN §3c).
+		 */
 		.read_flags = (c->o.sparse == SWEEP_COPY_SPARSE_NEVER ? 0 : SWEEP_READ_SPARSE) | SWEEP_READ_NOATIME |
-			      SWEEP_READ_TO_EOF,
+			      SWEEP_READ_TO_EOF | SWEEP_READ_BY_DEVICE,
 		.ops = &sweep__read_ops,
 		.on_batch = sweep__read_on_batch,
 		.on_batch_end = sweep__read_on_batch_end,
