@@ -97,7 +97,7 @@ static struct sweep_batch *batch_for(struct ck *k, uint64_t dev)
 		.size = sizeof(bo),
 		.order = SWEEP_ORDER_AUTO,
 		.plan_flags = SWEEP_PLAN_CACHE_CHECK, /* a cached batch is not located */
-		.read_flags = SWEEP_READ_NOATIME,
+		.read_flags = SWEEP_READ_NOATIME | SWEEP_READ_BY_DEVICE, /* every disk at once: the order is the pass's own */
 		.ops = &ck_ops,
 		.ctx = k,
 	};
