@@ -7,8 +7,14 @@
  * written to unnamed temporary files and merged, so memory stays bounded
  * whatever the length of the list. Paths that cannot be stat'ed are passed
  * through after the others, in list order, with a warning.
+ *
+ * --split-by-device=PREFIX writes one list per independent disk instead
+ * (PREFIX followed by the disk's name, sweep_orderer_device(3)), each in
+ * that disk's order, for running one job per disk side by side; the lists'
+ * names go to standard output.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +41,17 @@ struct run {
 	bool done;
 };
 
+/* --split-by-device: the list of one disk (or of the paths that could not be stat'ed). */
+struct list {
+	char *name; /* PREFIX + the disk's name */
+	FILE *f;
+};
+
 struct ctx {
+	struct sweep_orderer *o;
+	const char *split;  /* --split-by-device's PREFIX, or NULL: one list on standard output */
+	struct list *lists;
+	size_t nlists;
 	char delim;
 	uint64_t memory;
 	struct rec *v;
@@ -53,10 +69,81 @@ static int cmp_rec(const void *a, const void *b)
 	return sweep_order_key_cmp(&((const struct rec *)a)->key, &((const struct rec *)b)->key);
 }
 
-static void out_path(struct ctx *c, const char *p, size_t len)
+/*
+ * The list of the disk named name under --split-by-device (one name, one
+ * disk: sweep_orderer_device(3)), made when the first path for it comes:
+ * created or emptied like split(1)'s pieces, but never through a symlink.
+ * NULL (and an error said) when it cannot be.
+ */
+static FILE *list_of(struct ctx *c, const char *name)
 {
-	if (fwrite(p, 1, len, stdout) != len || putchar(c->delim) == EOF)
+	size_t n = strlen(c->split) + strlen(name) + 1;
+	char *full = malloc(n);
+	if (!full)
+		cli_die(2, "out of memory");
+	snprintf(full, n, "%s%s", c->split, name);
+	for (size_t i = 0; i < c->nlists; i++) {
+		if (strcmp(c->lists[i].name, full) == 0) {
+			free(full);
+			return c->lists[i].f;
+		}
+	}
+	struct list *v = realloc(c->lists, (c->nlists + 1) * sizeof(*v));
+	if (!v)
+		cli_die(2, "out of memory");
+	c->lists = v;
+	struct list *l = &c->lists[c->nlists];
+	l->name = full;
+	int fd = open(l->name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+	l->f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!l->f) {
+		cli_error(-errno, "cannot write %s", cli_quotef(l->name));
+		if (fd >= 0)
+			close(fd);
 		c->io_error = true;
+		free(l->name);
+		return NULL;
+	}
+	c->nlists++;
+	return l->f;
+}
+
+/* Where a path of key group group goes: standard output, or its disk's list. NULL: nowhere (said). */
+static FILE *out_for(struct ctx *c, uint64_t group)
+{
+	if (!c->split)
+		return stdout;
+	char name[64];
+	int disk = sweep_orderer_device(c->o, group, name, sizeof(name));
+	if (disk < 0) {
+		cli_error(disk, "cannot tell the disk of a path");
+		c->io_error = true;
+		return NULL;
+	}
+	return list_of(c, name);
+}
+
+static void out_path(struct ctx *c, uint64_t group, const char *p, size_t len)
+{
+	FILE *f = out_for(c, group);
+	if (!f || fwrite(p, 1, len, f) != len || putc(c->delim, f) == EOF)
+		c->io_error = true;
+}
+
+/* --split-by-device: close every list, then name them on standard output, in the order they were made. */
+static void lists_done(struct ctx *c)
+{
+	for (size_t i = 0; i < c->nlists; i++) {
+		struct list *l = &c->lists[i];
+		if (ferror(l->f) | (fclose(l->f) != 0)) {
+			cli_error(-errno, "write error on %s", cli_quotef(l->name));
+			c->io_error = true;
+		}
+		if (fputs(l->name, stdout) == EOF || putchar(c->delim) == EOF)
+			c->io_error = true;
+		free(l->name);
+	}
+	free(c->lists);
 }
 
 static FILE *temp_file(struct ctx *c)
@@ -145,7 +232,7 @@ static void merge(struct ctx *c)
 		}
 		if (!best)
 			break;
-		out_path(c, best->cur.path, best->cur.len);
+		out_path(c, best->cur.key.group, best->cur.path, best->cur.len);
 		run_next(best);
 	}
 	for (size_t i = 0; i < c->nruns; i++) {
@@ -169,16 +256,22 @@ static void usage(void)
 	       "                          filesystem (SSD class: the list's order is kept)\n"
 	       "  -S, --memory=SIZE       sort at most SIZE of the list in memory at a time (default 256M);\n"
 	       "                          a longer list is sorted in runs on disk and merged\n"
+	       "      --split-by-device=PREFIX  one list per independent disk, each in that disk's\n"
+	       "                          order, into PREFIX followed by the disk's name (PREFIXsdb,\n"
+	       "                          PREFIXmd0; PREFIXrest: paths that cannot be stat'ed); their\n"
+	       "                          names are written to standard output, not the paths\n"
 	       "      --help              display this help and exit\n"
 	       "      --version           output version information and exit\n\n"
 	       "Paths that cannot be stat'ed are written after the others, in list order, with a\n"
 	       "warning, and the exit status is then 1. Examples:\n"
 	       "  find DIR -type f -print0 | %s -0 | tar --null -T - -cf out.tar\n"
-	       "  find DIR -print0 | %s -0 | restic backup --files-from-raw /dev/stdin\n",
-	       cli_prog(), cli_prog(), cli_prog());
+	       "  find DIR -print0 | %s -0 | restic backup --files-from-raw /dev/stdin\n"
+	       "  find DIR -type f -print0 | %s -0 --split-by-device=/tmp/l. |\n"
+	       "      xargs -0 -I{} -P0 sh -c 'tar --null -T \"$1\" -cf \"$1.tar\"' sh {}\n",
+	       cli_prog(), cli_prog(), cli_prog(), cli_prog());
 }
 
-enum { OPT_ORDER = 256, OPT_DEVICE, OPT_HELP, OPT_VERSION };
+enum { OPT_ORDER = 256, OPT_DEVICE, OPT_SPLIT, OPT_HELP, OPT_VERSION };
 
 int main(int argc, char **argv)
 {
@@ -189,6 +282,7 @@ int main(int argc, char **argv)
 		{ "order", required_argument, NULL, OPT_ORDER },
 		{ "memory", required_argument, NULL, 'S' },
 		{ "device", required_argument, NULL, OPT_DEVICE },
+		{ "split-by-device", required_argument, NULL, OPT_SPLIT },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -238,6 +332,14 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case OPT_SPLIT:
+			if (!*optarg) {
+				cli_msg("--split-by-device needs a PREFIX");
+				cli_try_help();
+				return 2;
+			}
+			c.split = optarg;
+			break;
 		case OPT_HELP:
 			usage();
 			return 0;
@@ -260,6 +362,7 @@ int main(int argc, char **argv)
 	rc = sweep_orderer_new(&oo, &o);
 	if (rc < 0)
 		cli_die(2, "cannot start: %s", strerror(-rc));
+	c.o = o;
 
 	while ((len = getdelim(&line, &lcap, c.delim, in)) >= 0) {
 		if (len > 0 && line[len - 1] == c.delim)
@@ -303,7 +406,7 @@ int main(int argc, char **argv)
 	if (c.nruns == 0) { /* it all fitted: no run on disk */
 		qsort(c.v, c.n, sizeof(*c.v), cmp_rec);
 		for (size_t i = 0; i < c.n; i++) {
-			out_path(&c, c.v[i].path, c.v[i].len);
+			out_path(&c, c.v[i].key.group, c.v[i].path, c.v[i].len);
 			free(c.v[i].path);
 		}
 	} else {
@@ -312,13 +415,17 @@ int main(int argc, char **argv)
 		merge(&c);
 	}
 	if (c.lost) {
+		/* After the others; under --split-by-device, a list of their own. */
+		FILE *to = c.split ? list_of(&c, "rest") : stdout;
 		int ch;
 		rewind(c.lost);
-		while ((ch = getc(c.lost)) != EOF)
-			if (putchar(ch) == EOF)
+		while (to && (ch = getc(c.lost)) != EOF)
+			if (putc(ch, to) == EOF)
 				c.io_error = true;
 		fclose(c.lost);
 	}
+	if (c.split)
+		lists_done(&c);
 	free(c.v);
 	free(c.runs);
 	free(line);

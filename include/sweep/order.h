@@ -31,8 +31,15 @@ struct sweep_order_opts {
 
 /* Where a path sorts. Compare with sweep_order_key_cmp(). */
 struct sweep_order_key {
-	uint64_t group;  /* the filesystem, numbered in order of first appearance */
-	uint64_t major;  /* first physical byte, inode number, or position, per that filesystem's order */
+	/*
+	 * Numbered in order of first appearance: in physical order, the
+	 * independent device the path's first byte lies on (a disk, or a
+	 * striped set; a filesystem over several disks has several); in inode
+	 * or list order, the filesystem. sweep_orderer_device() tells which
+	 * disks a group is on.
+	 */
+	uint64_t group;
+	uint64_t major;  /* the offset of the first byte on that device, inode number, or position */
 	uint64_t minor;  /* inode number (tie-break) */
 	uint64_t seq;    /* position in the list: the final, stable tie-break */
 };
@@ -48,6 +55,16 @@ SWEEP_EXPORT struct sweep_orderer *sweep_orderer_free(struct sweep_orderer *o);
  */
 SWEEP_EXPORT int sweep_orderer_key(struct sweep_orderer *o, const char *path, uint64_t seq,
 				   struct sweep_order_key *ret);
+/*
+ * The disks a key's group lies on, for running one reader per disk
+ * (sweep-order --split-by-device): a name for them into name (at most size
+ * bytes with the NUL: "sdb", "md0", "loop3", "dm-2", "btrfs-1a2b3c4d",
+ * "nodev-0-45" for a filesystem on no block device), and a number, the
+ * same for every group that shares a disk with this one (those must be read
+ * one after another, not side by side), as far as the paths keyed so far
+ * tell: ask once the whole list is keyed. -EINVAL for a group not made.
+ */
+SWEEP_EXPORT int sweep_orderer_device(struct sweep_orderer *o, uint64_t group, char *name, size_t size);
 /* <0, 0, >0 as a sorts before, with, after b. */
 SWEEP_EXPORT int sweep_order_key_cmp(const struct sweep_order_key *a, const struct sweep_order_key *b);
 
