@@ -404,7 +404,8 @@ int main(int argc, char **argv)
 		c.io_error = true;
 	}
 	if (c.nruns == 0) { /* it all fitted: no run on disk */
-		qsort(c.v, c.n, sizeof(*c.v), cmp_rec);
+		if (c.n)
+			qsort(c.v, c.n, sizeof(*c.v), cmp_rec); /* none: c.v is NULL, which qsort may not take */
 		for (size_t i = 0; i < c.n; i++) {
 			out_path(&c, c.v[i].key.group, c.v[i].path, c.v[i].len);
 			free(c.v[i].path);
