@@ -284,29 +284,43 @@ int sweep__devmap_read_u64(const char *sysdir, const char *rel, uint64_t *ret)
 	return 0;
 }
 
-/* The block device a loop device's file is on (0: none, or no file), and where the file starts there. */
+/*
+ * The block device under a loop device (0: none known): the one its file is
+ * on, or the block device it is bound to; and where its offset 0 lies there.
+ * The file named in sysfs is looked at first without opening it (O_PATH),
+ * and opened for FIEMAP only when it is a regular file.
+ */
 static uint64_t loop_below(const char *sysdir, uint64_t *ret_start)
 {
 	char p[PATH_MAX], file[PATH_MAX];
+	struct stat st;
+	uint64_t bdev = 0, phys = 0, off = 0;
+
 	*ret_start = 0;
 	if (snprintf(p, sizeof(p), "%s/loop/backing_file", sysdir) >= (int)sizeof(p) ||
 	    sweep__read_small(p, file, sizeof(file)) < 0)
 		return 0;
-	int fd = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		fd = open(file, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	int fd = open(file, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
-	struct stat st;
-	uint64_t bdev = 0, phys = 0, off = 0;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) == 0 && S_ISBLK(st.st_mode)) {
+		bdev = st.st_rdev;
+	} else if (S_ISREG(st.st_mode)) {
 		bdev = sweep__fs_bdev(fd, &st);
 		/*
 		 * Its first block as where the device's offset 0 lies: exact
-		 * for an image written in one piece, a sort key otherwise.
+		 * for an image written in one piece, a sort key otherwise (and
+		 * 0 where the file may not be read).
 		 */
-		if (bdev && sweep_extent_first(fd, &phys) < 0)
+		char self[64];
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+		int rfd = bdev ? open(self, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
+		struct stat again;
+		if (rfd >= 0 && fstat(rfd, &again) == 0 && again.st_ino == st.st_ino && again.st_dev == st.st_dev &&
+		    sweep_extent_first(rfd, &phys) < 0)
 			phys = 0;
+		if (rfd >= 0)
+			close(rfd);
 	}
 	close(fd);
 	(void)sweep__devmap_read_u64(sysdir, "loop/offset", &off);
