@@ -12,6 +12,7 @@
 # loopfs_cleanup from its trap.
 
 LOOPFS_WORK=${LOOPFS_WORK:-}
+LOOPFS_CLEANUP_SET=
 LOOPFS_MOUNTS=()
 LOOPFS_DEVS=()
 
@@ -30,8 +31,13 @@ loopfs_require() {
 		grep -qw "$fs" /proc/filesystems || modprobe "$fs" 2>/dev/null ||
 			grep -qw "$fs" /proc/filesystems || loopfs_skip "kernel has no $fs"
 	done
-	if [ -z "$LOOPFS_WORK" ]; then
-		LOOPFS_WORK=$(mktemp -d "${TMPDIR:-/tmp}/sweep-loopfs.XXXXXX")
+	# The teardown is registered once, also when the caller chose LOOPFS_WORK
+	# (tests/multidisk puts it on a tmpfs of its own): without it, every loop
+	# device and mount of the test would outlive it.
+	if [ -z "$LOOPFS_CLEANUP_SET" ]; then
+		LOOPFS_CLEANUP_SET=1
+		[ -n "$LOOPFS_WORK" ] || LOOPFS_WORK=$(mktemp -d "${TMPDIR:-/tmp}/sweep-loopfs.XXXXXX")
+		mkdir -p "$LOOPFS_WORK"
 		if declare -F on_exit >/dev/null; then
 			on_exit loopfs_cleanup
 		else
