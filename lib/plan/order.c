@@ -17,7 +17,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "devmap.h"
 #include "plan.h"
 
 /*

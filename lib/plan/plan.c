@@ -16,7 +16,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "devmap.h"
 #include "plan.h"
 #include "plan_group.h"
 

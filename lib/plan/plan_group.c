@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "devmap.h"
 #include "plan.h"
 #include "plan_group.h"
 

@@ -17,7 +17,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "devmap.h"
 #include "device.h"
 
 static const char *kind_name(enum sweep__spindle_kind k)

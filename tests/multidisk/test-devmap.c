@@ -23,7 +23,6 @@
 
 #include "../common/fakesys.h"
 
-#include "devmap.h"
 #include "device.h"
 
 #define GiB (1ull << 30)
