@@ -188,6 +188,21 @@ run_args "-S" ../sp-src/ sp1 -a -i -S
 	die "-S wrote the zeros: $(stat -c '%b blocks, %s bytes' "$W/s/sp1/d1/d2/zeros")"
 run_args "-S --no-sparse" ../sp-src/ sp2 -a -i -S --no-sparse
 
+# ---- -I: a change behind the same size and time is copied (rsync's compare test) ----
+mkdir -p "$W/it-src/d1/d2"
+printf 'aaaa\n' >"$W/it-src/d1/d2/f" && printf 'bb\n' >"$W/it-src/g"
+touch -d '2010-01-01' "$W/it-src/d1/d2/f" "$W/it-src/g"
+for side in r s; do
+	mkdir -p "$W/$side" && rsync -a "$W/it-src/" "$W/$side/it"
+	printf 'cccc\n' >"$W/$side/it/d1/d2/f" && touch -d '2010-01-01' "$W/$side/it/d1/d2/f"
+done
+run_args "without -I the stealth change stays" ../it-src/ it -a -i
+run_args "-I -n" ../it-src/ it -a -i -I -n
+run_args "-I" ../it-src/ it -a -i -I
+[ "$(cat "$W/s/it/d1/d2/f")" = aaaa ] || die "-I left the stealth change"
+run_args "-I -c: the checksums decide" ../it-src/ it -a -i -I -c
+run_args "-I --size-only: the size decides" ../it-src/ it -a -i -I --size-only
+
 # ---- options sweep-sync refuses by name ----
 for opt in --inplace --append --fuzzy --block-size=1024 --partial-dir=x --temp-dir=x --bwlimit=1 --no-whole-file \
 	--write-batch=x --read-batch=x --chmod=u+x --keep-dirlinks; do

@@ -358,7 +358,7 @@ static bool quick_check_ok(const struct sync_ctx *c, const struct sync_node *n)
 	}
 	if (c->o.size_only)
 		return true;
-	return same_mtime(&n->s.st, &n->d.st);
+	return !c->o.ignore_times && same_mtime(&n->s.st, &n->d.st);
 }
 
 /* --max-size, --min-size and -u: a regular file left as it is (rsync names it at -vv). */

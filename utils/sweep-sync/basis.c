@@ -157,7 +157,7 @@ static bool same_data(const struct sync_ctx *c, const struct sync_node *n, const
 	mode_t m = n->s.st.st_mode;
 
 	if (S_ISREG(m))
-		return n->s.st.st_size == b->st_size && (c->o.size_only || same_mtime(&n->s.st, b));
+		return n->s.st.st_size == b->st_size && (c->o.size_only || (!c->o.ignore_times && same_mtime(&n->s.st, b)));
 	if (S_ISLNK(m))
 		return link && n->s.link && !strcmp(link, n->s.link);
 	if (S_ISCHR(m) || S_ISBLK(m))

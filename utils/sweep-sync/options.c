@@ -186,7 +186,9 @@ static const struct option long_opts[] = {
 	{ "existing", no_argument, NULL, OPT_EXISTING },
 	{ "ignore-non-existing", no_argument, NULL, OPT_EXISTING },
 	{ "ignore-existing", no_argument, NULL, OPT_IGNORE_EXISTING },
-	{ "ignore-times", no_argument, NULL, OPT_REFUSED },
+	{ "ignore-times", no_argument, NULL, 'I' },
+	{ "no-ignore-times", no_argument, NULL, OPT_NO },
+	{ "no-I", no_argument, NULL, OPT_NO },
 	{ "sparse", no_argument, NULL, 'S' },
 	{ "no-sparse", no_argument, NULL, OPT_NO },
 	{ "no-S", no_argument, NULL, OPT_NO },
@@ -249,6 +251,7 @@ static void usage(FILE *f)
 		"  -k, --copy-dirlinks    transform symlink to dir into referent dir\n"
 		"      --force            force deletion of directories even if not empty\n"
 		"  -S, --sparse           turn sequences of nulls into sparse blocks\n"
+		"  -I, --ignore-times     don't skip files that match size and time\n"
 		"  -p, --perms            preserve permissions\n"
 		"  -t, --times            preserve modification times\n"
 		"  -o, --owner            preserve owner (super-user only)\n"
@@ -456,6 +459,7 @@ static void negate(struct sync_opts *o, const char *name)
 	else if (!strcmp(n, "human-readable") || !strcmp(n, "h")) o->human = 0;
 	else if (!strcmp(n, "partial")) o->partial = false;
 	else if (!strcmp(n, "force")) o->force = false;
+	else if (!strcmp(n, "ignore-times") || !strcmp(n, "I")) o->ignore_times = false;
 	else if (!strcmp(n, "sparse") || !strcmp(n, "S")) o->sparse = false;
 	else if (!strcmp(n, "progress")) o->progress = 0, o->do_progress = false;
 	else if (!strcmp(n, "protect-args") || !strcmp(n, "secluded-args") || !strcmp(n, "s")) o->protect_args = false;
@@ -493,7 +497,7 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 	o->info_flist = -1;
 	o->human = 1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":arlLkptogDHAXncivxPhzuqdRWbCFf:0@:e:sS", long_opts, &idx)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":arlLkptogDHAXncivxPhzuqdRWbCFf:0@:e:sSI", long_opts, &idx)) != -1) {
 		switch (ch) {
 		case 'a':
 			o->recursive = o->links = o->perms = o->times = true;
@@ -507,6 +511,7 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 		case OPT_SAFE_LINKS: o->safe_links = true; break;
 		case OPT_FORCE: o->force = true; break;
 		case 'S': o->sparse = true; break;
+		case 'I': o->ignore_times = true; break;
 		case 'p': o->perms = true; break;
 		case 't': o->times = true; break;
 		case 'o': o->owner = true; break;

@@ -50,6 +50,7 @@ struct sync_opts {
 	bool existing, ignore_existing; /* --existing (--ignore-non-existing), --ignore-existing */
 	/* -L, --copy-unsafe-links, -k: the source's symlinks followed; --safe-links: unsafe ones left out */
 	bool copy_links, copy_unsafe_links, copy_dirlinks, safe_links;
+	bool ignore_times; /* -I: the quick check never passes (rsync's quick_check_ok(): after -c and --size-only) */
 	bool sparse; /* -S: zero-filled blocks become holes too (the source's holes always stay holes) */
 	bool force; /* --force: a non-empty directory in the way of a non-directory is removed (as --delete does) */
 	int itemize; /* -i count */
