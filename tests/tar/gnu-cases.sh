@@ -19,7 +19,8 @@
 #     into a directory with a default ACL (acls03), -t into a closed pipe
 #     (sigpipe), -c and -x at ulimit -n 10 (extrac11), times just before
 #     1970 with a fraction (time01: rounded to the second libarchive can
-#     write, never the 2 s off it would write itself).
+#     write, never the 2 s off it would write itself), --ignore-failed-read
+#     (ignfail: "Warning: Cannot ...", exit status kept).
 . "$TESTS_DIR/tar/lib.sh"
 cd "$WORK" || die "cd"
 
@@ -185,6 +186,38 @@ for how in gnu-of-gnu gnu sweep; do
 	[ "$got" = "$want" ] || fail "$how: times before 1970 came back as $got, want $want"
 done
 cd .. || die "cd .."
+case_end
+
+# --ignore-failed-read: what cannot be read is GNU tar's "Warning: ...", exit status kept (GNU tar's ignfail)
+case_begin "--ignore-failed-read as GNU tar"
+mkdir -p ign/t/locked && echo a > ign/t/a && echo s > ign/t/secret && chmod 000 ign/t/locked ign/t/secret
+chmod 777 ign
+for tool in "$T" tar; do
+	name=$(basename "$tool")
+	rc=0; (cd ign && "$tool" -cf "/dev/null" missing t --ignore-failed-read) 2> "ign.$name.err" || rc=$?
+	[ $rc = 0 ] || fail "$name --ignore-failed-read, a missing operand: exit $rc, $(cat "ign.$name.err")"
+	grep -qx "$name: missing: Warning: Cannot stat: No such file or directory" "ign.$name.err" ||
+		fail "$name --ignore-failed-read: $(cat "ign.$name.err")"
+	rc=0; (cd ign && "$tool" -cf /dev/null --warning=no-failed-read missing --ignore-failed-read) 2> "ign.$name.err" || rc=$?
+	[ $rc = 0 ] && [ ! -s "ign.$name.err" ] || fail "$name --warning=no-failed-read: exit $rc, $(cat "ign.$name.err")"
+	rc=0; (cd ign && "$tool" -cf /dev/null missing) 2> /dev/null || rc=$?
+	[ $rc = 2 ] || fail "$name without --ignore-failed-read: exit $rc"
+	if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+		rc=0; (cd ign && setpriv --reuid=65534 --regid=65534 --clear-groups "$tool" -cf "ign.$name.tar" \
+			--ignore-failed-read t) 2> "ign.$name.err" || rc=$?
+		[ $rc = 0 ] || fail "$name --ignore-failed-read, unreadable file and directory: exit $rc, $(cat "ign.$name.err")"
+		sed "s/^$name:/tar:/" "ign.$name.err" | sort > "ign.$name.msgs"
+	fi
+done
+if [ -f ign.tar.msgs ]; then
+	diff ign.tar.msgs "ign.$(basename "$T").msgs" >&2 || fail "--ignore-failed-read: messages differ from GNU tar's"
+	grep -q "t/locked: Warning: Cannot open: Permission denied" ign.tar.msgs || fail "GNU tar: $(cat ign.tar.msgs)"
+	[ "$(tar -tf "ign/ign.$(basename "$T").tar" | sort | tr '\n' ' ')" = "$(tar -tf ign/ign.tar.tar | sort | tr '\n' ' ')" ] ||
+		fail "--ignore-failed-read: members differ from GNU tar's"
+else
+	skip_part "unreadable files: not root, or no setpriv"
+fi
+chmod 755 ign/t/locked; chmod 644 ign/t/secret
 case_end
 
 # GNU tar's extrac11: few but enough descriptors (ulimit -n 10) for a tree 11 deep

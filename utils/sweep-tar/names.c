@@ -188,7 +188,8 @@ static const struct {
 	{ "file-unchanged", NULL }, { "filename-with-nuls", NULL }, { "ignore-newer", NULL },
 	{ "new-directory", NULL }, { "rename-directory", NULL }, { "symlink-cast", NULL },
 	{ "timestamp", NULL }, { "unknown-cast", NULL }, { "unknown-keyword", NULL }, { "xdev", NULL },
-	{ "decompress-program", NULL }, { "existing-file", NULL }, { "record-size", NULL }, { "failed-read", NULL },
+	{ "decompress-program", NULL }, { "existing-file", NULL }, { "record-size", NULL },
+	{ "failed-read", NULL }, /* by keyword: tar_read_failed() */
 };
 #define NKINDS (sizeof(warning_kinds) / sizeof(warning_kinds[0]))
 static bool warning_off[NKINDS];
@@ -249,4 +250,25 @@ void tar_error(struct tar *t, const char *path, const char *fmt, ...)
 	va_start(ap, fmt);
 	vreport(t, TAR_FATAL, path, fmt, ap);
 	va_end(ap);
+}
+
+void tar_read_failed(struct tar *t, const char *path, const char *fmt, ...)
+{
+	char msg[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (!t->o->ignore_failed_read) {
+		vreport(t, TAR_FATAL, path, fmt, ap);
+		va_end(ap);
+		return;
+	}
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	for (size_t i = 0; i < NKINDS; i++)
+		if (strcmp(warning_kinds[i].kw, "failed-read") == 0 && warning_off[i])
+			return;
+	progress_clear(t->progress);
+	fflush(stdout);
+	fprintf(stderr, "%s: %s: Warning: %s\n", cli_prog(), tar_display(t, path), msg);
 }

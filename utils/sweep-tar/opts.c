@@ -87,6 +87,7 @@ enum {
 	OPT_POSIX,
 	OPT_CHECKPOINT,
 	OPT_REMOVE_FILES,
+	OPT_IGNORE_FAILED_READ,
 	OPT_XATTRS_INCLUDE,
 	OPT_MODE,
 	OPT_PAX_OPTION,
@@ -138,6 +139,7 @@ static const struct option long_opts[] = {
 	{ "posix", no_argument, NULL, OPT_POSIX },
 	{ "checkpoint", optional_argument, NULL, OPT_CHECKPOINT },
 	{ "remove-files", no_argument, NULL, OPT_REMOVE_FILES },
+	{ "ignore-failed-read", no_argument, NULL, OPT_IGNORE_FAILED_READ },
 	{ "xattrs-include", required_argument, NULL, OPT_XATTRS_INCLUDE },
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "pax-option", required_argument, NULL, OPT_PAX_OPTION },
@@ -295,6 +297,8 @@ static void usage(FILE *out)
 		"                             absolute names as they are (refused with -x)\n"
 		"  -l, --check-links          -c: say which hard-linked files lost names\n"
 		"      --hole-detection=seek  holes found with SEEK_HOLE (the only way)\n"
+		"      --ignore-failed-read   -c, -r, -u: what cannot be read is a warning, not\n"
+		"                             an error (exit status kept)\n"
 		"      --remove-files         -c, -r, -u: remove what was archived, once the\n"
 		"                             archive is written and on its device\n"
 		"      --transform=EXPRESSION, --xform=EXPRESSION  change member names with a\n"
@@ -1267,6 +1271,9 @@ void tar_parse(int argc, char **argv, struct tar_opts *o)
 		}
 		case OPT_REMOVE_FILES:
 			o->remove_files = true;
+			break;
+		case OPT_IGNORE_FAILED_READ:
+			o->ignore_failed_read = true;
 			break;
 		case OPT_PAX_OPTION:
 			tar_pax_option(optarg);

@@ -163,7 +163,7 @@ static void report(struct tar *t, const struct sweep_file *f, int status, uint64
 	else if (status == SWEEP_READ_SHRANK || status == SWEEP_READ_GREW || status == SWEEP_READ_CHANGED)
 		tar_warn(t, path, "file changed as we read it");
 	else if (status < 0 && t->cur_begun)
-		tar_error(t, path, "Read error at byte %llu: %s; padding with zeros",
+		tar_read_failed(t, path, "Read error at byte %llu: %s; padding with zeros",
 			  (unsigned long long)t->cur_pos, strerror(-status));
 	else if (status == -ENOENT)
 		tar_warn(t, path, "File removed before we read it");
@@ -175,7 +175,7 @@ static void report(struct tar *t, const struct sweep_file *f, int status, uint64
 		 */
 		tar_warn(t, path, "file changed as we read it; not dumped");
 	else if (status < 0)
-		tar_error(t, path, "Cannot open: %s", strerror(-status));
+		tar_read_failed(t, path, "Cannot open: %s", strerror(-status));
 }
 
 static int rd_end(const struct sweep_file *f, int status, void *ctx)

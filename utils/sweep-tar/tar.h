@@ -184,6 +184,7 @@ struct tar_opts {
 	bool verify;         /* -W: -c, -r, -u compare the archive with the files afterwards */
 	bool show_transformed; /* --show-transformed-names: -v and -t list names as changed */
 	bool remove_files;   /* --remove-files: -c, -r, -u remove what they archived */
+	bool ignore_failed_read; /* --ignore-failed-read: what cannot be read is a warning, exit status kept */
 	/* --xattrs-include, --xattrs-exclude: fnmatch patterns of xattr names stored and restored */
 	const char **xattr_include, **xattr_exclude;
 	size_t nxattr_include, nxattr_exclude;
@@ -309,6 +310,9 @@ const char *tar_display(struct tar *t, const char *path);
 /* "sweep-tar: PATH: message" as a warning (exit 1) or an error (exit 2). */
 void tar_warn(struct tar *t, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void tar_error(struct tar *t, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A file or directory to archive that cannot be opened, listed, stat'ed or read: tar_error(), or with
+   --ignore-failed-read GNU tar's "Warning: ..." that leaves the exit status (--warning=no-failed-read: silent). */
+void tar_read_failed(struct tar *t, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* --warning=KEYWORD (GNU tar's keywords, "no-" to turn one off): 0, or -EINVAL for an unknown one. */
 int tar_warning_option(const char *arg);
 /* Whether a warning with this text is to be shown (not turned off by --warning). */

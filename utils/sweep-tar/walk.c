@@ -181,7 +181,7 @@ static int walk_dir(struct tar *t, const struct sweep_entry *e, const char *name
 		if (errno == ENOENT && e->depth > 0)
 			tar_warn(t, e->path, "File removed before we read it");
 		else
-			tar_error(t, e->path, "Cannot open: %s", strerror(errno));
+			tar_read_failed(t, e->path, "Cannot open: %s", strerror(errno));
 		return SWEEP_WALK_SKIP;
 	}
 	if (member && (t->o->format == TAR_FMT_USTAR || t->o->format == TAR_FMT_V7)) {
@@ -349,22 +349,22 @@ static int on_error(const struct sweep_walk_error *err, void *ctx)
 
 	switch (err->op) {
 	case SWEEP_WALK_OP_OPENDIR:
-		tar_error(t, err->path, "Cannot open: %s", strerror(-err->err));
+		tar_read_failed(t, err->path, "Cannot open: %s", strerror(-err->err));
 		break;
 	case SWEEP_WALK_OP_READDIR:
-		tar_error(t, err->path, "Cannot read: %s", strerror(-err->err));
+		tar_read_failed(t, err->path, "Cannot read: %s", strerror(-err->err));
 		break;
 	case SWEEP_WALK_OP_STAT:
 		if (err->err == -ENOENT)
 			tar_warn(t, err->path, "File removed before we read it");
 		else
-			tar_error(t, err->path, "Cannot stat: %s", strerror(-err->err));
+			tar_read_failed(t, err->path, "Cannot stat: %s", strerror(-err->err));
 		break;
 	case SWEEP_WALK_OP_LOOP:
 		tar_warn(t, err->path, "File system loop detected; not dumped");
 		break;
 	case SWEEP_WALK_OP_ROOT:
-		tar_error(t, err->path, "Cannot stat: %s", strerror(-err->err));
+		tar_read_failed(t, err->path, "Cannot stat: %s", strerror(-err->err));
 		break;
 	}
 	return t->failed ? -EIO : 0;
