@@ -19,7 +19,7 @@ extern "C" {
 #endif
 
 /* sweep_reader_opts.flags */
-#define SWEEP_READ_SPARSE  0x1u /* skip holes (SEEK_DATA/SEEK_HOLE); data_map lists the data regions */
+#define SWEEP_READ_SPARSE  0x1u /* skip holes (SEEK_DATA/SEEK_HOLE); data_map lists the data regions (one: blocks cover the size) */
 #define SWEEP_READ_NOATIME 0x2u /* open with O_NOATIME where permitted */
 #define SWEEP_READ_REGISTERED 0x4u /* io_uring: register the read buffers (fixed buffers) where permitted */
 /*

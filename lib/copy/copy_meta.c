@@ -86,6 +86,11 @@ static ssize_t x_read(const struct meta_ref *r, const char *name, char **ret)
 		char *buf = malloc((size_t)n + 1);
 		if (!buf)
 			return -ENOMEM;
+		if (n == 0) { /* nothing to read (most files have no attributes): no second call */
+			buf[0] = '\0';
+			*ret = buf;
+			return 0;
+		}
 		ssize_t m = name ? x_get(r, name, buf, (size_t)n) : x_list(r, buf, (size_t)n);
 		if (m >= 0) {
 			buf[m] = '\0';
