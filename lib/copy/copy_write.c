@@ -372,6 +372,9 @@ static int commit(const struct sweep_copy *c, struct fcopy *f)
 	int dfd = own ? sweep__dest_item_dir(c, f->q, &name) : sweep__dest_cache_dir(c, f->dc, f->q->dst, true, &name);
 	int rc = dfd < 0 ? dfd : 0;
 
+	/* The directory gone or a symlink before this copy was begun through the cache: it could not be created. */
+	if (rc < 0 && !own && f->dir_cached)
+		sweep__write_fail(f, SWEEP_COPY_OP_CREATE, rc);
 	if (rc == 0 && own && fstat(dfd, &now) < 0)
 		rc = -errno;
 	else if (rc == 0 && !own)
@@ -409,7 +412,9 @@ void sweep__write_finish(struct sweep_copy *c, struct fcopy *f, int srcfd)
 		finish_into(c, f);
 		return;
 	}
-	if (f->how != SWEEP_COPY_HOW_CLONE && ftruncate(f->tmpfd, (off_t)f->size) < 0) {
+	/* Sized by its writes already when every byte of it was written (no hole left at its end). */
+	bool sized = f->how == SWEEP_COPY_HOW_DATA && !f->punch && f->bytes == f->size;
+	if (f->how != SWEEP_COPY_HOW_CLONE && !sized && ftruncate(f->tmpfd, (off_t)f->size) < 0) {
 		sweep__write_fail(f, SWEEP_COPY_OP_WRITE, -errno);
 		return;
 	}
