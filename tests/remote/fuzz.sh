@@ -9,18 +9,7 @@ bin=$1 secs=${2:-3}
 [ -n "$bin" ] && [ -x "$bin" ] || { echo "SKIP: no libFuzzer target (clang with libFuzzer missing)"; exit 77; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/wire-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+. "${SOURCE_ROOT:-$(dirname "$0")/../..}/tests/common/fuzz-corpus.sh"
 python3 "${SOURCE_ROOT:-$(dirname "$0")/../..}/tests/remote/fakepeer.py" --corpus "$work/corpus"
-seed=${FUZZ_SEED:-1}
-[ "$seed" = random ] && seed=0
-"$bin" -rss_limit_mb=512 -malloc_limit_mb=256 -timeout=10 -max_len=16384 -seed="$seed" \
-	-runs=$((secs * 2500)) -max_total_time=$((secs * 10)) -artifact_prefix="$work/" "$work/corpus" \
-	>"$work/fuzz.log" 2>&1 || {
-	tail -40 "$work/fuzz.log" >&2
-	for f in "$work"/crash-* "$work"/timeout-* "$work"/oom-*; do
-		[ -e "$f" ] && { echo "input $(basename "$f") (base64):" >&2; base64 "$f" >&2; }
-	done
-	echo "FAIL: fuzzing the wire (seed $seed) found a crash" >&2
-	exit 1
-}
-grep -E "^Done [0-9]+ runs" "$work/fuzz.log" || true
+fuzz_corpus "$bin" "$work" "the wire" "" "$secs" -rss_limit_mb=512 -malloc_limit_mb=256 -timeout=10 -max_len=16384
 echo ok

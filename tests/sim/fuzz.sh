@@ -9,6 +9,7 @@ fmt=$1 bin=$2 secs=${3:-3}
 D=${SOURCE_ROOT:-$(dirname "$0")/../..}/tests/sim/data
 work=$(mktemp -d "${TMPDIR:-/tmp}/sim-fuzz-$fmt.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+. "${SOURCE_ROOT:-$(dirname "$0")/../..}/tests/common/fuzz-corpus.sh"
 opts=(-rss_limit_mb=512 -malloc_limit_mb=256 -timeout=10 -max_len=8192)
 crashes=("$D/fuzz/$fmt"/*)
 if [ -e "${crashes[0]}" ]; then
@@ -17,18 +18,6 @@ fi
 mkdir "$work/corpus"
 cp "$D/$fmt"-*.txt "$work/corpus/" 2>/dev/null || true
 [ ! -e "${crashes[0]}" ] || cp "${crashes[@]}" "$work/corpus/"
-# A fixed seed and number of runs (FUZZ_SEED=random for a fresh one): the suite
-# gives the same verdict every time; longer or random runs are tests/sim/README's.
-seed=${FUZZ_SEED:-1}
-[ "$seed" = random ] && seed=0
-"$bin" "${opts[@]}" -seed="$seed" -runs=$((secs * 2500)) -max_total_time=$((secs * 10)) -artifact_prefix="$work/" \
-	"$work/corpus" >"$work/fuzz.log" 2>&1 || {
-	tail -40 "$work/fuzz.log" >&2
-	for f in "$work"/crash-* "$work"/timeout-* "$work"/oom-*; do
-		[ -e "$f" ] && { echo "input $(basename "$f") (base64; keep it in tests/sim/data/fuzz/$fmt/):" >&2; base64 "$f" >&2; }
-	done
-	echo "FAIL: fuzzing $fmt (seed $seed) found a crash" >&2
-	exit 1
-}
-grep -E "^Done [0-9]+ runs" "$work/fuzz.log" || true
+# Longer or random runs: tests/sim/README.
+fuzz_corpus "$bin" "$work" "$fmt" "keep it in tests/sim/data/fuzz/$fmt/" "$secs" "${opts[@]}"
 echo ok
