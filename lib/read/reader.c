@@ -511,6 +511,18 @@ static int handle(struct run *u, struct rd_req *q)
 				close(res);
 			res = t;
 		}
+		if ((res == -EMFILE || res == -ENFILE) && u->pf && live_besides(u, s) == 0) {
+			/*
+			 * The window holds none, so the prefetch thread's files
+			 * may be what fills the table (it opens files of its
+			 * group as it maps and asks for them). Order is worth
+			 * less than the file: the thread goes, and the open is
+			 * tried once more; refused again, it fails (below).
+			 */
+			sweep__pf_stop(u->pf);
+			u->pf = NULL;
+			return submit_open(u, s->index);
+		}
 		if ((res == -EMFILE || res == -ENFILE) && out_of_fds(u, s))
 			return 0;
 		if (s->index == u->head)

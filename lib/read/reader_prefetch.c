@@ -397,7 +397,8 @@ static void close_after_submit(struct sweep__pf *pf, int fd)
 		close(fd);
 		return;
 	}
-	if (pf->nclose == PF_BATCH + 1)
+	/* Under a low open-file limit the thread holds no more than its budget waiting here either. */
+	if (pf->nclose == PF_BATCH + 1 || pf->nclose >= pf->fd_budget)
 		ring_submit(pf);
 	pf->to_close[pf->nclose++] = fd;
 }
