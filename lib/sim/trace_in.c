@@ -423,7 +423,7 @@ static int parse_tracefs(struct loader *L, const char *line)
 	const char *p = ev;
 	while (p > line && !isspace((unsigned char)p[-1]))
 		p--;
-	uint64_t ts;
+	uint64_t ts = 0; /* set by parse_time on success (-O3 cannot tell) */
 	int err = parse_time(L, "timestamp", p, (size_t)(ev - p), 1e9, &ts);
 	if (err)
 		return err;

@@ -366,7 +366,7 @@ static void make_files(char *dir, const char *name, int n, char paths[][128])
 	assert_non_null(mkdtemp(dir));
 	memset(buf, 'y', sizeof(buf));
 	for (int i = 0; i < n; i++) {
-		snprintf(paths[i], 128, "%s/%s%d", dir, name, i);
+		snprintf(paths[i], 128, "%.64s/%.40s%d", dir, name, i);
 		int fd = open(paths[i], O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 		assert_true(fd >= 0);
 		assert_int_equal(write(fd, buf, sizeof(buf) - (size_t)i), (ssize_t)(sizeof(buf) - (size_t)i));

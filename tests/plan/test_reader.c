@@ -85,7 +85,7 @@ static struct sweep_plan *plan_files(char names[][32], const uint64_t *seeds, si
 	for (size_t i = 0; i < n; i++) {
 		char path[256];
 		struct stat st;
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		snprintf(path, sizeof(path), "%.63s/%.31s", dir, names[i]);
 		if (fstatat(dfd, names[i], &st, 0) < 0) {
 			memset(&st, 0, sizeof(st));
 			st.st_mode = S_IFREG | 0644;

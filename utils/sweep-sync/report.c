@@ -71,11 +71,14 @@ static const char *report_dnum(const struct sync_ctx *c, double d, int digits)
 		return report_num(c, (uint64_t)d);
 	whole = (uint64_t)d;
 	frac = d - (double)whole;
-	buf = next_buf();
+	/* comma_num's buffer is another of the ring's; formatted here first so that no snprintf reads the ring it writes */
+	char text[64];
 	if (digits == 2)
-		snprintf(buf, 64, "%s.%02u", comma_num(whole), (unsigned)(frac * 100) % 100);
+		snprintf(text, sizeof(text), "%s.%02u", comma_num(whole), (unsigned)(frac * 100) % 100);
 	else
-		snprintf(buf, 64, "%s.%03u", comma_num(whole), (unsigned)(frac * 1000) % 1000);
+		snprintf(text, sizeof(text), "%s.%03u", comma_num(whole), (unsigned)(frac * 1000) % 1000);
+	buf = next_buf();
+	memcpy(buf, text, sizeof(text));
 	return buf;
 }
 
