@@ -7,19 +7,51 @@
 # every run), DEST on tmpfs, so that reading the source and the wire are what
 # is timed. The two results are compared at the end.
 #
-#   bench/remote-ssh.sh [SRC [RUNS]]      (root; the tools built in build/)
+#   bench/remote-ssh.sh [--pull] [--image IMG] [SRC [RUNS]]   (root; tools in build/)
+#
+# --pull   the far side sends (host:SRC/ DEST/: the server walks and reads);
+#          default a push (SRC/ host:DEST/: the client does)
+# --image  IMG (an ext4 or xfs image, e.g. of bench/mkaged) served by an
+#          emulated disk (bench/emudisk, hdd7200, read-only) and mounted; SRC
+#          is then a path inside it (default: all of it). The sweep tools pick
+#          their device class themselves.
 #
 # Timing by farm-bench, sweep-sync (A) and rsync (B) in turn, A/B pair by pair.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 export BUILD_ROOT=${BUILD_ROOT:-$ROOT/build} TESTS_DIR=$ROOT/tests
 . "$TESTS_DIR/remote/lib.sh"
-SRC=${1:-/usr/include}
+PULL= IMAGE=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--pull) PULL=1 ;;
+	--image) IMAGE=$2; shift ;;
+	-*) die "unknown option $1" ;;
+	*) break ;;
+	esac
+	shift
+done
+SRC=${1:-}
 RUNS=${2:-3}
 command -v farm-bench >/dev/null || skip "no farm-bench"
 start_sshd
 D=$(mktemp -d /dev/shm/sweep-remote-bench.XXXXXX) || die "mktemp"
 on_exit "rm -rf '$D'"
+if [ -n "$IMAGE" ]; then
+	[ -f "$IMAGE" ] || die "$IMAGE: no such image"
+	EMUDISK="env BUILD_DIR=$BUILD_ROOT $ROOT/bench/emudisk"
+	MNT=$(mktemp -d /tmp/sweep-remote-bench-mnt.XXXXXX) || die "mktemp"
+	on_exit "rmdir '$MNT'"
+	EMU_DEV=$($EMUDISK start --read-only "$IMAGE") || die "emudisk start $IMAGE"
+	on_exit "$EMUDISK stop '$EMU_DEV' >/dev/null"
+	case $(blkid -o value -s TYPE "$EMU_DEV") in
+	xfs) mount -o ro,norecovery,nouuid "$EMU_DEV" "$MNT" ;;
+	*) mount -o ro,noload "$EMU_DEV" "$MNT" ;;
+	esac || die "mount $EMU_DEV"
+	on_exit "umount '$MNT'"
+	SRC=$MNT/${SRC#/}
+fi
+SRC=${SRC:-/usr/include}
 
 # one script a tool: FIRST=1 starts from an empty DEST
 for t in sweep rsync; do
@@ -32,12 +64,16 @@ for t in sweep rsync; do
 #!/bin/sh
 [ "\${FIRST:-0}" = 1 ] && rm -rf "$D/$t"
 echo 3 >/proc/sys/vm/drop_caches
-exec $cmd "$SRC/" "$HOST:$D/$t/"
 EOF
+	if [ -n "$PULL" ]; then
+		echo "exec $cmd \"$HOST:$SRC/\" \"$D/$t/\"" >>"$W/$t.sh"
+	else
+		echo "exec $cmd \"$SRC/\" \"$HOST:$D/$t/\"" >>"$W/$t.sh"
+	fi
 	chmod +x "$W/$t.sh"
 done
 
-echo "== $SRC: $(find "$SRC" | wc -l) entries, $(du -sh "$SRC" | cut -f1); sweep-sync $(git -C "$ROOT" rev-parse --short HEAD), $(rsync --version | head -1)"
+echo "== ${PULL:+pull from }$SRC${IMAGE:+ (on an emulated disk, $IMAGE)}: $(find "$SRC" | wc -l) entries, $(du -sh "$SRC" | cut -f1); sweep-sync $(git -C "$ROOT" rev-parse --short HEAD), $(rsync --version | head -1)"
 echo "== first copy (A: sweep-sync, B: rsync)"
 FIRST=1 farm-bench -n "$RUNS" --warmup 0 --timeout 1800 --vs "$W/rsync.sh" -- "$W/sweep.sh"
 echo "== no-change re-run"
