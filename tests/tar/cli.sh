@@ -30,6 +30,12 @@ touch -d '2001-02-03 04:05:06.123456789' s/a/one s/a
 "$T" -cf x.tar 2> err; [ $? = 2 ] || die "no operands: want exit status 2"
 grep -q "Cowardly refusing to create an empty archive" err || die "no operands: GNU tar's message"
 "$T" -c --order=sideways s > /dev/null 2>&1; [ $? = 2 ] || die "bad --order accepted"
+# An unknown option and a missing argument: GNU tar's exit status (argp's 64), whatever it is.
+for bad in "--no-such-option" "-cf"; do
+	tar $bad > /dev/null 2>&1; grc=$?
+	"$T" $bad > /dev/null 2>&1; rc=$?
+	[ $rc = $grc ] || die "'$bad': exit status $rc, GNU tar $grc"
+done
 
 # A missing operand: GNU tar's messages and exit status, the rest archived.
 "$T" -cf miss.tar s/a nothere 2> miss.err; rc=$?

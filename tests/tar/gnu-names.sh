@@ -258,7 +258,7 @@ case_end
 
 case_begin "GNU tar's usage hint, --usage"
 rc=0; "$T" --no-such-option 2> u.err || rc=$?
-[ $rc = 2 ] && [ "$(tail -1 u.err)" = "Try 'sweep-tar --help' or 'sweep-tar --usage' for more information." ] || fail "the hint: $(cat u.err)"
+[ $rc = 64 ] && [ "$(tail -1 u.err)" = "Try 'sweep-tar --help' or 'sweep-tar --usage' for more information." ] || fail "the hint: $(cat u.err)"
 "$T" --usage | head -1 | grep -q '^Usage: sweep-tar \[-' || fail "--usage: $("$T" --usage | head -1)"
 case_end
 

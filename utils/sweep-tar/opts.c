@@ -1515,8 +1515,9 @@ void tar_parse(int argc, char **argv, struct tar_opts *o)
 			cli_version(cli_prog());
 			exit(0);
 		default:
+			/* An unknown option or a missing argument: GNU tar's argp exits 64 (EX_USAGE) there, not 2. */
 			tar_try_help();
-			exit(TAR_FATAL);
+			exit(TAR_USAGE);
 		}
 	}
 	/* After "--" getopt stops: the rest are PATHs, under the last -C. */

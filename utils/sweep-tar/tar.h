@@ -75,6 +75,7 @@ void tar_unconsumed_report(struct tar_opts *o);
 #define TAR_OK      0
 #define TAR_DIFFERS 1 /* some file changed or vanished while it was archived */
 #define TAR_FATAL   2 /* some file could not be archived, or the archive failed */
+#define TAR_USAGE  64 /* an unknown option or a missing argument (argp's EX_USAGE, as GNU tar) */
 
 enum tar_filter {
 	TAR_FILTER_NONE = 0,
