@@ -154,9 +154,11 @@ SWEEP_EXPORT struct sweep_copy *sweep_copy_free(struct sweep_copy *c)
 	sweep__writer_drain(c->writer); /* before the copies it may still write into are closed */
 	if (c->cur.q)
 		sweep__write_free(&c->cur);
+	sweep__settle_late_links(c);
 	sweep__read_queue_drop(c);
 	free(c->q);
 	free(c->retry);
+	free(c->late);
 	sweep__dirs_free(c);
 	free(c->dirs);
 	for (size_t i = 0; i < c->nmade; i++)
@@ -206,6 +208,7 @@ SWEEP_EXPORT int sweep_copy_flush(struct sweep_copy *c)
 	}
 	/* Whatever a stopped run left: the thread's copies settle (or go), then the queue goes. */
 	sweep__thread_reap(c, true);
+	sweep__settle_late_links(c);
 	sweep__read_queue_drop(c);
 	return sweep__copy_stopped(c);
 }

@@ -104,6 +104,11 @@ int sweep__dest_cache_dir(const struct sweep_copy *c, struct dest_cache *dc, con
 		return dc->fd;
 	const char *name;
 	int fd = sweep__dest_dir(c, dst, &name);
+	if (fd == -EMFILE || fd == -ENFILE) {
+		/* Out of descriptors (a low open-file limit): the one cached goes first, then one try more. */
+		sweep__dest_cache_drop(dc);
+		fd = sweep__dest_dir(c, dst, &name);
+	}
 	if (fd < 0)
 		return fd;
 	int err = fstat(fd, &st) < 0 ? -errno : sweep__grow(&dc->dir, &dc->cap, n + 1, 1, 64);

@@ -28,7 +28,11 @@ static int capture(const struct sweep_copy *c, const struct src_ref *s, struct m
 		return 0;
 	if (s->flags & SWEEP_COPY_SRC_SUPPLIED)
 		return sweep__meta_blob_from(s->xattrs, s->nxattrs, c->o.preserve, true, ret);
-	dfd = sweep__src_dir(s, &name);
+	/* The walk's descriptor of its directory as it is (not a copy of it): one descriptor fewer under a low limit. */
+	bool own = s->dirfd < 0;
+	dfd = own ? sweep__src_dir(s, &name) : s->dirfd;
+	if (!own)
+		name = s->name;
 	if (dfd < 0)
 		return dfd;
 	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
@@ -41,7 +45,8 @@ static int capture(const struct sweep_copy *c, const struct src_ref *s, struct m
 		struct meta_ref r = { .fd = -1, .dirfd = dfd, .name = name };
 		rc = sweep__meta_capture(&r, c->o.preserve, true, ret);
 	}
-	close(dfd);
+	if (own)
+		close(dfd);
 	return rc;
 }
 

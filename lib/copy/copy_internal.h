@@ -94,6 +94,12 @@ struct follower {
 	uint64_t cookie;
 };
 
+/* A follower whose link was refused for want of a descriptor (copy_settle.c), and the name it links to. */
+struct late_link {
+	struct follower f;
+	const char *target; /* its lnode's dst: kept until the copy is freed */
+};
+
 /* One inode with several names, keyed by the source's (dev, ino). */
 struct lnode {
 	uint64_t dev, ino;
@@ -217,6 +223,8 @@ struct sweep_copy {
 	struct tjob *job;      /* the file being read, when the writer thread makes its copy */
 	size_t *retry;         /* queue indexes to read again by themselves once the batch is read */
 	size_t nretry, capretry;
+	struct late_link *late; /* later names out of descriptors while the batch was read: linked after it */
+	size_t nlate, caplate;
 	/* The last (source, destination) filesystem pair that could not clone: skip the ioctl for it. */
 	dev_t noclone_src, noclone_dst;
 	int noclone_err;
@@ -369,6 +377,11 @@ int sweep__make_special(struct sweep_copy *c, const struct src_ref *s, int dirfd
 			bool existed, uint64_t cookie);
 int sweep__make_link(struct sweep_copy *c, const char *target, const char *src, const char *dst,
 		     const struct sweep_stat *st, uint64_t cookie);
+/* As sweep__make_link, but out of descriptors it reports nothing and says -EMFILE/-ENFILE (to be tried later). */
+int sweep__make_link_or_defer(struct sweep_copy *c, const char *target, const char *src, const char *dst,
+			      const struct sweep_stat *st, uint64_t cookie);
+/* copy_settle.c: the links deferred for want of descriptors, made now (failures reported). */
+void sweep__settle_late_links(struct sweep_copy *c);
 /* cp -l and -s: dst a hard link to the source, or a symlink to its path (exists: something stands at dst). */
 int sweep__make_to_source(struct sweep_copy *c, const struct src_ref *s, int dirfd, const char *name,
 			  const char *dst, bool exists, bool replace, bool symbolic, uint64_t cookie);

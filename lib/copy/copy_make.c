@@ -186,8 +186,8 @@ int sweep__make_dir(struct sweep_copy *c, const struct src_ref *s, int dirfd, co
 	return 0;
 }
 
-int sweep__make_link(struct sweep_copy *c, const char *target, const char *src, const char *dst,
-		     const struct sweep_stat *st, uint64_t cookie)
+static int make_link(struct sweep_copy *c, const char *target, const char *src, const char *dst,
+		     const struct sweep_stat *st, uint64_t cookie, bool may_defer)
 {
 	struct stat dst_st, tst;
 	const char *name, *tname;
@@ -210,6 +210,8 @@ int sweep__make_link(struct sweep_copy *c, const char *target, const char *src, 
 	if (rc < 0)
 		return sweep__report(c, SWEEP_COPY_OP_BACKUP, rc, src, sweep__dst_show(c, dst), cookie);
 	rc = sweep__dest_link(c, target, dst);
+	if ((rc == -EMFILE || rc == -ENFILE) && may_defer && !bk)
+		return rc; /* nothing changed yet: the caller tries again when descriptors are back */
 	if (rc < 0) {
 		char *shown = strdup(sweep__dst_show(c, target)); /* the next call reuses the buffer */
 		sweep__report(c, SWEEP_COPY_OP_LINK, rc, shown ? shown : target, sweep__dst_show(c, dst), cookie);
@@ -222,6 +224,18 @@ int sweep__make_link(struct sweep_copy *c, const char *target, const char *src, 
 	free(shown);
 	free(bk);
 	return 0;
+}
+
+int sweep__make_link(struct sweep_copy *c, const char *target, const char *src, const char *dst,
+		     const struct sweep_stat *st, uint64_t cookie)
+{
+	return make_link(c, target, src, dst, st, cookie, false);
+}
+
+int sweep__make_link_or_defer(struct sweep_copy *c, const char *target, const char *src, const char *dst,
+			      const struct sweep_stat *st, uint64_t cookie)
+{
+	return make_link(c, target, src, dst, st, cookie, true);
 }
 
 /*

@@ -352,6 +352,9 @@ static void retry(struct sweep_copy *c, const struct sweep_plan *p)
 		else
 			c->q[c->retry[i]].retried = true; /* no memory to sort them: reported as they failed */
 	c->nretry = 0;
+	/* They ran out once: the cached destination directories go too (no copy runs now), so each has what fits. */
+	sweep__dest_cache_drop(&c->dcache);
+	sweep__thread_dest_changed(c->thread);
 	for (size_t i = 0; want && i < n && !sweep__copy_stopped(c); i++) {
 		const struct sweep_plan_entry *e = sweep_plan_entry(p, i);
 		if (e->cookie >= c->nq || !want[e->cookie])
@@ -410,6 +413,7 @@ int sweep__read_on_batch_end(const struct sweep_plan *p, int status, void *ctx)
 	}
 	if (c->nretry)
 		retry(c, p);
+	sweep__settle_late_links(c); /* the batch's descriptors are closed now */
 	sweep__read_queue_drop(c);
 	return 0;
 }

@@ -25,15 +25,40 @@ void sweep__settle_links(struct sweep_copy *c, struct lnode *n, bool ok, enum sw
 	n->state = ok ? LN_DONE : LN_FAILED;
 	for (size_t i = 0; i < n->nfol; i++) {
 		struct follower *f = &n->fol[i];
-		if (ok)
-			sweep__make_link(c, n->dst, f->src, f->dst, &f->st, f->cookie);
-		else
+		if (ok) {
+			/*
+			 * Out of descriptors (a low open-file limit, the batch's
+			 * files holding the rest): linked once the batch is read.
+			 */
+			int rc = sweep__make_link_or_defer(c, n->dst, f->src, f->dst, &f->st, f->cookie);
+			if ((rc == -EMFILE || rc == -ENFILE) &&
+			    sweep__grow(&c->late, &c->caplate, c->nlate + 1, sizeof(*c->late), 16) == 0) {
+				c->late[c->nlate++] = (struct late_link){ .f = *f, .target = n->dst };
+				continue; /* its names are the list's now */
+			}
+			if (rc == -EMFILE || rc == -ENFILE) /* no memory to defer it: as it failed */
+				sweep__make_link(c, n->dst, f->src, f->dst, &f->st, f->cookie);
+		} else {
 			sweep__report(c, op, err, f->src, sweep__dst_show(c, f->dst), f->cookie);
+		}
 		free(f->src);
 	}
 	free(n->fol);
 	n->fol = NULL;
 	n->nfol = n->capfol = 0;
+}
+
+void sweep__settle_late_links(struct sweep_copy *c)
+{
+	for (size_t i = 0; i < c->nlate; i++) {
+		struct late_link *l = &c->late[i];
+		if (sweep__copy_stopped(c))
+			sweep__report(c, SWEEP_COPY_OP_LINK, -ECANCELED, l->f.src, sweep__dst_show(c, l->f.dst), l->f.cookie);
+		else
+			sweep__make_link(c, l->target, l->f.src, l->f.dst, &l->f.st, l->f.cookie);
+		free(l->f.src);
+	}
+	c->nlate = 0;
 }
 
 void sweep__settle_file(struct sweep_copy *c, const struct fcopy *f)

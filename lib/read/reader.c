@@ -34,6 +34,7 @@
 #define RING_ALIGN 64u
 #define SYNC_WINDOW 8u       /* files opened (and read ahead with WILLNEED) ahead of the one delivered */
 #define MAX_WINDOW 256u
+#define STARVED_FDS 4u /* fewer free than this: no ring for the run (setup) */
 #define REAP_BATCH 64u
 
 #define READ_FLAGS \
@@ -886,11 +887,21 @@ static int setup(struct run *u)
 	else
 		sweep__profile_unknown(&prof);
 	/*
+	 * Hardly a descriptor free (GNU tar's suite runs at ulimit -n 10, the
+	 * walk and the caller holding the rest): a ring and the prefetch
+	 * thread would take the ones the files need. Plain reads for this run.
+	 */
+	bool sync = r->backend == SWEEP_BACKEND_SYSCALL;
+	if (!sync && sweep__nofile_free(1, STARVED_FDS) < STARVED_FDS) {
+		sync = true;
+		r->be = &sweep__rd_sync;
+	}
+	/*
 	 * A striped or mirrored set answers with all its disks at once: as
 	 * many requests in flight as each of them takes, and the ring to hold
 	 * them (DESIGN §3c).
 	 */
-	unsigned depth = r->backend == SWEEP_BACKEND_SYSCALL ? 1 : prof.queue_depth * members;
+	unsigned depth = sync ? 1 : prof.queue_depth * members;
 	size_t ring_max = prof.ring_bytes * members;
 	/*
 	 * A batch the plan found in the page cache (SWEEP_PLAN_CACHE_CHECK)
@@ -898,7 +909,7 @@ static int setup(struct run *u)
 	 * 1.01x -> 0.95x GNU tar's without the fadvise and FIEMAP of every
 	 * file.
 	 */
-	u->prefetch = prof.prefetch && r->backend != SWEEP_BACKEND_SYSCALL && !sweep__plan_cached(u->p);
+	u->prefetch = prof.prefetch && !sync && !sweep__plan_cached(u->p);
 	r->depth = r->opts.queue_depth ? r->opts.queue_depth : depth;
 	r->buffer_size = r->opts.buffer_size ? r->opts.buffer_size : DEFAULT_BUFFER;
 	if (r->buffer_size > UINT32_MAX / 2)
@@ -914,7 +925,7 @@ static int setup(struct run *u)
 	r->ring_size &= ~(size_t)(RING_ALIGN - 1);
 	if (r->buffer_size > r->ring_size)
 		r->buffer_size = r->ring_size;
-	if (r->backend == SWEEP_BACKEND_SYSCALL)
+	if (sync)
 		r->window = SYNC_WINDOW;
 	else
 		r->window = r->depth * 2 < 16 ? 16 : r->depth * 2 > MAX_WINDOW ? MAX_WINDOW : r->depth * 2;

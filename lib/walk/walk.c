@@ -33,7 +33,10 @@
 #include "walk_impl.h"
 
 #define DBUF_SIZE (64 * 1024)
-/* Depth-first mode keeps ancestors' fds open up to this depth, then reopens on the way back. */
+/*
+ * Depth-first mode keeps ancestors' fds open up to this depth (and a
+ * sixteenth of RLIMIT_NOFILE), then reopens on the way back.
+ */
 #define DFS_OPEN_FDS 48
 
 struct linux_dirent64 {
@@ -779,6 +782,44 @@ static void pop_frame(struct walk *w)
 	/* The listing's memory stays with the slot for the next directory at this depth. */
 }
 
+/* The ancestors' descriptors (all frames but the top) and the cache's go; each is reopened when needed. */
+static void dfs_release_fds(struct walk *w)
+{
+	for (size_t i = 0; i + 1 < w->depth; i++) {
+		if (w->stack[i].fd >= 0) {
+			close(w->stack[i].fd);
+			w->stack[i].fd = -1;
+		}
+	}
+	sweep__walk_fdcache_clear(w);
+	sweep__walk_rootcache_clear(w);
+}
+
+/*
+ * Open subdirectory c of the top frame f. Out of descriptors (a low
+ * open-file limit, or the caller's files): the ancestors' let go and one
+ * try more; then f's own too, and c by its path, checked to be the
+ * directory listed. Only when even that one descriptor cannot be had is it
+ * an error. w->path may be rebuilt.
+ */
+static int dfs_open_child(struct walk *w, struct frame *f, struct dnode *c)
+{
+	int fd = openat(f->fd, c->name, sweep__walk_open_flags(c));
+	if (fd >= 0)
+		return fd;
+	if (errno != EMFILE && errno != ENFILE)
+		return -errno;
+	dfs_release_fds(w);
+	fd = openat(f->fd, c->name, sweep__walk_open_flags(c));
+	if (fd >= 0)
+		return fd;
+	if (errno != EMFILE && errno != ENFILE)
+		return -errno;
+	close(f->fd);
+	f->fd = -1;
+	return sweep__walk_dnode_reopen(w, c);
+}
+
 static void walk_dfs(struct walk *w, struct dnode *root, int fd, size_t path_len)
 {
 	push_frame(w, root, fd, path_len);
@@ -787,6 +828,10 @@ static void walk_dfs(struct walk *w, struct dnode *root, int fd, size_t path_len
 		if (f->fd < 0) {
 			/* Closed on the way down to spare descriptors: reopen to finish it. */
 			int r = sweep__walk_dnode_reopen(w, f->dir);
+			if (r == -EMFILE || r == -ENFILE) {
+				dfs_release_fds(w);
+				r = sweep__walk_dnode_reopen(w, f->dir);
+			}
 			size_t len;
 			if (sweep__walk_path_of(w, f->dir, &len) < 0) {
 				fatal(w, -ENOMEM);
@@ -805,15 +850,28 @@ static void walk_dfs(struct walk *w, struct dnode *root, int fd, size_t path_len
 			continue;
 		}
 		size_t clen = strlen(w->path);
-		int cfd = openat(f->fd, c->name, sweep__walk_open_flags(c));
+		int cfd = dfs_open_child(w, f, c);
 		if (cfd < 0) {
-			report(w, w->path, SWEEP_WALK_OP_OPENDIR, -errno);
+			/* dfs_open_child may have rebuilt w->path for c: the child's path again. */
+			size_t len;
+			if (sweep__walk_path_of(w, c, &len) < 0) {
+				sweep__walk_dnode_unref(c);
+				fatal(w, -ENOMEM);
+				break;
+			}
+			report(w, w->path, SWEEP_WALK_OP_OPENDIR, cfd);
 			sweep__walk_dnode_unref(c);
 			continue;
 		}
-		if (w->depth >= DFS_OPEN_FDS) {
+		if (f->fd >= 0 && w->depth >= w->dfs_open) {
 			close(f->fd);
 			f->fd = -1;
+		}
+		if (sweep__walk_path_of(w, c, &clen) < 0) {
+			close(cfd);
+			sweep__walk_dnode_unref(c);
+			fatal(w, -ENOMEM);
+			break;
 		}
 		push_frame(w, c, cfd, clen);
 	}
@@ -951,9 +1009,14 @@ SWEEP_EXPORT int sweep_walk(const char *const *roots, size_t nroots, const struc
 	w.fsc = sweep_fscache_new();
 	w.batch = opts->stat_batch ? opts->stat_batch : w.prof.stat_batch;
 	w.kept_max = sweep__nofile_share(8, KEPT_FDS);
+	w.dfs_open = sweep__nofile_share(16, DFS_OPEN_FDS);
+	w.fdc_max = sweep__nofile_share(32, FD_CACHE);
 	/* AUTO: io_uring for the batches that read the disk, where the profile says so; a backend named is the caller's. */
 	w.backend = sweep_backend_resolve(opts->backend == SWEEP_BACKEND_AUTO && !w.prof.stat_uring ? SWEEP_BACKEND_SYSCALL
 												    : opts->backend);
+	/* Under a low open-file limit (ulimit -n 10) a ring's descriptor is one the files need: plain statx. */
+	if (opts->backend == SWEEP_BACKEND_AUTO && w.backend == SWEEP_BACKEND_URING && w.fdc_max == 0)
+		w.backend = SWEEP_BACKEND_SYSCALL;
 	int ret = sweep__walk_scratch_init(&w.scr, &w, w.backend, w.batch);
 	w.q = sweep__cscan_new();
 	sweep__walk_meta_new(&w);

@@ -156,12 +156,14 @@ struct walk {
 		uint64_t used;
 	} fdc[FD_CACHE];
 	uint64_t fdc_clock;
+	size_t fdc_max; /* fdc entries used: FD_CACHE, fewer under a low open-file limit */
 	struct {
 		struct dnode *root;
 		int fd;
 		uint64_t used;
 	} rootc[ROOT_CACHE];
 	size_t kept_fds, kept_max; /* dnode.kept_fd held now, and the most that may be */
+	size_t dfs_open;	   /* depth-first: frames deeper than this close their parent's fd (walk_dfs) */
 	uint64_t nophys_dev; /* a device where FIEMAP/FIBMAP do not work */
 	bool nophys_dev_valid;
 	struct walk_meta *meta; /* the metadata engine's part, NULL when off (walk_meta.c) */

@@ -120,7 +120,12 @@ static int walk_fdcache_find(struct walk *w, const struct dnode *d)
 void sweep__walk_fdcache_put(struct walk *w, struct dnode *d, int fd)
 {
 	int v = 0;
-	for (int i = 1; i < FD_CACHE; i++)
+	/* Under a low open-file limit the cache is smaller, or none (sweep_walk sets fdc_max). */
+	if (w->fdc_max == 0) {
+		close(fd);
+		return;
+	}
+	for (int i = 1; i < (int)w->fdc_max; i++)
 		if (w->fdc[i].used < w->fdc[v].used)
 			v = i;
 	if (w->fdc[v].dir) {
