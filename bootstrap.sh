@@ -11,7 +11,7 @@ PACKAGES=(build-essential pkg-config meson ninja-build
 	liburing-dev libcmocka-dev libarchive-dev libacl1-dev libattr1-dev
 	libarchive-tools tar rsync acl attr xfsprogs e2fsprogs btrfs-progs util-linux clang libclang-rt-14-dev
 	gzip bzip2 xz-utils zstd man-db groff-base python3 python3-matplotlib file restic borgbackup dmsetup
-	xfslibs-dev linux-perf strace python3-pytest python3-setuptools python3-wheel python3-pip python3-venv
+	xfslibs-dev linux-perf strace ncdu python3-pytest python3-setuptools python3-wheel python3-pip python3-venv
 	fuse3 libfuse3-dev fpart openssh-server openssh-client)
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }

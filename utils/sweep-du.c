@@ -128,8 +128,11 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 		n.index = e->root_index;
 	}
 	if (exclude_count(o->exclude) &&
-	    exclude_match(o->exclude, du_path(du, e->root_index, e->path, e->depth), e->name, dir))
+	    exclude_match(o->exclude, du_path(du, e->root_index, e->path, e->depth), e->name, dir)) {
+		if (o->export_file && du_export_left_out(du, n.parent, e->name, DU_OUT_PATTERN, dir, 0) < 0)
+			return du->fatal = -ENOMEM;
 		return SWEEP_WALK_SKIP;
+	}
 	/*
 	 * du -L stats each entry by its path: one that passes through more
 	 * symlinks than the kernel follows is "cannot access ...: Too many
@@ -155,8 +158,11 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 	} else {
 		if (e->depth == 0)
 			du->root_dev[e->root_index] = e->st.dev;
-		else if (o->xdev && e->st.dev != du->root_dev[e->root_index])
+		else if (o->xdev && e->st.dev != du->root_dev[e->root_index]) {
+			if (o->export_file && du_export_left_out(du, n.parent, e->name, DU_OUT_OTHERFS, dir, e->st.dev) < 0)
+				return du->fatal = -ENOMEM;
 			return SWEEP_WALK_SKIP; /* -x: not counted, not entered */
+		}
 		n.size = o->apparent ? e->st.size : e->st.blocks * 512;
 		n.ino = e->st.ino;
 		n.dev = du_tree_dev(&du->tree, e->st.dev);
@@ -173,6 +179,8 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 	}
 	idx = du_tree_add(&du->tree, &n, e->depth == 0 ? du->roots[e->root_index] : e->name);
 	if (idx == DU_NONE || n.dev == DU_NONE)
+		return du->fatal = -ENOMEM;
+	if (o->export_file && du_export_info(du, idx, (n.flags & DU_NOSTAT) ? &(struct sweep_stat){ 0 } : &e->st) < 0)
 		return du->fatal = -ENOMEM;
 	if (o->follow == FOLLOW_ALL) {
 		if (du_grow(&du->links, &du->links_cap, (size_t)idx + 1, sizeof(*du->links)) < 0)
@@ -389,6 +397,10 @@ int main(int argc, char **argv)
 		du.root_node[du.nroots++] = DU_NONE;
 	}
 	free(list);
+	if (du.o.export_file && du.nops != 1) {
+		cli_msg("--export takes one directory (ncdu's format has one top): %zu operands given", du.nops);
+		du_usage(1);
+	}
 	free(listbuf);
 
 	struct sweep_walk_opts wo = {
@@ -400,6 +412,8 @@ int main(int argc, char **argv)
 		.on_error = on_error,
 		.ctx = &du,
 	};
+	/* Before the walk: a file that cannot be written is said at once, not after an hour of it. */
+	FILE *export_f = du.o.export_file ? du_export_open(du.o.export_file) : NULL;
 	if (du.o.verbose)
 		cli_device_report(du.roots, du.nroots);
 	du.progress = progress_new(&du.o.progress);
@@ -418,6 +432,13 @@ int main(int argc, char **argv)
 		du.ok = false;
 	if (du_tree_order(&du.tree, du.o.follow == FOLLOW_ALL, dino, &du) < 0 || du_replay(&du) < 0)
 		cli_die(1, "memory exhausted");
+	if (du.o.export_file) {
+		int r = du_export(&du, export_f);
+		if (r == -ENOMEM)
+			cli_die(1, "memory exhausted");
+		if (r < 0)
+			du.ok = false;
+	}
 
 	for (size_t i = 0; i < du.nerrs; i++)
 		free(du.errs[i].path);
@@ -427,6 +448,9 @@ int main(int argc, char **argv)
 	free(du.ops);
 	free(du.times);
 	free(du.links);
+	free(du.xinfo);
+	free(du.xout);
+	free(du.xnames);
 	free(du.roots);
 	free(du.root_node);
 	free(du.root_dev);

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 #include <sweep.h>
@@ -150,8 +151,28 @@ struct opts {
 	const char *files0;     /* --files0-from */
 	bool verbose;           /* --verbose: the device class of each filesystem on stderr (not in GNU du) */
 	struct progress_opts progress; /* --progress[=SECONDS]; without it, a line on a terminal only */
+	const char *export_file; /* -o/--export: ncdu's export format into it ("-": standard output, instead of du's lines) */
+	const char *shaping;     /* the last long option given that shapes du's lines (refused with --export=-) */
+	char shaping_short;      /* or the last short one */
 	struct du_units units;
 	struct exclude *exclude;
+};
+
+/* --export: what ncdu wants of an entry beyond the tree's node (export.c). */
+struct du_xinfo {
+	uint64_t asize, dsize;
+	uint32_t nlink;
+	uint32_t mode;
+};
+
+/* --export: an entry du left out, written with ncdu's reason. */
+enum du_left_out { DU_OUT_PATTERN, DU_OUT_OTHERFS };
+struct du_xout {
+	uint32_t parent;   /* its directory's node */
+	uint64_t name;     /* offset in du.xnames */
+	uint64_t dev;      /* DU_OUT_OTHERFS: its device */
+	enum du_left_out why;
+	bool dir;
 };
 
 /* An operand: a walk root, or an empty name du complains about in its turn. */
@@ -191,6 +212,12 @@ struct du {
 	uint8_t *links;          /* -L: per node, the symlinks followed on its path (up to DU_MAXSYMLINKS + 1) */
 	size_t links_cap;
 	struct du_mounts mounts; /* read when a big directory first needs them */
+	struct du_xinfo *xinfo;  /* --export: per node */
+	size_t xinfo_cap;
+	struct du_xout *xout;    /* --export: entries left out */
+	size_t nxout, xout_cap;
+	char *xnames;            /* their names */
+	size_t xnames_len, xnames_cap;
 	int mounts_state;        /* 0 not read, 1 read, -1 unreadable */
 };
 
@@ -200,5 +227,15 @@ void du_parse_args(int argc, char **argv, struct opts *o);
 __attribute__((noreturn)) void du_usage(int status);
 /* Print the report for what the walk collected, in GNU du's order. 0 or -ENOMEM. */
 int du_replay(struct du *du);
+
+/* export.c: --export. Node idx's sizes and link count (st: its stat, zeros when it had none). 0 or -ENOMEM. */
+int du_export_info(struct du *du, uint32_t idx, const struct sweep_stat *st);
+/* An entry of directory parent du leaves out (--exclude, -x). 0 or -ENOMEM. */
+int du_export_left_out(struct du *du, uint32_t parent, const char *name, enum du_left_out why, bool dir,
+		       uint64_t dev);
+/* Open FILE for the export before the walk ("-": stdout); exits with du's message when it cannot. */
+FILE *du_export_open(const char *file);
+/* Write the export into f and close it (after du_tree_order and du_replay): 0, or -errno (said why). */
+int du_export(struct du *du, FILE *f);
 
 #endif

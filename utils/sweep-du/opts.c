@@ -12,7 +12,7 @@
 #include "du.h"
 
 enum { OPT_APPARENT = 256, OPT_SI, OPT_EXCLUDE, OPT_INODES, OPT_ORDER, OPT_TIME, OPT_TIME_STYLE, OPT_FILES0,
-       OPT_DEVICE, OPT_VERBOSE, OPT_PROGRESS, OPT_HELP, OPT_VERSION };
+       OPT_DEVICE, OPT_VERBOSE, OPT_PROGRESS, OPT_EXPORT, OPT_HELP, OPT_VERSION };
 
 void du_usage(int status)
 {
@@ -59,6 +59,9 @@ void du_usage(int status)
 	       "  -x, --one-file-system skip directories on different file systems\n"
 	       "      --order=ORDER     walk order: auto (default), physical, inode, none, name\n"
 	       "      --device=CLASS    hdd, ssd or auto (default: probe the device)\n"
+	       "  -o, --export=FILE     also write the tree in ncdu's export format to FILE,\n"
+	       "                        for `ncdu -f FILE` ('-': to standard output, instead\n"
+	       "                        of du's lines); one directory operand\n"
 	       "      --verbose         say on stderr which device class each filesystem got,\n"
 	       "                        and why\n"
 	       "      --progress[=SECONDS]  show the walk's progress on stderr and a summary at\n"
@@ -174,6 +177,7 @@ void du_parse_args(int argc, char **argv, struct opts *o)
 		{ "device", required_argument, NULL, OPT_DEVICE },
 		{ "verbose", no_argument, NULL, OPT_VERBOSE },
 		{ "progress", optional_argument, NULL, OPT_PROGRESS },
+		{ "export", required_argument, NULL, OPT_EXPORT },
 		{ "time", optional_argument, NULL, OPT_TIME },
 		{ "time-style", required_argument, NULL, OPT_TIME_STYLE },
 		{ "files0-from", required_argument, NULL, OPT_FILES0 },
@@ -192,7 +196,7 @@ void du_parse_args(int argc, char **argv, struct opts *o)
 		cli_die(1, "memory exhausted");
 	int li = -1; /* index of a long option, -1 for a short one (for messages) */
 
-	while ((c = getopt_long(argc, argv, "0abd:chHklmst:xB:DLPSX:", longopts, &li)) != -1) {
+	while ((c = getopt_long(argc, argv, "0abd:chHklmo:st:xB:DLPSX:", longopts, &li)) != -1) {
 		switch (c) {
 		case '0': o->nul = true; break;
 		case 'a': o->all = true; break;
@@ -281,6 +285,8 @@ void du_parse_args(int argc, char **argv, struct opts *o)
 				du_usage(1);
 			break;
 		case OPT_VERBOSE: o->verbose = true; break;
+		case 'o':
+		case OPT_EXPORT: o->export_file = optarg; break;
 		case OPT_PROGRESS:
 			if (progress_parse(optarg, &o->progress) < 0)
 				du_usage(1);
@@ -301,10 +307,22 @@ void du_parse_args(int argc, char **argv, struct opts *o)
 			exit(0);
 		default: bad = true;
 		}
+		/* Options that only shape du's lines, which --export=- replaces. */
+		static const char shapers[] = "0abcdhklmstBS";
+		if ((c > 0 && c < 256 && strchr(shapers, c)) || c == OPT_APPARENT || c == OPT_SI || c == OPT_INODES ||
+		    c == OPT_TIME || c == OPT_TIME_STYLE)
+			o->shaping = li >= 0 ? longopts[li].name : NULL, o->shaping_short = (char)(li >= 0 ? 0 : c);
 		li = -1;
 	}
 	if (bad)
 		du_usage(1);
+	if (o->export_file && !strcmp(o->export_file, "-") && (o->shaping || o->shaping_short)) {
+		if (o->shaping)
+			cli_msg("--%s shapes du's lines, which --export=- replaces", o->shaping);
+		else
+			cli_msg("-%c shapes du's lines, which --export=- replaces", o->shaping_short);
+		du_usage(1);
+	}
 	if (o->all && o->summarize) {
 		cli_msg("cannot both summarize and show all entries");
 		du_usage(1);

@@ -109,6 +109,8 @@ static void print_line(struct du *du, const struct val *val, const char *path)
 	char buf[256];
 	uint64_t v = val->v;
 
+	if (du->o.export_file && !strcmp(du->o.export_file, "-"))
+		return; /* the export takes standard output */
 	if (du->o.threshold < 0 ? v > (uint64_t)-du->o.threshold : v < (uint64_t)du->o.threshold)
 		return;
 	fputs(du_units_format(v, &du->o.units, buf), stdout);
