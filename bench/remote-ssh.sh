@@ -16,7 +16,7 @@
 #          is then a path inside it (default: all of it). The sweep tools pick
 #          their device class themselves.
 #
-# Timing by farm-bench, sweep-sync (A) and rsync (B) in turn, A/B pair by pair.
+# Timing by bench/lib/ab.py: sweep-sync (A) and rsync (B) in turn, A/B pair by pair.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 export BUILD_ROOT=${BUILD_ROOT:-$ROOT/build} TESTS_DIR=$ROOT/tests
@@ -33,7 +33,6 @@ while [ $# -gt 0 ]; do
 done
 SRC=${1:-}
 RUNS=${2:-3}
-command -v farm-bench >/dev/null || skip "no farm-bench"
 start_sshd
 D=$(mktemp -d /dev/shm/sweep-remote-bench.XXXXXX) || die "mktemp"
 on_exit "rm -rf '$D'"
@@ -75,8 +74,8 @@ done
 
 echo "== ${PULL:+pull from }$SRC${IMAGE:+ (on an emulated disk, $IMAGE)}: $(find "$SRC" | wc -l) entries, $(du -sh "$SRC" | cut -f1); sweep-sync $(git -C "$ROOT" rev-parse --short HEAD), $(rsync --version | head -1)"
 echo "== first copy (A: sweep-sync, B: rsync)"
-FIRST=1 farm-bench -n "$RUNS" --warmup 0 --timeout 1800 --vs "$W/rsync.sh" -- "$W/sweep.sh"
+FIRST=1 python3 "$ROOT/bench/lib/ab.py" "$RUNS" "$W/sweep.sh" "$W/rsync.sh" || die "a run failed"
 echo "== no-change re-run"
-farm-bench -n "$RUNS" --warmup 0 --timeout 1800 --vs "$W/rsync.sh" -- "$W/sweep.sh"
+python3 "$ROOT/bench/lib/ab.py" "$RUNS" "$W/sweep.sh" "$W/rsync.sh" || die "a run failed"
 compare_trees "$D/rsync" "$D/sweep" && ok "sweep-sync over ssh made what rsync over ssh made"
 finish
