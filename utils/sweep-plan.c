@@ -172,6 +172,13 @@ static int on_end(const struct sweep_file *f, int status, void *vctx)
 	return 0;
 }
 
+/* A batch about to be sorted (on a disk, each file located first): --progress says so. */
+static int on_sort(const struct sweep_plan *p, void *vctx)
+{
+	progress_planning(((struct ctx *)vctx)->progress, sweep_plan_count(p));
+	return 0;
+}
+
 /* A batch, sorted: print and trace it, then let the batch read it (or not, without --read). */
 static int on_batch(const struct sweep_plan *p, void *vctx)
 {
@@ -523,6 +530,7 @@ int main(int argc, char **argv)
 	bopts.ops = c.read ? &ops : NULL;
 	bopts.read_flags |= SWEEP_READ_BY_DEVICE; /* every disk the tree is on at once */
 	bopts.on_batch = on_batch;
+	bopts.on_sort = on_sort;
 	bopts.on_batch_end = on_batch_end;
 	bopts.ctx = &c;
 	rc = sweep_batch_new(&bopts, &c.batch);

@@ -84,6 +84,7 @@ static int setup(struct tar *t, const struct tar_opts *o)
 		.on_batch = tar_on_batch,
 		.on_batch_end = tar_on_batch_end,
 		.ctx = t,
+		.on_sort = tar_on_sort,
 	};
 	int r;
 

@@ -39,6 +39,12 @@ struct sweep_batch_opts {
 	/* A batch was read (status: sweep_reader_run's result) and is about to be cleared. <0 stops. */
 	int (*on_batch_end)(const struct sweep_plan *p, int status, void *ctx);
 	void *ctx;
+	/*
+	 * A batch is about to be sorted (which may first locate each file on
+	 * its disk: the long part of a batch on a disk), unsorted: progress
+	 * can say so. <0 stops everything.
+	 */
+	int (*on_sort)(const struct sweep_plan *p, void *ctx);
 };
 
 struct sweep_batch_stats {

@@ -195,6 +195,7 @@ enum sweep_copy_step {
 	SWEEP_COPY_STEP_WRITTEN,     /* the copy is complete under its temporary; it is about to be put in place */
 	SWEEP_COPY_STEP_FLUSH,       /* a batch of files is about to be read (dst NULL) */
 	SWEEP_COPY_STEP_FINISH,      /* directory metadata is about to be applied (dst NULL) */
+	SWEEP_COPY_STEP_SORT,        /* a batch is about to be sorted (src, dst NULL; cookie: its number of files) */
 };
 
 struct sweep_copy_opts {

@@ -121,6 +121,7 @@ SWEEP_EXPORT int sweep_copy_new(const struct sweep_copy_opts *opts, struct sweep
 		.on_batch = sweep__read_on_batch,
 		.on_batch_end = sweep__read_on_batch_end,
 		.ctx = c,
+		.on_sort = sweep__read_on_sort,
 	};
 	/* AUTO: pwrite, the measured better choice (see SWEEP_COPY_WRITES_AUTO). */
 	struct writer_opts wo = {

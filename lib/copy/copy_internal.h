@@ -245,6 +245,8 @@ int sweep__plan_stream(struct sweep_copy *c, const char *src, const struct sweep
 
 /* copy_read.c */
 extern const struct sweep_read_ops sweep__read_ops;
+/* A batch is about to be sorted: SWEEP_COPY_STEP_SORT with its number of files. */
+int sweep__read_on_sort(const struct sweep_plan *p, void *ctx);
 int sweep__read_on_batch(const struct sweep_plan *p, void *ctx);
 int sweep__read_on_batch_end(const struct sweep_plan *p, int status, void *ctx);
 /* Every queued item let go (the batch was read, or the run stopped); the links of those never read fail. */

@@ -252,6 +252,11 @@ const struct sweep_read_ops sweep__read_ops = {
 	.end = rd_end,
 };
 
+int sweep__read_on_sort(const struct sweep_plan *p, void *ctx)
+{
+	return sweep__report_step(ctx, SWEEP_COPY_STEP_SORT, NULL, NULL, sweep_plan_count(p));
+}
+
 int sweep__read_on_batch(const struct sweep_plan *p, void *ctx)
 {
 	struct sweep_copy *c = ctx;

@@ -89,7 +89,10 @@ SWEEP_EXPORT int sweep_batch_flush(struct sweep_batch *b)
 	b->stats.plan_memory_sum += mem;
 	if (mem > b->stats.plan_memory_peak)
 		b->stats.plan_memory_peak = mem;
-	rc = sweep_plan_sort(b->plan);
+	if (b->o.on_sort)
+		rc = b->o.on_sort(b->plan, b->o.ctx);
+	if (rc == 0)
+		rc = sweep_plan_sort(b->plan);
 	if (rc == 0 && b->o.on_batch)
 		rc = b->o.on_batch(b->plan, b->o.ctx);
 	if (rc == 0 && b->have_ops)

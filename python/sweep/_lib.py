@@ -103,6 +103,7 @@ class sweep_batch_opts(Structure):
         ("on_batch", BATCH_HOOK),
         ("on_batch_end", BATCH_END_HOOK),
         ("ctx", c_void_p),
+        ("on_sort", BATCH_HOOK),
     ]
 
 

@@ -41,7 +41,7 @@ totals() {
 	final=$(sed -n "s/^$tool: done: .* $BYTES bytes (\\(.*\\)) in .*/\\1/p" "$f")
 	[ -n "$final" ] || { fail "$tool ($kind): summary without $BYTES bytes: $(tail -n 1 "$f")"; return; }
 	while IFS= read -r line; do
-		[[ $line == "$tool: ["*"] scanning: "* ]] && continue
+		[[ $line == "$tool: ["*"] scanning: "* || $line == "$tool: ["*"] planning "*" files" ]] && continue
 		[[ $line == "$tool: ["* ]] || continue
 		moving=$((moving + 1))
 		if [[ $line == *">="* ]]; then

@@ -46,12 +46,14 @@ SZ='[0-9.]+ (B|KiB|MiB|GiB|TiB)'
 HMS='[0-9]+:[0-9]{2}:[0-9]{2}'
 SCAN="scanning: $N dirs, $N files(, $SZ)?"
 # a total that can still grow: ">=" (the tests run in the C locale), no percentage, the ETA a bound
+# a batch being sorted (on a disk: each file located first), shown at once
+PLAN="planning $N files"
 MOVE="$N/(>=)?$N files, $SZ/(>=)?$SZ( \([0-9]+%\))?, $SZ/s, ETA (>=)?($HMS|--:--:--)"
 
 # shape TOOL FILE: every line is a periodic line or the summary (the last one)
 shape() {
 	local tool=$1 f=$2 bad last
-	bad=$(grep -Evx "$tool: \[$HMS\] ($SCAN|$MOVE)" "$f" | grep -v "^$tool: done: ")
+	bad=$(grep -Evx "$tool: \[$HMS\] ($SCAN|$PLAN|$MOVE)" "$f" | grep -v "^$tool: done: ")
 	[ -z "$bad" ] || { fail "$tool: lines not of the documented shape: $bad"; return; }
 	last=$(tail -n 1 "$f")
 	[[ $last == "$tool: done: "* ]] || { fail "$tool: the last line is not the summary: $last"; return; }
@@ -67,6 +69,18 @@ lines() {
 		ok "$tool: $what lines"
 	else
 		fail "$tool: no $what line in: $(cat "$f")"
+	fi
+}
+
+# planned TOOL FILE WANT...: the "planning N files" lines, in order, are WANT (the batches' sizes)
+planned() {
+	local tool=$1 f=$2 have
+	shift 2
+	have=$(sed -En "s/^$tool: \[$HMS\] planning ([0-9]+) files$/\1/p" "$f" | tr '\n' ' ')
+	if [ "$have" = "$* " ]; then
+		ok "$tool: a planning line for each batch ($*)"
+	else
+		fail "$tool: planning lines for batches of '$have', want '$* '"
 	fi
 }
 
@@ -91,6 +105,7 @@ check "sweep-tar --progress=1 exits 0" test $? = 0
 shape sweep-tar tar.err
 lines sweep-tar tar.err scanning
 lines sweep-tar tar.err moving
+planned sweep-tar tar.err "$FILES"
 summary sweep-tar tar.err "$DIRS" "$FILES" "$OTHERS" "$BYTES_ONCE"
 tar -tvf a.tar >a.list || die "tar -tvf a.tar"
 check "sweep-tar: files in the summary = regular and hard-link members" \
@@ -107,6 +122,7 @@ check "sweep-cp --progress=1 exits 0" test $? = 0
 shape sweep-cp cp.err
 lines sweep-cp cp.err scanning
 lines sweep-cp cp.err moving
+planned sweep-cp cp.err $((FILES - 1)) # the hard link is linked to its first name's copy, not read
 summary sweep-cp cp.err "$DIRS" "$FILES" "$OTHERS" "$BYTES_ONCE"
 check "sweep-cp: the copy has what the summary says" test \
 	"$(find dst -type d | wc -l)/$(find dst -type f | wc -l)/$(find dst ! -type d ! -type f | wc -l)/$(find dst -type f -printf '%i %s\n' | sort -u | awk '{ s += $2 } END { print s }')" = \
@@ -130,9 +146,18 @@ check "sweep-plan --read --progress=1 exits 0" test $? = 0
 grep -Ev "^sweep-plan: (read [0-9]|summary: )" plan.err >plan.prog
 shape sweep-plan plan.prog
 lines sweep-plan plan.prog moving
+planned sweep-plan plan.prog "$FILES"
 summary sweep-plan plan.prog "$DIRS" "$FILES" "$OTHERS" "$BYTES_NAMES"
 check "sweep-plan: the summary = its read line" \
 	grep -q "^sweep-plan: read $FILES files, $BYTES_NAMES bytes in " plan.err
+# batches of 40 files: a planning line before each is sorted
+SWEEP_TEST_CLOCK=step:0.01 "$U/sweep-plan" --read --no-compare --max-files=40 --progress=1 src >/dev/null 2>plan40.err
+grep -Ev "^sweep-plan: (read [0-9]|summary: )" plan40.err >plan40.prog
+shape sweep-plan plan40.prog
+want40=()
+for ((i = 0; i + 40 <= FILES; i += 40)); do want40+=(40); done
+[ $((FILES % 40)) = 0 ] || want40+=($((FILES % 40)))
+planned sweep-plan plan40.prog "${want40[@]}"
 SWEEP_TEST_CLOCK=step:0.01 "$U/sweep-plan" --no-compare --progress=1 src >/dev/null 2>plan0.err
 grep -v "^sweep-plan: summary: " plan0.err >plan0.prog
 shape sweep-plan plan0.prog
@@ -145,6 +170,7 @@ check "sweep-sync --progress=1 exits 0" test $? = 0
 shape sweep-sync sync.err
 lines sweep-sync sync.err scanning
 lines sweep-sync sync.err moving
+planned sweep-sync sync.err "$FILES"
 summary sweep-sync sync.err "$DIRS" "$FILES" 0 "$BYTES_NAMES"
 check "sweep-sync: the last scanning line counts the source's files" \
 	grep -q "scanning: $DIRS dirs, $FILES files, " <(grep scanning sync.err | tail -n 1)
@@ -186,6 +212,7 @@ if command -v script >/dev/null; then
 	check "sweep-cp --progress on a terminal exits 0" test $? = 0
 	tr '\r' '\n' <tty.out | sed 's/\x1b\[K//g' >tty.lines
 	check "terminal: redrawn lines with the time left" grep -Eq "^sweep-cp: $MOVE$" tty.lines
+	check "terminal: the planning line" grep -Eq "^sweep-cp: $PLAN$" tty.lines
 	check "terminal: no log lines (no [elapsed])" bash -c "! grep -q '^sweep-cp: \[' tty.lines"
 	check "terminal: the line is erased and the summary follows" \
 		grep -aq $'\r\x1b\\[Ksweep-cp: done: '"$DIRS dirs, $FILES files" tty.out

@@ -25,6 +25,7 @@ struct progress {
 	uint64_t plan_files, plan_bytes, done_files, done_bytes, dirs, others;
 	uint64_t scan_files, scan_bytes;
 	int64_t unsized;
+	uint64_t planning; /* progress_planning(): files of the batch being sorted, until something is done */
 	bool walk_done;
 	double start, last_draw;
 	bool shown;    /* the terminal line is on screen and must be erased before other output */
@@ -245,6 +246,7 @@ static void view(const struct progress *p, struct progress_view *v, enum progres
 	v->scan_bytes = p->scan_files || p->scan_bytes ? p->scan_bytes : v->plan_bytes;
 	v->open_total = !p->walk_done || p->unsized > 0;
 	v->scanning = !p->walk_done && !p->done_files && !p->done_bytes;
+	v->planning = p->planning;
 	v->elapsed = t - p->start;
 	v->rate = p->weight > 0 ? p->rate / p->weight : 0;
 	v->file_rate = p->weight > 0 ? p->file_rate / p->weight : 0;
@@ -292,6 +294,10 @@ static int default_format(char *buf, size_t len, const struct progress_view *v, 
 		n = snprintf(buf, len, "%s: ", cli_prog());
 	if (n < 0 || (size_t)n >= len)
 		return n;
+	if (v->planning) {
+		n += snprintf(buf + n, len - (size_t)n, "planning %llu files", (unsigned long long)v->planning);
+		return n;
+	}
 	if (v->scanning) {
 		char scanned[32];
 		n += snprintf(buf + n, len - (size_t)n, "scanning: %llu dirs, %llu files", (unsigned long long)v->dirs,
@@ -413,6 +419,17 @@ void progress_unsized(struct progress *p, int64_t n)
 		p->unsized += n;
 }
 
+void progress_planning(struct progress *p, uint64_t files)
+{
+	if (!p || !files)
+		return;
+	p->planning = files;
+	/* Shown at once, in either form: nothing else is drawn until the batch is sorted. */
+	double t = p->o.clock(p->o.clock_ctx);
+	p->last_read = t;
+	emit(p, p->tty ? PROGRESS_REDRAW : PROGRESS_LINE, t, true);
+}
+
 void progress_walk_done(struct progress *p)
 {
 	if (p)
@@ -442,6 +459,8 @@ void progress_add(struct progress *p, uint64_t files, uint64_t bytes)
 		p->s_bytes = p->done_bytes;
 		p->s_files = p->done_files;
 	}
+	if (files || bytes)
+		p->planning = 0; /* the batch is being read: the usual line again */
 	p->done_files += files;
 	p->done_bytes += bytes;
 	tick(p);

@@ -16,6 +16,10 @@
  * What is shown, on stderr:
  *   - while the walk runs and nothing is done yet:
  *       sweep-tar: scanning: 1204 dirs, 53110 files, 3.9 GiB
+ *   - while a batch of files is sorted, which on a disk first locates
+ *     each file (open and FIEMAP; minutes for a large batch), one line at
+ *     once when it begins:
+ *       sweep-tar: planning 53110 files
  *   - then files and bytes done against the planned totals, the recent
  *     rate and the time left:
  *       sweep-tar: 1204/5311 files, 1.2 GiB/3.9 GiB (30%), 84.1 MiB/s, ETA 0:00:32
@@ -67,6 +71,7 @@ struct progress_view {
 	uint64_t dirs, others;
 	uint64_t scan_files, scan_bytes; /* what the scanning line counts: progress_scanned(), else the planned */
 	bool scanning;    /* the walk runs and nothing is done yet */
+	uint64_t planning; /* files of the batch being sorted (progress_planning()), 0 when none */
 	bool open_total;  /* the planned totals can still grow */
 	bool ok;          /* PROGRESS_SUMMARY: the run ended as planned (else it was stopped) */
 	double elapsed;   /* seconds since progress_new() */
@@ -137,6 +142,12 @@ void progress_replan(struct progress *p, int64_t files, int64_t bytes);
  * become known): while any are, the byte total is shown as a lower bound.
  */
 void progress_unsized(struct progress *p, int64_t n);
+/*
+ * A batch of files is about to be sorted (a batch's on_sort): shown at once
+ * as "planning N files", in the terminal and the log form, until something
+ * is done (progress_add()). 0 files: nothing.
+ */
+void progress_planning(struct progress *p, uint64_t files);
 /* The walk is over: the totals grow no more (but by progress_unsized files). */
 void progress_walk_done(struct progress *p);
 /* Everything planned is done: for a tool whose work is the walk (sweep-du), before progress_finish(). */

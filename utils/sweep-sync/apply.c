@@ -147,13 +147,17 @@ static void on_copy_bytes(uint64_t bytes, void *ctx)
 	test_pause("bytes", a->written);
 }
 
-/* The engine's steps are the test hooks' "read" and "write" points. */
+/* The engine's steps: a batch sorted for the progress display, the test hooks' "read" and "write" points. */
 static int on_copy_step(enum sweep_copy_step step, const char *src, const char *dst, uint64_t cookie, void *ctx)
 {
 	struct apply *a = ctx;
 
 	(void)src;
 	(void)dst;
+	if (step == SWEEP_COPY_STEP_SORT) {
+		progress_planning(a->c->prog, cookie); /* cookie: the batch's files */
+		return 0;
+	}
 	if (step == SWEEP_COPY_STEP_OPENED && a->c->t_open && cookie < a->c->list.n)
 		a->c->t_open[cookie] = report_now();
 	if (step == SWEEP_COPY_STEP_OPENED)

@@ -525,6 +525,8 @@ char *tar_diff_relname(struct tar *t, const char *name);
 /* walk.c */
 /* The batch's hooks: trace and test pause before a batch is read, the verdict after. */
 int tar_on_batch(const struct sweep_plan *p, void *ctx);
+/* A batch is about to be sorted: --progress says "planning N files". */
+int tar_on_sort(const struct sweep_plan *p, void *ctx);
 int tar_on_batch_end(const struct sweep_plan *p, int status, void *ctx);
 /* Walk the roots, planning and writing as it goes; 0 or <0 when the archive failed. */
 int tar_walk(struct tar *t);

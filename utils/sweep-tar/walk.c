@@ -370,6 +370,14 @@ static int on_error(const struct sweep_walk_error *err, void *ctx)
 	return t->failed ? -EIO : 0;
 }
 
+int tar_on_sort(const struct sweep_plan *p, void *ctx)
+{
+	struct tar *t = ctx;
+
+	progress_planning(t->progress, sweep_plan_count(p));
+	return 0;
+}
+
 int tar_on_batch(const struct sweep_plan *p, void *ctx)
 {
 	struct tar *t = ctx;
