@@ -54,6 +54,8 @@ extern "C" {
 #define SWEEP_PRESERVE_ACL    0x10u  /* POSIX access ACL, and the default ACL of directories */
 #define SWEEP_PRESERVE_ALL    0x1fu
 #define SWEEP_PRESERVE_STRICT 0x100u /* a destination without xattr/ACL support is an error when the source has some */
+#define SWEEP_PRESERVE_OMIT_DIR_TIMES  0x200u /* with TIMES: directories keep the times they get (rsync -O) */
+#define SWEEP_PRESERVE_OMIT_LINK_TIMES 0x400u /* with TIMES: symlinks keep the times they get (rsync -J) */
 
 /* sweep_copy_opts.flags */
 #define SWEEP_COPY_RECURSIVE     0x001u /* sweep_copy_tree() descends into directories; else a directory is an error */

@@ -253,7 +253,8 @@ int sweep__meta_copy(const struct meta_ref *src, const struct meta_ref *dst, con
 	}
 	if ((what & SWEEP_PRESERVE_MODE) && !link)
 		copy_mode(&run, dst, st, owned);
-	if (what & SWEEP_PRESERVE_TIMES)
+	if ((what & SWEEP_PRESERVE_TIMES) && !(S_ISDIR(st->mode) && (what & SWEEP_PRESERVE_OMIT_DIR_TIMES)) &&
+	    !(link && (what & SWEEP_PRESERVE_OMIT_LINK_TIMES)))
 		copy_times(&run, dst, st);
 	return run.first;
 }

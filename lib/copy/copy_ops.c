@@ -162,7 +162,7 @@ SWEEP_EXPORT int sweep_copy_attrs(struct sweep_copy *c, const struct sweep_copy_
 	int rc;
 
 	if (!c || !dst || !*dst || sweep__flags_check(flags, SWEEP_COPY_ATTRS_EXACT) < 0 ||
-	    sweep__flags_check(preserve, SWEEP_PRESERVE_ALL | SWEEP_PRESERVE_STRICT) < 0)
+	    sweep__flags_check(preserve, KNOWN_PRESERVE) < 0)
 		return -EINVAL;
 	rc = sweep__opts_copy(&in, sizeof(in), src, offsetof(struct sweep_copy_src, flags) + sizeof(unsigned));
 	if (rc < 0 || !src)

@@ -1172,6 +1172,10 @@ int apply_run(struct sync_ctx *c)
 		a.preserve |= SWEEP_PRESERVE_OWNER;
 	if (c->o.times)
 		a.preserve |= SWEEP_PRESERVE_TIMES;
+	if (c->o.omit_dir_times)
+		a.preserve |= SWEEP_PRESERVE_OMIT_DIR_TIMES;
+	if (c->o.omit_link_times)
+		a.preserve |= SWEEP_PRESERVE_OMIT_LINK_TIMES;
 	if (c->o.xattrs)
 		a.preserve |= SWEEP_PRESERVE_XATTR;
 	if (c->o.acls)

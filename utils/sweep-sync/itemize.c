@@ -197,6 +197,11 @@ static const char *xattr_path(struct sync_ctx *c, const struct sync_node *n, int
 	return buf;
 }
 
+bool sync_keep_time(const struct sync_opts *o, unsigned mode)
+{
+	return o->times && !(S_ISDIR(mode) && o->omit_dir_times) && !(S_ISLNK(mode) && o->omit_link_times);
+}
+
 unsigned itemize_attrs(struct sync_ctx *c, struct sync_node *n)
 {
 	return itemize_attrs_vs(c, n, &n->d.st, c->dest_fd);
@@ -211,7 +216,7 @@ unsigned itemize_attrs_vs(struct sync_ctx *c, struct sync_node *n, const struct 
 	if (S_ISREG(s->st_mode) && s->st_size != d->st_size)
 		f |= IT_SIZE;
 	/* rsync -b without --backup-dir implies -O: directory times are not compared */
-	if (o->times && !same_mtime(s, d) && !(S_ISDIR(s->st_mode) && o->backup && !o->backup_dir))
+	if (sync_keep_time(o, s->st_mode) && !same_mtime(s, d) && !(S_ISDIR(s->st_mode) && o->backup && !o->backup_dir))
 		f |= IT_TIME;
 	/* Linux cannot chmod a symlink, so rsync never reports its perms */
 	if (o->perms && !S_ISLNK(s->st_mode) && (s->st_mode & 07777) != (d->st_mode & 07777))
@@ -353,7 +358,7 @@ void itemize_print(struct sync_ctx *c, const struct sync_node *n, unsigned f, co
 	 * did not match a basis sets the time to now, so 'T' shows (the
 	 * 'cDc.T......' of a device, a hard link's 'hf..T......').
 	 */
-	if (!c->o.times && (f & (IT_TRANSFER | IT_LOCAL)) && !(f & IT_MATCHED) && (!(f & IT_HLINK) || (xname && *xname)))
+	if (!sync_keep_time(&c->o, st->st_mode) && (f & (IT_TRANSFER | IT_LOCAL)) && !(f & IT_MATCHED) && (!(f & IT_HLINK) || (xname && *xname)))
 		f |= IT_TIME;
 	if ((f & IT_NEW) && (n->flags & N_SRC))
 		c->stats.created[report_type(st->st_mode)]++;

@@ -198,8 +198,12 @@ static const struct option long_opts[] = {
 	{ "executability", no_argument, NULL, OPT_REFUSED },
 	{ "atimes", no_argument, NULL, OPT_REFUSED },
 	{ "crtimes", no_argument, NULL, OPT_REFUSED },
-	{ "omit-dir-times", no_argument, NULL, OPT_REFUSED },
-	{ "omit-link-times", no_argument, NULL, OPT_REFUSED },
+	{ "omit-dir-times", no_argument, NULL, 'O' },
+	{ "omit-link-times", no_argument, NULL, 'J' },
+	{ "no-omit-dir-times", no_argument, NULL, OPT_NO },
+	{ "no-O", no_argument, NULL, OPT_NO },
+	{ "no-omit-link-times", no_argument, NULL, OPT_NO },
+	{ "no-J", no_argument, NULL, OPT_NO },
 	{ "prune-empty-dirs", no_argument, NULL, OPT_REFUSED },
 	{ "ignore-errors", no_argument, NULL, OPT_REFUSED },
 	{ "force", no_argument, NULL, OPT_FORCE },
@@ -254,6 +258,8 @@ static void usage(FILE *f)
 		"  -I, --ignore-times     don't skip files that match size and time\n"
 		"  -p, --perms            preserve permissions\n"
 		"  -t, --times            preserve modification times\n"
+		"  -O, --omit-dir-times   omit directories from --times\n"
+		"  -J, --omit-link-times  omit symlinks from --times\n"
 		"  -o, --owner            preserve owner (super-user only)\n"
 		"  -g, --group            preserve group\n"
 		"  -D                     preserve device files and special files\n"
@@ -459,6 +465,8 @@ static void negate(struct sync_opts *o, const char *name)
 	else if (!strcmp(n, "human-readable") || !strcmp(n, "h")) o->human = 0;
 	else if (!strcmp(n, "partial")) o->partial = false;
 	else if (!strcmp(n, "force")) o->force = false;
+	else if (!strcmp(n, "omit-dir-times") || !strcmp(n, "O")) o->omit_dir_times = false;
+	else if (!strcmp(n, "omit-link-times") || !strcmp(n, "J")) o->omit_link_times = false;
 	else if (!strcmp(n, "ignore-times") || !strcmp(n, "I")) o->ignore_times = false;
 	else if (!strcmp(n, "sparse") || !strcmp(n, "S")) o->sparse = false;
 	else if (!strcmp(n, "progress")) o->progress = 0, o->do_progress = false;
@@ -497,7 +505,7 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 	o->info_flist = -1;
 	o->human = 1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":arlLkptogDHAXncivxPhzuqdRWbCFf:0@:e:sSI", long_opts, &idx)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":arlLkptogDHAXncivxPhzuqdRWbCFf:0@:e:sSIOJ", long_opts, &idx)) != -1) {
 		switch (ch) {
 		case 'a':
 			o->recursive = o->links = o->perms = o->times = true;
@@ -511,6 +519,8 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 		case OPT_SAFE_LINKS: o->safe_links = true; break;
 		case OPT_FORCE: o->force = true; break;
 		case 'S': o->sparse = true; break;
+		case 'O': o->omit_dir_times = true; break;
+		case 'J': o->omit_link_times = true; break;
 		case 'I': o->ignore_times = true; break;
 		case 'p': o->perms = true; break;
 		case 't': o->times = true; break;

@@ -52,6 +52,7 @@ struct sync_opts {
 	bool copy_links, copy_unsafe_links, copy_dirlinks, safe_links;
 	bool ignore_times; /* -I: the quick check never passes (rsync's quick_check_ok(): after -c and --size-only) */
 	bool sparse; /* -S: zero-filled blocks become holes too (the source's holes always stay holes) */
+	bool omit_dir_times, omit_link_times; /* -O, -J: with -t, directories (symlinks) keep the times they get */
 	bool force; /* --force: a non-empty directory in the way of a non-directory is removed (as --delete does) */
 	int itemize; /* -i count */
 	int verbose; /* -v count */
@@ -82,6 +83,9 @@ struct sync_opts {
 	 */
 	struct filter_set *filters;
 };
+
+/* rsync's keep_time: whether -t (less -O, -J) preserves the mtime of an entry of this mode */
+bool sync_keep_time(const struct sync_opts *o, unsigned mode);
 
 /* options.c: parse argv into o. 0, -EINVAL (usage error: exit 1) or -EIO (a rules file: exit 11). */
 int sync_parse_options(int argc, char **argv, struct sync_opts *o);

@@ -1,0 +1,31 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# rsync's metadata options (issue 28): -O/--omit-dir-times and
+# -J/--omit-link-times, each beside rsync on the same trees: same exit
+# status, same lines in the same order and the same tree.
+. "$TESTS_DIR/sync/lib.sh"
+
+S=$W/src
+mkdir -p "$S/d1/d2"
+printf 'f\n' >"$S/d1/d2/f"
+ln -s f "$S/d1/d2/l"
+touch -h -d '2001-01-01' "$S/d1/d2/f" "$S/d1/d2/l" "$S/d1/d2" "$S/d1" "$S"
+# dir_mtimes DIR: the years of DIR's directories and symlinks, by name
+years() { (cd "$1" && find . \( -type d -o -type l \) -printf '%p %TY\n' | sort); }
+
+# ---- -O: files keep the source's time, directories the one they have ----
+run_args "-O, a new tree" ../src/ o1 -rlti -O
+years "$W/s/o1" | grep -q '^./d1 2001$' && die "-O gave a new directory the source's time"
+for side in r s; do touch -d '2005-01-01' "$W/$side/o1/d1" "$W/$side/o1/d1/d2"; done
+run_args "-O, an existing tree: no .d..t lines" ../src/ o1 -rlti -O
+[ "$(years "$W/s/o1" | grep -c ' 2005$')" = 2 ] || die "-O changed a directory's time: $(years "$W/s/o1")"
+run_args "--no-O after -O gives the times back" ../src/ o1 -rlti -O --no-O
+run_args "--omit-dir-times -n" ../src/ o2 -rlti --omit-dir-times -n
+# ---- -J: symlinks keep the time they get ----
+run_args "-J, a new tree" ../src/ j1 -rlti -J
+[ "$(cd "$W/s/j1" && find . -type l -printf '%TY')" != 2001 ] || die "-J gave a symlink the source's time"
+run_args "-J --no-J" ../src/ j2 -rlti -J --no-J
+[ "$(cd "$W/s/j2" && find . -type l -printf '%TY')" = 2001 ] || die "--no-J did not give the symlink its time"
+COMPARE_OPTS="--no-times" run_args "-OJ without -t: nothing to omit" ../src/ j3 -rli -OJ
+
+finish
