@@ -501,6 +501,11 @@ int sync_dest_open(struct sync_ctx *c, const char *dest_arg, struct sync_dest *d
 	 */
 	d->stat = stat(dest_arg, &dstst) == 0 ? 0 : -errno;
 	d->is_dir = d->stat == 0 && S_ISDIR(dstst.st_mode);
+	if (d->stat == -ENOTDIR && c->o.mkpath) {
+		/* rsync's make_path() meets the non-directory on the way */
+		cli_error(d->stat, "mkdir %s failed", cli_quote(dest_arg));
+		return EXIT_FILEIO;
+	}
 	if (d->stat < 0 && d->stat != -ENOENT) {
 		cli_error(d->stat, "ERROR: cannot stat destination %s", cli_quote(dest_arg));
 		return EXIT_FILESELECT;
@@ -640,8 +645,17 @@ int sync_run(struct sync_ctx *c, struct sync_dest *d)
 			d->container = false;
 		}
 	}
-	/* rsync makes DEST only when there is something to put in it, or DEST/ says it is a directory */
-	if (d->container && !d->is_dir && (c->list.n || ends_with_slash(d->arg))) {
+	if (c->o.mkpath && d->stat == -ENOENT && (strchr(d->arg, '/') || d->container)) {
+		code = sync_mkpath(c, d, d->container || ends_with_slash(d->arg));
+		if (code)
+			return code;
+	}
+	if (d->container && !d->is_dir && d->mkpath_missing) {
+		/* --mkpath -n: DEST's parent is not there to open, as rsync's dry run says it made DEST */
+		if (c->o.itemize || c->o.name_level > 0)
+			printf("created directory %s\n", dst);
+	} else if (d->container && !d->is_dir && (c->list.n || ends_with_slash(d->arg))) {
+		/* rsync makes DEST only when there is something to put in it, or DEST/ says it is a directory */
 		/* rsync makes the last component of DEST, not its parents */
 		const char *base;
 		bool untrusted;
@@ -689,7 +703,9 @@ int sync_run(struct sync_ctx *c, struct sync_dest *d)
 		if (c->dest_fd >= 0)
 			close(c->dest_fd);
 		c->dest_fd = opath_open_parent(dst, &c->dest_name, &untrusted);
-		if (c->dest_fd < 0) {
+		if (c->dest_fd == -ENOENT && d->mkpath_missing) {
+			c->dest_fd = -1; /* --mkpath -n: the directory a real run makes; everything in it is new */
+		} else if (c->dest_fd < 0) {
 			dest_refused(dst, "change_dir#3", c->dest_fd, untrusted);
 			c->dest_fd = -1;
 			return EXIT_FILESELECT;

@@ -64,6 +64,7 @@ enum {
 	OPT_SPARSE,
 	OPT_NO,         /* --no-X: the negations rsync has for the options below */
 	OPT_DEVICE,
+	OPT_MKPATH,
 	OPT_HELP,
 	OPT_VERSION,
 	OPT_REFUSED,    /* an rsync option sweep-sync does not have */
@@ -208,7 +209,8 @@ static const struct option long_opts[] = {
 	{ "ignore-errors", no_argument, NULL, OPT_REFUSED },
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "no-force", no_argument, NULL, OPT_NO },
-	{ "mkpath", no_argument, NULL, OPT_REFUSED },
+	{ "mkpath", no_argument, NULL, OPT_MKPATH },
+	{ "no-mkpath", no_argument, NULL, OPT_NO },
 	{ "log-file", required_argument, NULL, OPT_REFUSED },
 	{ "out-format", required_argument, NULL, OPT_REFUSED },
 	{ "log-format", required_argument, NULL, OPT_REFUSED },
@@ -253,6 +255,7 @@ static void usage(FILE *f)
 		"      --copy-unsafe-links  only \"unsafe\" symlinks are transformed\n"
 		"      --safe-links       ignore symlinks that point outside the tree\n"
 		"  -k, --copy-dirlinks    transform symlink to dir into referent dir\n"
+		"      --mkpath           create destination's missing path components\n"
 		"      --force            force deletion of directories even if not empty\n"
 		"  -S, --sparse           turn sequences of nulls into sparse blocks\n"
 		"  -I, --ignore-times     don't skip files that match size and time\n"
@@ -465,6 +468,7 @@ static void negate(struct sync_opts *o, const char *name)
 	else if (!strcmp(n, "human-readable") || !strcmp(n, "h")) o->human = 0;
 	else if (!strcmp(n, "partial")) o->partial = false;
 	else if (!strcmp(n, "force")) o->force = false;
+	else if (!strcmp(n, "mkpath")) o->mkpath = false;
 	else if (!strcmp(n, "omit-dir-times") || !strcmp(n, "O")) o->omit_dir_times = false;
 	else if (!strcmp(n, "omit-link-times") || !strcmp(n, "J")) o->omit_link_times = false;
 	else if (!strcmp(n, "ignore-times") || !strcmp(n, "I")) o->ignore_times = false;
@@ -518,6 +522,7 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 		case OPT_COPY_UNSAFE_LINKS: o->copy_unsafe_links = true; break;
 		case OPT_SAFE_LINKS: o->safe_links = true; break;
 		case OPT_FORCE: o->force = true; break;
+		case OPT_MKPATH: o->mkpath = true; break;
 		case 'S': o->sparse = true; break;
 		case 'O': o->omit_dir_times = true; break;
 		case 'J': o->omit_link_times = true; break;

@@ -52,6 +52,7 @@ struct sync_opts {
 	bool copy_links, copy_unsafe_links, copy_dirlinks, safe_links;
 	bool ignore_times; /* -I: the quick check never passes (rsync's quick_check_ok(): after -c and --size-only) */
 	bool sparse; /* -S: zero-filled blocks become holes too (the source's holes always stay holes) */
+	bool mkpath; /* --mkpath: the missing directories on the way to DEST are made */
 	bool omit_dir_times, omit_link_times; /* -O, -J: with -t, directories (symlinks) keep the times they get */
 	bool force; /* --force: a non-empty directory in the way of a non-directory is removed (as --delete does) */
 	int itemize; /* -i count */
@@ -433,6 +434,7 @@ struct sync_dest {
 	bool is_dir;
 	bool container;  /* DEST is a directory the transfer goes into, made when missing */
 	int missing;     /* SRC operands that could not be read */
+	bool mkpath_missing; /* --mkpath -n: directories on the way to DEST that a real run would make */
 };
 /* The context's defaults (descriptors, locale, signals). */
 void sync_ctx_init(struct sync_ctx *c, const struct timespec *start);
@@ -444,6 +446,12 @@ void sync_list_header(const struct sync_ctx *c, bool receiving);
 int sync_add_operands(struct sync_ctx *c, struct sync_dest *d, char **ops, int nsrc);
 /* Once the roots are known: scan, compare, transfer, delete, report. The exit status. */
 int sync_run(struct sync_ctx *c, struct sync_dest *d);
+/*
+ * mkpath.c, --mkpath: make the missing directories of DEST (whole) or of the
+ * directory holding it, counted on stdout as rsync does. 0, or the exit
+ * status after the message.
+ */
+int sync_mkpath(struct sync_ctx *c, struct sync_dest *d, bool whole);
 /* Free what the run holds. */
 void sync_done(struct sync_ctx *c, struct sync_dest *d);
 
