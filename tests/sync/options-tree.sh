@@ -44,4 +44,28 @@ else
 	skip_part "not root: the untrusted symlink case"
 fi
 
+# ---- -m, --prune-empty-dirs ----
+M=$W/msrc
+mkdir -p "$M/empty/e1/e2" "$M/full/d1/d2" "$M/mixed/sub" "$M/onlylogs/sub"
+printf 'data\n' >"$M/full/d1/d2/file"
+printf 'k\n' >"$M/mixed/sub/keep.txt"
+printf 'd\n' >"$M/mixed/sub/drop.log"
+printf 'a\n' >"$M/onlylogs/sub/a.log"
+ln -s nowhere "$M/onlylogs/link" # a symlink is content: its chain stays
+mkdir -p "$M/lone/x"
+run_args "-m prunes empty chains" ../msrc/ m1 -ai -m
+[ ! -e "$W/s/m1/empty" ] && [ -e "$W/s/m1/full/d1/d2/file" ] || die "-m: empty chain kept or full one lost"
+run_args "-m prunes chains a filter emptied" ../msrc/ m2 -ai -m --exclude='*.log'
+[ -L "$W/s/m2/onlylogs/link" ] && [ ! -e "$W/s/m2/onlylogs/sub" ] || die "-m with --exclude"
+run_args "--prune-empty-dirs --no-m keeps them" ../msrc/ m3 -ai --prune-empty-dirs --no-m
+mkdir -p "$W/r/m4/empty/e1" "$W/r/m4/lone/x"
+printf 'x\n' >"$W/r/m4/lone/x/old"
+rm -rf "$W/s/m4" && cp -a "$W/r/m4" "$W/s/m4"
+run_args "-m leaves the destination's own directories" ../msrc/ m4 -ai -m
+run_args "-m --delete removes what was pruned" ../msrc/ m4 -ai -m --delete
+[ ! -e "$W/s/m4/lone" ] || die "-m --delete kept a pruned directory"
+run_args "-m, an empty operand without a slash" ../msrc/empty m5/ -ai -m
+run_args "-m, an empty operand's contents to a new DEST" ../msrc/empty/ m6 -ai -m
+run_args "-m -n" ../msrc/ m7 -ai -m -n
+
 finish

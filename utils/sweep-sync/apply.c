@@ -977,7 +977,8 @@ static bool delete_one(struct apply *a, const struct children *ch, size_t k)
 	bool dir = S_ISDIR(n->d.st.st_mode), emptied = true;
 	const char *dp;
 
-	if (n->flags & (N_GONE | N_DELETED))
+	/* not there: gone already, or (-m) a source directory left out that DEST never had */
+	if ((n->flags & (N_GONE | N_DELETED)) || !(n->flags & N_DST))
 		return true;
 	if (n->flags & N_PROTECT)
 		return false; /* the filter rules keep it (perishable ones do not inside a directory being deleted) */

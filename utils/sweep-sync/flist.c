@@ -939,6 +939,35 @@ static int group_hard_links(struct sync_ctx *c)
 	return 0;
 }
 
+/*
+ * -m: a source directory with nothing but directories below it, once the
+ * filters have had their say, is left out of the transfer as rsync leaves it
+ * out of its file list (so --delete removes the destination's); DEST's own
+ * "." stays.
+ */
+static size_t prune_empty_dirs(struct sync_list *l)
+{
+	size_t pruned = 0;
+
+	bool *keep = calloc(l->n ? l->n : 1, sizeof(*keep));
+
+	if (!keep)
+		return 0; /* nothing pruned is a full copy, never a lost file */
+	for (size_t i = 0; i < l->n; i++) {
+		if (!(l->v[i].flags & N_SRC) || S_ISDIR(l->v[i].s.st.st_mode))
+			continue;
+		for (uint32_t p = l->v[i].parent; p != UINT32_MAX && !keep[p]; p = l->v[p].parent)
+			keep[p] = true;
+	}
+	for (size_t i = 0; i < l->n; i++)
+		if ((l->v[i].flags & N_SRC) && S_ISDIR(l->v[i].s.st.st_mode) && !keep[i] && strcmp(l->v[i].rel, ".")) {
+			l->v[i].flags &= ~N_SRC;
+			pruned++;
+		}
+	free(keep);
+	return pruned;
+}
+
 int flist_scan(struct sync_ctx *c)
 {
 	struct scan s = { .c = c, .is_src = true };
@@ -1000,6 +1029,11 @@ int flist_scan(struct sync_ctx *c)
 	s.n = d.n = 0;
 	if (l->n)
 		qsort(l->v, l->n, sizeof(*l->v), cmp_node);
+	r = link_nodes(c);
+	if (r < 0)
+		goto out;
+	if (c->o.prune_empty_dirs && c->role != ROLE_SENDER)
+		c->pruned = prune_empty_dirs(l);
 	for (size_t k = 0; k < l->n; k++)
 		if (l->v[k].flags & N_SRC) {
 			c->stats.files[report_type(l->v[k].s.st.st_mode)]++;
@@ -1020,8 +1054,7 @@ int flist_scan(struct sync_ctx *c)
 			seen += (l->v[k].flags & N_SRC) != 0;
 		}
 	}
-	r = link_nodes(c);
-	if (r >= 0 && c->o.hard_links && c->role != ROLE_SENDER)
+	if (c->o.hard_links && c->role != ROLE_SENDER)
 		r = group_hard_links(c);
 	/* the sender's list is what it sends: an entry's index on the wire is its place */
 	for (size_t k = 0; c->role == ROLE_SENDER && k < l->n; k++)

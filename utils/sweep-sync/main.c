@@ -606,7 +606,7 @@ int sync_run(struct sync_ctx *c, struct sync_dest *d)
 	skips_print(c, true);
 	if (d->stat == 0 && !d->is_dir) {
 		/* DEST is a file: rsync takes it only as the new name of one non-directory */
-		size_t total = 0;
+		size_t total = c->pruned;
 		bool top_dir = false;
 
 		for (size_t i = 0; i < c->list.n; i++)
@@ -631,7 +631,7 @@ int sync_run(struct sync_ctx *c, struct sync_dest *d)
 		 * recursed into, or an empty one) to a DEST that does not exist
 		 * takes DEST as its own name, as a lone file does.
 		 */
-		size_t total = 0;
+		size_t total = c->pruned; /* rsync counts them: its receiver prunes later */
 
 		for (size_t i = 0; i < c->list.n; i++)
 			total += (c->list.v[i].flags & N_SRC) != 0;

@@ -205,7 +205,9 @@ static const struct option long_opts[] = {
 	{ "no-O", no_argument, NULL, OPT_NO },
 	{ "no-omit-link-times", no_argument, NULL, OPT_NO },
 	{ "no-J", no_argument, NULL, OPT_NO },
-	{ "prune-empty-dirs", no_argument, NULL, OPT_REFUSED },
+	{ "prune-empty-dirs", no_argument, NULL, 'm' },
+	{ "no-prune-empty-dirs", no_argument, NULL, OPT_NO },
+	{ "no-m", no_argument, NULL, OPT_NO },
 	{ "ignore-errors", no_argument, NULL, OPT_REFUSED },
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "no-force", no_argument, NULL, OPT_NO },
@@ -255,6 +257,7 @@ static void usage(FILE *f)
 		"      --copy-unsafe-links  only \"unsafe\" symlinks are transformed\n"
 		"      --safe-links       ignore symlinks that point outside the tree\n"
 		"  -k, --copy-dirlinks    transform symlink to dir into referent dir\n"
+		"  -m, --prune-empty-dirs prune empty directory chains from file-list\n"
 		"      --mkpath           create destination's missing path components\n"
 		"      --force            force deletion of directories even if not empty\n"
 		"  -S, --sparse           turn sequences of nulls into sparse blocks\n"
@@ -469,6 +472,7 @@ static void negate(struct sync_opts *o, const char *name)
 	else if (!strcmp(n, "partial")) o->partial = false;
 	else if (!strcmp(n, "force")) o->force = false;
 	else if (!strcmp(n, "mkpath")) o->mkpath = false;
+	else if (!strcmp(n, "prune-empty-dirs") || !strcmp(n, "m")) o->prune_empty_dirs = false;
 	else if (!strcmp(n, "omit-dir-times") || !strcmp(n, "O")) o->omit_dir_times = false;
 	else if (!strcmp(n, "omit-link-times") || !strcmp(n, "J")) o->omit_link_times = false;
 	else if (!strcmp(n, "ignore-times") || !strcmp(n, "I")) o->ignore_times = false;
@@ -509,7 +513,7 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 	o->info_flist = -1;
 	o->human = 1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":arlLkptogDHAXncivxPhzuqdRWbCFf:0@:e:sSIOJ", long_opts, &idx)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":arlLkptogDHAXncivxPhzuqdRWbCFf:0@:e:sSIOJm", long_opts, &idx)) != -1) {
 		switch (ch) {
 		case 'a':
 			o->recursive = o->links = o->perms = o->times = true;
@@ -523,6 +527,7 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 		case OPT_SAFE_LINKS: o->safe_links = true; break;
 		case OPT_FORCE: o->force = true; break;
 		case OPT_MKPATH: o->mkpath = true; break;
+		case 'm': o->prune_empty_dirs = true; break;
 		case 'S': o->sparse = true; break;
 		case 'O': o->omit_dir_times = true; break;
 		case 'J': o->omit_link_times = true; break;

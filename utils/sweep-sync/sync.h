@@ -52,6 +52,7 @@ struct sync_opts {
 	bool copy_links, copy_unsafe_links, copy_dirlinks, safe_links;
 	bool ignore_times; /* -I: the quick check never passes (rsync's quick_check_ok(): after -c and --size-only) */
 	bool sparse; /* -S: zero-filled blocks become holes too (the source's holes always stay holes) */
+	bool prune_empty_dirs; /* -m: source directories with no non-directory below them are left out */
 	bool mkpath; /* --mkpath: the missing directories on the way to DEST are made */
 	bool omit_dir_times, omit_link_times; /* -O, -J: with -t, directories (symlinks) keep the times they get */
 	bool force; /* --force: a non-empty directory in the way of a non-directory is removed (as --delete does) */
@@ -219,6 +220,7 @@ struct sync_ctx {
 	struct sync_stats stats;
 	struct timespec start;  /* the run's start (CLOCK_MONOTONIC) */
 	uint64_t src_total;     /* source entries listed (rsync's file count) */
+	size_t pruned;          /* -m: source directories left out (still in rsync's count of what DEST receives) */
 	uint32_t *src_index;    /* --progress: each node's place among them */
 	double *t_open;         /* --progress: when each node's file was opened */
 	double last_progress;   /* --info=progress2: when the line was last drawn */
