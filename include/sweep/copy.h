@@ -269,6 +269,8 @@ struct sweep_copy_src {
  * regular file's data comes from the caller through sweep_copy_feed_begin().
  */
 #define SWEEP_COPY_SRC_SUPPLIED 0x2u
+/* With SWEEP_PRESERVE_MODE: the copy gets st->mode's permission bits, not those of the file read (rsync --chmod). */
+#define SWEEP_COPY_SRC_MODE     0x4u
 
 struct sweep_copy_stats {
 	size_t size;             /* sizeof(struct sweep_copy_stats), set by the caller */

@@ -124,6 +124,8 @@ struct qitem {
 	uint64_t cookie;
 	uint32_t mode;  /* the copy's mode when the mode is not preserved */
 	bool keep_mode; /* an existing destination's mode is kept (cp without -p) */
+	bool mode_given; /* SWEEP_COPY_SRC_MODE: with PRESERVE_MODE the copy gets given_mode, not the read file's */
+	uint32_t given_mode;
 	bool existed;   /* the destination name existed when the file was queued */
 	bool into;      /* the destination is a FIFO or a device: written into, never replaced */
 	bool retried;   /* read again by itself once, after the reader ran out of descriptors */
@@ -182,7 +184,7 @@ struct src_ref {
 	const char *path;     /* as shown */
 	const struct sweep_stat *st;
 	const char *link;     /* a symlink's target if already read */
-	unsigned flags;       /* SWEEP_COPY_SRC_FOLLOWED, SWEEP_COPY_SRC_SUPPLIED */
+	unsigned flags;       /* SWEEP_COPY_SRC_FOLLOWED, SWEEP_COPY_SRC_SUPPLIED, SWEEP_COPY_SRC_MODE */
 	const struct sweep_entry *walked; /* the walk entry, when it came from one (plans by it) */
 	/* SWEEP_COPY_SRC_SUPPLIED: its attributes; a regular file's item is made into *feed, not queued */
 	const struct sweep_copy_xattr *xattrs;

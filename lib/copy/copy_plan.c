@@ -188,6 +188,8 @@ static int item_make(struct sweep_copy *c, const struct src_ref *s, const char *
 	it->existed = dst_st != NULL;
 	it->into = into;
 	/* cp without -p keeps the mode of a file it overwrites, else the source's mode less the umask. */
+	it->mode_given = s->flags & SWEEP_COPY_SRC_MODE;
+	it->given_mode = (uint32_t)(s->st->mode & 07777);
 	it->keep_mode = dst_st && S_ISREG(dst_st->st_mode);
 	it->mode = it->keep_mode ? (uint32_t)(dst_st->st_mode & 07777)
 				 : (uint32_t)sweep__dest_new_mode(c, S_IFREG | (s->st->mode & 07777));
@@ -580,7 +582,7 @@ int sweep__plan_src(struct sweep_copy *c, const struct sweep_copy_src *src, uint
 
 	if (rc < 0 || !src)
 		return rc < 0 ? rc : -EINVAL;
-	if (sweep__flags_check(in->flags, SWEEP_COPY_SRC_FOLLOWED | SWEEP_COPY_SRC_SUPPLIED) < 0)
+	if (sweep__flags_check(in->flags, SWEEP_COPY_SRC_FOLLOWED | SWEEP_COPY_SRC_SUPPLIED | SWEEP_COPY_SRC_MODE) < 0)
 		return -EINVAL;
 	bool supplied = in->flags & SWEEP_COPY_SRC_SUPPLIED;
 	/* A supplied source is described, never looked at: what it is and its target must be said. */

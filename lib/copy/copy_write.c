@@ -425,8 +425,11 @@ void sweep__write_finish(struct sweep_copy *c, struct fcopy *f, int srcfd)
 	unsigned what = c->o.preserve;
 	if (srcfd < 0 && !f->blob)
 		what &= ~(unsigned)(SWEEP_PRESERVE_XATTR | SWEEP_PRESERVE_ACL);
+	struct sweep_stat st = f->st;
+	if (q->mode_given)
+		st.mode = (st.mode & ~07777u) | q->given_mode;
 	if (what)
-		sweep__meta_copy(&ms, &md, &f->st, what, meta_failed, f);
+		sweep__meta_copy(&ms, &md, &st, what, meta_failed, f);
 	if ((c->o.flags & SWEEP_COPY_FSYNC) && fsync(f->tmpfd) < 0) {
 		sweep__write_fail(f, SWEEP_COPY_OP_WRITE, -errno);
 		return;

@@ -30,4 +30,32 @@ run_args "-J --no-J" ../src/ j2 -rlti -J --no-J
 [ "$(cd "$W/s/j2" && find . -type l -printf '%TY')" = 2001 ] || die "--no-J did not give the symlink its time"
 COMPARE_OPTS="--no-times" run_args "-OJ without -t: nothing to omit" ../src/ j3 -rli -OJ
 
+# ---- --chmod: rsync's grammar, applied to the listed mode (with -p, or to new entries) ----
+C=$W/csrc
+mkdir -p "$C/d/e"
+printf 'x\n' >"$C/f" && chmod 644 "$C/f"
+printf '#!/bin/sh\n' >"$C/d/run" && chmod 750 "$C/d/run"
+printf 'y\n' >"$C/d/e/g" && chmod 600 "$C/d/e/g"
+ln -s f "$C/lnk"
+chmod 755 "$C/d" && chmod 700 "$C/d/e"
+k=0
+for spec in a+s g+s D710,F600 u=rwx,go= o+X g=u go=u-w 755 D2770 o=t 'u+x,g-w,o=r,a+X' =r -x a=,u+rw g+s,u-s; do
+	k=$((k + 1))
+	run_args "--chmod=$spec -a" ../csrc/ c$k -ai --chmod="$spec"
+done
+run_args "--chmod twice: both apply, in order" ../csrc/ c2x -ai --chmod=o+x --chmod=go-r
+COMPARE_OPTS="--no-times" run_args "--chmod without -p: new entries" ../csrc/ cnp -ri --chmod=F700
+for side in r s; do chmod 644 "$W/$side/c1/f"; done
+run_args "--chmod, an existing file's mode changed back" ../csrc/ c1 -ai --chmod=a+s
+run_args "--chmod -n" ../csrc/ c1 -ai --chmod=F600 -n
+# a bad spec: rsync's message, exit 1, nothing made
+for spec in '' u u+x, 9 D F77777 u+q DF644 u+xg 'u+x-w' 'a=u+x' 8; do
+	rc=0; "$SYNC" -a --chmod="$spec" "$C/" "$W/never" >/dev/null 2>"$W/s.err" || rc=$?
+	[ "$rc" = 1 ] && grep -qF "Invalid argument passed to --chmod ($spec)" "$W/s.err" || die "--chmod=$spec: exit $rc: $(cat "$W/s.err")"
+	rrc=0; rsync -a --chmod="$spec" "$C/" "$W/never" >/dev/null 2>&1 || rrc=$?
+	[ "$rrc" = 1 ] || die "--chmod=$spec: rsync exits $rrc"
+	[ ! -e "$W/never" ] || die "--chmod=$spec: something was made"
+done
+ok "bad --chmod specs: rsync's message, exit 1, nothing made"
+
 finish

@@ -205,7 +205,7 @@ run_args "-I --size-only: the size decides" ../it-src/ it -a -i -I --size-only
 
 # ---- options sweep-sync refuses by name ----
 for opt in --inplace --append --fuzzy --block-size=1024 --partial-dir=x --temp-dir=x --bwlimit=1 --no-whole-file \
-	--write-batch=x --read-batch=x --chmod=u+x --keep-dirlinks; do
+	--write-batch=x --read-batch=x --keep-dirlinks; do
 	rc=0; "$SYNC" -a "$opt" "$S/" "$W/never" >/dev/null 2>"$W/s.err" || rc=$?
 	[ "$rc" = 1 ] && grep -q "does not support ${opt%%=*}\$" "$W/s.err" ||
 		die "$opt: exit $rc: $(cat "$W/s.err")"

@@ -1013,6 +1013,9 @@ int flist_scan(struct sync_ctx *c)
 				c->total_size += (uint64_t)n->s.st.st_size;
 			n->flags |= N_SRC | s.v[i].flags;
 			s.v[i++].rel = NULL;
+			/* --chmod: the sender's listed mode (a remote receiver's list has it from its sender) */
+			if (c->o.chmod && c->role != ROLE_RECEIVER && !S_ISLNK(n->s.st.st_mode))
+				n->s.st.st_mode = sync_chmod_apply(c->o.chmod, n->s.st.st_mode, c->orig_umask);
 		}
 		if (cmp >= 0) {
 			if (n->rel) {

@@ -797,6 +797,7 @@ void sync_done(struct sync_ctx *c, struct sync_dest *d)
 	c->prog = progress_free(c->prog);
 	filter_set_free(c->o.filters);
 	c->o.filters = NULL;
+	c->o.chmod = sync_chmod_free(c->o.chmod);
 	basis_close(c);
 	backup_close(c);
 	flist_close_roots(c);

@@ -65,6 +65,7 @@ enum {
 	OPT_NO,         /* --no-X: the negations rsync has for the options below */
 	OPT_DEVICE,
 	OPT_MKPATH,
+	OPT_CHMOD,
 	OPT_HELP,
 	OPT_VERSION,
 	OPT_REFUSED,    /* an rsync option sweep-sync does not have */
@@ -178,7 +179,7 @@ static const struct option long_opts[] = {
 	{ "only-write-batch", required_argument, NULL, OPT_REFUSED },
 	{ "read-batch", required_argument, NULL, OPT_REFUSED },
 	{ "bwlimit", required_argument, NULL, OPT_REFUSED },
-	{ "chmod", required_argument, NULL, OPT_REFUSED },
+	{ "chmod", required_argument, NULL, OPT_CHMOD },
 	{ "chown", required_argument, NULL, OPT_REFUSED },
 	{ "usermap", required_argument, NULL, OPT_REFUSED },
 	{ "groupmap", required_argument, NULL, OPT_REFUSED },
@@ -257,6 +258,7 @@ static void usage(FILE *f)
 		"      --copy-unsafe-links  only \"unsafe\" symlinks are transformed\n"
 		"      --safe-links       ignore symlinks that point outside the tree\n"
 		"  -k, --copy-dirlinks    transform symlink to dir into referent dir\n"
+		"      --chmod=CHMOD      affect file and/or directory permissions\n"
 		"  -m, --prune-empty-dirs prune empty directory chains from file-list\n"
 		"      --mkpath           create destination's missing path components\n"
 		"      --force            force deletion of directories even if not empty\n"
@@ -527,6 +529,13 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 		case OPT_SAFE_LINKS: o->safe_links = true; break;
 		case OPT_FORCE: o->force = true; break;
 		case OPT_MKPATH: o->mkpath = true; break;
+		case OPT_CHMOD:
+			r = sync_chmod_add(&o->chmod, optarg);
+			if (r == -EINVAL)
+				cli_msg("Invalid argument passed to --chmod (%s)", optarg);
+			if (r < 0)
+				return r == -ENOMEM ? r : -EINVAL;
+			break;
 		case 'm': o->prune_empty_dirs = true; break;
 		case 'S': o->sparse = true; break;
 		case 'O': o->omit_dir_times = true; break;

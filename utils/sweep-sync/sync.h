@@ -52,6 +52,7 @@ struct sync_opts {
 	bool copy_links, copy_unsafe_links, copy_dirlinks, safe_links;
 	bool ignore_times; /* -I: the quick check never passes (rsync's quick_check_ok(): after -c and --size-only) */
 	bool sparse; /* -S: zero-filled blocks become holes too (the source's holes always stay holes) */
+	struct sync_chmod *chmod; /* --chmod, NULL without */
 	bool prune_empty_dirs; /* -m: source directories with no non-directory below them are left out */
 	bool mkpath; /* --mkpath: the missing directories on the way to DEST are made */
 	bool omit_dir_times, omit_link_times; /* -O, -J: with -t, directories (symlinks) keep the times they get */
@@ -88,6 +89,12 @@ struct sync_opts {
 
 /* rsync's keep_time: whether -t (less -O, -J) preserves the mtime of an entry of this mode */
 bool sync_keep_time(const struct sync_opts *o, unsigned mode);
+
+/* chmod.c, --chmod: rsync's mode changes, parsed (0, -EINVAL for a bad spec, -ENOMEM) and applied to a source mode */
+struct sync_chmod;
+int sync_chmod_add(struct sync_chmod **ch, const char *spec);
+unsigned sync_chmod_apply(const struct sync_chmod *ch, unsigned mode, unsigned umask_bits);
+struct sync_chmod *sync_chmod_free(struct sync_chmod *ch);
 
 /* options.c: parse argv into o. 0, -EINVAL (usage error: exit 1) or -EIO (a rules file: exit 11). */
 int sync_parse_options(int argc, char **argv, struct sync_opts *o);
