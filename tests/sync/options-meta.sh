@@ -48,6 +48,23 @@ COMPARE_OPTS="--no-times" run_args "--chmod without -p: new entries" ../csrc/ cn
 for side in r s; do chmod 644 "$W/$side/c1/f"; done
 run_args "--chmod, an existing file's mode changed back" ../csrc/ c1 -ai --chmod=a+s
 run_args "--chmod -n" ../csrc/ c1 -ai --chmod=F600 -n
+# ---- -E, --executability: without -p, an existing file's x bits follow the source's ----
+E=$W/esrc
+mkdir -p "$E/d"
+printf '#!/bin/sh\n' >"$E/1" && printf 'x\n' >"$E/2" && printf 'yy\n' >"$E/3"
+touch -d '2001-01-01' "$E"/1 "$E"/2 "$E"/3
+chmod 1700 "$E/1" && chmod 600 "$E/2" && chmod 640 "$E/3"
+run_args "-E, a new tree" ../esrc/ e1 -rtiE
+chmod 600 "$E/1" && chmod 601 "$E/2"
+for side in r s; do chmod 604 "$W/$side/e1/2"; done
+run_args "without -E the modes stay" ../esrc/ e1 -rti
+run_args "-E -n" ../esrc/ e1 -rtiE -n
+run_args "-E: x taken away, x given to whoever reads" ../esrc/ e1 -rtiE
+chmod 755 "$E/3" && printf 'zzzz\n' >"$E/3" && touch -d '2001-01-01' "$E/3"
+run_args "-E with a transfer" ../esrc/ e1 -rtiE
+run_args "-E -p: -p decides" ../esrc/ e1 -rtiEp
+[ "$(stat -c %a "$W/s/e1/2")" = 601 ] && [ "$(stat -c %a "$W/s/e1/3")" = 755 ] || die "-E: $(stat -c '%a %n' "$W/s/e1"/*)"
+
 # a bad spec: rsync's message, exit 1, nothing made
 for spec in '' u u+x, 9 D F77777 u+q DF644 u+xg 'u+x-w' 'a=u+x' 8; do
 	rc=0; "$SYNC" -a --chmod="$spec" "$C/" "$W/never" >/dev/null 2>"$W/s.err" || rc=$?

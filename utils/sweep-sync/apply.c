@@ -200,9 +200,18 @@ const struct sweep_copy_src *sync_src_of(struct sync_ctx *c, const struct sync_n
 		src->flags |= SWEEP_COPY_SRC_FOLLOWED;
 		src->link = NULL;
 	}
-	/* without -p, a new entry gets rsync's mode (perms.c); what exists keeps its own */
-	if (!c->o.perms && !((n->flags & N_DST) && !(n->flags & N_GONE)))
-		st->mode = perms_new_mode(c, n);
+	/* without -p, a new entry gets rsync's mode (perms.c); what exists keeps its own (-E: its x bits follow) */
+	if (!c->o.perms) {
+		bool exists = (n->flags & N_DST) && !(n->flags & N_GONE) &&
+			      (n->d.st.st_mode & S_IFMT) == (n->s.st.st_mode & S_IFMT);
+
+		if (!exists)
+			st->mode = perms_new_mode(c, n);
+		else if (c->o.executability)
+			st->mode = perms_exec_mode(n->s.st.st_mode, n->d.st.st_mode);
+		if (c->o.executability && c->role != ROLE_RECEIVER)
+			src->flags |= SWEEP_COPY_SRC_MODE;
+	}
 	return src;
 }
 
@@ -1170,7 +1179,8 @@ int apply_run(struct sync_ctx *c)
 	struct apply a = { .c = c, .basis = -1 };
 	int r = 0;
 
-	if (c->o.perms)
+	/* -E without -p: every mode the engine applies is the one sync_src_of() worked out */
+	if (c->o.perms || c->o.executability)
 		a.preserve |= SWEEP_PRESERVE_MODE;
 	if (c->o.owner || c->o.group)
 		a.preserve |= SWEEP_PRESERVE_OWNER;

@@ -221,6 +221,8 @@ unsigned itemize_attrs_vs(struct sync_ctx *c, struct sync_node *n, const struct 
 	/* Linux cannot chmod a symlink, so rsync never reports its perms */
 	if (o->perms && !S_ISLNK(s->st_mode) && (s->st_mode & 07777) != (d->st_mode & 07777))
 		f |= IT_PERMS;
+	else if (!o->perms && o->executability && S_ISREG(s->st_mode) && !(s->st_mode & 0111) != !(d->st_mode & 0111))
+		f |= IT_PERMS;
 	if (o->owner && c->am_root && s->st_uid != d->st_uid)
 		f |= IT_OWNER;
 	if (o->group && s->st_gid != d->st_gid)

@@ -197,7 +197,7 @@ static const struct option long_opts[] = {
 	{ "preallocate", no_argument, NULL, OPT_REFUSED },
 	{ "fake-super", no_argument, NULL, OPT_REFUSED },
 	{ "super", no_argument, NULL, OPT_REFUSED },
-	{ "executability", no_argument, NULL, OPT_REFUSED },
+	{ "executability", no_argument, NULL, 'E' },
 	{ "atimes", no_argument, NULL, OPT_REFUSED },
 	{ "crtimes", no_argument, NULL, OPT_REFUSED },
 	{ "omit-dir-times", no_argument, NULL, 'O' },
@@ -268,6 +268,7 @@ static void usage(FILE *f)
 		"  -t, --times            preserve modification times\n"
 		"  -O, --omit-dir-times   omit directories from --times\n"
 		"  -J, --omit-link-times  omit symlinks from --times\n"
+		"  -E, --executability    preserve executability\n"
 		"  -o, --owner            preserve owner (super-user only)\n"
 		"  -g, --group            preserve group\n"
 		"  -D                     preserve device files and special files\n"
@@ -515,7 +516,7 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 	o->info_flist = -1;
 	o->human = 1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":arlLkptogDHAXncivxPhzuqdRWbCFf:0@:e:sSIOJm", long_opts, &idx)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":arlLkptogDHAXncivxPhzuqdRWbCFf:0@:e:sSIOJmE", long_opts, &idx)) != -1) {
 		switch (ch) {
 		case 'a':
 			o->recursive = o->links = o->perms = o->times = true;
@@ -537,6 +538,7 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 				return r == -ENOMEM ? r : -EINVAL;
 			break;
 		case 'm': o->prune_empty_dirs = true; break;
+		case 'E': o->executability = true; break;
 		case 'S': o->sparse = true; break;
 		case 'O': o->omit_dir_times = true; break;
 		case 'J': o->omit_link_times = true; break;

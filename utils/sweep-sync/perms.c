@@ -87,3 +87,16 @@ uint32_t perms_new_mode(struct sync_ctx *c, const struct sync_node *n)
 		mode |= S_ISGID;
 	return mode;
 }
+
+uint32_t perms_exec_mode(uint32_t src_mode, uint32_t dst_mode)
+{
+	uint32_t mode = (src_mode & ~07777u) | (dst_mode & 07777u);
+
+	if (!S_ISREG(src_mode))
+		return mode;
+	if (!(src_mode & 0111))
+		mode &= ~0111u;
+	else if (!(dst_mode & 0111))
+		mode |= (mode & 0444) >> 2; /* execute for whoever can read, as rsync grants it */
+	return mode;
+}

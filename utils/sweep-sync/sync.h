@@ -54,6 +54,7 @@ struct sync_opts {
 	bool sparse; /* -S: zero-filled blocks become holes too (the source's holes always stay holes) */
 	struct sync_chmod *chmod; /* --chmod, NULL without */
 	bool prune_empty_dirs; /* -m: source directories with no non-directory below them are left out */
+	bool executability; /* -E: without -p, an existing file's execute bits follow the source's */
 	bool mkpath; /* --mkpath: the missing directories on the way to DEST are made */
 	bool omit_dir_times, omit_link_times; /* -O, -J: with -t, directories (symlinks) keep the times they get */
 	bool force; /* --force: a non-empty directory in the way of a non-directory is removed (as --delete does) */
@@ -415,6 +416,8 @@ double report_now(void);
  * set-id or sticky bits (but a set-group-ID parent's, for a directory).
  */
 uint32_t perms_new_mode(struct sync_ctx *c, const struct sync_node *n);
+/* -E without -p: an existing entry's mode, its execute bits following the source's (rsync's dest_mode()) */
+uint32_t perms_exec_mode(uint32_t src_mode, uint32_t dst_mode);
 
 /* digest.c: a 128-bit streaming digest for -c (not cryptographic). */
 struct digest {
