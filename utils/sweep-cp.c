@@ -535,12 +535,12 @@ static void print_stats(const struct sweep_copy *e)
 	sweep_copy_stats(e, &s);
 	fprintf(stderr,
 		"%s: files %llu (cloned %llu, copy_file_range %llu, read %llu), dirs %llu, other %llu, skipped %llu, "
-		"bytes %llu, sweeps %llu, errors %llu, write requests %llu (%s, %s)\n",
+		"bytes %llu, sweeps %llu, errors %llu, write requests %llu (%s, %s), writer threads %u\n",
 		cli_prog(), (unsigned long long)s.files, (unsigned long long)s.cloned, (unsigned long long)s.ranged,
 		(unsigned long long)(s.files - s.cloned - s.ranged), (unsigned long long)s.dirs,
 		(unsigned long long)s.others, (unsigned long long)s.skipped, (unsigned long long)s.bytes,
 		(unsigned long long)s.batches, (unsigned long long)s.errors, (unsigned long long)s.write_requests,
-		s.writes_uring ? "io_uring" : "pwrite", s.tmpfile ? "O_TMPFILE" : "named temporaries");
+		s.writes_uring ? "io_uring" : "pwrite", s.tmpfile ? "O_TMPFILE" : "named temporaries", (unsigned)s.writers);
 }
 
 enum { OPT_PRESERVE = 256, OPT_NO_PRESERVE, OPT_REFLINK, OPT_SPARSE, OPT_PROGRESS, OPT_FSYNC, OPT_ORDER,

@@ -286,6 +286,7 @@ struct sweep_copy_stats {
 	uint64_t write_requests; /* data writes submitted, not counting clones and copy_file_range */
 	uint32_t writes_uring;   /* 1: the writes went through io_uring */
 	uint32_t tmpfile;        /* 1: copies were made as O_TMPFILE (else named temporaries) */
+	uint32_t writers;        /* writer threads that made copies: one per destination filesystem (0: none) */
 };
 
 struct sweep_copy;

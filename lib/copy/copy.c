@@ -190,6 +190,7 @@ SWEEP_EXPORT int sweep_copy_stats(const struct sweep_copy *c, struct sweep_copy_
 	s.write_requests = ws.requests + sweep__thread_write_requests(c->thread);
 	s.writes_uring = sweep__writer_backend(c->writer) == SWEEP_BACKEND_URING;
 	s.tmpfile = !__atomic_load_n(&c->no_tmpfile, __ATOMIC_RELAXED);
+	s.writers = sweep__thread_writers(c->thread);
 	struct sweep_batch_stats bs = { .size = sizeof(bs) };
 	if (sweep_batch_stats(c->batch, &bs) == 0)
 		s.batches = bs.batches;

@@ -86,6 +86,14 @@ struct dest_cache {
 	bool hit;   /* the last sweep__dest_cache_dir() returned it without a lookup */
 };
 
+/* Filesystem pairs remembered as unable to clone (struct sweep_copy). */
+#define COPY_NOCLONE_PAIRS 8
+
+struct noclone {
+	uint64_t src, dst;
+	int err; /* the clone's errno */
+};
+
 /* ---- the data each stage hands to the next ---- */
 
 enum { LN_PENDING, LN_DONE, LN_FAILED };
@@ -129,6 +137,7 @@ struct qitem {
 	bool existed;   /* the destination name existed when the file was queued */
 	bool into;      /* the destination is a FIFO or a device: written into, never replaced */
 	bool retried;   /* read again by itself once, after the reader ran out of descriptors */
+	uint64_t dst_dev; /* the device of the directory it goes into, when planned: its writer's (copy_thread.c) */
 };
 
 /* A metadata step the write stage could not make (reported by the settle stage). */
@@ -230,10 +239,15 @@ struct sweep_copy {
 	size_t nretry, capretry;
 	struct late_link *late; /* later names out of descriptors while the batch was read: linked after it */
 	size_t nlate, caplate;
-	/* The last (source, destination) filesystem pair that could not clone: skip the ioctl for it. */
-	dev_t noclone_src, noclone_dst;
-	int noclone_err;
-	bool noclone;
+	/*
+	 * (source, destination) filesystem pairs that could not clone: the
+	 * ioctl is skipped for them. Several: copies to two destination
+	 * filesystems alternate, and one remembered pair made each file to the
+	 * other one try again (and stay off its writer thread).
+	 */
+	struct noclone noclone[COPY_NOCLONE_PAIRS];
+	unsigned nnoclone, noclone_next;
+	uint64_t plan_dst_dev; /* the plan stage's: the device of the directory of the entry planned now */
 	bool test_thread_all; /* test builds: SWEEP_TEST_COPY=thread */
 };
 
@@ -287,8 +301,10 @@ void sweep__thread_end(struct sweep_copy *c, struct tjob *j, const struct sweep_
 void sweep__thread_reap(struct sweep_copy *c, bool all);
 /* The destination root changed (no job waits): the thread's cached directory goes. Accepts NULL. */
 void sweep__thread_dest_changed(struct copy_thread *t);
-/* Write requests the thread made. */
+/* Write requests the threads made. */
 uint64_t sweep__thread_write_requests(const struct copy_thread *t);
+/* Writer threads that made copies (one per destination device, up to SWEEP_COPY_THREADS). */
+unsigned sweep__thread_writers(const struct copy_thread *t);
 
 /* copy_settle.c (on the caller's thread) */
 /* Report a finished copy: failed, or done (its other names linked); a file out of descriptors is kept for a retry. */
@@ -398,6 +414,15 @@ int sweep__make_to_source(struct sweep_copy *c, const struct src_ref *s, int dir
 int sweep__dirs_add(struct sweep_copy *c, const struct src_ref *s, const char *dst, bool created, int *capture_err);
 void sweep__dirs_apply(struct sweep_copy *c);
 void sweep__dirs_free(struct sweep_copy *c);
+
+/* The errno a clone from src to dst failed with before (then it is not tried again), or 0. */
+static inline int copy_noclone_err(const struct sweep_copy *c, uint64_t src, uint64_t dst)
+{
+	for (unsigned i = 0; i < c->nnoclone; i++)
+		if (c->noclone[i].src == src && c->noclone[i].dst == dst)
+			return c->noclone[i].err;
+	return 0;
+}
 
 static inline size_t copy_batch_bytes(const struct sweep_copy *c)
 {

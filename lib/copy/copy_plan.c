@@ -187,6 +187,7 @@ static int item_make(struct sweep_copy *c, const struct src_ref *s, const char *
 	it->ln = ln;
 	it->existed = dst_st != NULL;
 	it->into = into;
+	it->dst_dev = c->plan_dst_dev;
 	/* cp without -p keeps the mode of a file it overwrites, else the source's mode less the umask. */
 	it->mode_given = s->flags & SWEEP_COPY_SRC_MODE;
 	it->given_mode = (uint32_t)(s->st->mode & 07777);
@@ -534,6 +535,8 @@ int sweep__plan_entry_ref(struct sweep_copy *c, const struct src_ref *s, const c
 	dirfd = -1;
 	if (!top && S_ISREG(s->st->mode) && !(s->flags & SRC_STREAM)) {
 		int fd = sweep__dest_cache_dir(c, &c->dcache, dst, false, &name);
+		if (fd >= 0)
+			c->plan_dst_dev = (uint64_t)c->dcache.st.st_dev;
 		if (fd >= 0 && !c->dcache.hit)
 			dirfd = fd; /* looked up just now: the cache's, never closed here */
 		else if (fd >= 0 && fstatat(fd, name, &dst_st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
@@ -542,6 +545,10 @@ int sweep__plan_entry_ref(struct sweep_copy *c, const struct src_ref *s, const c
 	bool own = dirfd < 0;
 	if (own)
 		dirfd = sweep__dest_dir(c, dst, &name);
+	struct stat dir_st;
+	/* Which writer thread makes a queued copy: the one for the filesystem of its directory. */
+	if (own && dirfd >= 0 && data)
+		c->plan_dst_dev = fstat(dirfd, &dir_st) == 0 ? (uint64_t)dir_st.st_dev : c->dest_dev;
 	if (dirfd < 0) {
 		enum sweep_copy_op op = S_ISDIR(s->st->mode) ? SWEEP_COPY_OP_MKDIR
 				      : data                 ? SWEEP_COPY_OP_CREATE

@@ -126,23 +126,25 @@ static bool kernel_copy(struct sweep_copy *c, struct fcopy *fc, const struct swe
 
 	if (c->o.reflink == SWEEP_COPY_REFLINK_NEVER)
 		return false;
-	bool known_no = c->noclone && have_tst && c->noclone_src == f->st.dev && c->noclone_dst == tst.st_dev;
+	int no_err = have_tst ? copy_noclone_err(c, f->st.dev, (uint64_t)tst.st_dev) : 0;
+	bool known_no = no_err != 0;
 	if (!known_no && ioctl(fc->tmpfd, FICLONE, f->fd) == 0) {
 		fc->how = SWEEP_COPY_HOW_CLONE;
 		fc->bytes = fc->size = fstat(fc->tmpfd, &tst) == 0 ? (uint64_t)tst.st_size : f->st.size;
 		sweep__report_bytes(c, fc->bytes);
 		return true;
 	}
-	int err = known_no ? c->noclone_err : errno;
+	int err = known_no ? no_err : errno;
 	if (c->o.reflink == SWEEP_COPY_REFLINK_ALWAYS) {
 		sweep__write_fail(fc, SWEEP_COPY_OP_CLONE, -err);
 		return true;
 	}
 	if (!known_no && have_tst && (err == EXDEV || err == EOPNOTSUPP || err == ENOTTY)) {
-		c->noclone = true;
-		c->noclone_err = err;
-		c->noclone_src = f->st.dev;
-		c->noclone_dst = tst.st_dev;
+		/* remembered in place of the oldest pair once the table is full */
+		c->noclone[c->noclone_next] = (struct noclone){ .src = f->st.dev, .dst = (uint64_t)tst.st_dev, .err = err };
+		c->noclone_next = (c->noclone_next + 1) % COPY_NOCLONE_PAIRS;
+		if (c->nnoclone < COPY_NOCLONE_PAIRS)
+			c->nnoclone++;
 	}
 	/* Same filesystem and nothing to punch: let the kernel copy. */
 	if (!fc->punch && have_tst && (uint64_t)tst.st_dev == f->st.dev && range_copy(c, fc, f) == 0) {

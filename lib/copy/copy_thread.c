@@ -2,8 +2,8 @@
 /*
  * copy: the writer thread, a transport between the read stage and the
  * write stage. The caller's thread opens and reads the sources in the
- * planned order; each file whose data it reads is handed to one writer
- * thread (a job), which runs the write stage on it (copy_write.c: create
+ * planned order; each file whose data it reads is handed to the writer
+ * thread of its destination's filesystem (a job), which runs the write stage on it (copy_write.c: create
  * the copy, write the data, set the metadata, put the copy in place) while
  * the reader goes on with the next files. Finished jobs come back to the
  * caller's thread, in the order they were read, for the settle stage.
@@ -12,10 +12,11 @@
  * CPU-bound on one thread: half of its system time is the destination's
  * (pwrite, the temporary's open and link, rename, close, ftruncate, the
  * metadata calls). xcp, copying on several threads, took 0.81x its wall
- * time on the aged Linux ext4 image. One thread, not several: the copies
- * are still created, written and named in exactly the order the sources
- * are read, so the destination's layout (on a disk) and the reports (in
- * read order, on the caller's thread) are what they were without it.
+ * time on the aged Linux ext4 image. One thread per destination, not a
+ * pool: the copies are still created, written and named in exactly the
+ * order the sources are read, so the destination's layout (on a disk) and
+ * the reports (in read order, on the caller's thread) are what they were
+ * without it.
  *
  * The thread calls nobody back except on_step's WRITTEN step (from the
  * write stage). Clones and kernel copies stay on the caller's thread: they
@@ -24,8 +25,19 @@
  * comes with it), so a low open-file limit is shared by the reader's
  * window and the two copies being made, not by every file waiting.
  *
+ * One writer thread per destination device (a lane): a copy whose
+ * destination spans two filesystems (a mount point inside DEST, sources
+ * copied onto two disks) writes to both at once instead of through one
+ * thread. Each lane makes its copies in the order they were read, so each
+ * destination's layout is what one thread made; finished copies are
+ * settled in the order they were read across all lanes (the job's seq),
+ * so reports, hard links (made when their first copy settles: after it
+ * exists), directory metadata and deletions (after every copy settled)
+ * keep their order. At most THREAD_MAX_LANES lanes, or SWEEP_COPY_THREADS;
+ * a device beyond them shares the first lane.
+ *
  * Bounded: at most THREAD_BYTES of data and THREAD_MAX_JOBS files wait for
- * the thread; the reader waits when either is reached.
+ * each lane; the reader waits when either is reached.
  *
  * Few hand-offs: a file is handed over once, when it ends (or, a large one,
  * once THREAD_WAKE_BYTES of it wait), under one lock; an idle thread is
@@ -51,6 +63,10 @@
 #define THREAD_WAKE_BYTES (256u << 10)
 /* An idle thread is woken for this many files waiting; finished ones are settled as many at a time. */
 #define THREAD_WAKE_JOBS 16
+/* Writer threads at most (one per destination device); SWEEP_COPY_THREADS=N lowers it. */
+#define THREAD_MAX_LANES 8
+/* A lane no copy has gone to yet. */
+#define LANE_DEV_NONE UINT64_MAX
 
 struct chunk {
 	struct chunk *next;
@@ -59,8 +75,12 @@ struct chunk {
 	char data[];
 };
 
+struct lane;
+
 struct tjob {
 	struct tjob *next;
+	struct lane *lane; /* the writer thread making it */
+	uint64_t seq;      /* its place in read order, across lanes */
 	struct fcopy f; /* the thread's from begin until done, then the settle stage's */
 	bool dense;
 	bool handed;    /* in the thread's list; before, only the caller's thread touches it */
@@ -72,8 +92,10 @@ struct tjob {
 	int main_err;
 };
 
-struct copy_thread {
-	struct sweep_copy *c;
+/* One writer thread and its jobs: the copies to one destination device. */
+struct lane {
+	struct copy_thread *pool;
+	uint64_t dev; /* the destination device its copies go to (LANE_DEV_NONE: none yet) */
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t work, room;
@@ -91,6 +113,14 @@ struct copy_thread {
 	uint64_t requests;     /* its write requests, updated as jobs finish */
 };
 
+struct copy_thread {
+	struct sweep_copy *c;
+	struct lane *lanes[THREAD_MAX_LANES];
+	unsigned nlanes, max_lanes;
+	uint64_t seq;  /* jobs begun */
+	unsigned done; /* finished jobs not yet reaped, in every lane (atomic) */
+};
+
 /* ---- the thread ---- */
 
 static void write_failed(uint64_t tag, int err, void *ctx)
@@ -100,9 +130,9 @@ static void write_failed(uint64_t tag, int err, void *ctx)
 }
 
 /* Run the write stage on j: create, write what comes, finish once it ended. Called without the lock. */
-static void run_job(struct copy_thread *t, struct tjob *j)
+static void run_job(struct lane *t, struct tjob *j)
 {
-	struct sweep_copy *c = t->c;
+	struct sweep_copy *c = t->pool->c;
 	struct fcopy *f = &j->f;
 
 	f->dc = &t->dc;
@@ -151,7 +181,7 @@ static void run_job(struct copy_thread *t, struct tjob *j)
 
 static void *thread_main(void *arg)
 {
-	struct copy_thread *t = arg;
+	struct lane *t = arg;
 
 	pthread_setname_np(pthread_self(), "sweep-writer"); /* as top -H and perf show it */
 
@@ -176,6 +206,7 @@ static void *thread_main(void *arg)
 		t->requests = ws.requests;
 		j->done = true;
 		__atomic_add_fetch(&t->done, 1, __ATOMIC_RELEASE);
+		__atomic_add_fetch(&t->pool->done, 1, __ATOMIC_RELEASE);
 		t->todo = j->next;
 		/* A reader waiting for finished copies is woken for a few at a time, or the last. */
 		if (t->waiting && (t->waiting_bytes || t->done >= THREAD_WAKE_JOBS || !t->todo))
@@ -187,40 +218,41 @@ static void *thread_main(void *arg)
 
 /* ---- the caller's thread ---- */
 
-static void reap(struct sweep_copy *c, const struct tjob *until, bool wait);
+static void reap(struct sweep_copy *c, uint64_t last, bool wait);
 
-/* SWEEP_COPY_THREADS=0 keeps every copy on the caller's thread (measuring, or a reason to). */
-static bool wanted(const struct sweep_copy *c)
+/*
+ * How many writer threads: SWEEP_COPY_THREADS=0 keeps every copy on the
+ * caller's thread, =1 makes every copy on one thread (measuring, or a
+ * reason to), =N at most N, one per destination device.
+ */
+static unsigned wanted(const struct sweep_copy *c)
 {
 	const char *env = getenv("SWEEP_COPY_THREADS");
 #if SWEEP_TEST_HOOKS
 	/* Test builds only: SWEEP_TEST_COPY=thread|serial (meson -Dtest_copy) overrides the choice. */
 	const char *t = getenv("SWEEP_TEST_COPY");
 	if (t && !strcmp(t, "serial"))
-		return false;
-	if (t && !strcmp(t, "thread"))
-		return true;
+		return 0;
+	if (t && !strcmp(t, "thread") && !(env && *env))
+		return THREAD_MAX_LANES;
 #endif
-	if (env && *env)
-		return strtoul(env, NULL, 10) > 0;
+	if (env && *env) {
+		unsigned long n = strtoul(env, NULL, 10);
+		return n < THREAD_MAX_LANES ? (unsigned)n : THREAD_MAX_LANES;
+	}
 	if (c->o.writes == SWEEP_COPY_WRITES_URING) /* the caller chose io_uring writes, on this thread */
-		return false;
-	return sysconf(_SC_NPROCESSORS_ONLN) > 1;
+		return 0;
+	return sysconf(_SC_NPROCESSORS_ONLN) > 1 ? THREAD_MAX_LANES : 0;
 }
 
-int sweep__thread_new(struct sweep_copy *c, struct copy_thread **ret)
+/* A lane's thread started: 0, -ENOMEM, or the error pthread_create gave. */
+static int lane_new(struct copy_thread *p, uint64_t dev, struct lane **ret)
 {
-	*ret = NULL;
-	if (!wanted(c))
-		return 0;
-#if SWEEP_TEST_HOOKS
-	const char *env = getenv("SWEEP_TEST_COPY");
-	c->test_thread_all = env && !strcmp(env, "thread");
-#endif
-	struct copy_thread *t = calloc(1, sizeof(*t));
+	struct lane *t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
-	t->c = c;
+	t->pool = p;
+	t->dev = dev;
 	t->dc.fd = -1;
 	struct writer_opts wo = { .size = sizeof(wo), .backend = SWEEP_BACKEND_SYSCALL, .on_fail = write_failed };
 	int rc = sweep__writer_new(&wo, &t->writer);
@@ -243,16 +275,15 @@ int sweep__thread_new(struct sweep_copy *c, struct copy_thread **ret)
 		pthread_cond_destroy(&t->work);
 		pthread_cond_destroy(&t->room);
 		free(t);
-		return 0; /* no thread: copies are made here, as without one */
+		return rc;
 	}
 	*ret = t;
 	return 0;
 }
 
-void sweep__thread_free(struct copy_thread *t)
+/* Waits for the lane's thread (every job reaped). */
+static void lane_free(struct lane *t)
 {
-	if (!t)
-		return;
 	pthread_mutex_lock(&t->mu);
 	t->quit = true;
 	pthread_cond_signal(&t->work);
@@ -266,22 +297,84 @@ void sweep__thread_free(struct copy_thread *t)
 	free(t);
 }
 
-void sweep__thread_dest_changed(struct copy_thread *t)
+int sweep__thread_new(struct sweep_copy *c, struct copy_thread **ret)
 {
-	if (!t)
-		return;
-	pthread_mutex_lock(&t->mu); /* the thread touches its cache only while it runs a job: none runs now */
-	sweep__dest_cache_drop(&t->dc);
-	pthread_mutex_unlock(&t->mu);
+	*ret = NULL;
+	unsigned n = wanted(c);
+	if (!n)
+		return 0;
+#if SWEEP_TEST_HOOKS
+	const char *env = getenv("SWEEP_TEST_COPY");
+	c->test_thread_all = env && !strcmp(env, "thread");
+#endif
+	struct copy_thread *p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->c = c;
+	p->max_lanes = n;
+	int rc = lane_new(p, LANE_DEV_NONE, &p->lanes[0]);
+	if (rc < 0) {
+		free(p);
+		return rc == -ENOMEM ? rc : 0; /* no thread: copies are made here, as without one */
+	}
+	p->nlanes = 1;
+	*ret = p;
+	return 0;
 }
 
-uint64_t sweep__thread_write_requests(const struct copy_thread *t)
+void sweep__thread_free(struct copy_thread *p)
 {
-	if (!t)
-		return 0;
-	pthread_mutex_lock((pthread_mutex_t *)&t->mu);
-	uint64_t n = t->requests;
-	pthread_mutex_unlock((pthread_mutex_t *)&t->mu);
+	if (!p)
+		return;
+	for (unsigned i = 0; i < p->nlanes; i++)
+		lane_free(p->lanes[i]);
+	free(p);
+}
+
+/* The lane for copies into dev: its own, a new one, or (none can be started, or too many) the first. */
+static struct lane *lane_for(struct copy_thread *p, uint64_t dev)
+{
+	for (unsigned i = 0; i < p->nlanes; i++)
+		if (p->lanes[i]->dev == dev)
+			return p->lanes[i];
+	if (p->lanes[0]->dev == LANE_DEV_NONE) { /* only the caller's thread reads dev */
+		p->lanes[0]->dev = dev;
+		return p->lanes[0];
+	}
+	if (p->nlanes < p->max_lanes && lane_new(p, dev, &p->lanes[p->nlanes]) == 0)
+		return p->lanes[p->nlanes++];
+	return p->lanes[0];
+}
+
+void sweep__thread_dest_changed(struct copy_thread *p)
+{
+	for (unsigned i = 0; p && i < p->nlanes; i++) {
+		struct lane *t = p->lanes[i];
+		pthread_mutex_lock(&t->mu); /* the thread touches its cache only while it runs a job: none runs now */
+		sweep__dest_cache_drop(&t->dc);
+		pthread_mutex_unlock(&t->mu);
+	}
+}
+
+uint64_t sweep__thread_write_requests(const struct copy_thread *p)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; p && i < p->nlanes; i++) {
+		struct lane *t = p->lanes[i];
+		pthread_mutex_lock(&t->mu);
+		n += t->requests;
+		pthread_mutex_unlock(&t->mu);
+	}
+	return n;
+}
+
+unsigned sweep__thread_writers(const struct copy_thread *p)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; p && i < p->nlanes; i++)
+		n += p->lanes[i]->dev != LANE_DEV_NONE;
 	return n;
 }
 
@@ -297,12 +390,12 @@ bool sweep__thread_takes(const struct sweep_copy *c, const struct qitem *q, cons
 	if (c->o.reflink == SWEEP_COPY_REFLINK_NEVER)
 		return true;
 	/* AUTO: only once a clone between these two filesystems was refused, and across filesystems. */
-	return c->o.reflink == SWEEP_COPY_REFLINK_AUTO && f->st.dev != c->dest_dev && c->noclone &&
-	       c->noclone_src == f->st.dev && c->noclone_dst == c->dest_dev;
+	return c->o.reflink == SWEEP_COPY_REFLINK_AUTO && f->st.dev != q->dst_dev &&
+	       copy_noclone_err(c, f->st.dev, q->dst_dev) != 0;
 }
 
 /* What the thread wrote since on_bytes was last told (lock held): the caller's thread tells it, unlocked. */
-static uint64_t take_written(struct copy_thread *t)
+static uint64_t take_written(struct lane *t)
 {
 	uint64_t n = t->written - t->told;
 
@@ -320,7 +413,7 @@ static void main_fail(struct tjob *j, enum sweep_copy_op op, int err)
 }
 
 /* Wait (lock held) until the thread made room or finished something; tell it there is work. */
-static void wait_room(struct copy_thread *t, bool bytes)
+static void wait_room(struct lane *t, bool bytes)
 {
 	if (t->idle)
 		pthread_cond_signal(&t->work);
@@ -331,7 +424,7 @@ static void wait_room(struct copy_thread *t, bool bytes)
 }
 
 /* Wake the thread (lock held) if it is idle and enough waits for it: true to signal once the lock is let go. */
-static bool wake_due(const struct copy_thread *t)
+static bool wake_due(const struct lane *t)
 {
 	return t->idle && (t->queued >= THREAD_WAKE_JOBS || t->bytes >= THREAD_WAKE_BYTES);
 }
@@ -339,15 +432,21 @@ static bool wake_due(const struct copy_thread *t)
 /* Hand j over (lock held): wait for room for it, then put it last, in read order. */
 static void hand_over(struct sweep_copy *c, struct tjob *j)
 {
-	struct copy_thread *t = c->thread;
+	struct lane *t = j->lane;
 
 	while (t->jobs >= THREAD_MAX_JOBS || (t->bytes > 0 && t->bytes + j->held > THREAD_BYTES)) {
-		if (t->jobs >= THREAD_MAX_JOBS && t->first->done) { /* settled now: the job goes */
+		if (t->jobs >= THREAD_MAX_JOBS) {
+			/*
+			 * Settled in read order up to this lane's oldest job: it may
+			 * wait for other lanes, whose jobs all ended (only j, not
+			 * in a lane yet, is still being read), so they finish.
+			 */
+			uint64_t last = t->first->seq;
 			pthread_mutex_unlock(&t->mu);
-			reap(c, NULL, false);
+			reap(c, last, true);
 			pthread_mutex_lock(&t->mu);
 		} else {
-			wait_room(t, t->jobs < THREAD_MAX_JOBS);
+			wait_room(t, true);
 		}
 	}
 	t->jobs++;
@@ -369,9 +468,10 @@ struct tjob *sweep__thread_begin(struct sweep_copy *c, const struct qitem *q, ui
 {
 	struct tjob *j = calloc(1, sizeof(*j));
 
-	(void)c;
 	if (!j)
 		return NULL;
+	j->lane = lane_for(c->thread, q->dst_dev);
+	j->seq = c->thread->seq++;
 	j->dense = dense;
 	sweep__write_start(&j->f, q);
 	j->f.size = size;
@@ -381,7 +481,7 @@ struct tjob *sweep__thread_begin(struct sweep_copy *c, const struct qitem *q, ui
 
 void sweep__thread_data(struct sweep_copy *c, struct tjob *j, const void *buf, size_t len, uint64_t off)
 {
-	struct copy_thread *t = c->thread;
+	struct lane *t = j->lane;
 	struct chunk *ch = len ? malloc(sizeof(*ch) + len) : NULL;
 
 	if (!len)
@@ -431,7 +531,7 @@ void sweep__thread_data(struct sweep_copy *c, struct tjob *j, const void *buf, s
 
 void sweep__thread_end(struct sweep_copy *c, struct tjob *j, const struct sweep_file *f, int status, uint64_t length)
 {
-	struct copy_thread *t = c->thread;
+	struct lane *t = j->lane;
 	struct meta_blob *blob = NULL;
 	int cap_err = 0;
 
@@ -469,19 +569,35 @@ static void job_free(struct tjob *j)
 	free(j);
 }
 
-/* Settle the finished jobs before until (NULL: all), in order; with wait, wait for each. */
-static void reap(struct sweep_copy *c, const struct tjob *until, bool wait)
+/* The lane whose oldest job was read first (NULL: no job). Only the caller's thread changes first. */
+static struct lane *oldest(const struct copy_thread *p)
 {
-	struct copy_thread *t = c->thread;
+	struct lane *o = NULL;
 
-	pthread_mutex_lock(&t->mu);
-	t->stop = sweep__copy_stopped(c) != 0;
+	for (unsigned i = 0; i < p->nlanes; i++)
+		if (p->lanes[i]->first && (!o || p->lanes[i]->first->seq < o->first->seq))
+			o = p->lanes[i];
+	return o;
+}
+
+/* Settle the finished jobs read up to last (UINT64_MAX: all), in read order; with wait, wait for each. */
+static void reap(struct sweep_copy *c, uint64_t last, bool wait)
+{
+	struct copy_thread *p = c->thread;
+
 	for (;;) {
-		struct tjob *j = t->first;
-		if (j == until || (!j->done && !wait))
+		struct lane *t = oldest(p);
+		if (!t || t->first->seq > last)
 			break;
+		pthread_mutex_lock(&t->mu);
+		t->stop = sweep__copy_stopped(c) != 0;
+		struct tjob *j = t->first;
 		if (!j->done) {
-			wait_room(t, false);
+			if (wait)
+				wait_room(t, false);
+			pthread_mutex_unlock(&t->mu);
+			if (!wait)
+				break;
 			continue;
 		}
 		t->first = j->next;
@@ -489,27 +605,31 @@ static void reap(struct sweep_copy *c, const struct tjob *until, bool wait)
 			t->last = NULL;
 		t->jobs--;
 		__atomic_sub_fetch(&t->done, 1, __ATOMIC_RELAXED);
+		__atomic_sub_fetch(&p->done, 1, __ATOMIC_RELAXED);
 		uint64_t told = take_written(t);
 		pthread_mutex_unlock(&t->mu);
 		sweep__report_bytes(c, told);
 		sweep__settle_file(c, &j->f);
 		job_free(j);
-		pthread_mutex_lock(&t->mu);
-		t->stop = sweep__copy_stopped(c) != 0;
 	}
-	uint64_t told = take_written(t);
-	pthread_mutex_unlock(&t->mu);
-	sweep__report_bytes(c, told);
+	for (unsigned i = 0; i < p->nlanes; i++) {
+		struct lane *t = p->lanes[i];
+		pthread_mutex_lock(&t->mu);
+		uint64_t told = take_written(t);
+		pthread_mutex_unlock(&t->mu);
+		sweep__report_bytes(c, told);
+	}
 }
 
 void sweep__thread_reap(struct sweep_copy *c, bool all)
 {
-	struct copy_thread *t = c->thread;
+	struct copy_thread *p = c->thread;
 
-	if (!t)
+	if (!p)
 		return;
 	if (all && c->job) {
 		/* a file the reader began and will not end (the run stopped): the thread lets it go */
+		struct lane *t = c->job->lane;
 		pthread_mutex_lock(&t->mu);
 		main_fail(c->job, SWEEP_COPY_OP_READ, -ECANCELED);
 		c->job->ended = true;
@@ -521,7 +641,7 @@ void sweep__thread_reap(struct sweep_copy *c, bool all)
 		c->job = NULL;
 	}
 	/* Without waiting, finished copies are settled a few at a time: each settling takes the lock. */
-	if (!all && __atomic_load_n(&t->done, __ATOMIC_ACQUIRE) < THREAD_WAKE_JOBS)
+	if (!all && __atomic_load_n(&p->done, __ATOMIC_ACQUIRE) < THREAD_WAKE_JOBS)
 		return;
-	reap(c, NULL, all);
+	reap(c, UINT64_MAX, all);
 }

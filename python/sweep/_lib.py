@@ -184,7 +184,7 @@ class sweep_copy_stats(Structure):
         ("files", c_uint64), ("dirs", c_uint64), ("others", c_uint64), ("skipped", c_uint64),
         ("bytes", c_uint64), ("cloned", c_uint64), ("ranged", c_uint64), ("batches", c_uint64),
         ("errors", c_uint64), ("write_requests", c_uint64),
-        ("writes_uring", c_uint32), ("tmpfile", c_uint32),
+        ("writes_uring", c_uint32), ("tmpfile", c_uint32), ("writers", c_uint32),
     ]
 
 
