@@ -134,13 +134,20 @@ int sweep__open_beneath(int dirfd, const char *rel, int flags, mode_t mode)
 			.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0,
 			.resolve = BENEATH_RESOLVE,
 		};
-		long fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
+		/*
+		 * EAGAIN: a rename or mount anywhere on the machine while a ".."
+		 * was resolved made the kernel give up; asked again, it
+		 * usually succeeds. The walk is as safe, but refuses every ".."
+		 * (EXDEV): "d/a/../a/f" failed so on a busy machine.
+		 */
+		long fd;
+		int tries = 0;
+		do
+			fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
+		while (fd < 0 && errno == EAGAIN && ++tries < 64);
 		if (fd >= 0)
 			return (int)fd;
-		/*
-		 * ENAMETOOLONG: longer than PATH_MAX, walk it. EAGAIN: a
-		 * concurrent rename made the kernel give up; the walk is as safe.
-		 */
+		/* ENAMETOOLONG: longer than PATH_MAX, walk it. EAGAIN still: walk it. */
 		if (errno == ENOTDIR && (flags & O_DIRECTORY))
 			return open_components(dirfd, rel, flags, mode); /* a trailing symlink: let it say ELOOP */
 		if (errno != ENAMETOOLONG && errno != EAGAIN)
