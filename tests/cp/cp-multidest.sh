@@ -4,7 +4,9 @@
 # images, the second mounted inside the destination): one writer thread per
 # destination filesystem (lib/copy/copy_thread.c), and the copy is still
 # cp -a's, byte for byte and in its metadata, hard links included;
-# SWEEP_COPY_THREADS=1 (every copy on one thread) makes the same tree.
+# SWEEP_COPY_THREADS=1 (every copy on one thread) makes the same tree;
+# sweep-sync onto the same two filesystems makes rsync's tree, also with
+# --delete.
 # A copy that fails on one filesystem (it fills up) fails alone: exit 1, the
 # file it would have replaced is whole, no temporaries on either, and the
 # copies to the other filesystem are all made.
@@ -58,6 +60,37 @@ check "the files were read, not cloned" grep -Eq 'cloned 0, copy_file_range 0, r
 check "no temporaries left" no_temps "$d1/sweep"
 check "the hard link inside the second filesystem is one inode" \
 	[ "$(stat -c %i "$d1/sweep/src/inner/d1/f1")" = "$(stat -c %i "$d1/sweep/src/inner/f1-link")" ]
+
+# sweep-sync (the same engine) onto the same two filesystems, as rsync does,
+# then again with a file changed and one removed on each, with --delete.
+SWEEP_SYNC=${SWEEP_SYNC:-$BUILD_ROOT/utils/sweep-sync}
+if [ -x "$SWEEP_SYNC" ] && command -v rsync >/dev/null; then
+	for how in sync rsync; do
+		mkdir -p "$d1/$how/src" && bind_inner "$d1/$how/src" "$how" || die "cannot mount $d2 inside $d1/$how"
+	done
+	sync_both() { # sync_both FIELDS [OPTION]
+		local fields=$1
+		shift
+		env -u SWEEP_TEST_COPY SWEEP_COPY_THREADS=8 "$SWEEP_SYNC" -aHAX "$@" "$src/" "$d1/sync/src/"
+		check "sweep-sync $* onto two filesystems: exits 0" [ $? = 0 ]
+		rsync -aHAX "$@" "$src/" "$d1/rsync/src/"
+		same_tree "sweep-sync $* onto two filesystems vs rsync" "$fields" "$d1/rsync/src" "$d1/sync/src"
+	}
+	# (no holes: rsync without -S writes them out; after --delete, rsync
+	# gave a directory it deleted in a time other than the source's)
+	sync_both "${FIELDS%,holes}"
+	printf 'changed top\n' >"$src/d1/f2"
+	printf 'changed inner\n' >"$src/inner/d1/f2"
+	rm "$src/d1/f3" "$src/inner/d1/f3"
+	sync_both type,mode,owner,size,data,link,rdev,xattr,hl --delete
+	check "--delete: the changed files have the source's times" \
+		[ "$(stat -c %y "$d1/sync/src/d1/f2" "$d1/sync/src/inner/d1/f2")" = "$(stat -c %y "$src/d1/f2" "$src/inner/d1/f2")" ]
+	check "--delete removed the file on each filesystem" \
+		[ ! -e "$d1/sync/src/d1/f3" ] && [ ! -e "$d1/sync/src/inner/d1/f3" ]
+	check "sweep-sync: no temporaries left" no_temps "$d1/sync"
+else
+	skip_part "sweep-sync onto two filesystems: no sweep-sync or rsync"
+fi
 
 # One writer fails (the second filesystem fills up), the other goes on.
 full="$CP_TMP/full"
