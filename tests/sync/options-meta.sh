@@ -65,6 +65,21 @@ run_args "-E with a transfer" ../esrc/ e1 -rtiE
 run_args "-E -p: -p decides" ../esrc/ e1 -rtiEp
 [ "$(stat -c %a "$W/s/e1/2")" = 601 ] && [ "$(stat -c %a "$W/s/e1/3")" = 755 ] || die "-E: $(stat -c '%a %n' "$W/s/e1"/*)"
 
+# ---- --super: as root, what sweep-sync does; another user is refused, not half served ----
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+	U=$W/usrc
+	mkdir -p "$U" && printf 'u\n' >"$U/f" && chown nobody "$U/f" && mknod "$U/null" c 1 3
+	run_args "--super as root: owners and devices" ../usrc/ u1 -ai --super
+	chmod 755 "$W" && chmod -R a+rX "$U"
+	rc=0; su nobody -s /bin/sh -c "'$SYNC' -a --super '$U/' /tmp/never-$$" >/dev/null 2>"$W/s.err" || rc=$?
+	[ "$rc" = 1 ] && grep -q "does not support --super unless run as root" "$W/s.err" ||
+		die "--super as nobody: exit $rc: $(cat "$W/s.err")"
+	[ ! -e "/tmp/never-$$" ] || { rm -rf "/tmp/never-$$"; die "--super as nobody made something"; }
+	ok "--super for a user other than root: refused, exit 1"
+else
+	skip_part "not root: --super"
+fi
+
 # a bad spec: rsync's message, exit 1, nothing made
 for spec in '' u u+x, 9 D F77777 u+q DF644 u+xg 'u+x-w' 'a=u+x' 8; do
 	rc=0; "$SYNC" -a --chmod="$spec" "$C/" "$W/never" >/dev/null 2>"$W/s.err" || rc=$?

@@ -66,6 +66,7 @@ enum {
 	OPT_DEVICE,
 	OPT_MKPATH,
 	OPT_CHMOD,
+	OPT_SUPER,
 	OPT_HELP,
 	OPT_VERSION,
 	OPT_REFUSED,    /* an rsync option sweep-sync does not have */
@@ -196,7 +197,7 @@ static const struct option long_opts[] = {
 	{ "no-S", no_argument, NULL, OPT_NO },
 	{ "preallocate", no_argument, NULL, OPT_REFUSED },
 	{ "fake-super", no_argument, NULL, OPT_REFUSED },
-	{ "super", no_argument, NULL, OPT_REFUSED },
+	{ "super", no_argument, NULL, OPT_SUPER },
 	{ "executability", no_argument, NULL, 'E' },
 	{ "atimes", no_argument, NULL, OPT_REFUSED },
 	{ "crtimes", no_argument, NULL, OPT_REFUSED },
@@ -269,6 +270,7 @@ static void usage(FILE *f)
 		"  -O, --omit-dir-times   omit directories from --times\n"
 		"  -J, --omit-link-times  omit symlinks from --times\n"
 		"  -E, --executability    preserve executability\n"
+		"      --super            receiver attempts super-user activities (as root: always)\n"
 		"  -o, --owner            preserve owner (super-user only)\n"
 		"  -g, --group            preserve group\n"
 		"  -D                     preserve device files and special files\n"
@@ -539,6 +541,7 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 			break;
 		case 'm': o->prune_empty_dirs = true; break;
 		case 'E': o->executability = true; break;
+		case OPT_SUPER: o->super = true; break;
 		case 'S': o->sparse = true; break;
 		case 'O': o->omit_dir_times = true; break;
 		case 'J': o->omit_link_times = true; break;
@@ -712,6 +715,17 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 	if (o->refused) {
 		/* rsync's wording for an option it was built without */
 		cli_msg("This sweep-sync does not support --%s", o->refused);
+		cli_try_help();
+		return -EINVAL;
+	}
+	if (o->super && geteuid() != 0) {
+		/*
+		 * --super: the receiver attempts what root does. Run as root, that is
+		 * what sweep-sync does anyway; as another user the copy engine skips
+		 * owners it cannot give silently, as cp does, where rsync would try
+		 * and report each: refused rather than half done.
+		 */
+		cli_msg("This sweep-sync does not support --super unless run as root");
 		cli_try_help();
 		return -EINVAL;
 	}

@@ -54,6 +54,7 @@ struct sync_opts {
 	bool sparse; /* -S: zero-filled blocks become holes too (the source's holes always stay holes) */
 	struct sync_chmod *chmod; /* --chmod, NULL without */
 	bool prune_empty_dirs; /* -m: source directories with no non-directory below them are left out */
+	bool super; /* --super: what root does (refused for other users) */
 	bool executability; /* -E: without -p, an existing file's execute bits follow the source's */
 	bool mkpath; /* --mkpath: the missing directories on the way to DEST are made */
 	bool omit_dir_times, omit_link_times; /* -O, -J: with -t, directories (symlinks) keep the times they get */
