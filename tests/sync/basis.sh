@@ -57,4 +57,47 @@ rc=0; "$SYNC" -a --link-dest=x --compare-dest=y "$S/" "$W/never" 2>"$W/mix.err" 
 	die "mixed kinds: exit $rc: $(cat "$W/mix.err")"
 ok "--link-dest with --compare-dest: rsync's message, exit 1"
 
+# ---- --link-dest where DEST will not hard-link a symlink (ENOTSUP): copied, said once as new ----
+if command -v cc >/dev/null 2>&1; then
+	cat >"$W/nolink.c" <<'HOOK'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+int linkat(int od, const char *op, int nd, const char *np, int fl)
+{
+	static int (*real)(int, const char *, int, const char *, int);
+	struct stat st;
+	if (!real)
+		real = (int (*)(int, const char *, int, const char *, int))dlsym(RTLD_NEXT, "linkat");
+	if (op && fstatat(od, op, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+		errno = ENOTSUP;
+		return -1;
+	}
+	return real(od, op, nd, np, fl);
+}
+HOOK
+	cc -shared -fPIC -o "$W/nolink.so" "$W/nolink.c" -ldl || die "cc of the linkat hook"
+	L=$W/lsrc
+	mkdir -p "$L" && printf 'reg\n' >"$L/reg" && ln -s some-target "$L/sym"
+	for side in r s; do mkdir -p "$W/$side" && cp -a "$L" "$W/$side/lbasis"; done
+	for opt in -ai -aii; do
+		rm -rf "$W/r/ldst" "$W/s/ldst"
+		LD_PRELOAD=$W/nolink.so ASAN_OPTIONS=${ASAN_OPTIONS:-}:verify_asan_link_order=0 \
+			run_args "--link-dest $opt, a symlink DEST will not hard-link" ../lsrc/ ldst $opt --link-dest=../lbasis
+	done
+	grep -qx 'cL          sym -> some-target' "$W/s.out" || die "-aii: the symlink's line: $(cat "$W/s.out")"
+	# -i with -vv shows the unchanged lines too, as -ii does
+	rm -rf "$W/r/ldst" "$W/s/ldst"
+	OUT_FILTER='s/^sent .* bytes\/sec$/sent/; s/  speedup is .*$//; /^total: matches=/d'
+	LD_PRELOAD=$W/nolink.so ASAN_OPTIONS=${ASAN_OPTIONS:-}:verify_asan_link_order=0 \
+		run_args "--link-dest -ivv, a symlink DEST will not hard-link" ../lsrc/ ldst -ivvplrtH --link-dest=../lbasis
+	OUT_FILTER=
+	grep -qx 'cL          sym -> some-target' "$W/s.out" || die "-ivv: the symlink's line: $(cat "$W/s.out")"
+	[ "$(stat -c %i "$W/s/ldst/reg")" = "$(stat -c %i "$W/s/lbasis/reg")" ] || die "the regular file was not linked"
+else
+	skip_part "no cc: the linkat hook"
+fi
+
 finish

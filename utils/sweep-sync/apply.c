@@ -729,8 +729,16 @@ static int do_other(struct apply *a, size_t i, const char *sp, const char *dp)
 				itemize_print(c, n, IT_LOCAL | IT_HLINK | bf, "");
 				return 0;
 			}
+			/*
+			 * The destination would not hard-link it (a symlink on a
+			 * filesystem that answers ENOTSUP, EPERM, ENOSYS): made anew
+			 * below, and itemized once, as the match it is ('cL          '
+			 * with -ii or -vv), as rsync does.
+			 */
+			f = IT_LOCAL | bf;
+		} else {
+			f = level >= 1 ? IT_LOCAL | itemize_attrs_vs(c, n, &b, c->basis_fd[which]) : IT_LOCAL | IT_NEW;
 		}
-		f = level >= 1 ? IT_LOCAL | itemize_attrs_vs(c, n, &b, c->basis_fd[which]) : IT_LOCAL | IT_NEW;
 	} else if (!have) {
 		f = IT_LOCAL | IT_NEW;
 	} else {

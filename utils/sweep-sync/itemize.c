@@ -365,7 +365,8 @@ void itemize_print(struct sync_ctx *c, const struct sync_node *n, unsigned f, co
 	if ((f & IT_NEW) && (n->flags & N_SRC))
 		c->stats.created[report_type(st->st_mode)]++;
 	if (c->o.itemize) {
-		if (!(f & IT_SIGNIFICANT) && c->o.itemize < 2 && !(xname && *xname))
+		/* rsync's itemize(): unchanged entries too with -ii, or -i with -vv (--info=name2) */
+		if (!(f & IT_SIGNIFICANT) && c->o.itemize < 2 && c->o.name_level < 2 && !(xname && *xname))
 			return;
 	} else if (c->o.name_level > 0) {
 		/* -v names what was made or transferred, as rsync -v does (not what a --*-dest DIR matched) */
