@@ -23,6 +23,12 @@ run_args "-O, an existing tree: no .d..t lines" ../src/ o1 -rlti -O
 [ "$(years "$W/s/o1" | grep -c ' 2005$')" = 2 ] || die "-O changed a directory's time: $(years "$W/s/o1")"
 run_args "--no-O after -O gives the times back" ../src/ o1 -rlti -O --no-O
 run_args "--omit-dir-times -n" ../src/ o2 -rlti --omit-dir-times -n
+# rsync: -b without --backup-dir implies -O
+for side in r s; do rm -rf "$W/$side/b1" && cp -a "$S" "$W/$side/b1" && touch -d '2005-01-01' "$W/$side/b1/d1"; done
+printf 'g\n' >"$S/d1/d2/g" && touch -d '2001-01-01' "$S/d1/d2/g" "$S/d1/d2"
+COMPARE_OPTS="--no-times" run_args "-b implies -O" ../src/ b1 -rlti -b
+[ "$(years "$W/s/b1" | grep -c ' 2005$')" = 1 ] || die "-b set a directory's time: $(years "$W/s/b1")"
+rm "$S/d1/d2/g" && touch -d '2001-01-01' "$S/d1/d2"
 # ---- -J: symlinks keep the time they get ----
 COMPARE_OPTS="--no-times" run_args "-J, a new tree" ../src/ j1 -rlti -J
 [ "$(cd "$W/s/j1" && find . -type l -printf '%TY')" != 2001 ] || die "-J gave a symlink the source's time"

@@ -762,6 +762,9 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 	}
 	if (!o->suffix)
 		o->suffix = o->backup_dir ? "" : "~";
+	/* rsync: -b without --backup-dir implies -O (directory times left as the backups leave them) */
+	if (o->backup && !o->backup_dir)
+		o->omit_dir_times = true;
 	if (o->backup && !o->backup_dir && o->delete && !o->delete_excluded) {
 		/* rsync: --delete must not delete the backups it makes beside the files */
 		char rule[300];
