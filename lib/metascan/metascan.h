@@ -310,6 +310,23 @@ int sweep__xfs_bulkstat(int fd, const uint64_t *inos, size_t n, struct sweep__bs
  */
 typedef void (*sweep__dirs_fn)(void *ctx, const uint64_t *inos, size_t n);
 long sweep__xfs_bulkstat_sweep(int fd, sweep__dirs_fn on_dirs, void *ctx);
+/*
+ * xfs, with CAP_DAC_READ_SEARCH and CAP_SYS_ADMIN: start reading the first
+ * block of each directory inos[0..n) into xfs's own buffer cache, about in
+ * the order given, without their names, while the caller goes on: threads
+ * open each by handle (open_by_handle_at, its generation from bulkstat)
+ * and let it go at once, and xfs reads a directory's first block ahead on
+ * every open (xfs_dir_open). Nothing of them is read here. fd is any file
+ * on the filesystem (a copy is kept); at most threads threads, each holding
+ * a descriptor for an instant. The number of threads started, with
+ * *ret to end them with; or -errno (-EPERM without the capabilities,
+ * -EOPNOTSUPP where it is not xfs) and *ret NULL.
+ */
+struct sweep__dirs_ahead;
+int sweep__xfs_dirs_read_ahead_start(int fd, const uint64_t *inos, size_t n, unsigned threads,
+				     struct sweep__dirs_ahead **ret);
+/* Wait for them (stop: leave the ones not started yet) and free a (NULL is fine): the number opened, or -errno. */
+int sweep__xfs_dirs_read_ahead_end(struct sweep__dirs_ahead *a, bool stop);
 
 
 /* ---- Between lib/metascan*.c and their unit tests; not for other modules. ---- */
@@ -464,6 +481,13 @@ struct sweep__ms_fs {
 	 * raw sweep of the tables does it.
 	 */
 	long (*cache_sweep)(int fd, sweep__dirs_fn on_dirs, void *ctx);
+	/*
+	 * Start reading directories' first blocks into the filesystem's own
+	 * cache, in the order given, without their names (xfs: see
+	 * sweep__xfs_dirs_read_ahead_start, _end). NULL where there is no such way.
+	 */
+	int (*dirs_read_ahead)(int fd, const uint64_t *inos, size_t n, unsigned threads, struct sweep__dirs_ahead **ret);
+	int (*dirs_read_ahead_end)(struct sweep__dirs_ahead *a, bool stop);
 	/*
 	 * Read and validate the superblock (and what else the format needs up
 	 * front) through sweep__ms_pread: 0 with *ret_fsdata, -ENOENT when the

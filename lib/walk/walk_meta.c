@@ -76,6 +76,7 @@ struct meta_dev {
 	struct dir_block *dkeys;
 	size_t ndkeys;
 	bool dkeys_loaded; /* the walk keys this device's directories by them and opens them ahead */
+	struct sweep__dirs_ahead *dirs_ahead; /* their blocks being started (dkeys_read_ahead), ended with the walk */
 	/* ext4, a subtree: the table runs, each swept on its own once the walk has paid for it (runs_visit) */
 	struct run_rent *runs;
 	size_t nruns;
@@ -132,6 +133,8 @@ void sweep__walk_meta_free(struct walk *w)
 			free(mt->devs[i].runs[k].dirs);
 		free(mt->devs[i].runs);
 		free(mt->devs[i].dkeys);
+		if (mt->devs[i].dirs_ahead)
+			mt->devs[i].fmt->dirs_read_ahead_end(mt->devs[i].dirs_ahead, true);
 	}
 	totals.dirs_prefetched += mt->stats.dirs_prefetched;
 	totals.prefetch_bytes += mt->stats.prefetch_bytes;
@@ -508,6 +511,45 @@ static void dirs_heard(void *arg, const uint64_t *inos, size_t n)
 			md->dkeys[md->ndkeys++] = (struct dir_block){ .ino = inos[i], .phys = k->h[i].phys };
 }
 
+/*
+ * After bulkstat keyed the directories by their first blocks (dirs_heard):
+ * start reading those blocks, in one ascending pass, up to READ_DIRS_MAX
+ * of them, while the walk goes on (its own opens wait for a block on its
+ * way; its work between them overlaps the reads). The walk alone reads them as it discovers the
+ * directories, a parent before its children, a few at a time
+ * (sweep__walk_meta_open_ahead): on the aged linux-lite xfs the emulated
+ * drive had 0-7 of them in flight for most of that pass
+ * (bench/results/2026-11-26-emudisk-xfs-visit). Only the filesystem's own
+ * cache keeps them, so they are started through the filesystem; where it
+ * cannot (no capability to open by handle) the walk opens ahead as before.
+ */
+#define READ_DIRS_MAX 16384u
+/* Threads opening them: a share of the open-file limit (none under a low one), so the walk's own opens never go short. */
+#define READ_DIRS_THREADS sweep__nofile_share(16, 16)
+
+static int dkey_by_phys(const void *a, const void *b)
+{
+	const struct dir_block *x = a, *y = b;
+	return x->phys < y->phys ? -1 : x->phys > y->phys;
+}
+
+static void dkeys_read_ahead(struct meta_dev *md, int fd)
+{
+	size_t n = md->ndkeys < READ_DIRS_MAX ? md->ndkeys : READ_DIRS_MAX;
+	struct dir_block *v = malloc(md->ndkeys * sizeof(*v));
+	uint64_t *inos = malloc(n * sizeof(*inos));
+
+	if (v && inos && n) {
+		memcpy(v, md->dkeys, md->ndkeys * sizeof(*v));
+		qsort(v, md->ndkeys, sizeof(*v), dkey_by_phys);
+		for (size_t i = 0; i < n; i++)
+			inos[i] = v[i].ino;
+		(void)md->fmt->dirs_read_ahead(fd, inos, n, READ_DIRS_THREADS, &md->dirs_ahead); /* a hint: the walk reads what it did not start */
+	}
+	free(v);
+	free(inos);
+}
+
 static void inode_sweep(struct walk *w, const struct frame *f)
 {
 	struct walk_meta *mt = w->meta;
@@ -550,6 +592,8 @@ static void inode_sweep(struct walk *w, const struct frame *f)
 			mt->stats.bulkstat_inodes += (uint64_t)n;
 		/* none read (checksums, a damaged cluster): inode keys, not every directory at its parent's */
 		md->dkeys_loaded = n > 0 && !k.off && md->ndkeys > 0;
+		if (md->dkeys_loaded && md->fmt->dirs_read_ahead)
+			dkeys_read_ahead(md, f->fd);
 		if (!md->dkeys_loaded) {
 			free(md->dkeys);
 			md->dkeys = NULL;

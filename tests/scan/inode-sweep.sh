@@ -16,7 +16,9 @@
 #    with SWEEP_METASCAN=off (no sweep) and as uid 65534 (bulkstat and the
 #    device refused: the fallback);
 #  - the tools do make the sweep's calls (strace: XFS_IOC_BULKSTAT on xfs,
-#    the block device opened on ext4).
+#    the block device opened on ext4);
+#  - xfs: directories are opened by inode number (a handle), as the walk
+#    starts their blocks after a cold sweep; not without the capabilities.
 # Needs root and loop devices; skips (77) without them.
 set -u
 . "${TESTS_DIR:?}/common/lib.sh"
@@ -129,6 +131,18 @@ PY
 		grep -q 'XFS_IOC_BULKSTAT\|_IOC(_IOC_READ, 0x58, 0x7f' "$W/$fs.strace" || die "xfs: sweep-du made no bulkstat call"
 	else
 		grep -q "openat(.*\"$(loopfs_dev "$mnt")\"" "$W/$fs.strace" || die "ext4: sweep-du did not open the block device"
+	fi
+	if [ "$fs" = xfs ]; then
+		# The directories' first blocks started by handle (walk_meta.c, dkeys_read_ahead): every
+		# directory opens (with a wrong generation none would), a file among them is left out,
+		# and without the capabilities nothing does.
+		local dirs got
+		dirs=$(find "$mnt" -xdev -type d | wc -l)
+		{ find "$mnt" -xdev -type d -printf '%i\n'; stat -c %i "$mnt/u/v/w"; } >"$W/dirinos"
+		got=$("$BUILD_ROOT/tests/scan/scan-tree" --read-dirs "$mnt" <"$W/dirinos")
+		[ "$got" = "opened $dirs" ] || die "xfs: directories opened by handle: $got, want opened $dirs"
+		got=$(nobody "$BUILD_ROOT/tests/scan/scan-tree" --read-dirs "$mnt" <"$W/dirinos")
+		[ "$got" = "read-dirs: EPERM" ] || die "xfs: directories by handle as uid 65534: $got, want EPERM"
 	fi
 	ok "$fs: swept at the root ($key=$(meta "$W/$fs.plan.err" "$key")), same output with, without and as uid 65534"
 }

@@ -394,9 +394,11 @@ static void usage(FILE *f)
 {
 	fputs("usage: scan-tree [--check] [--bulkstat] [--statx] [--nocsum] [--dev PATH] [--repeat N]\n"
 	      "                 [--drop-caches] [--list] [--walk-only] [--prefetch] [--blockmap]\n"
-	      "                 [--inos-out FILE | --inos-in FILE] [--dir-blocks] DIR\n"
+	      "                 [--inos-out FILE | --inos-in FILE] [--dir-blocks] [--read-dirs] DIR\n"
 	      "--dir-blocks prints the blocks of every directory of DIR's filesystem as the\n"
 	      "engine finds them from its inode tables (\"range OFFSET LENGTH\" lines) and exits.\n"
+	      "--read-dirs starts reading the directories whose inode numbers come on stdin\n"
+	      "(xfs, by handle), prints \"opened N\" or \"read-dirs: ERRNO\" and exits.\n"
 	      "--inos-out saves the sorted inode numbers the walk found; --inos-in takes them\n"
 	      "instead of walking (no names: only the hint, bulkstat and timing modes).\n",
 	      f);
@@ -422,11 +424,11 @@ int main(int argc, char **argv)
 		{ "walk-only", no_argument, NULL, 'w' }, { "help", no_argument, NULL, 'h' },
 		{ "prefetch", no_argument, NULL, 'p' }, { "blockmap", no_argument, NULL, 'B' },
 		{ "inos-out", required_argument, NULL, 'O' }, { "inos-in", required_argument, NULL, 'I' },
-		{ "dir-blocks", no_argument, NULL, 'k' },
+		{ "dir-blocks", no_argument, NULL, 'k' }, { "read-dirs", no_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool check = false, bulk = false, do_statx = false, list = false, walk_only = false, drop = false;
-	bool prefetch = false, dir_blocks = false;
+	bool prefetch = false, dir_blocks = false, read_dirs = false;
 	const char *inos_out = NULL, *inos_in = NULL;
 	unsigned flags = 0;
 	const char *dev = NULL;
@@ -448,6 +450,7 @@ int main(int argc, char **argv)
 		case 'O': inos_out = optarg; break;
 		case 'I': inos_in = optarg; break;
 		case 'k': dir_blocks = true; break;
+		case 'R': read_dirs = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -460,6 +463,25 @@ int main(int argc, char **argv)
 	if (rootfd < 0) {
 		fprintf(stderr, "scan-tree: %s: %s\n", argv[optind], strerror(errno));
 		return 2;
+	}
+	if (read_dirs) {
+		uint64_t *v = NULL, ino;
+		size_t nv = 0, cap = 0;
+		while (scanf("%" SCNu64, &ino) == 1) {
+			if (nv == cap && !(v = realloc(v, (cap = cap ? 2 * cap : 256) * sizeof(*v))))
+				return 3;
+			v[nv++] = ino;
+		}
+		struct sweep__dirs_ahead *da;
+		int r = sweep__xfs_dirs_read_ahead_start(rootfd, v, nv, 4, &da);
+		if (r >= 0)
+			r = sweep__xfs_dirs_read_ahead_end(da, false);
+		free(v);
+		if (r < 0)
+			printf("read-dirs: %s\n", strerrorname_np(-r) ? strerrorname_np(-r) : "?");
+		else
+			printf("opened %d\n", r);
+		return r < 0 ? 3 : 0;
 	}
 	if (dir_blocks) {
 		struct sweep__metascan *dm = NULL;
