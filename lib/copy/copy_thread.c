@@ -479,6 +479,16 @@ struct tjob *sweep__thread_begin(struct sweep_copy *c, const struct qitem *q, ui
 	return j; /* handed over when it ends, or once THREAD_WAKE_BYTES of it wait */
 }
 
+/* Add ch at the end of j's chunks (under the lane's lock once j is handed over). */
+static void append_chunk(struct tjob *j, struct chunk *ch)
+{
+	if (j->tail)
+		j->tail->next = ch;
+	else
+		j->head = ch;
+	j->tail = ch;
+}
+
 void sweep__thread_data(struct sweep_copy *c, struct tjob *j, const void *buf, size_t len, uint64_t off)
 {
 	struct lane *t = j->lane;
@@ -497,11 +507,7 @@ void sweep__thread_data(struct sweep_copy *c, struct tjob *j, const void *buf, s
 			main_fail(j, SWEEP_COPY_OP_WRITE, -ENOMEM);
 			return;
 		}
-		if (j->tail)
-			j->tail->next = ch;
-		else
-			j->head = ch;
-		j->tail = ch;
+		append_chunk(j, ch);
 		j->held += len;
 		if (j->held < THREAD_WAKE_BYTES)
 			return;
@@ -514,11 +520,7 @@ void sweep__thread_data(struct sweep_copy *c, struct tjob *j, const void *buf, s
 	} else {
 		while (t->bytes > 0 && t->bytes + len > THREAD_BYTES)
 			wait_room(t, true);
-		if (j->tail)
-			j->tail->next = ch;
-		else
-			j->head = ch;
-		j->tail = ch;
+		append_chunk(j, ch);
 		t->bytes += len;
 	}
 	bool wake = t->idle && t->bytes >= THREAD_WAKE_BYTES;
