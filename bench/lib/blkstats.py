@@ -73,8 +73,9 @@ def seq(nbytes, out, chunk=512 * 1024):
     write_reads(out, reqs, "synthetic sequential read")
 
 
-def write_reads(out, reqs, what):
-    """A synthetic trace of (sector, nsectors) reads issued in this order, 1 us apart."""
+def write_reads(out, reqs, what, step=0.000001):
+    """A synthetic trace of (sector, nsectors) reads issued in this order, step seconds apart
+    (1 us by default; 0: all at once)."""
     with open(out, "w") as f:
         f.write(f"# {what}, bench/lib/blkstats.py\n")
         t = 1.0
@@ -83,7 +84,7 @@ def write_reads(out, reqs, what):
                     f"{sec} + {ns} none,0,0 [bench]\n")
             f.write(f"           bench-0       [000] .....  {t:.6f}: block_rq_complete: 7,0 R () "
                     f"{sec} + {ns} none,0,0 [0]\n")
-            t += 0.000001
+            t += step
 
 
 def head(path, out, reqs=None):

@@ -15,23 +15,22 @@ it is above bytes / rate. Prints one line a trace: the trace, the bytes,
 the extents, the bound in seconds. Requests are split at 1 MiB."""
 import argparse
 import os
-import re
 import subprocess
 import sys
 import tempfile
 
-ISSUE = re.compile(r"block_rq_issue: \S+ (\S+) .*?\) (\d+) \+ (\d+)")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import blkstats  # noqa: E402
+
+SPLIT = 2048  # sectors: requests split at 1 MiB
 
 
 def extents(path):
-    ext = []
-    for line in open(path, errors="replace"):
-        m = ISSUE.search(line)
-        if m and "R" in m.group(1) and int(m.group(3)) > 0:
-            ext.append((int(m.group(2)), int(m.group(3))))
-    ext.sort()
+    """The union of the read requests' sectors, as sorted [start, end) runs."""
     union = []
-    for s, n in ext:
+    for _, s, n, rwbs in sorted(blkstats.issues(path), key=lambda r: r[1]):
+        if "R" not in rwbs:
+            continue
         if union and s <= union[-1][1]:
             union[-1][1] = max(union[-1][1], s + n)
         else:
@@ -40,18 +39,12 @@ def extents(path):
 
 
 def bound(sim, device, union):
-    with tempfile.NamedTemporaryFile("w", suffix=".disksim", delete=False) as f:
-        for s, e in union:
-            while s < e:
-                n = min(e - s, 2048)
-                f.write(f"0.0 0 {s} {n} 1\n")
-                s += n
-        name = f.name
-    try:
-        out = subprocess.run([sim, "replay", "--device", device, "--sched", "cscan", "--format", "disksim",
-                              "--mode", "open", name], capture_output=True, text=True, check=True).stdout
-    finally:
-        os.unlink(name)
+    reqs = [(s, min(SPLIT, e - s)) for a, e in union for s in range(a, e, SPLIT)]
+    with tempfile.TemporaryDirectory() as d:
+        t = os.path.join(d, "sweep.trace")
+        blkstats.write_reads(t, reqs, "one ascending sweep, every request queued at once", step=0)
+        out = subprocess.run([sim, "replay", "--device", device, "--sched", "cscan", "--format", "tracefs",
+                              "--mode", "open", t], capture_output=True, text=True, check=True).stdout
     row = [l for l in out.splitlines() if l.startswith(device + "/")]
     return float(row[0].split()[2])  # busy_s
 
