@@ -34,6 +34,16 @@ GROUPS = ["tar", "du", "cp", "sync"]
 MODE = "hdd"
 
 
+def dest_words(dest):
+    """Where bench/run's --dest put the copies, in words."""
+    if dest == "tmpfs":
+        return "copies go to a tmpfs"
+    if dest == "same":
+        return ("copies go to the source's own filesystem (grown by the image's size; the tools "
+                "copy its `tree`), and each copy's time includes a sync of it")
+    return f"copies go to `{dest}`, another filesystem, and each copy's time includes a sync of it"
+
+
 def label(tool, device="any"):
     """The tool's name, with its device mode when the run had more than one or it is not hdd."""
     name = LABEL.get(tool, tool)
@@ -405,7 +415,7 @@ def main():
              f"{params.get('sim_hdd') or '–'}/{params.get('sim_ssd') or '–'} --sched {params.get('sim_sched')}`; "
              "the bound is the bytes read over the model's media rate (1 GiB replayed as one sequential run). "
              "Archives go to a pipe "
-             "(`| cat >/dev/null`); copies go to a tmpfs.\n")
+             f"(`| cat >/dev/null`); {dest_words(params.get('dest', 'tmpfs'))}.\n")
     sk = os.path.join(out, "skipped")
     if os.path.exists(sk) and open(sk).read().strip():
         L.append(f"Not measured (past the run's --stop-by time): {open(sk).read().strip()}.\n")
