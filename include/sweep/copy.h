@@ -56,6 +56,13 @@ extern "C" {
 #define SWEEP_PRESERVE_STRICT 0x100u /* a destination without xattr/ACL support is an error when the source has some */
 #define SWEEP_PRESERVE_OMIT_DIR_TIMES  0x200u /* with TIMES: directories keep the times they get (rsync -O) */
 #define SWEEP_PRESERVE_OMIT_LINK_TIMES 0x400u /* with TIMES: symlinks keep the times they get (rsync -J) */
+/*
+ * rsync's --fake-super: no chown, no set-id bits, devices, FIFOs, sockets and
+ * symlinks made as placeholder regular files; the wanted type, mode, device
+ * and owner kept in the xattr user.rsync.%stat, other namespaces' xattrs
+ * as user.rsync.NAME (sweep_copy_new(3)).
+ */
+#define SWEEP_PRESERVE_FAKE_SUPER 0x800u
 
 /* sweep_copy_opts.flags */
 #define SWEEP_COPY_RECURSIVE     0x001u /* sweep_copy_tree() descends into directories; else a directory is an error */
@@ -390,6 +397,14 @@ SWEEP_EXPORT int sweep_copy_chmod(struct sweep_copy *c, const char *dst, unsigne
  */
 SWEEP_EXPORT int sweep_copy_backup_name(int dirfd, const char *name, enum sweep_copy_backup kind,
 					const char *suffix, char **ret);
+
+/*
+ * The name the source xattr name gets with SWEEP_PRESERVE_FAKE_SUPER (rsync
+ * --fake-super -X): name itself, its part past "user.rsync.", or buf holding
+ * "user.rsync." NAME; NULL when it is not copied (system.*, user.rsync.%*)
+ * or does not fit in buf.
+ */
+SWEEP_EXPORT const char *sweep_copy_fake_xattr_name(const char *name, char *buf, size_t len);
 
 /* sweep_copy_attrs() flags */
 #define SWEEP_COPY_ATTRS_EXACT 0x1u /* also remove the xattrs/ACLs dst has and the source lacks */

@@ -63,7 +63,7 @@
 #define COPY_DEFAULT_BATCH_BYTES (32u << 20)
 /* the preserve bits sweep_copy_new() and sweep_copy_attrs() take */
 #define KNOWN_PRESERVE (SWEEP_PRESERVE_ALL | SWEEP_PRESERVE_STRICT | SWEEP_PRESERVE_OMIT_DIR_TIMES | \
-			SWEEP_PRESERVE_OMIT_LINK_TIMES)
+			SWEEP_PRESERVE_OMIT_LINK_TIMES | SWEEP_PRESERVE_FAKE_SUPER)
 /* Prefix of a named temporary, where the filesystem has no O_TMPFILE. */
 #define COPY_TMP_PREFIX ".sweep-tmp."
 
@@ -134,6 +134,7 @@ struct qitem {
 	bool keep_mode; /* an existing destination's mode is kept (cp without -p) */
 	bool mode_given; /* SWEEP_COPY_SRC_MODE: with PRESERVE_MODE the copy gets given_mode, not the read file's */
 	uint32_t given_mode;
+	uint32_t given_uid, given_gid; /* SWEEP_PRESERVE_FAKE_SUPER: the owner to record, the caller's (not the read file's) */
 	bool existed;   /* the destination name existed when the file was queued */
 	bool into;      /* the destination is a FIFO or a device: written into, never replaced */
 	bool retried;   /* read again by itself once, after the reader ran out of descriptors */

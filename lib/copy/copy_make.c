@@ -45,6 +45,18 @@ static int make_special(int dirfd, const char *tmp, const void *arg)
 	return mknodat(dirfd, tmp, (mode_t)((st->mode & S_IFMT) | 0600), (dev_t)st->rdev) < 0 ? -errno : 0;
 }
 
+/* --fake-super: a placeholder file instead (holding a symlink's target); its stat xattr is written with the metadata */
+static int make_fake_link(int dirfd, const char *tmp, const void *arg)
+{
+	return sweep__fake_make(dirfd, tmp, arg);
+}
+
+static int make_fake_special(int dirfd, const char *tmp, const void *arg)
+{
+	(void)arg;
+	return sweep__fake_make(dirfd, tmp, NULL);
+}
+
 /* The finished temporary tmp (in dirfd) onto name, after the backup of what stands there; reported. */
 static int put_temp(struct sweep_copy *c, const struct src_ref *s, int dirfd, const char *tmp, const char *name,
 		    const char *dst, bool existed, enum sweep_copy_how how, enum sweep_copy_op op, uint64_t cookie)
@@ -143,7 +155,7 @@ int sweep__make_symlink(struct sweep_copy *c, const struct src_ref *s, int dirfd
 			return sweep__report(c, SWEEP_COPY_OP_READLINK, rc, s->path, sweep__dst_show(c, dst), cookie);
 		target = owned;
 	}
-	rc = with_temp(dirfd, make_symlink, target, tmp);
+	rc = with_temp(dirfd, (c->o.preserve & SWEEP_PRESERVE_FAKE_SUPER) ? make_fake_link : make_symlink, target, tmp);
 	free(owned);
 	if (rc < 0)
 		return sweep__report(c, SWEEP_COPY_OP_SYMLINK, rc, s->path, sweep__dst_show(c, dst), cookie);
@@ -154,7 +166,8 @@ int sweep__make_special(struct sweep_copy *c, const struct src_ref *s, int dirfd
 			bool existed, uint64_t cookie)
 {
 	char tmp[32];
-	int rc = with_temp(dirfd, make_special, s->st, tmp);
+	bool fake = c->o.preserve & SWEEP_PRESERVE_FAKE_SUPER;
+	int rc = with_temp(dirfd, fake ? make_fake_special : make_special, s->st, tmp);
 
 	if (rc < 0)
 		return sweep__report(c, SWEEP_COPY_OP_SPECIAL, rc, s->path, sweep__dst_show(c, dst), cookie);

@@ -177,14 +177,18 @@ static bool copy_owner(struct meta_run *run, const struct meta_ref *dst, const s
 	return false;
 }
 
-/* Copy one attribute; one the source lacks is removed from dst when remove_missing (ACLs dst inherited). */
-static void copy_one_xattr(struct meta_run *run, const struct meta_ref *src, const struct meta_ref *dst,
-			   const char *name, enum sweep_copy_meta op, bool strict, bool remove_missing)
+/*
+ * Copy one attribute (to dname: the name it has on dst); one the source
+ * lacks is removed from dst when remove_missing (ACLs dst inherited).
+ */
+static void copy_one_xattr_as(struct meta_run *run, const struct meta_ref *src, const struct meta_ref *dst,
+			      const char *name, const char *dname, enum sweep_copy_meta op, bool strict,
+			      bool remove_missing)
 {
 	char *val = NULL;
 	ssize_t n = src_read(src, name, &val);
 	if (n == -ENODATA || (n < 0 && unsupported((int)-n))) {
-		if (remove_missing && x_remove(dst, name) < 0 && errno != ENODATA && !unsupported(errno))
+		if (remove_missing && x_remove(dst, dname) < 0 && errno != ENODATA && !unsupported(errno))
 			fail(run, op, -errno);
 		return;
 	}
@@ -192,9 +196,15 @@ static void copy_one_xattr(struct meta_run *run, const struct meta_ref *src, con
 		fail(run, op, (int)n);
 		return;
 	}
-	if (x_set(dst, name, val, (size_t)n) < 0 && !(unsupported(errno) && !strict && op == SWEEP_COPY_META_XATTR))
+	if (x_set(dst, dname, val, (size_t)n) < 0 && !(unsupported(errno) && !strict && op == SWEEP_COPY_META_XATTR))
 		fail(run, op, -errno);
 	free(val);
+}
+
+static void copy_one_xattr(struct meta_run *run, const struct meta_ref *src, const struct meta_ref *dst,
+			   const char *name, enum sweep_copy_meta op, bool strict, bool remove_missing)
+{
+	copy_one_xattr_as(run, src, dst, name, name, op, strict, remove_missing);
 }
 
 static bool is_acl_name(const char *name)
@@ -202,18 +212,21 @@ static bool is_acl_name(const char *name)
 	return strncmp(name, "system.posix_acl_", 17) == 0;
 }
 
-static void copy_xattrs(struct meta_run *run, const struct meta_ref *src, const struct meta_ref *dst, bool strict)
+static void copy_xattrs(struct meta_run *run, const struct meta_ref *src, const struct meta_ref *dst, bool strict,
+			bool fake)
 {
-	char *list = NULL;
+	char *list = NULL, buf[XATTR_NAME_MAX + 1];
 	ssize_t n = src_list(src, &list);
 	if (n < 0) {
 		if (!unsupported((int)-n))
 			fail(run, SWEEP_COPY_META_XATTR, (int)n);
 		return;
 	}
-	for (char *name = list; name < list + n; name += strlen(name) + 1)
-		if (!is_acl_name(name))
-			copy_one_xattr(run, src, dst, name, SWEEP_COPY_META_XATTR, strict, false);
+	for (char *name = list; name < list + n; name += strlen(name) + 1) {
+		const char *dname = fake ? sweep_copy_fake_xattr_name(name, buf, sizeof(buf)) : name;
+		if (dname && !is_acl_name(name))
+			copy_one_xattr_as(run, src, dst, name, dname, SWEEP_COPY_META_XATTR, strict, false);
+	}
 	free(list);
 }
 
@@ -239,20 +252,26 @@ int sweep__meta_copy(const struct meta_ref *src, const struct meta_ref *dst, con
 	      unsigned what, meta_error_fn on_error, void *ctx)
 {
 	struct meta_run run = { .on_error = on_error, .ctx = ctx };
-	bool link = S_ISLNK(st->mode), owned = true;
+	bool fake = what & SWEEP_PRESERVE_FAKE_SUPER;
+	bool link = S_ISLNK(st->mode) && !fake, owned = true; /* fake: a symlink is a placeholder file */
 
-	if (what & SWEEP_PRESERVE_OWNER)
+	if ((what & SWEEP_PRESERVE_OWNER) && !fake)
 		owned = copy_owner(&run, dst, st);
 	if (what & SWEEP_PRESERVE_XATTR)
-		copy_xattrs(&run, src, dst, what & SWEEP_PRESERVE_STRICT);
+		copy_xattrs(&run, src, dst, what & SWEEP_PRESERVE_STRICT, fake);
 	/* Symlinks have neither ACLs nor a mode of their own (chmod would follow them). */
 	if ((what & SWEEP_PRESERVE_ACL) && !link) {
 		copy_one_xattr(&run, src, dst, ACL_ACCESS, SWEEP_COPY_META_ACL, true, true);
 		if (S_ISDIR(st->mode))
 			copy_one_xattr(&run, src, dst, ACL_DEFAULT, SWEEP_COPY_META_ACL, true, true);
 	}
-	if ((what & SWEEP_PRESERVE_MODE) && !link)
+	if (fake) {
+		int rc = sweep__fake_stat(dst, st, what);
+		if (rc < 0)
+			fail(&run, SWEEP_COPY_META_MODE, rc);
+	} else if ((what & SWEEP_PRESERVE_MODE) && !link) {
 		copy_mode(&run, dst, st, owned);
+	}
 	if ((what & SWEEP_PRESERVE_TIMES) && !(S_ISDIR(st->mode) && (what & SWEEP_PRESERVE_OMIT_DIR_TIMES)) &&
 	    !(link && (what & SWEEP_PRESERVE_OMIT_LINK_TIMES)))
 		copy_times(&run, dst, st);
@@ -379,7 +398,22 @@ static bool src_has(const struct meta_ref *src, const char *name)
 	return n >= 0;
 }
 
-void sweep__meta_prune(const struct meta_ref *src, const struct meta_ref *dst, bool xattrs, bool acls)
+/* fake: whether a source xattr is stored under dname */
+static bool src_has_fake(const struct meta_ref *src, const char *dname)
+{
+	char *list = NULL, buf[XATTR_NAME_MAX + 1];
+	ssize_t n = src_list(src, &list);
+	bool found = false;
+
+	for (char *name = list; n > 0 && name < list + n && !found; name += strlen(name) + 1) {
+		const char *mapped = sweep_copy_fake_xattr_name(name, buf, sizeof(buf));
+		found = mapped && !strcmp(mapped, dname);
+	}
+	free(list);
+	return found;
+}
+
+void sweep__meta_prune(const struct meta_ref *src, const struct meta_ref *dst, bool xattrs, bool acls, bool fake)
 {
 	char *list = NULL;
 	ssize_t n = x_read(dst, NULL, &list);
@@ -388,8 +422,12 @@ void sweep__meta_prune(const struct meta_ref *src, const struct meta_ref *dst, b
 		return;
 	for (char *name = list; name < list + n; name += strlen(name) + 1) {
 		bool acl = is_acl_name(name);
-		if (((acl && acls) || (!acl && xattrs)) && !src_has(src, name))
+		if (fake && !acl) {
+			if (xattrs && !sweep__fake_keep_xattr(name) && !src_has_fake(src, name))
+				(void)x_remove(dst, name);
+		} else if (((acl && acls) || (!acl && xattrs)) && !src_has(src, name)) {
 			(void)x_remove(dst, name);
+		}
 	}
 	free(list);
 }

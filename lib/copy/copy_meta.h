@@ -55,11 +55,23 @@ int sweep__meta_copy(const struct meta_ref *src, const struct meta_ref *dst, con
  */
 int sweep__meta_capture(const struct meta_ref *src, unsigned what, bool is_dir, struct meta_blob **ret);
 struct meta_blob *sweep__meta_blob_free(struct meta_blob *b);
+/*
+ * copy_fake.c, SWEEP_PRESERVE_FAKE_SUPER (rsync's --fake-super; the names
+ * xattrs get: sweep_copy_fake_xattr_name(3)): whether a
+ * destination xattr stays though the source lacks it; a placeholder regular
+ * file (holding content, a symlink's target, when not NULL); and the
+ * wanted type, mode, device and owner of st set as far as the real file
+ * allows, the rest recorded in user.rsync.%stat. 0 or -errno.
+ */
+bool sweep__fake_keep_xattr(const char *name);
+int sweep__fake_make(int dirfd, const char *tmp, const char *content);
+int sweep__fake_stat(const struct meta_ref *dst, const struct sweep_stat *st, unsigned what);
+
 /* A blob of a supplied source's attributes (those what asks for), as sweep__meta_capture() makes one. */
 int sweep__meta_blob_from(const struct sweep_copy_xattr *x, size_t n, unsigned what, bool is_dir, struct meta_blob **ret);
 
 /* Remove from dst the xattrs (and ACLs) that src lacks: copying only adds. Errors are ignored. */
-void sweep__meta_prune(const struct meta_ref *src, const struct meta_ref *dst, bool xattrs, bool acls);
+void sweep__meta_prune(const struct meta_ref *src, const struct meta_ref *dst, bool xattrs, bool acls, bool fake);
 
 /* What the xattr calls use for a name in a directory: /proc/self/fd/DIRFD/NAME. */
 const char *sweep__meta_at_path(int dirfd, const char *name, char *buf, size_t len);

@@ -144,7 +144,8 @@ static int attrs_apply(struct sweep_copy *c, const struct meta_ref *ms, int ddir
 	int dfd = open_self(ddir, dname, dst_st.st_mode, false);
 	struct meta_ref md = { .fd = dfd, .dirfd = ddir, .name = dname };
 	if (flags & SWEEP_COPY_ATTRS_EXACT)
-		sweep__meta_prune(ms, &md, preserve & SWEEP_PRESERVE_XATTR, (preserve & SWEEP_PRESERVE_ACL) && !S_ISLNK(st->mode));
+		sweep__meta_prune(ms, &md, preserve & SWEEP_PRESERVE_XATTR, (preserve & SWEEP_PRESERVE_ACL) && !S_ISLNK(st->mode),
+				  preserve & SWEEP_PRESERVE_FAKE_SUPER);
 	uint64_t before = c->stats.errors;
 	sweep__report_apply_meta(c, ms, &md, st, preserve, path, sweep__dst_show(c, dst), cookie);
 	if (dfd >= 0)

@@ -191,6 +191,8 @@ static int item_make(struct sweep_copy *c, const struct src_ref *s, const char *
 	/* cp without -p keeps the mode of a file it overwrites, else the source's mode less the umask. */
 	it->mode_given = s->flags & SWEEP_COPY_SRC_MODE;
 	it->given_mode = (uint32_t)(s->st->mode & 07777);
+	it->given_uid = s->st->uid;
+	it->given_gid = s->st->gid;
 	it->keep_mode = dst_st && S_ISREG(dst_st->st_mode);
 	it->mode = it->keep_mode ? (uint32_t)(dst_st->st_mode & 07777)
 				 : (uint32_t)sweep__dest_new_mode(c, S_IFREG | (s->st->mode & 07777));

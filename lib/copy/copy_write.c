@@ -426,8 +426,13 @@ void sweep__write_finish(struct sweep_copy *c, struct fcopy *f, int srcfd)
 	if (srcfd < 0 && !f->blob)
 		what &= ~(unsigned)(SWEEP_PRESERVE_XATTR | SWEEP_PRESERVE_ACL);
 	struct sweep_stat st = f->st;
-	if (q->mode_given)
+	if (q->mode_given || (what & SWEEP_PRESERVE_FAKE_SUPER))
 		st.mode = (st.mode & ~07777u) | q->given_mode;
+	if (what & SWEEP_PRESERVE_FAKE_SUPER) {
+		/* what the caller listed from the source's record, where the file read has other values */
+		st.uid = q->given_uid;
+		st.gid = q->given_gid;
+	}
 	if (what)
 		sweep__meta_copy(&ms, &md, &st, what, meta_failed, f);
 	if ((c->o.flags & SWEEP_COPY_FSYNC) && fsync(f->tmpfd) < 0) {

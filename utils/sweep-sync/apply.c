@@ -786,7 +786,8 @@ static int do_dir(struct apply *a, size_t i, const char *sp, const char *dp)
 		 * are written. Without root, keep it open to us until then.
 		 */
 		if ((f & IT_PERMS) && !c->o.dry_run &&
-		    (r = sweep_copy_chmod(c->eng, node_dst_rel(c, n), (n->s.st.st_mode & 07777) | (c->am_root ? 0 : S_IRWXU))) < 0)
+		    (r = sweep_copy_chmod(c->eng, node_dst_rel(c, n), c->o.fake_super ? (n->s.st.st_mode & 0777) | S_IRWXU
+						    : (n->s.st.st_mode & 07777) | (c->am_root ? 0 : S_IRWXU))) < 0)
 			sync_error(c, dp, r);
 		else if (!(f & IT_PERMS) && !c->am_root && !c->o.dry_run &&
 			 (n->d.st.st_mode & S_IRWXU) != S_IRWXU) {
@@ -852,7 +853,7 @@ static int decide(struct apply *a, size_t i)
 		struct sweep_stat now;
 
 		if (sweep_copy_stat(c->eng, node_dst_rel(c, n), &now) == 0 && now.ino == n->d.st.st_ino &&
-		    now.dev == n->d.st.st_dev)
+		    now.dev == n->d.st.st_dev && (!c->o.fake_super || fake_overlay_at(c, c->dest_fd, node_dst_rel(c, n), &now) == 0))
 			fst_pack(&n->d.st, &now);
 	}
 	bool have = (n->flags & N_DST) && !(n->flags & N_GONE);
@@ -1097,7 +1098,8 @@ static void restore_tweaked(struct apply *a)
 
 		if (!(n->flags & N_TWEAKED) || !(dp = node_dst_path(c, n, &a->db)))
 			continue;
-		r = sweep_copy_chmod(c->eng, node_dst_rel(c, n), (c->o.perms ? n->s.st.st_mode : n->d.st.st_mode) & 07777);
+		r = sweep_copy_chmod(c->eng, node_dst_rel(c, n), ((c->o.perms ? n->s.st.st_mode : n->d.st.st_mode) & 07777) |
+				     (c->o.fake_super ? S_IRWXU : 0));
 		if (r < 0)
 			sync_error(c, dp, r);
 	}
@@ -1202,6 +1204,8 @@ int apply_run(struct sync_ctx *c)
 		a.preserve |= SWEEP_PRESERVE_XATTR;
 	if (c->o.acls)
 		a.preserve |= SWEEP_PRESERVE_ACL | SWEEP_PRESERVE_MODE;
+	if (c->o.fake_super)
+		a.preserve |= SWEEP_PRESERVE_FAKE_SUPER;
 	if (!c->o.dry_run) {
 		struct sweep_copy_opts co = {
 			.size = sizeof(co),

@@ -129,17 +129,34 @@ int sync_parent_beneath(int root, const char *rel, const char **name)
 	return fd;
 }
 
-/* Entry rel of basis DIR i: its lstat, and a symlink's target. 0 or -errno. */
-static int basis_stat(struct sync_ctx *c, int i, const char *rel, struct stat *st, char *link, size_t len)
+/*
+ * Entry rel of basis DIR i: its lstat (with --fake-super, as its record
+ * says), and a symlink's target. 0 or -errno.
+ */
+static int basis_stat(struct sync_ctx *c, int i, const char *rel, struct sweep_stat *ss, char *link, size_t len)
 {
 	const char *name;
 	int dfd = sync_parent_beneath(c->basis_fd[i], rel, &name), r = 0;
+	struct stat st;
 
 	if (dfd < 0)
 		return dfd;
-	if (fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW) < 0) {
-		r = -errno;
-	} else if (S_ISLNK(st->st_mode) && link) {
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		close(dfd);
+		return -errno;
+	}
+	sweep_stat_from_stat(ss, &st);
+	if (c->o.fake_super)
+		r = fake_overlay(c, dfd, name, rel, ss);
+	if (r == 0 && S_ISLNK(ss->mode) && S_ISREG(st.st_mode)) {
+		char *t = fake_read_target(dfd, name);
+
+		if (!t || strlen(t) >= len)
+			r = t ? -ENAMETOOLONG : -errno;
+		else
+			strcpy(link, t);
+		free(t);
+	} else if (r == 0 && S_ISLNK(ss->mode)) {
 		ssize_t n = readlinkat(dfd, name, link, len - 1);
 
 		if (n < 0)
@@ -173,14 +190,12 @@ int basis_find(struct sync_ctx *c, struct sync_node *n, struct fst *st, int *whi
 	char link[PATH_MAX];
 
 	for (int i = 0; i < c->o.nbasis; i++) {
-		struct stat bs;
 		struct sweep_stat ss;
 		struct fst b;
 
-		if (c->basis_fd[i] < 0 || basis_stat(c, i, rel, &bs, link, sizeof(link)) < 0 ||
-		    (bs.st_mode & S_IFMT) != (n->s.st.st_mode & S_IFMT))
+		if (c->basis_fd[i] < 0 || basis_stat(c, i, rel, &ss, link, sizeof(link)) < 0 ||
+		    (ss.mode & S_IFMT) != (n->s.st.st_mode & S_IFMT))
 			continue;
-		sweep_stat_from_stat(&ss, &bs);
 		fst_pack(&b, &ss);
 		if (level == 0) {
 			level = 1;

@@ -337,6 +337,20 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 			followed = true;
 		}
 	}
+	if (c->o.fake_super && !followed) {
+		int f = fake_overlay(c, e->dirfd, e->at_name, e->path, &st);
+
+		if (f == -EBADMSG) {
+			free(rel);
+			s->err = f; /* rsync's RERR_FILEIO: the run stops */
+			return f;
+		}
+		if (f < 0) {
+			report_error(c, e->path, f, f == -ENOENT);
+			free(rel);
+			return 0;
+		}
+	}
 	bool is_dir = S_ISDIR(st.mode);
 	unsigned eflags = 0;
 	bool no_descend = false, descend = true;
@@ -401,7 +415,12 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 	x->sd.link = NULL;
 	x->sidx = UINT32_MAX;
 	if (S_ISLNK(st.mode)) {
-		x->sd.link = read_link(e->dirfd, e->at_name, (size_t)st.size);
+		bool placeholder = S_ISREG(e->st.mode); /* --fake-super's symlink: a file holding the target */
+
+		x->sd.link = placeholder ? fake_read_target(e->dirfd, e->at_name)
+					 : read_link(e->dirfd, e->at_name, (size_t)st.size);
+		if (x->sd.link && placeholder)
+			x->sd.st.st_size = (int64_t)strlen(x->sd.link);
 		if (!x->sd.link) {
 			int err = errno ? -errno : -EIO;
 
@@ -988,6 +1007,9 @@ int flist_scan(struct sync_ctx *c)
 	/* a merge file's bad rule (exit 1) or missing merge file (exit 11) stops the run, as in rsync */
 	if (filter_walk_error(s.fw) || filter_walk_error(d.fw))
 		c->filter_fatal = filter_walk_error(s.fw) == -EIO || filter_walk_error(d.fw) == -EIO ? EXIT_FILEIO : EXIT_SYNTAX;
+	/* a corrupt --fake-super record (said): rsync's RERR_FILEIO */
+	if (s.err == -EBADMSG || d.err == -EBADMSG)
+		c->filter_fatal = EXIT_FILEIO;
 	if (r < 0)
 		goto out;
 	sort_unique(&s);

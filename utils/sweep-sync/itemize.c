@@ -45,6 +45,12 @@ struct xside {
 	const char *path;
 	const struct sweep_copy_xattr *v;
 	size_t n;
+	/*
+	 * --fake-super: rsync's own records (user.rsync.%stat and the like) are
+	 * not compared; a source's names (src) are compared as the copy
+	 * engine stores them (sweep_copy_fake_xattr_name(3)).
+	 */
+	bool fake, src;
 };
 
 /* One xattr value of a side, malloc'ed, or NULL with *len = 0 when absent. */
@@ -79,15 +85,21 @@ static char *get_xattr(const struct xside *x, const char *name, ssize_t *len)
 	return v;
 }
 
-static bool xattr_equal(const struct xside *a, const struct xside *b, const char *name)
+/* The value of a's attribute aname and of b's bname: equal. */
+static bool xattr_equal_as(const struct xside *a, const char *aname, const struct xside *b, const char *bname)
 {
 	ssize_t la, lb;
-	char *va = get_xattr(a, name, &la), *vb = get_xattr(b, name, &lb);
+	char *va = get_xattr(a, aname, &la), *vb = get_xattr(b, bname, &lb);
 	bool eq = la == lb && (la == 0 || !memcmp(va, vb, (size_t)la));
 
 	free(va);
 	free(vb);
 	return eq;
+}
+
+static bool xattr_equal(const struct xside *a, const struct xside *b, const char *name)
+{
+	return xattr_equal_as(a, name, b, name);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -97,7 +109,10 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(x ? x : "", y ? y : "");
 }
 
-/* The sorted list of names rsync -X carries (everything but system.*). */
+/*
+ * The sorted list of names rsync -X carries (everything but system.*), each
+ * "NAME\0REAL": as compared, then as read from the side.
+ */
 static char **xattr_names(const struct xside *x, size_t *ret_n)
 {
 	const char *path = x->path;
@@ -136,9 +151,22 @@ static char **xattr_names(const struct xside *x, size_t *ret_n)
 		free(buf);
 		return NULL;
 	}
-	for (ssize_t i = 0; i < len; i += (ssize_t)strlen(buf + i) + 1)
-		if (strncmp(buf + i, "system.", 7))
-			names[k++] = strdup(buf + i);
+	for (ssize_t i = 0; i < len; i += (ssize_t)strlen(buf + i) + 1) {
+		char mapped[XATTR_NAME_MAX + 1];
+		const char *real = buf + i, *name = real;
+		size_t ln, lr = strlen(real);
+
+		if (!strncmp(real, "system.", 7) || (x->fake && !strncmp(real, "user.rsync.%", 12)))
+			continue;
+		if (x->fake && x->src && !(name = sweep_copy_fake_xattr_name(real, mapped, sizeof(mapped))))
+			continue;
+		ln = strlen(name);
+		if ((names[k] = malloc(ln + lr + 2))) {
+			memcpy(names[k], name, ln + 1);
+			memcpy(names[k] + ln + 1, real, lr + 1);
+			k++;
+		}
+	}
 	free(buf);
 	qsort(names, k, sizeof(*names), cmp_str);
 	*ret_n = k;
@@ -159,7 +187,8 @@ static bool xattrs_differ(const struct xside *a, const struct xside *b)
 	bool diff = na != nb;
 
 	for (size_t i = 0; !diff && i < na; i++)
-		diff = !va[i] || !vb[i] || strcmp(va[i], vb[i]) || !xattr_equal(a, b, va[i]);
+		diff = strcmp(va[i], vb[i]) ||
+		       !xattr_equal_as(a, va[i] + strlen(va[i]) + 1, b, vb[i] + strlen(vb[i]) + 1);
 	free_names(va, na);
 	free_names(vb, nb);
 	return diff;
@@ -223,7 +252,8 @@ unsigned itemize_attrs_vs(struct sync_ctx *c, struct sync_node *n, const struct 
 		f |= IT_PERMS;
 	else if (!o->perms && o->executability && S_ISREG(s->st_mode) && !(s->st_mode & 0111) != !(d->st_mode & 0111))
 		f |= IT_PERMS;
-	if (o->owner && c->am_root && s->st_uid != d->st_uid)
+	/* rsync's am_root is -1 with --fake-super: owners are compared (and recorded) */
+	if (o->owner && (c->am_root || o->fake_super) && s->st_uid != d->st_uid)
 		f |= IT_OWNER;
 	if (o->group && s->st_gid != d->st_gid)
 		f |= IT_GROUP;
@@ -231,10 +261,10 @@ unsigned itemize_attrs_vs(struct sync_ctx *c, struct sync_node *n, const struct 
 		char sb[64 + NAME_MAX], db[64 + NAME_MAX];
 		int sfd = -1, dfd;
 		/* a remote source's are those its sender sent */
-		struct xside sx = { 0 };
+		struct xside sx = { .fake = o->fake_super, .src = true };
 		const char *sp = c->role == ROLE_RECEIVER ? "" : xattr_path(c, n, -2, sb, sizeof(sb), &sfd);
 		const char *dp = xattr_path(c, n, d_root, db, sizeof(db), &dfd);
-		struct xside dx = { .path = dp };
+		struct xside dx = { .path = dp, .fake = o->fake_super };
 
 		if (c->role == ROLE_RECEIVER)
 			sx.v = remote_xattrs(c, n, &sx.n);
@@ -308,7 +338,7 @@ static size_t utf8_len(const unsigned char *p)
  * locale's character set (rsync passes names through iconv to it): in a
  * UTF-8 locale, invalid sequences; otherwise every byte above 0x7f.
  */
-static void put_name(const struct sync_ctx *c, FILE *f, const char *s)
+void sync_put_name(const struct sync_ctx *c, FILE *f, const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		size_t n = *p >= 0x80 && c->utf8 ? utf8_len(p) : 0;
@@ -379,7 +409,7 @@ void itemize_print(struct sync_ctx *c, const struct sync_node *n, unsigned f, co
 			/* rsync's set_file_attrs() at -vv: "NAME is uptodate", or NAME alone when it set something */
 			if (!line_open(&l))
 				return;
-			put_name(c, l.f, n->rel);
+			sync_put_name(c, l.f, n->rel);
 			fputs(f & (IT_TIME | IT_PERMS | IT_OWNER | IT_GROUP | IT_ACL | IT_XATTR) ? "\n" : " is uptodate\n",
 			      l.f);
 			line_emit(c, &l, (size_t)(n - c->list.v));
@@ -396,15 +426,15 @@ void itemize_print(struct sync_ctx *c, const struct sync_node *n, unsigned f, co
 		itemize_code(&c->o, st->st_mode, f, code);
 		fprintf(l.f, "%s ", code);
 	}
-	put_name(c, l.f, n->rel);
+	sync_put_name(c, l.f, n->rel);
 	if (dir)
 		putc('/', l.f);
 	if (xname && *xname) {
 		fputs(" => ", l.f);
-		put_name(c, l.f, xname);
+		sync_put_name(c, l.f, xname);
 	} else if (S_ISLNK(st->st_mode) && n->s.link) {
 		fputs(" -> ", l.f);
-		put_name(c, l.f, n->s.link);
+		sync_put_name(c, l.f, n->s.link);
 	}
 	putc('\n', l.f);
 	line_emit(c, &l, (size_t)(n - c->list.v));
@@ -417,7 +447,7 @@ void itemize_deleting(struct sync_ctx *c, size_t at, const char *rel, bool is_di
 	if ((!c->o.itemize && c->o.info_del < 1) || !line_open(&l))
 		return;
 	fputs(c->o.itemize ? "*deleting   " : "deleting ", l.f);
-	put_name(c, l.f, rel);
+	sync_put_name(c, l.f, rel);
 	fputs(is_dir ? "/\n" : "\n", l.f);
 	line_emit(c, &l, at);
 }

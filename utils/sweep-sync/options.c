@@ -67,6 +67,7 @@ enum {
 	OPT_MKPATH,
 	OPT_CHMOD,
 	OPT_SUPER,
+	OPT_FAKE_SUPER,
 	OPT_HELP,
 	OPT_VERSION,
 	OPT_REFUSED,    /* an rsync option sweep-sync does not have */
@@ -196,7 +197,7 @@ static const struct option long_opts[] = {
 	{ "no-sparse", no_argument, NULL, OPT_NO },
 	{ "no-S", no_argument, NULL, OPT_NO },
 	{ "preallocate", no_argument, NULL, OPT_REFUSED },
-	{ "fake-super", no_argument, NULL, OPT_REFUSED },
+	{ "fake-super", no_argument, NULL, OPT_FAKE_SUPER },
 	{ "super", no_argument, NULL, OPT_SUPER },
 	{ "executability", no_argument, NULL, 'E' },
 	{ "atimes", no_argument, NULL, OPT_REFUSED },
@@ -541,7 +542,8 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 			break;
 		case 'm': o->prune_empty_dirs = true; break;
 		case 'E': o->executability = true; break;
-		case OPT_SUPER: o->super = true; break;
+		case OPT_SUPER: o->super = true; o->fake_super = false; break;
+		case OPT_FAKE_SUPER: o->fake_super = true; o->super = false; break;
 		case 'S': o->sparse = true; break;
 		case 'O': o->omit_dir_times = true; break;
 		case 'J': o->omit_link_times = true; break;
@@ -729,6 +731,12 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 		cli_try_help();
 		return -EINVAL;
 	}
+	if (o->fake_super && o->acls) {
+		/* rsync keeps them in user.rsync.%aacl / %dacl, in its own binary form: not written here */
+		cli_msg("This sweep-sync does not support --fake-super with -A (ACLs kept in xattrs)");
+		cli_try_help();
+		return -EINVAL;
+	}
 	if (o->xattrs && filter_set_has_xattr(o->filters)) {
 		/* the copy engine copies every xattr it is asked to: a rule to leave some out cannot be honoured */
 		cli_msg("xattr filter rules (the 'x' modifier) are not supported by this sweep-sync");
@@ -813,7 +821,8 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 int sync_refuse_remote(const struct sync_opts *o)
 {
 	const char *name = o->copy_links ? "--copy-links" : o->copy_dirlinks ? "--copy-dirlinks"
-			   : o->copy_unsafe_links ? "--copy-unsafe-links" : o->safe_links ? "--safe-links" : NULL;
+			   : o->copy_unsafe_links ? "--copy-unsafe-links" : o->safe_links ? "--safe-links"
+			   : o->fake_super ? "--fake-super" : NULL;
 
 	if (!name)
 		return 0;

@@ -15,6 +15,7 @@
 #define SWEEP_SYNC_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -58,6 +59,7 @@ struct sync_opts {
 	bool executability; /* -E: without -p, an existing file's execute bits follow the source's */
 	bool mkpath; /* --mkpath: the missing directories on the way to DEST are made */
 	bool omit_dir_times, omit_link_times; /* -O, -J: with -t, directories (symlinks) keep the times they get */
+	bool fake_super; /* --fake-super: what root would set is read from and kept in user.rsync.%stat (copy_fake.c) */
 	bool force; /* --force: a non-empty directory in the way of a non-directory is removed (as --delete does) */
 	int itemize; /* -i count */
 	int verbose; /* -v count */
@@ -279,6 +281,23 @@ struct sync_ctx {
 /* symlinks.c: rsync's unsafe symlink: target climbs above the transfer's top from rel (or is absolute). */
 bool sync_unsafe_symlink(const char *target, const char *rel);
 
+/*
+ * fakesuper.c, --fake-super: a user.rsync.%stat record parsed (0, -EINVAL
+ * when it is not rsync's exact format), and the entry name in dirfd listed
+ * as its record says (st changed in place). 0, -EBADMSG for a corrupt record (said,
+ * naming shown) or -errno.
+ */
+struct fake_stat {
+	uint32_t mode, uid, gid;
+	uint64_t rdev;
+};
+int fake_parse(const char *rec, struct fake_stat *f);
+int fake_overlay(const struct sync_ctx *c, int dirfd, const char *name, const char *shown, struct sweep_stat *st);
+/* The same for rel beneath the directory root. */
+int fake_overlay_at(const struct sync_ctx *c, int root, const char *rel, struct sweep_stat *st);
+/* A placeholder symlink's target (its data, at most PATH_MAX bytes, no NUL): malloc'ed, or NULL with errno. */
+char *fake_read_target(int dirfd, const char *name);
+
 /* hostspec.c: whether an operand names another machine, as rsync reads it. */
 struct hostspec {
 	const char *user, *host, *path; /* user and host are not NUL-terminated: see the lengths */
@@ -387,6 +406,8 @@ int backup_keep(struct sync_ctx *c, const struct sync_node *n, bool move);
 void itemize_print(struct sync_ctx *c, const struct sync_node *n, unsigned iflags, const char *xname);
 /* "*deleting   path" (or "deleting path" for -v), in node at's place (SIZE_MAX: now). */
 void itemize_deleting(struct sync_ctx *c, size_t at, const char *rel, bool is_dir);
+/* A name (or any text from outside) printed as rsync prints names: control bytes as \#ooo. */
+void sync_put_name(const struct sync_ctx *c, FILE *f, const char *s);
 /* Format the 11-character code into buf[12]. */
 void itemize_code(const struct sync_opts *o, mode_t mode, unsigned iflags, char buf[12]);
 
