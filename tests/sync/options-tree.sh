@@ -68,4 +68,31 @@ run_args "-m, an empty operand without a slash" ../msrc/empty m5/ -ai -m
 run_args "-m, an empty operand's contents to a new DEST" ../msrc/empty/ m6 -ai -m
 run_args "-m -n" ../msrc/ m7 -ai -m -n
 
+# ---- --delay-updates: written into DIR/.~tmp~, put in place at the end ----
+mkdir -p "$W/dsrc/a/b"
+for f in top a/one a/b/two a/b/three; do printf '%s\n' "$f" >"$W/dsrc/$f"; done
+ln "$W/dsrc/a/b/two" "$W/dsrc/a/b/two-link"
+touch -d '2001-01-01' "$W/dsrc"/a/b/* "$W/dsrc"/a/one "$W/dsrc/top"
+run_args "--delay-updates, a new tree" ../dsrc/ du/ -ai --delay-updates
+for side in r s; do rm "$W/$side/du/a/b/two-link" && ln "$W/$side/du/a/b/two" "$W/$side/du/a/b/two-link"; done
+# updates, with a stale file of an earlier run in a .~tmp~ (overwritten, then gone) and another one that stays
+for f in top a/b/two; do printf 'changed %s\n' "$f" >>"$W/dsrc/$f"; done
+for side in r s; do
+	mkdir -p "$W/$side/du/a/b/.~tmp~" "$W/$side/du/a/.~tmp~"
+	printf 'stale\n' >"$W/$side/du/a/b/.~tmp~/two"
+	printf 'stale\n' >"$W/$side/du/a/.~tmp~/other"
+done
+run_args "--delay-updates, updates over stale files" ../dsrc/ du/ -aiH --delay-updates
+[ ! -e "$W/s/du/a/b/.~tmp~" ] && [ -f "$W/s/du/a/.~tmp~/other" ] || die "--delay-updates: .~tmp~ left or removed wrongly"
+[ "$(stat -c %i "$W/s/du/a/b/two")" = "$(stat -c %i "$W/s/du/a/b/two-link")" ] || die "--delay-updates -H: not linked"
+ok "--delay-updates: the used .~tmp~ removed, one holding another file kept, hard links intact"
+run_args "--delay-updates --delete: .~tmp~ is not deleted" ../dsrc/ du/ -ai --delay-updates --delete
+# a .~tmp~ that is a symlink is never written through
+mkdir -p "$W/s/dl/a" "$W/outside"
+ln -s "$W/outside" "$W/s/dl/a/.~tmp~"
+rc=0; "$SYNC" -a --delay-updates "$W/dsrc/" "$W/s/dl/" >/dev/null 2>"$W/s.err" || rc=$?
+[ "$rc" = 23 ] && [ -z "$(ls -A "$W/outside")" ] && [ ! -e "$W/s/dl/a/one" ] && [ -f "$W/s/dl/top" ] ||
+	die "--delay-updates through a symlinked .~tmp~: exit $rc, outside: $(ls -A "$W/outside"): $(cat "$W/s.err")"
+ok "--delay-updates: a symlink at .~tmp~ is an error for that directory's files, nothing written through"
+
 finish

@@ -40,7 +40,106 @@ struct apply {
 	unsigned preserve;  /* SWEEP_PRESERVE_* */
 	int basis;          /* >= 0: the next copy's data comes from that --copy-dest DIR's file (from_basis) */
 	struct fst basis_st; /* ... the file as basis_find() saw it */
+	/* --delay-updates: the files written as DIR/.~tmp~/NAME, renamed into place after the last flush */
+	struct delayed {
+		uint32_t node;
+		char *tmp;
+	} *delayed;
+	size_t ndelayed, capdelayed;
 };
+
+#define DELAY_DIR ".~tmp~"
+
+/*
+ * --delay-updates: where n's copy is written, DIR/.~tmp~/NAME, that
+ * directory made (owner-only, as rsync's partial dir) when missing: the
+ * name, recorded for delayed_finish(), or NULL with *err.
+ */
+static const char *delayed_name(struct apply *a, size_t i, int *err)
+{
+	struct sync_ctx *c = a->c;
+	const char *rel = node_dst_rel(c, &c->list.v[i]), *name;
+	const char *slash = strrchr(rel, '/');
+	int dfd = sync_parent_beneath(c->dest_fd, rel, &name);
+	struct stat st;
+	char *tmp = NULL;
+
+	*err = dfd < 0 ? dfd : 0;
+	if (dfd < 0)
+		return NULL;
+	if (mkdirat(dfd, DELAY_DIR, 0700) < 0 && errno != EEXIST)
+		*err = -errno;
+	else if (fstatat(dfd, DELAY_DIR, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		*err = -errno;
+	else if (!S_ISDIR(st.st_mode))
+		*err = -ENOTDIR; /* a symlink or a file there is never written through */
+	close(dfd);
+	if (*err == 0 && asprintf(&tmp, "%.*s%s" DELAY_DIR "/%s", slash ? (int)(slash - rel) : 0, rel,
+				  slash ? "/" : "", name) < 0) {
+		tmp = NULL;
+		*err = -ENOMEM;
+	}
+	if (*err == 0 && a->ndelayed == a->capdelayed) {
+		size_t cap = a->capdelayed ? a->capdelayed * 2 : 64;
+		struct delayed *v = realloc(a->delayed, cap * sizeof(*v));
+
+		if (!v)
+			*err = -ENOMEM;
+		else
+			a->delayed = v, a->capdelayed = cap;
+	}
+	if (*err) {
+		free(tmp);
+		return NULL;
+	}
+	a->delayed[a->ndelayed++] = (struct delayed){ .node = (uint32_t)i, .tmp = tmp };
+	c->list.v[i].flags |= N_DELAYED;
+	return tmp;
+}
+
+/* --delay-updates, after the last flush: each written file renamed into place, the .~tmp~ directories removed when empty */
+static void delayed_finish(struct apply *a)
+{
+	struct sync_ctx *c = a->c;
+
+	for (size_t k = 0; k < a->ndelayed; k++) {
+		struct sync_node *n = &c->list.v[a->delayed[k].node];
+		const char *rel = node_dst_rel(c, n), *name, *tname;
+		int dfd, tfd, r = 0;
+
+		n->flags &= ~N_DELAYED;
+		if (n->flags & (N_FAILED | N_QUEUED))
+			continue; /* not written: nothing to put in place (the engine left no part of it) */
+		dfd = sync_parent_beneath(c->dest_fd, rel, &name);
+		tfd = dfd < 0 ? dfd : sync_parent_beneath(c->dest_fd, a->delayed[k].tmp, &tname);
+		if (dfd < 0 || tfd < 0)
+			r = dfd < 0 ? dfd : tfd;
+		else if (renameat(tfd, tname, dfd, name) < 0)
+			r = -errno;
+		if (r < 0) {
+			char *tp = NULL;
+
+			progress_clear(c->prog);
+			if (asprintf(&tp, "%s/%s", c->dest_show, a->delayed[k].tmp) > 0)
+				cli_error(r, "rename %s -> \"%s\"", cli_quote(tp), n->rel);
+			free(tp);
+			c->errors++;
+			n->flags |= N_FAILED;
+		}
+		if (tfd >= 0)
+			close(tfd);
+		/* the directory of .~tmp~, once its last file is out (a stale file of another run keeps it) */
+		if (dfd >= 0 && (k + 1 == a->ndelayed || c->list.v[a->delayed[k + 1].node].parent != n->parent))
+			(void)unlinkat(dfd, DELAY_DIR, AT_REMOVEDIR);
+		if (dfd >= 0)
+			close(dfd);
+	}
+	for (size_t k = 0; k < a->ndelayed; k++)
+		free(a->delayed[k].tmp);
+	free(a->delayed);
+	a->delayed = NULL;
+	a->ndelayed = a->capdelayed = 0;
+}
 
 static bool same_type(mode_t a, mode_t b)
 {
@@ -412,7 +511,6 @@ static int engine_copy(struct apply *a, size_t i, const char *sp, const char *dp
 	struct sweep_stat st;
 	int r;
 
-	(void)dp;
 	if (c->o.dry_run)
 		return 0;
 	src_of(a, n, sp, &src, &st);
@@ -432,7 +530,13 @@ static int engine_copy(struct apply *a, size_t i, const char *sp, const char *dp
 		st.ctime_sec = a->basis_st.st_ctim.tv_sec;
 		st.ctime_nsec = (uint32_t)a->basis_st.st_ctim.tv_nsec;
 	}
-	r = sweep_copy_entry(c->eng, &src, node_dst_rel(c, n), i);
+	const char *dst = node_dst_rel(c, n);
+	if (c->o.delay_updates && S_ISREG(n->s.st.st_mode) && !(dst = delayed_name(a, i, &r))) {
+		sync_error(c, dp, r);
+		n->flags |= N_FAILED;
+		return r == -ENOMEM ? r : 1;
+	}
+	r = sweep_copy_entry(c->eng, &src, dst, i);
 	if (r < 0) {
 		n->flags |= N_FAILED;
 		if (c->fatal)
@@ -649,7 +753,7 @@ static int do_regular(struct apply *a, size_t i, const char *sp, const char *dp)
 			struct sync_node *l = &c->list.v[first->hl_leader];
 
 			n->hl_leader = first->hl_leader;
-			if (l->flags & N_QUEUED) {
+			if (l->flags & (N_QUEUED | N_DELAYED)) {
 				n->flags |= N_HL_WAIT;
 				return 0;
 			}
@@ -1255,6 +1359,9 @@ int apply_run(struct sync_ctx *c)
 	progress_walk_done(c->prog); /* every transfer is planned: the totals grow no more */
 	if (!c->o.dry_run && r >= 0 && !c->fatal)
 		r = flush_all(c);
+	/* rsync's handle_delayed_updates(): before the hard links to them */
+	if (!c->fatal && !sync_stop_signal)
+		delayed_finish(&a);
 	if (r >= 0 && !c->fatal)
 		r = promote_orphans(&a);
 	if (r >= 0 && !c->fatal)
@@ -1293,6 +1400,9 @@ int apply_run(struct sync_ctx *c)
 		progress_clear(c->prog);
 		cli_msg("Deletions stopped due to --max-delete limit (%" PRIu64 " skipped)", c->skipped_deletes);
 	}
+	for (size_t k = 0; k < a.ndelayed; k++)
+		free(a.delayed[k].tmp); /* stopped before they were put in place */
+	free(a.delayed);
 	free(a.sb);
 	free(a.db);
 	free(a.lb);

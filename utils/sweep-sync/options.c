@@ -68,6 +68,7 @@ enum {
 	OPT_CHMOD,
 	OPT_SUPER,
 	OPT_FAKE_SUPER,
+	OPT_DELAY_UPDATES,
 	OPT_HELP,
 	OPT_VERSION,
 	OPT_REFUSED,    /* an rsync option sweep-sync does not have */
@@ -92,6 +93,7 @@ static const struct option long_opts[] = {
 	{ "delete-during", no_argument, NULL, OPT_DELETE_DURING },
 	{ "delete-after", no_argument, NULL, OPT_DELETE_AFTER },
 	{ "delete-delay", no_argument, NULL, OPT_DELETE_DELAY },
+	{ "delay-updates", no_argument, NULL, OPT_DELAY_UPDATES },
 	{ "delete-before", no_argument, NULL, OPT_DELETE_BEFORE },
 	{ "delete-excluded", no_argument, NULL, OPT_DELETE_EXCLUDED },
 	{ "max-delete", required_argument, NULL, OPT_MAX_DELETE },
@@ -272,6 +274,7 @@ static void usage(FILE *f)
 		"  -J, --omit-link-times  omit symlinks from --times\n"
 		"  -E, --executability    preserve executability\n"
 		"      --super            receiver attempts super-user activities (as root: always)\n"
+		"      --fake-super       store/recover privileged attrs using xattrs\n"
 		"  -o, --owner            preserve owner (super-user only)\n"
 		"  -g, --group            preserve group\n"
 		"  -D                     preserve device files and special files\n"
@@ -299,6 +302,7 @@ static void usage(FILE *f)
 		"      --compare-dest=DIR skip files that are unchanged in DIR\n"
 		"      --copy-dest=DIR    ... and copy them locally from DIR\n"
 		"      --remove-source-files  remove the source files that were synced\n"
+		"      --delay-updates    put all updated files into place at transfer's end\n"
 		"      --existing         skip creating new files on the receiver\n"
 		"      --ignore-existing  skip updating files that exist on the receiver\n"
 		"  -i, --itemize-changes  print a change summary for each update\n"
@@ -544,6 +548,7 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 		case 'E': o->executability = true; break;
 		case OPT_SUPER: o->super = true; o->fake_super = false; break;
 		case OPT_FAKE_SUPER: o->fake_super = true; o->super = false; break;
+		case OPT_DELAY_UPDATES: o->delay_updates = true; break;
 		case 'S': o->sparse = true; break;
 		case 'O': o->omit_dir_times = true; break;
 		case 'J': o->omit_link_times = true; break;
@@ -743,6 +748,13 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 		cli_try_help();
 		return -EINVAL;
 	}
+	/*
+	 * --delay-updates: the files are written into .~tmp~ in their directory
+	 * (rsync's partial dir), which is neither sent nor deleted unless its
+	 * directory goes (rsync's perishable rule for a relative partial dir).
+	 */
+	if (o->delay_updates && (r = filter_add(o->filters, "-p .~tmp~/", FILTER_RULE)) < 0)
+		return filter_status(r);
 	/* rsync puts -C's rules after all the others */
 	if (cvs && (r = filter_add_cvs(o->filters)) < 0)
 		return filter_status(r);
@@ -822,7 +834,7 @@ int sync_refuse_remote(const struct sync_opts *o)
 {
 	const char *name = o->copy_links ? "--copy-links" : o->copy_dirlinks ? "--copy-dirlinks"
 			   : o->copy_unsafe_links ? "--copy-unsafe-links" : o->safe_links ? "--safe-links"
-			   : o->fake_super ? "--fake-super" : NULL;
+			   : o->fake_super ? "--fake-super" : o->delay_updates ? "--delay-updates" : NULL;
 
 	if (!name)
 		return 0;

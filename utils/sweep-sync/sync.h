@@ -60,6 +60,7 @@ struct sync_opts {
 	bool mkpath; /* --mkpath: the missing directories on the way to DEST are made */
 	bool omit_dir_times, omit_link_times; /* -O, -J: with -t, directories (symlinks) keep the times they get */
 	bool fake_super; /* --fake-super: what root would set is read from and kept in user.rsync.%stat (copy_fake.c) */
+	bool delay_updates; /* --delay-updates: regular files written into DIR/.~tmp~/, renamed into place at the end */
 	bool force; /* --force: a non-empty directory in the way of a non-directory is removed (as --delete does) */
 	int itemize; /* -i count */
 	int verbose; /* -v count */
@@ -173,6 +174,7 @@ struct side {
 #define N_PROTECT  0x10000u /* destination entry the receiver's filter rules exclude: --delete leaves it */
 #define N_PERISH   0x20000u /* ... by perishable rules only: it goes when its directory is deleted */
 #define N_SFOLLOW  0x40000u /* the source is a symlink followed to a non-directory (-L, --copy-unsafe-links) */
+#define N_DELAYED  0x80000u /* --delay-updates: written under DIR/.~tmp~/, not in place yet */
 
 /* A source entry, a destination entry, or both, under one relative path. */
 struct sync_node {
