@@ -32,7 +32,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: " PROG " [options] IMAGE MOUNTPOINT\n"
-		   "  --preset NAME   the model's device, one of sweep-sim's presets (default hdd7200)\n"
+		   "  --preset NAME   the model's device, one of sweep-sim's presets (default hdd7200;\n"
+		   "                  hdd7200-2018 is a drive of 2018, sweep-sim --list names them all)\n"
 		   "  --speed N       model time per real time: 4 runs four times as fast as the drive (default 1)\n"
 		   "  --depth N       the drive's queue depth (default: the preset's)\n"
 		   "  --read-only     refuse writes\n"

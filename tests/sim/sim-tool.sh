@@ -11,7 +11,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 # --help, --version, --list, usage errors (exit 2), run errors (exit 1)
 "$SIM" --help | grep -q 'sweep-sim synth' || fail "--help"
 "$SIM" --version | grep -q 'libsweep' || fail "--version"
-"$SIM" --list | grep -q 'devices: eagle hdd7200 cheetah15k ssd-blockmap ssd-pagemap' || fail "--list"
+"$SIM" --list | grep -q 'devices: eagle hdd7200 hdd7200-2018 cheetah15k ssd-blockmap ssd-pagemap' || fail "--list"
 for bad in "frobnicate" "synth --mode sideways" "replay --device eagle" "synth --queue 0" "synth --size 4Q" \
 	"synth --device eagle,hdd7200"; do
 	set +e
