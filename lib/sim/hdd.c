@@ -356,6 +356,25 @@ static double ra_reach(const struct hdd *h, uint64_t t, uint64_t b)
 	return since + (stream_end(h, b - 1) - h->ra_base);
 }
 
+/*
+ * The first sector of a stream still in the cache when the read-ahead has
+ * got to pos: no more than the cache holds lies behind it (a stream's whole
+ * length stayed cached, so reading 512 MiB again on a 256 MB drive came
+ * back at the interface rate).
+ */
+static uint64_t kept_from(const struct hdd *h, uint64_t start, uint64_t pos)
+{
+	uint64_t cache = h->cache_bytes / SECTOR;
+	return pos > start && pos - start > cache ? pos - cache : start;
+}
+
+/* Remember [a, b) as a cache segment, no more of it than the cache holds. */
+static void seg_add(struct hdd *h, uint64_t a, uint64_t b)
+{
+	h->segs[h->seg_next] = (struct seg){ kept_from(h, a, b), b };
+	h->seg_next = (h->seg_next + 1) % NSEG;
+}
+
 struct service {
 	bool hit;
 	uint64_t finish, transfer_ns, dist, end_cyl, end_head;
@@ -407,8 +426,8 @@ static void service(const struct hdd *h, uint64_t t, uint64_t cmd_at, const stru
 			if (h->segs[i].end > h->segs[i].start && h->segs[i].start <= a && b <= h->segs[i].end)
 				goto bus_hit;
 		}
-		if (h->ra_on && a >= h->ra_start) {
-			uint64_t pos = ra_pos(h, t);
+		uint64_t pos = ra_pos(h, t);
+		if (h->ra_on && a >= kept_from(h, h->ra_start, pos)) {
 			if (b <= pos) {
 				/* a sequential reader keeps the read-ahead going */
 				s->ra_extend = b + h->readahead_sect;
@@ -688,8 +707,7 @@ static void ra_stop(struct hdd *h, uint64_t t)
 	if (!h->ra_on)
 		return;
 	uint64_t pos = ra_pos(h, t);
-	h->segs[h->seg_next] = (struct seg){ h->ra_start, pos };
-	h->seg_next = (h->seg_next + 1) % NSEG;
+	seg_add(h, h->ra_start, pos);
 	struct hdd_chs c;
 	if (pos > h->ra_from && sweep__hdd_map(&h->dev, pos - 1, &c) == 0) {
 		h->cyl = c.cyl;
@@ -777,8 +795,7 @@ static void hdd_kick(struct sim_dev *d, uint64_t now)
 			h->ra_base = stream_end(h, b - 1);
 			h->ra_limit = b + h->readahead_sect < h->sectors ? b + h->readahead_sect : h->sectors;
 		} else if (h->cache_bytes) {
-			h->segs[h->seg_next] = (struct seg){ a, b };
-			h->seg_next = (h->seg_next + 1) % NSEG;
+			seg_add(h, a, b);
 		}
 	}
 }
@@ -806,8 +823,7 @@ static void hdd_process(struct sim_dev *d, uint64_t now)
 		h->cur = NULL;
 		if (r->internal) {
 			/* destaged: the data stays in the cache, clean; room for waiting writes */
-			h->segs[h->seg_next] = (struct seg){ r->off / SECTOR, (r->off + r->len) / SECTOR };
-			h->seg_next = (h->seg_next + 1) % NSEG;
+			seg_add(h, r->off / SECTOR, (r->off + r->len) / SECTOR);
 			h->dirty_bytes -= r->len;
 			h->dirty_extents--;
 			free(r);

@@ -1514,6 +1514,32 @@ static void test_hdd7200_2018_datasheet(void **state)
 	assert_true(st.resp_mean_ms < old.resp_mean_ms && st.resp_mean_ms > 0.75 * old.resp_mean_ms);
 }
 
+/*
+ * A drive keeps no more of a stream than its cache holds: after 512 MiB read
+ * in one stream, the last MiB is still a cache hit and the first is not, on
+ * the 256 MB hdd7200-2018 as on the 16 MB hdd7200 (the whole stream stayed
+ * cached, so a second dd over an emulated disk ran at the interface rate).
+ */
+static void test_stream_cache_bound(void **state)
+{
+	(void)state;
+	const char *devs[] = { "hdd7200-2018", "hdd7200" };
+	for (size_t k = 0; k < 2; k++) {
+		struct sweep_sim *sim = new_sim(devs[k], "fcfs", 0, 0, 1);
+		const unsigned n = 512;
+		uint64_t t = 0;
+		for (unsigned i = 0; i < n; i++)
+			t = run_one(sim, t, i * MIB, MIB, SWEEP_SIM_READ).finish_ns;
+		struct sweep_sim_completion last = run_one(sim, t, (n - 1) * MIB, MIB, SWEEP_SIM_READ);
+		assert_int_equal(last.cache_hit, 1);
+		/* long after the stream stopped, too */
+		struct sweep_sim_completion first = run_one(sim, last.finish_ns + 1000000000, 0, MIB, SWEEP_SIM_READ);
+		assert_int_equal(first.cache_hit, 0);
+		assert_true(first.finish_ns - first.start_ns > MIB * 1000 / 300); /* media time (under 300 MB/s), not the bus (600) */
+		sweep_sim_free(sim);
+	}
+}
+
 static int cmp_finish(const void *a, const void *b)
 {
 	const struct sweep_sim_completion *x = a, *y = b;
@@ -2065,6 +2091,7 @@ int main(void)
 		cmocka_unit_test(test_stf_index),
 		cmocka_unit_test(test_write_back_physics),
 		cmocka_unit_test(test_hdd7200_2018_datasheet),
+		cmocka_unit_test(test_stream_cache_bound),
 		cmocka_unit_test(test_seq_write_depth),
 		cmocka_unit_test(test_destage_streams),
 		cmocka_unit_test(test_edges),
