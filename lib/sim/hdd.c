@@ -375,6 +375,30 @@ static void seg_add(struct hdd *h, uint64_t a, uint64_t b)
 	h->seg_next = (h->seg_next + 1) % NSEG;
 }
 
+/*
+ * Whether the cache still holds [a, b) in a segment, the read-ahead being at
+ * pos. The cache is used newest first: what the running stream has read,
+ * then the segments from the last one made; a segment keeps only the tail
+ * the cache has room left for. (Each segment once counted whole: a dd over
+ * 512 MiB, repeated, came back at the interface rate on a 256 MB drive.)
+ */
+static bool seg_holds(const struct hdd *h, uint64_t pos, uint64_t a, uint64_t b)
+{
+	uint64_t room = h->cache_bytes / SECTOR;
+	if (h->ra_on)
+		room -= pos - kept_from(h, h->ra_start, pos);
+	for (unsigned k = 1; k <= NSEG && room; k++) {
+		const struct seg *g = &h->segs[(h->seg_next + NSEG - k) % NSEG];
+		if (g->end <= g->start)
+			continue;
+		uint64_t keep = g->end - g->start < room ? g->end - g->start : room;
+		if (g->end - keep <= a && b <= g->end)
+			return true;
+		room -= keep;
+	}
+	return false;
+}
+
 struct service {
 	bool hit;
 	uint64_t finish, transfer_ns, dist, end_cyl, end_head;
@@ -422,11 +446,9 @@ static void service(const struct hdd *h, uint64_t t, uint64_t cmd_at, const stru
 	double media = media_ns(h, a, b);
 
 	if (r->r.op == SWEEP_SIM_READ && !r->internal) {
-		for (unsigned i = 0; i < NSEG; i++) {
-			if (h->segs[i].end > h->segs[i].start && h->segs[i].start <= a && b <= h->segs[i].end)
-				goto bus_hit;
-		}
 		uint64_t pos = ra_pos(h, t);
+		if (seg_holds(h, pos, a, b))
+			goto bus_hit;
 		if (h->ra_on && a >= kept_from(h, h->ra_start, pos)) {
 			if (b <= pos) {
 				/* a sequential reader keeps the read-ahead going */
