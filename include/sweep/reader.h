@@ -9,6 +9,7 @@
 #ifndef SWEEP_READER_H
 #define SWEEP_READER_H
 
+#include <stdbool.h>
 #include <sys/stat.h>
 #include <sweep/common.h>
 #include <sweep/extent.h>
@@ -97,6 +98,17 @@ struct sweep_read_ops {
 	 * stops the run.
 	 */
 	int (*end)(const struct sweep_file *f, int status, void *ctx);
+	/*
+	 * Optional: true holds a file's reads until its begin() has returned,
+	 * for a caller whose begin may make them unneeded (a clone of the
+	 * file: SWEEP_READ_SKIP), so that nothing is read ahead for nothing:
+	 * neither by the reader nor by a disk's prefetch. Asked with f->entry
+	 * set, and f->fd -1 and f->st zero where it is asked ahead of the
+	 * open. The opens of later files still go ahead; their reads wait
+	 * behind this one's, in plan order. It may run on a thread of the
+	 * reader's while other callbacks run: it must only look.
+	 */
+	bool (*read_after_begin)(const struct sweep_file *f, void *ctx);
 };
 
 struct sweep_read_stats {

@@ -248,6 +248,11 @@ struct sweep_copy {
 	 */
 	struct noclone noclone[COPY_NOCLONE_PAIRS];
 	unsigned nnoclone, noclone_next;
+	/*
+	 * 1 + the device whose clones onto itself were refused (0: none yet),
+	 * atomic: read by rd_read_after_begin on any disk's reader thread.
+	 */
+	uint64_t noclone_self;
 	uint64_t plan_dst_dev; /* the plan stage's: the device of the directory of the entry planned now */
 	bool test_thread_all; /* test builds: SWEEP_TEST_COPY=thread */
 };

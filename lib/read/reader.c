@@ -288,6 +288,8 @@ static int submit_reads(struct run *u)
 
 		if (s->state == SLOT_OPENING || s->state == SLOT_DEFERRED)
 			break; /* reads go out in plan order: none for a later file before this one's */
+		if (s->state == SLOT_OPEN && s->after_begin && !s->begun)
+			break; /* its begin may need none of them (a clone): asked at the head */
 		if (s->state != SLOT_OPEN || s->sub_done || s->map_i >= s->nmap) {
 			s->sub_done = true;
 			u->cursor++;
@@ -439,6 +441,7 @@ static void opened(struct run *u, struct rd_slot *s, int fd)
 			s->f.data_map_len = s->nmap;
 		}
 	}
+	s->after_begin = u->ops->read_after_begin && u->ops->read_after_begin(&s->f, u->ctx);
 	s->state = SLOT_OPEN;
 	if (u->r->be->opened)
 		u->r->be->opened(u->r, s);
@@ -953,7 +956,8 @@ static int setup(struct run *u)
 		struct sweep__pf_opts po = { .plan = u->p, .first = u->first, .n = u->n, .share = share,
 					      .group_max = r->pf_group,
 					      .noatime = !!(r->opts.flags & SWEEP_READ_NOATIME),
-					      .log = r->pf_log, .log_ctx = r->pf_log_ctx };
+					      .log = r->pf_log, .log_ctx = r->pf_log_ctx,
+					      .after_begin = u->ops->read_after_begin, .ctx = u->ctx };
 		if (sweep__pf_start(&po, &u->pf) < 0)
 			u->pf = NULL; /* no thread: plan order, only slower */
 	}

@@ -65,6 +65,7 @@ struct rd_slot {
 	unsigned reads_queued;             /* reads in the FIFO (in flight or awaiting delivery) */
 	/* delivery */
 	bool begun, skip, eof;
+	bool after_begin;                  /* ops->read_after_begin said so: no read before begin */
 	uint64_t delivered;
 	uint64_t data_end;                 /* the end of the last piece delivered */
 	uint64_t eof_at;                   /* eof: where a read found the file's end */

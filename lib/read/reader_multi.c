@@ -185,11 +185,20 @@ static void lane_idle(void *arg)
 		give(l);
 }
 
+/* Without the baton: it only looks (sweep_read_ops). */
+static bool lane_read_after_begin(const struct sweep_file *f, void *arg)
+{
+	struct lane *l = arg;
+
+	return l->b->ops->read_after_begin && l->b->ops->read_after_begin(f, l->b->ctx);
+}
+
 static const struct sweep_read_ops lane_ops = {
 	.size = sizeof(struct sweep_read_ops),
 	.begin = lane_begin,
 	.data = lane_data,
 	.end = lane_end,
+	.read_after_begin = lane_read_after_begin,
 };
 
 static void lane_run(struct lane *l, const struct sweep_plan *p)

@@ -266,6 +266,10 @@ static int collect(struct sweep__pf *pf, size_t *idx, uint64_t *off, uint64_t gr
 		const struct sweep_plan_entry *e = sweep_plan_entry(pf->o.plan, *idx);
 		struct sweep_stat st;
 
+		if (*off == 0 && pf->o.after_begin && pf->o.after_begin(&(struct sweep_file){ .entry = e, .fd = -1 }, pf->o.ctx)) {
+			(*idx)++; /* its begin may need none of it (a clone) */
+			continue;
+		}
 		if (*off == 0 && e->size <= PF_ONE_BLOCK) {
 			/*
 			 * One block at most: one extent, where the plan has it, so

@@ -26,6 +26,9 @@ struct sweep__pf_opts {
 	unsigned share;       /* readers prefetching at once (one per disk): the default group is divided (0: 1) */
 	uint64_t group_max;   /* bytes per group at most (0: from the memory available) */
 	bool noatime;         /* open with O_NOATIME where permitted */
+	/* the reader's ops->read_after_begin, or NULL: a file it holds back is not asked for either */
+	bool (*after_begin)(const struct sweep_file *f, void *ctx);
+	void *ctx;
 	sweep__pf_log_fn log; /* test hook: every WILLNEED, in issue order, on the thread */
 	void *log_ctx;
 };

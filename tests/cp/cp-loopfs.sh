@@ -58,6 +58,21 @@ if xfs_info "$xfs" 2>/dev/null | grep -q 'reflink=1'; then
 		grep -q "^sweep-cp: failed to clone '.*/across/small' from '.*/src/small': Invalid cross-device link" \
 		"$CP_TMP/always.err"
 	check "--reflink=always across filesystems: no temporaries left" no_temps "$xfs/across"
+	# A clone reads none of the data it clones: neither the reader nor a
+	# disk's prefetch reads it ahead (they read all of it before).
+	mkdir "$xfs/big"
+	for i in 1 2 3 4 5 6 7 8; do head -c 4M /dev/urandom >"$xfs/big/f$i"; done
+	xdev=$(loopfs_dev "$xfs")
+	sectors_read() { awk -v d="${xdev##*/}" '$3 == d {print $6}' /proc/diskstats; }
+	for class in ssd hdd; do
+		sync
+		umount "$xfs" && mount "$xdev" "$xfs" # cold: its cached pages go with the mount
+		before=$(sectors_read)
+		SWEEP_DEVICE=$class env -u SWEEP_TEST_COPY "$SWEEP_CP" -a --stats "$xfs/big" "$xfs/big-$class" 2>"$CP_TMP/stats"
+		read_mib=$((($(sectors_read) - before) / 2048))
+		check "xfs clone of 32 MiB ($class class): every file cloned" grep -q 'files 8 (cloned 8,' "$CP_TMP/stats"
+		check "xfs clone of 32 MiB ($class class): $read_mib MiB read from the device, under 8" [ "$read_mib" -lt 8 ]
+	done
 else
 	check "xfs without reflink: copy_file_range used" grep -Eq 'copy_file_range [1-9]' "$CP_TMP/stats"
 fi
