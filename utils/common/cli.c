@@ -48,12 +48,38 @@ const char *cli_prog(void)
 	return prog;
 }
 
-/* "prog: " + the message, after what stdout holds so far, so the two streams interleave as written. */
-static void vmsg(const char *fmt, va_list ap)
+static void (*message_hook)(const char *msg, size_t len);
+
+void cli_set_message_hook(void (*fn)(const char *msg, size_t len))
 {
+	message_hook = fn;
+}
+
+/*
+ * "prog: " + the message + tail, after what stdout holds so far, so the two
+ * streams interleave as written; also to the message hook (a log file).
+ */
+static void vmsg(const char *tail, const char *fmt, va_list ap)
+{
+	va_list aq;
+
+	va_copy(aq, ap);
 	fflush(stdout);
 	fprintf(stderr, "%s: ", prog);
 	vfprintf(stderr, fmt, ap);
+	fputs(tail, stderr);
+	if (message_hook) {
+		char *body = NULL, *line = NULL;
+		int n = vasprintf(&body, fmt, aq);
+
+		if (n >= 0 && (n = asprintf(&line, "%s: %s%s", prog, body, tail)) >= 0)
+			message_hook(line, (size_t)n);
+		if (n < 0)
+			line = NULL;
+		free(body);
+		free(line);
+	}
+	va_end(aq);
 }
 
 void cli_msg(const char *fmt, ...)
@@ -61,9 +87,8 @@ void cli_msg(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vmsg(fmt, ap);
+	vmsg("\n", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void cli_path_error(const char *path, int err)
@@ -73,12 +98,13 @@ void cli_path_error(const char *path, int err)
 
 void cli_error(int err, const char *fmt, ...)
 {
+	char tail[128];
 	va_list ap;
 
+	snprintf(tail, sizeof(tail), ": %s\n", strerror(err < 0 ? -err : err));
 	va_start(ap, fmt);
-	vmsg(fmt, ap);
+	vmsg(tail, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, ": %s\n", strerror(err < 0 ? -err : err));
 }
 
 void cli_die(int status, const char *fmt, ...)
@@ -86,9 +112,8 @@ void cli_die(int status, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vmsg(fmt, ap);
+	vmsg("\n", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(status);
 }
 

@@ -16,6 +16,8 @@ const char *cli_prog(void);
 
 /* "prog: message" on stderr. */
 void cli_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Also hand every message cli_msg/cli_error/cli_die print ("prog: ...\n") to fn (NULL: none), as a log. */
+void cli_set_message_hook(void (*fn)(const char *msg, size_t len));
 /* "prog: path: strerror(-err)" on stderr; err is a negative errno. */
 void cli_path_error(const char *path, int err);
 /* "prog: message: strerror(-err)" */

@@ -394,6 +394,10 @@ void itemize_print(struct sync_ctx *c, const struct sync_node *n, unsigned f, co
 		f |= IT_TIME;
 	if ((f & IT_NEW) && (n->flags & N_SRC))
 		c->stats.created[report_type(st->st_mode)]++;
+	/* --log-file: what rsync's maybe_log_item() logs with a format that has %i, whatever stdout shows */
+	if (synclog_on() && ((f & IT_SIGNIFICANT) || (xname && *xname) || c->o.itemize >= 2 ||
+			     (c->o.itemize && c->o.name_level >= 2)))
+		synclog_item(c, n, f, xname);
 	if (c->o.itemize) {
 		/* rsync's itemize(): unchanged entries too with -ii, or -i with -vv (--info=name2) */
 		if (!(f & IT_SIGNIFICANT) && c->o.itemize < 2 && c->o.name_level < 2 && !(xname && *xname))
@@ -444,6 +448,7 @@ void itemize_deleting(struct sync_ctx *c, size_t at, const char *rel, bool is_di
 {
 	struct line l;
 
+	synclog_deleting(c, at, rel, is_dir);
 	if ((!c->o.itemize && c->o.info_del < 1) || !line_open(&l))
 		return;
 	fputs(c->o.itemize ? "*deleting   " : "deleting ", l.f);

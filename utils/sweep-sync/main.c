@@ -679,8 +679,10 @@ int sync_run(struct sync_ctx *c, struct sync_dest *d)
 			cli_error(-errno, "change_dir#2 %s failed", cli_quote(dst));
 			return EXIT_FILESELECT;
 		}
-		if (c->o.itemize || c->o.name_level > 0)
+		if (c->o.itemize || c->o.name_level > 0) {
 			printf("created directory %s\n", dst);
+			synclog_text("created directory %s", dst);
+		}
 	}
 	/* rsync's -vv (debug FLIST1): its generator's first words */
 	if (c->o.verbose >= 2)
@@ -839,7 +841,10 @@ int main(int argc, char **argv)
 	}
 	if (code)
 		goto out;
-	code = sync_dest_open(&c, argv[argc - 1], &d);
+	if (c.o.log_file)
+		code = synclog_open(&c);
+	if (!code)
+		code = sync_dest_open(&c, argv[argc - 1], &d);
 	if (!code) {
 		sync_list_header(&c, false);
 		code = sync_add_operands(&c, &d, argv + optind, nsrc);
@@ -848,5 +853,6 @@ int main(int argc, char **argv)
 		code = sync_run(&c, &d);
 out:
 	sync_done(&c, &d);
+	synclog_close();
 	return code;
 }

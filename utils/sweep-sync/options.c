@@ -69,6 +69,8 @@ enum {
 	OPT_SUPER,
 	OPT_FAKE_SUPER,
 	OPT_DELAY_UPDATES,
+	OPT_LOG_FILE,
+	OPT_LOG_FILE_FORMAT,
 	OPT_HELP,
 	OPT_VERSION,
 	OPT_REFUSED,    /* an rsync option sweep-sync does not have */
@@ -218,7 +220,8 @@ static const struct option long_opts[] = {
 	{ "no-force", no_argument, NULL, OPT_NO },
 	{ "mkpath", no_argument, NULL, OPT_MKPATH },
 	{ "no-mkpath", no_argument, NULL, OPT_NO },
-	{ "log-file", required_argument, NULL, OPT_REFUSED },
+	{ "log-file", required_argument, NULL, OPT_LOG_FILE },
+	{ "log-file-format", required_argument, NULL, OPT_LOG_FILE_FORMAT },
 	{ "out-format", required_argument, NULL, OPT_REFUSED },
 	{ "log-format", required_argument, NULL, OPT_REFUSED },
 	{ "timeout", required_argument, NULL, OPT_REFUSED },
@@ -303,6 +306,9 @@ static void usage(FILE *f)
 		"      --copy-dest=DIR    ... and copy them locally from DIR\n"
 		"      --remove-source-files  remove the source files that were synced\n"
 		"      --delay-updates    put all updated files into place at transfer's end\n"
+		"      --log-file=FILE    log what we do to the specified FILE\n"
+		"      --log-file-format=FMT  log updates using the specified FMT\n"
+		"                         (escapes: %%i %%n %%f %%L %%l %%o %%t %%p %%b %%M %%U %%G %%B)\n"
 		"      --existing         skip creating new files on the receiver\n"
 		"      --ignore-existing  skip updating files that exist on the receiver\n"
 		"  -i, --itemize-changes  print a change summary for each update\n"
@@ -549,6 +555,14 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 		case OPT_SUPER: o->super = true; o->fake_super = false; break;
 		case OPT_FAKE_SUPER: o->fake_super = true; o->super = false; break;
 		case OPT_DELAY_UPDATES: o->delay_updates = true; break;
+		case OPT_LOG_FILE: o->log_file = optarg; break;
+		case OPT_LOG_FILE_FORMAT:
+			if (synclog_format_check(optarg) < 0) {
+				cli_try_help();
+				return -EINVAL;
+			}
+			o->log_file_format = optarg;
+			break;
 		case 'S': o->sparse = true; break;
 		case 'O': o->omit_dir_times = true; break;
 		case 'J': o->omit_link_times = true; break;
@@ -834,7 +848,8 @@ int sync_refuse_remote(const struct sync_opts *o)
 {
 	const char *name = o->copy_links ? "--copy-links" : o->copy_dirlinks ? "--copy-dirlinks"
 			   : o->copy_unsafe_links ? "--copy-unsafe-links" : o->safe_links ? "--safe-links"
-			   : o->fake_super ? "--fake-super" : o->delay_updates ? "--delay-updates" : NULL;
+			   : o->fake_super ? "--fake-super" : o->delay_updates ? "--delay-updates"
+			   : o->log_file ? "--log-file" : NULL;
 
 	if (!name)
 		return 0;

@@ -20,10 +20,14 @@
 
 int out_init(struct sync_ctx *c)
 {
-	c->out.text = calloc(c->list.n ? c->list.n : 1, sizeof(*c->out.text));
-	c->out.len = calloc(c->list.n ? c->list.n : 1, sizeof(*c->out.len));
+	size_t n = c->list.n ? c->list.n : 1;
+
+	c->out.text = calloc(n, sizeof(*c->out.text));
+	c->out.len = calloc(n, sizeof(*c->out.len));
+	c->out.log = calloc(n, sizeof(*c->out.log));
+	c->out.loglen = calloc(n, sizeof(*c->out.loglen));
 	c->out.next = c->out.decided = 0;
-	return c->out.text && c->out.len ? 0 : -ENOMEM;
+	return c->out.text && c->out.len && c->out.log && c->out.loglen ? 0 : -ENOMEM;
 }
 
 static bool settled(const struct sync_node *n)
@@ -42,35 +46,50 @@ static void print_up_to(struct sync_ctx *c, size_t end, bool force)
 			free(o->text[o->next]);
 			o->text[o->next] = NULL;
 		}
+		if (o->log[o->next]) {
+			synclog_write(o->log[o->next], o->loglen[o->next]);
+			free(o->log[o->next]);
+			o->log[o->next] = NULL;
+		}
 		o->next++;
 	}
 }
 
-void out_add(struct sync_ctx *c, size_t idx, const char *text, size_t len)
+/* Keep text for slot idx of v (sizes in lens): false when it cannot wait (no order to keep, or no memory). */
+static bool keep(struct sync_ctx *c, char **v, size_t *lens, size_t idx, const char *text, size_t len)
 {
 	struct sync_out *o = &c->out;
 
-	if (!o->text || idx >= c->list.n || idx < o->next || c->o.progress == 1) {
-		/*
-		 * No order to keep (before the apply phase, or already past it),
-		 * or --progress, whose lines follow each file as it is written:
-		 * its name is printed right above them.
-		 */
-		progress_clear(c->prog);
-		fwrite(text, 1, len, stdout);
-		return;
-	}
-	char *t = realloc(o->text[idx], o->len[idx] + len);
-	if (!t) {
-		/* out of memory: the line is printed out of order rather than lost */
-		progress_clear(c->prog);
-		fwrite(text, 1, len, stdout);
-		return;
-	}
-	memcpy(t + o->len[idx], text, len);
-	o->text[idx] = t;
-	o->len[idx] += len;
+	/*
+	 * No order to keep (before the apply phase, or already past it), or
+	 * --progress, whose lines follow each file as it is written: its name
+	 * is printed right above them.
+	 */
+	if (!v || idx >= c->list.n || idx < o->next || c->o.progress == 1)
+		return false;
+	char *t = realloc(v[idx], lens[idx] + len);
+	if (!t)
+		return false; /* out of memory: out of order rather than lost */
+	memcpy(t + lens[idx], text, len);
+	v[idx] = t;
+	lens[idx] += len;
 	print_up_to(c, o->decided, false);
+	return true;
+}
+
+void out_add(struct sync_ctx *c, size_t idx, const char *text, size_t len)
+{
+	if (!keep(c, c->out.text, c->out.len, idx, text, len)) {
+		progress_clear(c->prog);
+		fwrite(text, 1, len, stdout);
+	}
+}
+
+void out_add_log(struct sync_ctx *c, size_t idx, const char *text, size_t len)
+{
+	/* kept with its NUL: a slot's records stay apart (synclog_write), whatever newlines the names hold */
+	if (!keep(c, c->out.log, c->out.loglen, idx, text, len + 1))
+		synclog_record(text, len);
 }
 
 void out_decided(struct sync_ctx *c, size_t n)
@@ -96,6 +115,8 @@ void out_drain(struct sync_ctx *c)
 	print_up_to(c, c->list.n, true);
 	free(o->text);
 	free(o->len);
-	o->text = NULL;
-	o->len = NULL;
+	free(o->log);
+	free(o->loglen);
+	o->text = o->log = NULL;
+	o->len = o->loglen = NULL;
 }

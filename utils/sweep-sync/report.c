@@ -6,6 +6,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -156,15 +157,31 @@ void report_summary(const struct sync_ctx *c, const struct timespec *start)
 		printf("Total bytes received: %s\n", report_num(c, received));
 	}
 	if (c->o.stats >= 1) {
+		char *rate = strdup(report_dnum(c, secs > 0 ? (double)(sent + received) / secs : 0, 2));
+		char *speed = strdup(sent + received ? report_dnum(c, (double)c->total_size / (double)(sent + received), 2) : "inf");
+		char *snum = strdup(report_num(c, sent)), *rnum = strdup(report_num(c, received));
+
 		putchar('\n');
-		printf("sent %s bytes  received %s bytes  %s bytes/sec\n", report_num(c, sent), report_num(c, received),
-		       report_dnum(c, secs > 0 ? (double)(sent + received) / secs : 0, 2));
-		printf("total size is %s  speedup is ", report_num(c, c->total_size));
-		if (sent + received)
-			fputs(report_dnum(c, (double)c->total_size / (double)(sent + received), 2), stdout);
-		else
-			fputs("inf", stdout);
-		puts(c->o.dry_run ? " (DRY RUN)" : "");
+		printf("sent %s bytes  received %s bytes  %s bytes/sec\n", snum ? snum : "?", rnum ? rnum : "?", rate ? rate : "?");
+		printf("total size is %s  speedup is %s%s\n", report_num(c, c->total_size), speed ? speed : "?",
+		       c->o.dry_run ? " (DRY RUN)" : "");
+		/* rsync logs these lines as they are printed */
+		synclog_text("sent %s bytes  received %s bytes  %s bytes/sec", snum ? snum : "?", rnum ? rnum : "?",
+			     rate ? rate : "?");
+		synclog_text("total size is %s  speedup is %s%s", report_num(c, c->total_size), speed ? speed : "?",
+			     c->o.dry_run ? " (DRY RUN)" : "");
+		free(rate);
+		free(speed);
+		free(snum);
+		free(rnum);
+	} else if (synclog_on()) {
+		/* without them rsync's log still gets the totals, in one line */
+		char *snum = strdup(report_num(c, sent)), *rnum = strdup(report_num(c, received));
+
+		synclog_text("sent %s bytes  received %s bytes  total size %s", snum ? snum : "?", rnum ? rnum : "?",
+			     report_num(c, c->total_size));
+		free(snum);
+		free(rnum);
 	}
 }
 

@@ -60,6 +60,7 @@ struct sync_opts {
 	bool mkpath; /* --mkpath: the missing directories on the way to DEST are made */
 	bool omit_dir_times, omit_link_times; /* -O, -J: with -t, directories (symlinks) keep the times they get */
 	bool fake_super; /* --fake-super: what root would set is read from and kept in user.rsync.%stat (copy_fake.c) */
+	const char *log_file, *log_file_format; /* --log-file, --log-file-format (NULL: rsync's "%i %n%L") */
 	bool delay_updates; /* --delay-updates: regular files written into DIR/.~tmp~/, renamed into place at the end */
 	bool force; /* --force: a non-empty directory in the way of a non-directory is removed (as --delete does) */
 	int itemize; /* -i count */
@@ -205,6 +206,8 @@ struct sync_list {
 struct sync_out {
 	char **text;
 	size_t *len;
+	char **log;     /* --log-file's lines, in the same turns */
+	size_t *loglen;
 	size_t next;    /* the first node not printed yet */
 	size_t decided; /* nodes before this one have been decided */
 };
@@ -422,9 +425,32 @@ void itemize_code(const struct sync_opts *o, mode_t mode, unsigned iflags, char 
  */
 int out_init(struct sync_ctx *c);
 void out_add(struct sync_ctx *c, size_t idx, const char *text, size_t len);
+/* The same for one --log-file line (text[len] must be its NUL: synclog_record() prefixes and escapes it). */
+void out_add_log(struct sync_ctx *c, size_t idx, const char *text, size_t len);
 void out_decided(struct sync_ctx *c, size_t n);
 void out_settled(struct sync_ctx *c);
 void out_drain(struct sync_ctx *c);
+
+/*
+ * synclog.c, --log-file and --log-file-format: rsync's log file. Each
+ * line "YYYY/MM/DD HH:MM:SS [PID] TEXT", control bytes (C0 but tab, C1)
+ * and a backslash starting "\#ddd" in TEXT escaped as \#ooo (rsync's
+ * logit()). synclog_open: the file (opened as the operator's paths are,
+ * opath.c), its first line; 0 or the exit status after the message.
+ * synclog_format_check: a --log-file-format string's escapes are ones
+ * we have (0, or -EINVAL said). synclog_item: the line of an entry,
+ * in its turn (out.c); synclog_text: a line now (printf format).
+ */
+int synclog_open(struct sync_ctx *c);
+void synclog_close(void);
+bool synclog_on(void);
+int synclog_format_check(const char *fmt);
+/* One line of text (a final newline dropped, any other escaped); NUL-separated ones (out.c's slots). */
+void synclog_record(const char *text, size_t len);
+void synclog_write(const char *text, size_t len);
+void synclog_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void synclog_item(struct sync_ctx *c, const struct sync_node *n, unsigned iflags, const char *xname);
+void synclog_deleting(struct sync_ctx *c, size_t at, const char *rel, bool is_dir);
 
 /* report.c: rsync's numbers (-h), closing lines, --stats and progress lines. */
 const char *report_num(const struct sync_ctx *c, uint64_t n);
