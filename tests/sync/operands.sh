@@ -112,4 +112,22 @@ head -c 1234567 /dev/zero >"$W/big/zeros"
 run_argv "-av, a large total" v3 -av ../big/ v3/
 grep -qx 'total size is 1,234,567  speedup is 1.00' "$W/s.out" || die "large total: $(cat "$W/s.out")"
 
+# ---- a SRC alone, and --list-only: rsync's listing, nothing written ----
+printf 'esc\n' >"$W/c/e_"$'\033'"x"
+mkfifo "$W/c/fifo"
+chmod 4755 "$W/c/x"
+run_argv "a SRC alone, -a" nowhere -a ../a/
+run_argv "a SRC alone, no -r: one level" nowhere ../c/
+run_argv "a SRC alone, the directory itself" nowhere ../c
+run_argv "a SRC alone, -r without a slash" nowhere -r ../c
+run_argv "a SRC alone, -rlD --no-h" nowhere -rlD --no-h ../c/
+run_argv "a SRC alone, -hh" nowhere -a -hh ../big/
+run_argv "a SRC alone, excluded names" nowhere -a --exclude='*.c' ../c/
+run_argv "--list-only with several SRCs and a DEST" nowhere/ --list-only ../a ../file nowhere/
+[ ! -e "$W/s/nowhere" ] || die "--list-only made DEST"
+OUT_FILTER='s/^sent .* bytes\/sec$/sent/; s/  speedup is .*$//'
+run_argv "a SRC alone, -v" nowhere -rv ../a/
+OUT_FILTER=
+run_argv "a SRC that is missing" nowhere -a ../no-such/
+
 finish

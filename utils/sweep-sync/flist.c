@@ -140,7 +140,8 @@ static char *read_link(int dirfd, const char *name, size_t hint)
 /* Whether this type is transferred at all with the options given. */
 static bool type_wanted(const struct sync_opts *o, mode_t m)
 {
-	if (S_ISREG(m) || S_ISDIR(m))
+	/* a listing shows what rsync's sender lists: every type (its receiver is the one that skips) */
+	if (S_ISREG(m) || S_ISDIR(m) || o->list_only)
 		return true;
 	if (S_ISLNK(m))
 		return o->links;

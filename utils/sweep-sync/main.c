@@ -841,6 +841,11 @@ int main(int argc, char **argv)
 	}
 	if (code)
 		goto out;
+	if (c.o.list_only) {
+		/* rsync lists the SRCs; a DEST given to --list-only gets nothing */
+		code = sync_list_only(&c, argv + optind, argc - optind - (argc - optind > 1));
+		goto out;
+	}
 	if (c.o.log_file)
 		code = synclog_open(&c);
 	if (!code)

@@ -70,6 +70,7 @@ enum {
 	OPT_FAKE_SUPER,
 	OPT_DELAY_UPDATES,
 	OPT_LOG_FILE,
+	OPT_LIST_ONLY,
 	OPT_LOG_FILE_FORMAT,
 	OPT_HELP,
 	OPT_VERSION,
@@ -241,7 +242,7 @@ static const struct option long_opts[] = {
 	{ "port", required_argument, NULL, OPT_REFUSED },
 	{ "daemon", no_argument, NULL, OPT_REFUSED },
 	{ "server", no_argument, NULL, OPT_REFUSED },
-	{ "list-only", no_argument, NULL, OPT_REFUSED },
+	{ "list-only", no_argument, NULL, OPT_LIST_ONLY },
 	{ "stop-after", required_argument, NULL, OPT_REFUSED },
 	{ "stop-at", required_argument, NULL, OPT_REFUSED },
 	{ 0 },
@@ -307,6 +308,7 @@ static void usage(FILE *f)
 		"      --remove-source-files  remove the source files that were synced\n"
 		"      --delay-updates    put all updated files into place at transfer's end\n"
 		"      --log-file=FILE    log what we do to the specified FILE\n"
+		"      --list-only        list the files instead of copying them (so does a SRC alone)\n"
 		"      --log-file-format=FMT  log updates using the specified FMT\n"
 		"                         (escapes: %%i %%n %%f %%L %%l %%o %%t %%p %%b %%M %%U %%G %%B)\n"
 		"      --existing         skip creating new files on the receiver\n"
@@ -556,6 +558,7 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 		case OPT_FAKE_SUPER: o->fake_super = true; o->super = false; break;
 		case OPT_DELAY_UPDATES: o->delay_updates = true; break;
 		case OPT_LOG_FILE: o->log_file = optarg; break;
+		case OPT_LIST_ONLY: o->list_only = true; break;
 		case OPT_LOG_FILE_FORMAT:
 			if (synclog_format_check(optarg) < 0) {
 				cli_try_help();
@@ -831,7 +834,12 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 		o->progress = 0;
 		o->itemize = 0;
 	}
-	if (argc - optind < 2 && !(o->files_from && argc - optind == 2)) {
+	/* rsync: one operand lists it (--list-only), a DEST given to --list-only gets nothing */
+	if (argc - optind == 1 && !o->files_from)
+		o->list_only = true;
+	if (o->list_only && !o->recursive)
+		o->dirs = true; /* rsync's xfer_dirs for a listing */
+	if (argc - optind < (o->list_only ? 1 : 2) && !(o->files_from && argc - optind == 2)) {
 		cli_msg("missing SRC or DEST operand");
 		cli_try_help();
 		return -EINVAL;
@@ -849,7 +857,7 @@ int sync_refuse_remote(const struct sync_opts *o)
 	const char *name = o->copy_links ? "--copy-links" : o->copy_dirlinks ? "--copy-dirlinks"
 			   : o->copy_unsafe_links ? "--copy-unsafe-links" : o->safe_links ? "--safe-links"
 			   : o->fake_super ? "--fake-super" : o->delay_updates ? "--delay-updates"
-			   : o->log_file ? "--log-file" : NULL;
+			   : o->log_file ? "--log-file" : o->list_only ? "--list-only (or a remote SRC alone)" : NULL;
 
 	if (!name)
 		return 0;

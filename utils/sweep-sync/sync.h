@@ -61,6 +61,7 @@ struct sync_opts {
 	bool omit_dir_times, omit_link_times; /* -O, -J: with -t, directories (symlinks) keep the times they get */
 	bool fake_super; /* --fake-super: what root would set is read from and kept in user.rsync.%stat (copy_fake.c) */
 	const char *log_file, *log_file_format; /* --log-file, --log-file-format (NULL: rsync's "%i %n%L") */
+	bool list_only; /* --list-only, or one operand: the source is listed (listonly.c) */
 	bool delay_updates; /* --delay-updates: regular files written into DIR/.~tmp~/, renamed into place at the end */
 	bool force; /* --force: a non-empty directory in the way of a non-directory is removed (as --delete does) */
 	int itemize; /* -i count */
@@ -451,6 +452,9 @@ void synclog_write(const char *text, size_t len);
 void synclog_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void synclog_item(struct sync_ctx *c, const struct sync_node *n, unsigned iflags, const char *xname);
 void synclog_deleting(struct sync_ctx *c, size_t at, const char *rel, bool is_dir);
+
+/* listonly.c: list the SRC operands ops[0..nsrc) as rsync --list-only: the exit status. */
+int sync_list_only(struct sync_ctx *c, char **ops, int nsrc);
 
 /* report.c: rsync's numbers (-h), closing lines, --stats and progress lines. */
 const char *report_num(const struct sync_ctx *c, uint64_t n);
