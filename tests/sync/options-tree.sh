@@ -81,6 +81,7 @@ for side in r s; do
 	mkdir -p "$W/$side/du/a/b/.~tmp~" "$W/$side/du/a/.~tmp~"
 	printf 'stale\n' >"$W/$side/du/a/b/.~tmp~/two"
 	printf 'stale\n' >"$W/$side/du/a/.~tmp~/other"
+	touch -d '2001-01-01' "$W/$side/du/a/.~tmp~/other" "$W/$side/du/a/.~tmp~"
 done
 run_args "--delay-updates, updates over stale files" ../dsrc/ du/ -aiH --delay-updates
 [ ! -e "$W/s/du/a/b/.~tmp~" ] && [ -f "$W/s/du/a/.~tmp~/other" ] || die "--delay-updates: .~tmp~ left or removed wrongly"
