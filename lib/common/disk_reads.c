@@ -22,6 +22,10 @@
 
 #include "internal.h"
 
+/* Answers in a row with the count unchanged before the gate starts sampling, and how often it asks then. */
+#define READS_STREAK 32
+#define READS_SAMPLE 32
+
 #if SWEEP_TEST_HOOKS
 /*
  * SWEEP_TEST_DISK_READS=always: every call reports new reads (every tree
@@ -58,6 +62,36 @@ static int accounting(void)
 		__atomic_store_n(&known, k, __ATOMIC_RELAXED);
 	}
 	return k > 0;
+}
+
+void sweep__reads_gate_init(struct sweep__reads_gate *g)
+{
+	*g = (struct sweep__reads_gate){ .last = -1 };
+}
+
+int64_t sweep__reads_gate_ask(struct sweep__reads_gate *g, int64_t (*count)(void))
+{
+	if (g->streak >= READS_STREAK && ++g->skipped < READS_SAMPLE)
+		return g->last;
+	g->skipped = 0;
+	int64_t now = count();
+	if (now < 0 || now != g->last)
+		g->streak = 0;
+	else if (g->streak < READS_STREAK)
+		g->streak++;
+	g->last = now;
+	return now;
+}
+
+int64_t sweep__disk_reads_sampled(void)
+{
+	static __thread struct sweep__reads_gate g = { .last = -1 };
+#if SWEEP_TEST_HOOKS
+	/* Forced answers are every call's own. */
+	if (getenv("SWEEP_TEST_DISK_READS"))
+		return sweep__disk_reads();
+#endif
+	return sweep__reads_gate_ask(&g, sweep__disk_reads);
 }
 
 int64_t sweep__disk_reads(void)

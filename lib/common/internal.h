@@ -116,6 +116,20 @@ unsigned sweep__nofile_free(unsigned div, unsigned cap);
  * keeps no count (then treat work as having read).
  */
 int64_t sweep__disk_reads(void);
+/*
+ * The same, for questions asked per directory (disk_reads.c): after a long
+ * run of answers with the count unchanged, the kernel is asked only now and
+ * then, and the last count given between; a count that moved brings back
+ * asking every time. Per thread.
+ */
+int64_t sweep__disk_reads_sampled(void);
+/* The sampling itself, over any counter (tests drive it with their own). */
+struct sweep__reads_gate {
+	int64_t last;
+	unsigned streak, skipped;
+};
+void sweep__reads_gate_init(struct sweep__reads_gate *g);
+int64_t sweep__reads_gate_ask(struct sweep__reads_gate *g, int64_t (*count)(void));
 
 /* key_sort.c: a stable radix sort of (key, index) records by key; ties keep their order. -ENOMEM, else 0. */
 struct __attribute__((packed)) sweep__key_rec {

@@ -174,7 +174,7 @@ int sweep__stat_batch_run(struct sweep__stat_batch *b, int dirfd, struct sweep__
 {
 	/* The meter is read only where an answer is used: the io_uring switch, or the caller's question. */
 	bool metered = b->tell_cached || (b->backend == SWEEP_BACKEND_URING && !b->every_uring && n >= URING_MIN_BATCH);
-	int64_t reads = metered ? sweep__disk_reads() : -1;
+	int64_t reads = metered ? sweep__disk_reads_sampled() : -1;
 	bool cold = reads < 0;
 
 	for (size_t i = 0; i < n; i += b->depth) {
@@ -195,7 +195,7 @@ int sweep__stat_batch_run(struct sweep__stat_batch *b, int dirfd, struct sweep__
 			if (!b->every_uring && !cold) {
 				for (; k < URING_MIN_BATCH; k++)
 					stat_one(dirfd, &reqs[i + k]);
-				int64_t now = sweep__disk_reads();
+				int64_t now = sweep__disk_reads_sampled();
 				cold = now < 0 || now != reads;
 			}
 			if (b->every_uring || cold) {
@@ -209,7 +209,7 @@ int sweep__stat_batch_run(struct sweep__stat_batch *b, int dirfd, struct sweep__
 			stat_one(dirfd, &reqs[i + k]);
 	}
 	if (!cold && b->tell_cached) {
-		int64_t now = sweep__disk_reads();
+		int64_t now = sweep__disk_reads_sampled();
 		cold = now < 0 || now != reads;
 	}
 	b->cached = b->tell_cached && !cold;

@@ -147,6 +147,58 @@ static void test_cached(void **state)
 #endif
 }
 
+/* A counter the test moves by hand, and how often the gate read it. */
+static int64_t fake_reads, fake_asked;
+static int64_t fake_count(void)
+{
+	fake_asked++;
+	return fake_reads;
+}
+
+/*
+ * The per-directory meter: every question reaches the counter until it has
+ * stood still for a while; then only some do, and the first that sees it
+ * move makes every question reach it again.
+ */
+static void test_reads_gate(void **state)
+{
+	(void)state;
+	struct sweep__reads_gate g;
+	sweep__reads_gate_init(&g);
+	fake_reads = 7;
+	fake_asked = 0;
+	/* Moving every time: every answer is asked, and is the new count. */
+	for (int i = 0; i < 100; i++) {
+		fake_reads++;
+		assert_int_equal(sweep__reads_gate_ask(&g, fake_count), fake_reads);
+	}
+	assert_int_equal(fake_asked, 100);
+	/* Standing still: after a streak, most answers are the last count, not asked. */
+	fake_asked = 0;
+	for (int i = 0; i < 1000; i++)
+		assert_int_equal(sweep__reads_gate_ask(&g, fake_count), fake_reads);
+	assert_true(fake_asked < 200);
+	assert_true(fake_asked > 10); /* still sampled */
+	/* It moves: within a sample's distance an answer shows it, and asking is exact again. */
+	int64_t moved_to = ++fake_reads;
+	int k = 0;
+	while (sweep__reads_gate_ask(&g, fake_count) != moved_to)
+		assert_true(++k < 100);
+	fake_asked = 0;
+	for (int i = 0; i < 10; i++) {
+		fake_reads++;
+		assert_int_equal(sweep__reads_gate_ask(&g, fake_count), fake_reads);
+	}
+	assert_int_equal(fake_asked, 10);
+	/* No count kept (-errno): never taken for standing still. */
+	sweep__reads_gate_init(&g);
+	fake_reads = -EOPNOTSUPP;
+	fake_asked = 0;
+	for (int i = 0; i < 200; i++)
+		assert_true(sweep__reads_gate_ask(&g, fake_count) < 0);
+	assert_int_equal(fake_asked, 200);
+}
+
 static void test_backends(void **state)
 {
 	(void)state;
@@ -167,6 +219,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_backends, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cached, setup, teardown),
+		cmocka_unit_test(test_reads_gate),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
