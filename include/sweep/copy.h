@@ -63,6 +63,8 @@ extern "C" {
  * as user.rsync.NAME (sweep_copy_new(3)).
  */
 #define SWEEP_PRESERVE_FAKE_SUPER 0x800u
+/* the access time of non-directories, without TIMES (rsync -U without -t); TIMES sets it anyway */
+#define SWEEP_PRESERVE_ATIME 0x1000u
 
 /* sweep_copy_opts.flags */
 #define SWEEP_COPY_RECURSIVE     0x001u /* sweep_copy_tree() descends into directories; else a directory is an error */

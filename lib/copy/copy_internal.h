@@ -63,7 +63,8 @@
 #define COPY_DEFAULT_BATCH_BYTES (32u << 20)
 /* the preserve bits sweep_copy_new() and sweep_copy_attrs() take */
 #define KNOWN_PRESERVE (SWEEP_PRESERVE_ALL | SWEEP_PRESERVE_STRICT | SWEEP_PRESERVE_OMIT_DIR_TIMES | \
-			SWEEP_PRESERVE_OMIT_LINK_TIMES | SWEEP_PRESERVE_FAKE_SUPER)
+			SWEEP_PRESERVE_OMIT_LINK_TIMES | SWEEP_PRESERVE_FAKE_SUPER | \
+			SWEEP_PRESERVE_ATIME)
 /* Prefix of a named temporary, where the filesystem has no O_TMPFILE. */
 #define COPY_TMP_PREFIX ".sweep-tmp."
 

@@ -239,10 +239,12 @@ static void copy_mode(struct meta_run *run, const struct meta_ref *dst, const st
 		fail(run, SWEEP_COPY_META_MODE, -errno);
 }
 
-static void copy_times(struct meta_run *run, const struct meta_ref *dst, const struct sweep_stat *st)
+static void copy_times(struct meta_run *run, const struct meta_ref *dst, const struct sweep_stat *st, bool mtime)
 {
 	struct timespec ts[2] = { { (time_t)st->atime_sec, (long)st->atime_nsec },
 				  { (time_t)st->mtime_sec, (long)st->mtime_nsec } };
+	if (!mtime)
+		ts[1].tv_nsec = UTIME_OMIT;
 	int rc = dst->fd >= 0 ? futimens(dst->fd, ts) : utimensat(dst->dirfd, dst->name, ts, AT_SYMLINK_NOFOLLOW);
 	if (rc < 0)
 		fail(run, SWEEP_COPY_META_TIMES, -errno);
@@ -274,7 +276,9 @@ int sweep__meta_copy(const struct meta_ref *src, const struct meta_ref *dst, con
 	}
 	if ((what & SWEEP_PRESERVE_TIMES) && !(S_ISDIR(st->mode) && (what & SWEEP_PRESERVE_OMIT_DIR_TIMES)) &&
 	    !(link && (what & SWEEP_PRESERVE_OMIT_LINK_TIMES)))
-		copy_times(&run, dst, st);
+		copy_times(&run, dst, st, true);
+	else if ((what & SWEEP_PRESERVE_ATIME) && !S_ISDIR(st->mode))
+		copy_times(&run, dst, st, false);
 	return run.first;
 }
 

@@ -36,6 +36,34 @@ run_args "-J --no-J" ../src/ j2 -rlti -J --no-J
 [ "$(cd "$W/s/j2" && find . -type l -printf '%TY')" = 2001 ] || die "--no-J did not give the symlink its time"
 COMPARE_OPTS="--no-times" run_args "-OJ without -t: nothing to omit" ../src/ j3 -rli -OJ
 
+# ---- -U, --atimes: access times kept (and itemized 'u'); the sources' never moved (--open-noatime) ----
+# (rsync reads with --open-noatime here too: else its reading moves the sources' atimes before sweep-sync runs)
+U=$W/usrc
+mkdir -p "$U/d"
+printf 'u1\n' >"$U/one"
+printf 'u2\n' >"$U/d/two"
+touch -m -d '2003-03-03' "$U/one" "$U/d/two"
+touch -a -d '2001-02-03 17:17:42' "$U/one" "$U/d/two"
+atimes() { (cd "$1" && find . -type f -printf '%p %A@\n' | sort); }
+before=$(atimes "$U")
+# without -t the modification times are the copies' own: compared without times, the atimes apart
+COMPARE_OPTS="--no-times" run_args "-U without -t" ../usrc/ u1 -rUi --open-noatime
+[ "$(atimes "$W/s/u1")" = "$before" ] || die "-U without -t: atimes $(atimes "$W/s/u1"), wanted $before"
+find "$W/s/u1" -type f -newermt 2004-01-01 | grep -q . || die "-U without -t kept the mtimes too"
+run_args "-rtU" ../usrc/ u2 -rtUi --open-noatime
+[ "$(atimes "$W/s/u2")" = "$before" ] || die "-rtU: atimes"
+# an access time that changed alone: rsync's '.f......u..' and the new time, nothing else
+touch -a -d '2002-02-02' "$U/one"
+before=$(atimes "$U")
+run_args "-rtU, an atime changed" ../usrc/ u2 -rtUi --open-noatime
+[ "$(atimes "$W/s/u2")" = "$before" ] || die "-rtU: the changed atime"
+grep -qxF '.f......u.. one' "$W/s.out" || die "-rtU: no 'u' line: $(cat "$W/s.out")"
+# sweep-sync alone: its reading never moves a source's atime, with --open-noatime or without
+rm -rf "$W/s/u4"
+"$SYNC" -rt --open-noatime "$U/" "$W/s/u4/" && "$SYNC" -rtc "$U/" "$W/s/u5/" || die "copies"
+[ "$(atimes "$U")" = "$before" ] || die "reading the sources moved their atimes: $(atimes "$U")"
+ok "sweep-sync's reads leave the sources' atimes as they were"
+
 # ---- --chmod: rsync's grammar, applied to the listed mode (with -p, or to new entries) ----
 C=$W/csrc
 mkdir -p "$C/d/e"

@@ -1310,6 +1310,8 @@ int apply_run(struct sync_ctx *c)
 		a.preserve |= SWEEP_PRESERVE_ACL | SWEEP_PRESERVE_MODE;
 	if (c->o.fake_super)
 		a.preserve |= SWEEP_PRESERVE_FAKE_SUPER;
+	if (c->o.atimes)
+		a.preserve |= SWEEP_PRESERVE_ATIME;
 	if (!c->o.dry_run) {
 		struct sweep_copy_opts co = {
 			.size = sizeof(co),

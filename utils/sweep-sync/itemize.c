@@ -252,6 +252,9 @@ unsigned itemize_attrs_vs(struct sync_ctx *c, struct sync_node *n, const struct 
 		f |= IT_PERMS;
 	else if (!o->perms && o->executability && S_ISREG(s->st_mode) && !(s->st_mode & 0111) != !(d->st_mode & 0111))
 		f |= IT_PERMS;
+	/* rsync's itemize(): -U compares the access times of non-directories, to the second */
+	if (o->atimes && !S_ISDIR(s->st_mode) && s->st_atim.tv_sec != d->st_atim.tv_sec)
+		f |= IT_ATIME;
 	/* rsync's am_root is -1 with --fake-super: owners are compared (and recorded) */
 	if (o->owner && (c->am_root || o->fake_super) && s->st_uid != d->st_uid)
 		f |= IT_OWNER;

@@ -71,6 +71,7 @@ enum {
 	OPT_DELAY_UPDATES,
 	OPT_LOG_FILE,
 	OPT_LIST_ONLY,
+	OPT_OPEN_NOATIME,
 	OPT_LOG_FILE_FORMAT,
 	OPT_HELP,
 	OPT_VERSION,
@@ -205,7 +206,8 @@ static const struct option long_opts[] = {
 	{ "fake-super", no_argument, NULL, OPT_FAKE_SUPER },
 	{ "super", no_argument, NULL, OPT_SUPER },
 	{ "executability", no_argument, NULL, 'E' },
-	{ "atimes", no_argument, NULL, OPT_REFUSED },
+	{ "atimes", no_argument, NULL, 'U' },
+	{ "open-noatime", no_argument, NULL, OPT_OPEN_NOATIME },
 	{ "crtimes", no_argument, NULL, OPT_REFUSED },
 	{ "omit-dir-times", no_argument, NULL, 'O' },
 	{ "omit-link-times", no_argument, NULL, 'J' },
@@ -274,6 +276,8 @@ static void usage(FILE *f)
 		"  -I, --ignore-times     don't skip files that match size and time\n"
 		"  -p, --perms            preserve permissions\n"
 		"  -t, --times            preserve modification times\n"
+		"  -U, --atimes           preserve access (use) times\n"
+		"      --open-noatime     avoid changing the atime on opened files (always so)\n"
 		"  -O, --omit-dir-times   omit directories from --times\n"
 		"  -J, --omit-link-times  omit symlinks from --times\n"
 		"  -E, --executability    preserve executability\n"
@@ -531,7 +535,7 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 	o->info_flist = -1;
 	o->human = 1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":arlLkptogDHAXncivxPhzuqdRWbCFf:0@:e:sSIOJmE", long_opts, &idx)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":arlLkptogDHAXncivxPhzuqdRWbCFf:0@:e:sSIOJmEU", long_opts, &idx)) != -1) {
 		switch (ch) {
 		case 'a':
 			o->recursive = o->links = o->perms = o->times = true;
@@ -559,6 +563,9 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 		case OPT_DELAY_UPDATES: o->delay_updates = true; break;
 		case OPT_LOG_FILE: o->log_file = optarg; break;
 		case OPT_LIST_ONLY: o->list_only = true; break;
+		case 'U': o->atimes = true; break;
+		/* the copy engine and -c read every source with O_NOATIME where the kernel lets them, always */
+		case OPT_OPEN_NOATIME: break;
 		case OPT_LOG_FILE_FORMAT:
 			if (synclog_format_check(optarg) < 0) {
 				cli_try_help();

@@ -61,6 +61,7 @@ struct sync_opts {
 	bool omit_dir_times, omit_link_times; /* -O, -J: with -t, directories (symlinks) keep the times they get */
 	bool fake_super; /* --fake-super: what root would set is read from and kept in user.rsync.%stat (copy_fake.c) */
 	const char *log_file, *log_file_format; /* --log-file, --log-file-format (NULL: rsync's "%i %n%L") */
+	bool atimes; /* -U: non-directories' access times kept (compared, itemized 'u') */
 	bool list_only; /* --list-only, or one operand: the source is listed (listonly.c) */
 	bool delay_updates; /* --delay-updates: regular files written into DIR/.~tmp~/, renamed into place at the end */
 	bool force; /* --force: a non-empty directory in the way of a non-directory is removed (as --delete does) */
