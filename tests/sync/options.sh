@@ -213,4 +213,36 @@ for opt in --inplace --append --fuzzy --block-size=1024 --partial-dir=x --temp-d
 done
 ok "rsync options sweep-sync cannot honour are refused by name, exit 1"
 
+# ---- --max-alloc, --stop-at, --stop-after: rsync's checks and messages, exit 1 for a bad value ----
+for spec in "--max-alloc=0|max-alloc must be greater than zero" "--max-alloc=1k|--max-alloc=1k is too small" \
+	"--max-alloc=1x|--max-alloc=1x is invalid" "--stop-at=2000-01-01T00:00|--stop-at time is not in the future" \
+	"--stop-at=25:00|invalid --stop-at format" "--stop-at=tomorrow|invalid --stop-at format" \
+	"--stop-after=0|invalid --stop-after value" "--stop-after=x|invalid --stop-after value"; do
+	opt=${spec%%|*} msg=${spec#*|}
+	rc=0; "$SYNC" -a "$opt" "$S/" "$W/never" >/dev/null 2>"$W/s.err" || rc=$?
+	# (rsync 3.5's own testsuite wants 0 refused; some builds take it as "no limit")
+	rrc=0; rsync -a "$opt" "$S/" "$W/never-r" >/dev/null 2>&1 || rrc=$?
+	[ "$opt" = --max-alloc=0 ] && rrc=1
+	[ "$rc" = 1 ] && [ "$rrc" = 1 ] && grep -qF -- "$msg" "$W/s.err" && [ ! -e "$W/never" ] ||
+		die "$opt: exit $rc (rsync $rrc): $(cat "$W/s.err")"
+done
+ok "bad --max-alloc, --stop-at and --stop-after values: rsync's message, exit 1, nothing made"
+run_args "--max-alloc and --stop-at that do not bind" ../src/ ma -ai --max-alloc=1G --stop-at=2099-01-01T00:00 --stop-after=600
+# a list beyond --max-alloc: rsync's message, exit 22, nothing made
+mkdir -p "$W/many" && (cd "$W/many" && seq 1 9000 | xargs touch)
+rc=0; "$SYNC" -a --max-alloc=1M "$W/many/" "$W/s/many/" >/dev/null 2>"$W/s.err" || rc=$?
+[ "$rc" = 22 ] && grep -q "exceeded --max-alloc=1048576 setting" "$W/s.err" && [ -z "$(ls -A "$W/s/many" 2>/dev/null)" ] ||
+	die "--max-alloc=1M over 9000 entries: exit $rc: $(cat "$W/s.err")"
+RSYNC_MAX_ALLOC=1M "$SYNC" -a "$W/many/" "$W/s/many2/" >/dev/null 2>&1 && die "\$RSYNC_MAX_ALLOC was not read"
+ok "--max-alloc (and \$RSYNC_MAX_ALLOC): a file list beyond it stops the run, exit 22"
+# the stop time reached (the test build's clock moved past it): rsync's message, exit 30, nothing half made
+if [ "${SWEEP_TEST_HOOKS:-}" = 1 ]; then
+	rc=0; SWEEP_TEST_TIME_SHIFT=7200 "$SYNC" -a --stop-after=60 "$S/" "$W/s/stopped/" >/dev/null 2>"$W/s.err" || rc=$?
+	[ "$rc" = 30 ] && grep -q "stopping at requested limit" "$W/s.err" &&
+		[ -z "$(find "$W/s/stopped" -type f 2>/dev/null)" ] || die "--stop-after reached: exit $rc: $(cat "$W/s.err")"
+	ok "--stop-after reached: stopping at requested limit, exit 30, no file made"
+else
+	skip_part "the stop time reached needs the test build"
+fi
+
 finish

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sweep.h>
@@ -247,12 +248,36 @@ static void on_copy_bytes(uint64_t bytes, void *ctx)
 }
 
 /* The engine's steps: a batch sorted for the progress display, the test hooks' "read" and "write" points. */
+/* --stop-at, --stop-after: the time has come (said once; the run stops as after a fatal error, exit 30) */
+static bool stop_time(struct sync_ctx *c)
+{
+	time_t now = time(NULL);
+
+#if SWEEP_TEST_HOOKS
+	/* the test build: SWEEP_TEST_TIME_SHIFT=SECONDS moves the clock this check reads (tests/sync/options.sh) */
+	const char *shift = getenv("SWEEP_TEST_TIME_SHIFT");
+	if (shift)
+		now += (time_t)strtol(shift, NULL, 10);
+#endif
+	if (!c->o.stop_at || now < c->o.stop_at)
+		return false;
+	if (!c->fatal) {
+		progress_clear(c->prog);
+		cli_msg("stopping at requested limit");
+		c->fatal = true;
+		c->fatal_code = EXIT_TIMEOUT;
+	}
+	return true;
+}
+
 static int on_copy_step(enum sweep_copy_step step, const char *src, const char *dst, uint64_t cookie, void *ctx)
 {
 	struct apply *a = ctx;
 
 	(void)src;
 	(void)dst;
+	if (stop_time(a->c))
+		return -ETIMEDOUT; /* the engine stops, and leaves nothing half-made */
 	if (step == SWEEP_COPY_STEP_SORT) {
 		progress_planning(a->c->prog, cookie); /* cookie: the batch's files */
 		return 0;
@@ -1354,7 +1379,7 @@ int apply_run(struct sync_ctx *c)
 	}
 	if (r >= 0)
 		r = out_init(c);
-	for (size_t i = 0; i < c->list.n && r >= 0 && !c->fatal && !sync_stop_signal; i++) {
+	for (size_t i = 0; i < c->list.n && r >= 0 && !c->fatal && !sync_stop_signal && !stop_time(c); i++) {
 		r = decide(&a, i);
 		out_decided(c, i + 1);
 	}

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -302,6 +303,25 @@ static int follow_link(struct scan *s, const struct sweep_entry *e, const char *
 	return 1;
 }
 
+/* --max-alloc: an array of n items of size would exceed it (said once, the run stops: rsync's exit 22) */
+static bool over_max_alloc(struct scan *s, size_t n, size_t size)
+{
+	uint64_t max = s->c->o.max_alloc;
+
+	if (!max || n < max / size)
+		return false;
+	pthread_mutex_lock(&report_lock);
+	if (!s->c->filter_fatal) {
+		progress_clear(s->c->prog);
+		cli_msg("[%s] exceeded --max-alloc=%" PRIu64 " setting (the file list)", s->is_src ? "sender" : "generator",
+			max);
+		s->c->filter_fatal = EXIT_MALLOC;
+	}
+	pthread_mutex_unlock(&report_lock);
+	s->err = -E2BIG;
+	return true;
+}
+
 static int on_entry(const struct sweep_entry *e, void *ctx)
 {
 	struct scan *s = ctx;
@@ -395,7 +415,12 @@ static int on_entry(const struct sweep_entry *e, void *ctx)
 	}
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 1024;
-		struct scan_ent *v = realloc(s->v, cap * sizeof(*v));
+		struct scan_ent *v = over_max_alloc(s, cap, sizeof(*v)) ? NULL : realloc(s->v, cap * sizeof(*v));
+
+		if (!v && s->err == -E2BIG) {
+			free(rel);
+			return s->err;
+		}
 
 		if (!v) {
 			free(rel);
@@ -1008,14 +1033,18 @@ int flist_scan(struct sync_ctx *c)
 	/* a merge file's bad rule (exit 1) or missing merge file (exit 11) stops the run, as in rsync */
 	if (filter_walk_error(s.fw) || filter_walk_error(d.fw))
 		c->filter_fatal = filter_walk_error(s.fw) == -EIO || filter_walk_error(d.fw) == -EIO ? EXIT_FILEIO : EXIT_SYNTAX;
-	/* a corrupt --fake-super record (said): rsync's RERR_FILEIO */
-	if (s.err == -EBADMSG || d.err == -EBADMSG)
+	/* a corrupt --fake-super record (said): rsync's RERR_FILEIO; --max-alloc set its own */
+	if ((s.err == -EBADMSG || d.err == -EBADMSG) && !c->filter_fatal)
 		c->filter_fatal = EXIT_FILEIO;
 	if (r < 0)
 		goto out;
 	sort_unique(&s);
 	sort_unique(&d);
 	l->cap = s.n + d.n + 1;
+	if (over_max_alloc(&s, l->cap, sizeof(*l->v))) {
+		r = -E2BIG;
+		goto out;
+	}
 	l->v = calloc(l->cap, sizeof(*l->v));
 	if (!l->v) {
 		r = -ENOMEM;

@@ -767,7 +767,9 @@ report:
 		/* a remote transfer's other side gone: the client says why, once it knows (remote_client.c) */
 		if (!c->peer_gone)
 			cli_msg("%s (code %d)", code == EXIT_FILEIO ? "error in file IO" : code == EXIT_PARTIAL ?
-				"some files/attrs were not transferred (see previous errors)" : "error", code);
+				"some files/attrs were not transferred (see previous errors)" : code == EXIT_TIMEOUT ?
+				"timeout in data send/receive" : code == EXIT_MALLOC ? "error allocating core memory buffers" :
+				"error", code);
 	} else if (c->errors) {
 		code = EXIT_PARTIAL;
 		cli_msg("some files/attrs were not transferred (see previous errors) (code %d)", code);

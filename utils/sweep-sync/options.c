@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <strings.h>
 #include <unistd.h>
 
@@ -72,6 +73,9 @@ enum {
 	OPT_LOG_FILE,
 	OPT_LIST_ONLY,
 	OPT_OPEN_NOATIME,
+	OPT_MAX_ALLOC,
+	OPT_STOP_AT,
+	OPT_STOP_AFTER,
 	OPT_LOG_FILE_FORMAT,
 	OPT_HELP,
 	OPT_VERSION,
@@ -124,6 +128,9 @@ static const struct option long_opts[] = {
 	{ "size-only", no_argument, NULL, OPT_SIZE_ONLY },
 	{ "modify-window", required_argument, NULL, '@' },
 	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+	{ "max-alloc", required_argument, NULL, OPT_MAX_ALLOC },
+	{ "stop-at", required_argument, NULL, OPT_STOP_AT },
+	{ "stop-after", required_argument, NULL, OPT_STOP_AFTER },
 	{ "min-size", required_argument, NULL, OPT_MIN_SIZE },
 	{ "backup", no_argument, NULL, 'b' },
 	{ "backup-dir", required_argument, NULL, OPT_BACKUP_DIR },
@@ -297,6 +304,9 @@ static void usage(FILE *f)
 		"  -@, --modify-window=NUM  times within NUM seconds are equal (-1: to the ns)\n"
 		"      --max-size=SIZE    don't transfer any file larger than SIZE\n"
 		"      --min-size=SIZE    don't transfer any file smaller than SIZE\n"
+		"      --max-alloc=SIZE   stop when a file list would need more than SIZE at once\n"
+		"      --stop-after=MINS  stop rsyncing after MINS minutes have elapsed\n"
+		"      --stop-at=y-m-dTh:m  stop rsyncing at the specified point in time\n"
 		"      --delete           delete files in DEST that SRC does not have\n"
 		"      --delete-after, --delete-during, --del, --delete-delay\n"
 		"                         the same: deletions always come after the transfer\n"
@@ -415,6 +425,97 @@ static int64_t parse_size(const char *arg, const char *opt)
 bad:
 	cli_msg("--%s=%s is invalid", opt, arg);
 	return -1;
+}
+
+/*
+ * --max-alloc=SIZE (or $RSYNC_MAX_ALLOC): rsync's bound on one allocation,
+ * at least 1 MiB; sweep-sync's big ones are its file lists (flist.c), which
+ * stop the run with rsync's message and exit 22 beyond it.
+ */
+static int parse_max_alloc(struct sync_opts *o, const char *arg)
+{
+	int64_t size = parse_size(arg, "max-alloc");
+
+	if (size < 0)
+		return -EINVAL;
+	if (size == 0) {
+		cli_msg("max-alloc must be greater than zero");
+		return -EINVAL;
+	}
+	if (size < 1024 * 1024) {
+		cli_msg("--max-alloc=%s is too small (min: 1.00M or 0 for unlimited)", arg);
+		return -EINVAL;
+	}
+	o->max_alloc = (uint64_t)size;
+	return 0;
+}
+
+/*
+ * --stop-after=MINS, --stop-at=WHEN: the time the transfer stops (rsync's
+ * "stopping at requested limit", exit 30). WHEN as rsync's parse_time():
+ * [[YYYY-]MM-DD][T]HH:MM (a date alone: its midnight; '/' for '-' too),
+ * local time, and in the future: a time of day alone that has passed is
+ * tomorrow's, as in rsync.
+ */
+static int parse_stop(struct sync_opts *o, const char *arg, bool after)
+{
+	time_t now = time(NULL);
+
+	if (after) {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || v <= 0 || v > (long)(INT32_MAX / 60)) {
+			cli_msg("invalid --stop-after value: %s", arg);
+			return -EINVAL;
+		}
+		o->stop_at = now + (time_t)v * 60;
+		return 0;
+	}
+	struct tm today, t;
+	int y = -1, mo = -1, d = -1, h = -1, mi = -1, n = 0;
+	const char *p = arg;
+
+	localtime_r(&now, &today);
+	if (sscanf(p, "%d%*[-/]%d%*[-/]%d%n", &y, &mo, &d, &n) == 3 && n > 0) {
+		p += n;
+	} else if (y = -1, n = 0, sscanf(p, "%d%*[-/]%d%n", &mo, &d, &n) == 2 && n > 0 && p[n] != ':') {
+		p += n;
+	} else {
+		mo = d = -1;
+	}
+	if (*p == 'T' || *p == 't')
+		p++;
+	n = 0;
+	if (*p && !(sscanf(p, "%d:%d%n", &h, &mi, &n) == 2 && n > 0 && !p[n])) {
+		cli_msg("invalid --stop-at format: %s", arg);
+		return -EINVAL;
+	}
+	if ((mo < 0 && h < 0) || (y >= 0 && y < 1900) || (mo >= 0 && (mo < 1 || mo > 12 || d < 1 || d > 31)) ||
+	    (h >= 0 && (h > 23 || mi < 0 || mi > 59))) {
+		cli_msg("invalid --stop-at format: %s", arg);
+		return -EINVAL;
+	}
+	t = (struct tm){ .tm_year = y >= 0 ? y - 1900 : today.tm_year, .tm_mon = mo >= 0 ? mo - 1 : today.tm_mon,
+			 .tm_mday = d >= 0 ? d : today.tm_mday, .tm_hour = h >= 0 ? h : 0, .tm_min = mi >= 0 ? mi : 0,
+			 .tm_isdst = -1 };
+	o->stop_at = mktime(&t);
+	if (mo < 0 && o->stop_at != (time_t)-1 && o->stop_at <= now) {
+		t.tm_mday++; /* a time of day gone by: tomorrow's */
+		t.tm_isdst = -1;
+		o->stop_at = mktime(&t);
+	}
+	if (o->stop_at == (time_t)-1) {
+		cli_msg("invalid --stop-at format: %s", arg);
+		return -EINVAL;
+	}
+	if (o->stop_at <= now) {
+		cli_msg("--stop-at time is not in the future: %s", arg);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* rsync's messages name the rules; a failed parse is a usage error (1), or (-EIO) a merge file that could not be read (11). */
@@ -663,6 +764,19 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 		case OPT_STATS: o->stats_opt = true; break;
 		case OPT_NUMERIC_IDS: o->numeric_ids = true; break;
 		case OPT_SIZE_ONLY: o->size_only = true; break;
+		case OPT_MAX_ALLOC:
+			if (parse_max_alloc(o, optarg) < 0) {
+				cli_try_help();
+				return -EINVAL;
+			}
+			break;
+		case OPT_STOP_AT:
+		case OPT_STOP_AFTER:
+			if (parse_stop(o, optarg, ch == OPT_STOP_AFTER) < 0) {
+				cli_try_help();
+				return -EINVAL;
+			}
+			break;
 		case OPT_MAX_SIZE:
 			if ((o->max_size = parse_size(optarg, "max-size")) < 0)
 				return -EINVAL;
@@ -741,6 +855,11 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 			cli_try_help();
 			return -EINVAL;
 		}
+	}
+	if (!o->max_alloc && getenv("RSYNC_MAX_ALLOC") && *getenv("RSYNC_MAX_ALLOC") &&
+	    parse_max_alloc(o, getenv("RSYNC_MAX_ALLOC")) < 0) {
+		cli_try_help();
+		return -EINVAL;
 	}
 	/* not done yet: refused rather than ignored */
 	if (o->refused) {

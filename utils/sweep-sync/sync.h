@@ -38,6 +38,8 @@ struct sweep_stat;
 #define EXIT_VANISHED 24 /* some source files vanished */
 
 #define EXIT_DEL_LIMIT 25 /* skipped some deletes due to --max-delete */
+#define EXIT_MALLOC   22 /* --max-alloc exceeded */
+#define EXIT_TIMEOUT  30 /* --stop-at, --stop-after reached */
 #define MAX_BASIS_DIRS 20
 
 enum basis_kind { BASIS_COMPARE, BASIS_COPY, BASIS_LINK };
@@ -61,6 +63,8 @@ struct sync_opts {
 	bool omit_dir_times, omit_link_times; /* -O, -J: with -t, directories (symlinks) keep the times they get */
 	bool fake_super; /* --fake-super: what root would set is read from and kept in user.rsync.%stat (copy_fake.c) */
 	const char *log_file, *log_file_format; /* --log-file, --log-file-format (NULL: rsync's "%i %n%L") */
+	uint64_t max_alloc; /* --max-alloc: the file lists' bound in bytes, 0 for none */
+	time_t stop_at;     /* --stop-at, --stop-after: when the transfer stops (exit 30), 0 for never */
 	bool atimes; /* -U: non-directories' access times kept (compared, itemized 'u') */
 	bool list_only; /* --list-only, or one operand: the source is listed (listonly.c) */
 	bool delay_updates; /* --delay-updates: regular files written into DIR/.~tmp~/, renamed into place at the end */
