@@ -240,6 +240,13 @@ struct sweep_copy_opts {
 	 * as SWEEP_COPY_HOW_SKIPPED), <0 stop. NULL: replace.
 	 */
 	int (*on_exists)(const char *src, const char *dst, const struct sweep_stat *dst_st, void *ctx);
+	/*
+	 * With SWEEP_PRESERVE_XATTR, whether the extended attribute name (not
+	 * an ACL) is the copy's business (rsync's xattr filter rules, "-x"):
+	 * false, and the source's is not copied and the destination's is
+	 * neither removed nor changed. NULL: every one is.
+	 */
+	bool (*xattr_wanted)(const char *name, void *ctx);
 };
 
 /* One extended attribute of a supplied source (SWEEP_COPY_SRC_SUPPLIED); ACLs are their system.posix_acl_* ones. */

@@ -147,7 +147,14 @@ struct meta_run {
 	meta_error_fn on_error;
 	void *ctx;
 	int first;
+	const struct sweep_copy_opts *o; /* xattr_wanted, or NULL */
 };
+
+/* An xattr (not an ACL) the caller's filter leaves alone. */
+static bool filtered_out(const struct sweep_copy_opts *o, const char *name)
+{
+	return o && o->xattr_wanted && !o->xattr_wanted(name, o->ctx);
+}
 
 static void fail(struct meta_run *run, enum sweep_copy_meta op, int err)
 {
@@ -215,6 +222,7 @@ static bool is_acl_name(const char *name)
 static void copy_xattrs(struct meta_run *run, const struct meta_ref *src, const struct meta_ref *dst, bool strict,
 			bool fake)
 {
+	/* (rsync's filter sees the source's own names) */
 	char *list = NULL, buf[XATTR_NAME_MAX + 1];
 	ssize_t n = src_list(src, &list);
 	if (n < 0) {
@@ -224,7 +232,7 @@ static void copy_xattrs(struct meta_run *run, const struct meta_ref *src, const 
 	}
 	for (char *name = list; name < list + n; name += strlen(name) + 1) {
 		const char *dname = fake ? sweep_copy_fake_xattr_name(name, buf, sizeof(buf)) : name;
-		if (dname && !is_acl_name(name))
+		if (dname && !is_acl_name(name) && !filtered_out(run->o, name))
 			copy_one_xattr_as(run, src, dst, name, dname, SWEEP_COPY_META_XATTR, strict, false);
 	}
 	free(list);
@@ -251,9 +259,9 @@ static void copy_times(struct meta_run *run, const struct meta_ref *dst, const s
 }
 
 int sweep__meta_copy(const struct meta_ref *src, const struct meta_ref *dst, const struct sweep_stat *st,
-	      unsigned what, meta_error_fn on_error, void *ctx)
+	      unsigned what, const struct sweep_copy_opts *o, meta_error_fn on_error, void *ctx)
 {
-	struct meta_run run = { .on_error = on_error, .ctx = ctx };
+	struct meta_run run = { .on_error = on_error, .ctx = ctx, .o = o };
 	bool fake = what & SWEEP_PRESERVE_FAKE_SUPER;
 	bool link = S_ISLNK(st->mode) && !fake, owned = true; /* fake: a symlink is a placeholder file */
 
@@ -417,7 +425,8 @@ static bool src_has_fake(const struct meta_ref *src, const char *dname)
 	return found;
 }
 
-void sweep__meta_prune(const struct meta_ref *src, const struct meta_ref *dst, bool xattrs, bool acls, bool fake)
+void sweep__meta_prune(const struct meta_ref *src, const struct meta_ref *dst, bool xattrs, bool acls, bool fake,
+		       const struct sweep_copy_opts *o)
 {
 	char *list = NULL;
 	ssize_t n = x_read(dst, NULL, &list);
@@ -426,6 +435,8 @@ void sweep__meta_prune(const struct meta_ref *src, const struct meta_ref *dst, b
 		return;
 	for (char *name = list; name < list + n; name += strlen(name) + 1) {
 		bool acl = is_acl_name(name);
+		if (!acl && filtered_out(o, name))
+			continue; /* rsync_xal_set(): a name the filter excludes is left as it is */
 		if (fake && !acl) {
 			if (xattrs && !sweep__fake_keep_xattr(name) && !src_has_fake(src, name))
 				(void)x_remove(dst, name);

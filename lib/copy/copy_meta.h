@@ -43,11 +43,12 @@ typedef void (*meta_error_fn)(enum sweep_copy_meta op, int err, void *ctx);
 
 /*
  * Make dst carry the metadata of the source whose stat is st, as selected by
- * what (SWEEP_PRESERVE_*). The source ref is read for xattrs and ACLs only.
+ * what (SWEEP_PRESERVE_*), the xattrs o->xattr_wanted leaves out aside (o
+ * may be NULL). The source ref is read for xattrs and ACLs only.
  * Returns 0, or the first error (-errno) after trying every step.
  */
 int sweep__meta_copy(const struct meta_ref *src, const struct meta_ref *dst, const struct sweep_stat *st,
-	      unsigned what, meta_error_fn on_error, void *ctx);
+	      unsigned what, const struct sweep_copy_opts *o, meta_error_fn on_error, void *ctx);
 
 /*
  * Read src's xattrs (SWEEP_PRESERVE_XATTR) and ACLs (SWEEP_PRESERVE_ACL) now.
@@ -71,7 +72,8 @@ int sweep__fake_stat(const struct meta_ref *dst, const struct sweep_stat *st, un
 int sweep__meta_blob_from(const struct sweep_copy_xattr *x, size_t n, unsigned what, bool is_dir, struct meta_blob **ret);
 
 /* Remove from dst the xattrs (and ACLs) that src lacks: copying only adds. Errors are ignored. */
-void sweep__meta_prune(const struct meta_ref *src, const struct meta_ref *dst, bool xattrs, bool acls, bool fake);
+void sweep__meta_prune(const struct meta_ref *src, const struct meta_ref *dst, bool xattrs, bool acls, bool fake,
+		       const struct sweep_copy_opts *o);
 
 /* What the xattr calls use for a name in a directory: /proc/self/fd/DIRFD/NAME. */
 const char *sweep__meta_at_path(int dirfd, const char *name, char *buf, size_t len);

@@ -145,7 +145,7 @@ static int attrs_apply(struct sweep_copy *c, const struct meta_ref *ms, int ddir
 	struct meta_ref md = { .fd = dfd, .dirfd = ddir, .name = dname };
 	if (flags & SWEEP_COPY_ATTRS_EXACT)
 		sweep__meta_prune(ms, &md, preserve & SWEEP_PRESERVE_XATTR, (preserve & SWEEP_PRESERVE_ACL) && !S_ISLNK(st->mode),
-				  preserve & SWEEP_PRESERVE_FAKE_SUPER);
+				  preserve & SWEEP_PRESERVE_FAKE_SUPER, &c->o);
 	uint64_t before = c->stats.errors;
 	sweep__report_apply_meta(c, ms, &md, st, preserve, path, sweep__dst_show(c, dst), cookie);
 	if (dfd >= 0)

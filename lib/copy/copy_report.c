@@ -127,5 +127,5 @@ void sweep__report_apply_meta(struct sweep_copy *c, const struct meta_ref *src, 
 	struct meta_ctx m = { .c = c, .src = src_name, .dst = dst_name, .cookie = cookie };
 
 	if (what)
-		sweep__meta_copy(src, dst, st, what, meta_failed, &m);
+		sweep__meta_copy(src, dst, st, what, &c->o, meta_failed, &m);
 }

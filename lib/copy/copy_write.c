@@ -434,7 +434,7 @@ void sweep__write_finish(struct sweep_copy *c, struct fcopy *f, int srcfd)
 		st.gid = q->given_gid;
 	}
 	if (what)
-		sweep__meta_copy(&ms, &md, &st, what, meta_failed, f);
+		sweep__meta_copy(&ms, &md, &st, what, &c->o, meta_failed, f);
 	if ((c->o.flags & SWEEP_COPY_FSYNC) && fsync(f->tmpfd) < 0) {
 		sweep__write_fail(f, SWEEP_COPY_OP_WRITE, -errno);
 		return;

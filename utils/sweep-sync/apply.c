@@ -28,6 +28,7 @@
 #include "cli.h"
 #include "copy_msg.h"
 #include "progress.h"
+#include "filter.h"
 #include "sync.h"
 #include "testhook.h"
 
@@ -249,6 +250,14 @@ static void on_copy_bytes(uint64_t bytes, void *ctx)
 
 /* The engine's steps: a batch sorted for the progress display, the test hooks' "read" and "write" points. */
 /* --stop-at, --stop-after: the time has come (said once; the run stops as after a fatal error, exit 30) */
+/* -X with xattr filter rules: the names they leave to the copy engine */
+static bool xattr_wanted(const char *name, void *ctx)
+{
+	const struct apply *a = ctx;
+
+	return !filter_xattr_excluded(a->c->o.filters, name);
+}
+
 static bool stop_time(struct sync_ctx *c)
 {
 	time_t now = time(NULL);
@@ -1350,6 +1359,7 @@ int apply_run(struct sync_ctx *c)
 			.on_step = on_copy_step,
 			.ctx = &a,
 			.cancel = &sync_stop_signal,
+			.xattr_wanted = filter_set_has_xattr(c->o.filters) ? xattr_wanted : NULL,
 		};
 
 		/* without -p the modes of new entries come from perms.c, whole: the engine must not mask them again */

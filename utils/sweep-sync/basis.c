@@ -211,12 +211,14 @@ int basis_find(struct sync_ctx *c, struct sync_node *n, struct fst *st, int *whi
 			best_st = b;
 		}
 		/*
-		 * Attributes as rsync's unchanged_attrs(). ACLs and xattrs are not
-		 * compared here: with -A or -X a basis entry is copied, never linked.
+		 * Attributes as rsync's unchanged_attrs(), xattrs included (-X:
+		 * compared with the basis entry's, the filter rules applied). ACLs
+		 * are not compared here: with -A a basis entry is copied, never
+		 * linked.
 		 */
 		unsigned f = itemize_attrs_vs(c, n, &b, c->basis_fd[i]) & ~(unsigned)IT_SIZE;
 		if (!S_ISDIR(n->s.st.st_mode) && !(f & (IT_PERMS | IT_OWNER | IT_GROUP | IT_TIME | IT_ACL | IT_XATTR)) &&
-		    !c->o.acls && !c->o.xattrs) {
+		    !c->o.acls) {
 			level = 3;
 			best = i;
 			best_st = b;

@@ -1137,6 +1137,18 @@ bool filter_set_has_xattr(const struct filter_set *fs)
 	return false;
 }
 
+bool filter_xattr_excluded(const struct filter_set *fs, const char *name)
+{
+	/* rsync's check_filter() with NAME_IS_XATTR: the 'x' rules alone, in order, the first match decides */
+	for (size_t i = 0; fs && i < fs->rules.n; i++) {
+		const struct rule *r = &fs->rules.v[i];
+
+		if ((r->flags & FR_XATTR) && !(r->flags & (FR_MERGE | FR_CLEAR)) && rule_matches(r, name, false, NULL))
+			return !(r->flags & FR_INCLUDE);
+	}
+	return false;
+}
+
 static struct parse top_parse(struct filter_set *fs)
 {
 	return (struct parse){ .fs = fs, .slots = &fs->slots, .list = &fs->rules, .any_abs = &fs->has_abs };

@@ -45,6 +45,8 @@ int filter_add_cvs(struct filter_set *fs);
 bool filter_set_empty(const struct filter_set *fs);
 /* Whether a rule of the command line is for xattr names (the 'x' modifier). */
 bool filter_set_has_xattr(const struct filter_set *fs);
+/* The xattr rules ('x') exclude the attribute name (-X): they replace the default that leaves system.* out. */
+bool filter_xattr_excluded(const struct filter_set *fs, const char *name);
 
 /* filter_check() results */
 #define FILTER_NONE     0 /* no rule matched */

@@ -19,6 +19,7 @@
 #include <sweep.h>
 
 #include "progress.h"
+#include "filter.h"
 #include "sync.h"
 
 /*
@@ -51,6 +52,7 @@ struct xside {
 	 * engine stores them (sweep_copy_fake_xattr_name(3)).
 	 */
 	bool fake, src;
+	const struct filter_set *xfilter; /* xattr rules ('x'): they decide, instead of leaving system.* out */
 };
 
 /* One xattr value of a side, malloc'ed, or NULL with *len = 0 when absent. */
@@ -156,7 +158,10 @@ static char **xattr_names(const struct xside *x, size_t *ret_n)
 		const char *real = buf + i, *name = real;
 		size_t ln, lr = strlen(real);
 
-		if (!strncmp(real, "system.", 7) || (x->fake && !strncmp(real, "user.rsync.%", 12)))
+		if (x->xfilter ? !strncmp(real, "system.posix_acl_", 17) || filter_xattr_excluded(x->xfilter, real)
+			       : !strncmp(real, "system.", 7))
+			continue;
+		if (x->fake && !strncmp(real, "user.rsync.%", 12))
 			continue;
 		if (x->fake && x->src && !(name = sweep_copy_fake_xattr_name(real, mapped, sizeof(mapped))))
 			continue;
@@ -264,10 +269,11 @@ unsigned itemize_attrs_vs(struct sync_ctx *c, struct sync_node *n, const struct 
 		char sb[64 + NAME_MAX], db[64 + NAME_MAX];
 		int sfd = -1, dfd;
 		/* a remote source's are those its sender sent */
-		struct xside sx = { .fake = o->fake_super, .src = true };
+		const struct filter_set *xf = filter_set_has_xattr(o->filters) ? o->filters : NULL;
+		struct xside sx = { .fake = o->fake_super, .src = true, .xfilter = xf };
 		const char *sp = c->role == ROLE_RECEIVER ? "" : xattr_path(c, n, -2, sb, sizeof(sb), &sfd);
 		const char *dp = xattr_path(c, n, d_root, db, sizeof(db), &dfd);
-		struct xside dx = { .path = dp, .fake = o->fake_super };
+		struct xside dx = { .path = dp, .fake = o->fake_super, .xfilter = xf };
 
 		if (c->role == ROLE_RECEIVER)
 			sx.v = remote_xattrs(c, n, &sx.n);

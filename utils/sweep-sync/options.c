@@ -885,12 +885,6 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 		cli_try_help();
 		return -EINVAL;
 	}
-	if (o->xattrs && filter_set_has_xattr(o->filters)) {
-		/* the copy engine copies every xattr it is asked to: a rule to leave some out cannot be honoured */
-		cli_msg("xattr filter rules (the 'x' modifier) are not supported by this sweep-sync");
-		cli_try_help();
-		return -EINVAL;
-	}
 	/*
 	 * --delay-updates: the files are written into .~tmp~ in their directory
 	 * (rsync's partial dir), which is neither sent nor deleted unless its
@@ -983,7 +977,8 @@ int sync_refuse_remote(const struct sync_opts *o)
 	const char *name = o->copy_links ? "--copy-links" : o->copy_dirlinks ? "--copy-dirlinks"
 			   : o->copy_unsafe_links ? "--copy-unsafe-links" : o->safe_links ? "--safe-links"
 			   : o->fake_super ? "--fake-super" : o->delay_updates ? "--delay-updates"
-			   : o->log_file ? "--log-file" : o->list_only ? "--list-only (or a remote SRC alone)" : NULL;
+			   : o->log_file ? "--log-file" : o->list_only ? "--list-only (or a remote SRC alone)"
+			   : filter_set_has_xattr(o->filters) ? "xattr filter rules (the 'x' modifier)" : NULL;
 
 	if (!name)
 		return 0;
