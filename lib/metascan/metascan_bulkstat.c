@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -176,9 +177,14 @@ static int cmp_u64(const void *a, const void *b)
  * starts the directory's own block. One thread, opening in block order,
  * kept the emulated drive at depth 1 (4.4 s for 1,433 directories, the
  * same as the walk); DIRS_THREADS of them keep that many reads queued for
- * the drive to order (at most; the caller says how many).
+ * the drive to order (at most; the caller says how many). Each thread has
+ * at most one read in flight and spends part of its time between reads,
+ * so 16 of them left an NCQ drive's 32 slots half used: 64 kept 26-56
+ * reads queued on the aged netfs xfs image, and sweep-du took 0.82-0.9x
+ * the time of 16 threads on the emulated disk (medians of 5-8 cold runs,
+ * bench/results/2026-11-27-du).
  */
-#define DIRS_THREADS 16
+#define DIRS_THREADS 64
 
 struct sweep__dirs_ahead {
 	int fd; /* our own: the caller's may close before the threads are done */
@@ -198,6 +204,7 @@ static void *dirs_ahead_run(void *arg)
 		struct file_handle h;
 		char buf[sizeof(struct file_handle) + sizeof(struct xfs_fh64)];
 	} u;
+	char dents[16384] __attribute__((aligned(8)));
 
 	for (size_t i; !atomic_load(&a->stop) && (i = atomic_fetch_add(&a->next, 1)) < a->n;) {
 		u.h.handle_bytes = sizeof(a->fids[i]);
@@ -205,6 +212,16 @@ static void *dirs_ahead_run(void *arg)
 		memcpy(u.h.f_handle, &a->fids[i], sizeof(a->fids[i]));
 		int d = open_by_handle_at(a->fd, &u.h, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 		if (d >= 0) {
+			/*
+			 * The rest of its blocks too: the open reads only the first,
+			 * and a directory of several blocks (its leaf lies far from
+			 * its data) was left for the walk to read a block at a time,
+			 * at depth 1 across the allocation groups (the aged netfs
+			 * xfs image: 0.1 s of sweep-du's 0.45 s after the last of
+			 * these opens). The walk lists each of them whole anyway.
+			 */
+			while (!atomic_load(&a->stop) && syscall(SYS_getdents64, d, dents, sizeof(dents)) > 0)
+				;
 			close(d);
 			atomic_fetch_add(&a->opened, 1);
 		} else if (errno == EPERM || errno == EOPNOTSUPP || errno == EINVAL || errno == ENOSYS) {

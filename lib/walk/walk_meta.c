@@ -525,7 +525,7 @@ static void dirs_heard(void *arg, const uint64_t *inos, size_t n)
  */
 #define READ_DIRS_MAX 16384u
 /* Threads opening them: a share of the open-file limit (none under a low one), so the walk's own opens never go short. */
-#define READ_DIRS_THREADS sweep__nofile_share(16, 16)
+#define READ_DIRS_THREADS sweep__nofile_share(16, 64)
 
 static int dkey_by_phys(const void *a, const void *b)
 {
