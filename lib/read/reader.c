@@ -413,9 +413,17 @@ static void opened(struct run *u, struct rd_slot *s, int fd)
 	 */
 	if (clock_gettime(CLOCK_REALTIME, &now) == 0)
 		s->moved_open = ts_after(&raw.st_ctim, &s->open_at) && !ts_after(&raw.st_ctim, &now);
-	fl = fcntl(fd, F_GETFL);
-	if (fl >= 0 && (fl & O_NONBLOCK))
-		(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	/*
+	 * Regular: O_NONBLOCK goes. The status flags F_SETFL sets are known
+	 * from open_flags() (O_NOATIME only when the open kept it), so one
+	 * call a file, not an F_GETFL before it; where that fails (a
+	 * descriptor opened otherwise), the flags are read first.
+	 */
+	if (fcntl(fd, F_SETFL, s->noatime ? O_NOATIME : 0) != 0) {
+		fl = fcntl(fd, F_GETFL);
+		if (fl >= 0 && (fl & O_NONBLOCK))
+			(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	}
 	/*
 	 * A file whose blocks cover its size is taken to have no holes, as GNU
 	 * cp and tar take it (cp's infer_scantype, tar's ST_IS_SPARSE): no
