@@ -9,6 +9,10 @@
 #   sweep-tar -c             against  tar --format=pax --xattrs --acls -c
 #   sweep-tar -c --device=ssd
 #   sweep-du -s              against  du -s
+#   sweep-cp -a TREE DEST    against  cp -a TREE DEST
+# WARM_ONLY="tar cp" runs those pairs only.
+# DEST is a fresh directory under $WARM_DEST (default /dev/shm), removed
+# before each copy, untimed, so that both write to memory too.
 # Archives go through a pipe to cat (GNU tar skips reading data when its
 # archive is /dev/null). Each run's user+system CPU, wall and context
 # switches are those of the first command of the pipeline alone, from
@@ -21,9 +25,11 @@ TREE=${2:-/usr/share}
 REPEATS=${3:-5}
 T=$BUILD/utils/sweep-tar
 D=$BUILD/utils/sweep-du
-[ -x "$T" ] && [ -x "$D" ] || { echo "warm.sh: no sweep-tar/sweep-du in $BUILD" >&2; exit 2; }
+C=$BUILD/utils/sweep-cp
+[ -x "$T" ] && [ -x "$D" ] && [ -x "$C" ] || { echo "warm.sh: no sweep-tar/sweep-du/sweep-cp in $BUILD" >&2; exit 2; }
 OUT=$(mktemp -d)
-trap 'rm -rf "$OUT"' EXIT
+DEST=$(mktemp -d "${WARM_DEST:-/dev/shm}/warm.XXXXXX")
+trap 'rm -rf "$OUT" "$DEST"' EXIT
 
 # rtime.py OUT CMD...: run CMD; "user sys wall voluntary involuntary" of it alone into OUT
 cat >"$OUT/rtime.py" <<'PY'
@@ -49,12 +55,23 @@ declare -A CMD=(
 	[sweep-tar-ssd]="'$T' --device=ssd -cf - '$TREE' 2>/dev/null | cat >/dev/null"
 	[gnu-du]="du -s '$TREE' >/dev/null"
 	[sweep-du]="'$D' -s '$TREE' >/dev/null"
+	[gnu-cp]="cp -a '$TREE' '$DEST/copy'"
+	[sweep-cp]="'$C' -a '$TREE' '$DEST/copy'"
 )
-ORDER=(gnu-tar sweep-tar sweep-tar-ssd gnu-du sweep-du)
+ORDER=(gnu-tar sweep-tar sweep-tar-ssd gnu-du sweep-du gnu-cp sweep-cp)
+if [ -n "${WARM_ONLY:-}" ]; then # e.g. WARM_ONLY="tar cp": those pairs only
+	keep=()
+	for id in "${ORDER[@]}"; do
+		pair=${id#*-}
+		[[ " $WARM_ONLY " == *" ${pair%%-*} "* ]] && keep+=("$id")
+	done
+	ORDER=("${keep[@]}")
+fi
 
 # one timed run: the first command of the pipeline only (time wraps it alone)
 run() { # run ID
 	local id=$1 cmd=${CMD[$1]} first rest
+	rm -rf "$DEST/copy" # untimed: the copies start from nothing
 	first=${cmd%%|*}
 	rest=
 	[[ $cmd == *"|"* ]] && rest="|${cmd#*|}"
@@ -81,7 +98,7 @@ print(f"# warm cache, {tree}, medians of {reps} alternating runs")
 print("| tool | CPU s | wall s | ctx switches | CPU / GNU | wall / GNU |")
 print("|---|---|---|---|---|---|")
 for i in ids:
-    ref = med["gnu-tar" if "tar" in i else "gnu-du"]
+    ref = med["gnu-" + i.split("-")[1]]
     m = med[i]
     print(f"| {i} | {m['cpu']:.3f} | {m['wall']:.3f} | {m['csw']:.0f} | "
           f"{m['cpu'] / ref['cpu']:.2f} | {m['wall'] / ref['wall']:.2f} |")
