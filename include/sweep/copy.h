@@ -287,6 +287,8 @@ struct sweep_copy_src {
 #define SWEEP_COPY_SRC_SUPPLIED 0x2u
 /* With SWEEP_PRESERVE_MODE: the copy gets st->mode's permission bits, not those of the file read (rsync --chmod). */
 #define SWEEP_COPY_SRC_MODE     0x4u
+/* With SWEEP_PRESERVE_OWNER: the copy gets st's uid and gid, not the read file's (rsync --usermap, --chown). */
+#define SWEEP_COPY_SRC_OWNER    0x8u
 
 struct sweep_copy_stats {
 	size_t size;             /* sizeof(struct sweep_copy_stats), set by the caller */

@@ -135,7 +135,8 @@ struct qitem {
 	bool keep_mode; /* an existing destination's mode is kept (cp without -p) */
 	bool mode_given; /* SWEEP_COPY_SRC_MODE: with PRESERVE_MODE the copy gets given_mode, not the read file's */
 	uint32_t given_mode;
-	uint32_t given_uid, given_gid; /* SWEEP_PRESERVE_FAKE_SUPER: the owner to record, the caller's (not the read file's) */
+	bool owner_given; /* SWEEP_COPY_SRC_OWNER: with PRESERVE_OWNER the copy gets given_uid/gid, not the read file's */
+	uint32_t given_uid, given_gid; /* ... and SWEEP_PRESERVE_FAKE_SUPER records them */
 	bool existed;   /* the destination name existed when the file was queued */
 	bool into;      /* the destination is a FIFO or a device: written into, never replaced */
 	bool retried;   /* read again by itself once, after the reader ran out of descriptors */
@@ -195,7 +196,7 @@ struct src_ref {
 	const char *path;     /* as shown */
 	const struct sweep_stat *st;
 	const char *link;     /* a symlink's target if already read */
-	unsigned flags;       /* SWEEP_COPY_SRC_FOLLOWED, SWEEP_COPY_SRC_SUPPLIED, SWEEP_COPY_SRC_MODE */
+	unsigned flags;       /* SWEEP_COPY_SRC_FOLLOWED, SWEEP_COPY_SRC_SUPPLIED, SWEEP_COPY_SRC_MODE, _OWNER */
 	const struct sweep_entry *walked; /* the walk entry, when it came from one (plans by it) */
 	/* SWEEP_COPY_SRC_SUPPLIED: its attributes; a regular file's item is made into *feed, not queued */
 	const struct sweep_copy_xattr *xattrs;

@@ -191,6 +191,7 @@ static int item_make(struct sweep_copy *c, const struct src_ref *s, const char *
 	/* cp without -p keeps the mode of a file it overwrites, else the source's mode less the umask. */
 	it->mode_given = s->flags & SWEEP_COPY_SRC_MODE;
 	it->given_mode = (uint32_t)(s->st->mode & 07777);
+	it->owner_given = s->flags & SWEEP_COPY_SRC_OWNER;
 	it->given_uid = s->st->uid;
 	it->given_gid = s->st->gid;
 	it->keep_mode = dst_st && S_ISREG(dst_st->st_mode);
@@ -591,7 +592,8 @@ int sweep__plan_src(struct sweep_copy *c, const struct sweep_copy_src *src, uint
 
 	if (rc < 0 || !src)
 		return rc < 0 ? rc : -EINVAL;
-	if (sweep__flags_check(in->flags, SWEEP_COPY_SRC_FOLLOWED | SWEEP_COPY_SRC_SUPPLIED | SWEEP_COPY_SRC_MODE) < 0)
+	if (sweep__flags_check(in->flags, SWEEP_COPY_SRC_FOLLOWED | SWEEP_COPY_SRC_SUPPLIED | SWEEP_COPY_SRC_MODE |
+					  SWEEP_COPY_SRC_OWNER) < 0)
 		return -EINVAL;
 	bool supplied = in->flags & SWEEP_COPY_SRC_SUPPLIED;
 	/* A supplied source is described, never looked at: what it is and its target must be said. */

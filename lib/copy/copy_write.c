@@ -428,8 +428,8 @@ void sweep__write_finish(struct sweep_copy *c, struct fcopy *f, int srcfd)
 	struct sweep_stat st = f->st;
 	if (q->mode_given || (what & SWEEP_PRESERVE_FAKE_SUPER))
 		st.mode = (st.mode & ~07777u) | q->given_mode;
-	if (what & SWEEP_PRESERVE_FAKE_SUPER) {
-		/* what the caller listed from the source's record, where the file read has other values */
+	if ((what & SWEEP_PRESERVE_FAKE_SUPER) || q->owner_given) {
+		/* what the caller listed (a --fake-super record, a mapped owner), where the file read has other values */
 		st.uid = q->given_uid;
 		st.gid = q->given_gid;
 	}

@@ -64,6 +64,35 @@ rm -rf "$W/s/u4"
 [ "$(atimes "$U")" = "$before" ] || die "reading the sources moved their atimes: $(atimes "$U")"
 ok "sweep-sync's reads leave the sources' atimes as they were"
 
+# ---- --usermap, --groupmap, --chown: the owners rsync maps the sender's to ----
+if [ "$(id -u)" = 0 ]; then
+	M=$W/msrc
+	mkdir -p "$M/d"
+	printf 'm\n' >"$M/d/f"
+	printf 'n\n' >"$M/nameless"
+	chown 0:0 "$M" "$M/d" "$M/d/f"
+	chown 54321:54321 "$M/nameless" # (no name: only '*', an empty FROM and numbers match it)
+	touch -d '2001-01-01' "$M/d/f" "$M/nameless" "$M/d" "$M"
+	k=0
+	for args in "--groupmap=0:1" "--usermap=0:2,*:3" "--usermap=0-10:4 --groupmap=root:5" "--groupmap=:6" \
+		"--numeric-ids --groupmap=:6" "--chown=:7" "--chown=8:9" "--chown=bin" "--groupmap=[r]oot:10,*:11"; do
+		k=$((k + 1))
+		# shellcheck disable=SC2086
+		run_args "$args" ../msrc/ map$k -ai $args
+	done
+	# rsync's refusals: exit 1 and its messages, nothing made
+	for spec in "--chown=a:b --usermap=0:1|--usermap conflicts with prior --chown." "--usermap=0:1 --usermap=0:2|You can only specify --usermap once." \
+		"--groupmap=0|No colon found in --groupmap: 0" "--groupmap=0:|No name found after colon --groupmap: 0:" "--usermap=1-x:0|Invalid number in --usermap: 1-x"; do
+		args=${spec%%|*} msg=${spec#*|}
+		# shellcheck disable=SC2086
+		rc=0; "$SYNC" -a $args "$M/" "$W/never" >/dev/null 2>"$W/s.err" || rc=$?
+		[ "$rc" = 1 ] && grep -qF -- "$msg" "$W/s.err" && [ ! -e "$W/never" ] || die "$args: exit $rc: $(cat "$W/s.err")"
+	done
+	ok "--usermap/--groupmap/--chown misuse: rsync's messages, exit 1, nothing made"
+else
+	skip_part "not root: --usermap, --groupmap, --chown"
+fi
+
 # ---- --chmod: rsync's grammar, applied to the listed mode (with -p, or to new entries) ----
 C=$W/csrc
 mkdir -p "$C/d/e"

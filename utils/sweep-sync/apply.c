@@ -323,8 +323,11 @@ const struct sweep_copy_src *sync_src_of(struct sync_ctx *c, const struct sync_n
 	if (c->role == ROLE_RECEIVER) {
 		src->flags = SWEEP_COPY_SRC_SUPPLIED;
 		src->xattrs = remote_xattrs(c, n, &src->nxattrs);
-	} else if (c->o.chmod) {
-		src->flags = SWEEP_COPY_SRC_MODE; /* --chmod changed the listed mode: the copy gets that one */
+	} else {
+		if (c->o.chmod)
+			src->flags = SWEEP_COPY_SRC_MODE; /* --chmod changed the listed mode: the copy gets that one */
+		if (c->o.usermap || c->o.groupmap)
+			src->flags |= SWEEP_COPY_SRC_OWNER; /* the owner mapped (main.c): the copy gets that one */
 	}
 	if (c->role != ROLE_RECEIVER && (n->flags & N_SFOLLOW)) {
 		/* a symlink -L (or --copy-unsafe-links) follows: its referent, by the path the user gave */

@@ -590,6 +590,17 @@ int sync_run(struct sync_ctx *c, struct sync_dest *d)
 	r = flist_scan(c);
 	if (c->filter_fatal)
 		return c->filter_fatal; /* a merge file stopped the run; the message is out */
+	/* --usermap, --groupmap, --chown: the owners the copies get, as rsync maps the sender's (-o as root, -g) */
+	for (size_t i = 0; r >= 0 && (c->o.usermap || c->o.groupmap) && i < c->list.n; i++) {
+		struct sync_node *n = &c->list.v[i];
+
+		if (!(n->flags & N_SRC))
+			continue;
+		if (c->o.usermap && c->o.owner && c->am_root)
+			n->s.st.st_uid = idmap_map(c->o.usermap, n->s.st.st_uid, c->o.numeric_ids);
+		if (c->o.groupmap && c->o.group)
+			n->s.st.st_gid = idmap_map(c->o.groupmap, n->s.st.st_gid, c->o.numeric_ids);
+	}
 	if (r < 0) {
 		if (!c->fatal)
 			cli_error(r, "scanning the file lists");
@@ -802,6 +813,8 @@ void sync_done(struct sync_ctx *c, struct sync_dest *d)
 	filter_set_free(c->o.filters);
 	c->o.filters = NULL;
 	c->o.chmod = sync_chmod_free(c->o.chmod);
+	c->o.usermap = idmap_free(c->o.usermap);
+	c->o.groupmap = idmap_free(c->o.groupmap);
 	basis_close(c);
 	backup_close(c);
 	flist_close_roots(c);

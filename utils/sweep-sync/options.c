@@ -74,6 +74,9 @@ enum {
 	OPT_LIST_ONLY,
 	OPT_OPEN_NOATIME,
 	OPT_MAX_ALLOC,
+	OPT_CHOWN,
+	OPT_USERMAP,
+	OPT_GROUPMAP,
 	OPT_STOP_AT,
 	OPT_STOP_AFTER,
 	OPT_LOG_FILE_FORMAT,
@@ -195,9 +198,9 @@ static const struct option long_opts[] = {
 	{ "read-batch", required_argument, NULL, OPT_REFUSED },
 	{ "bwlimit", required_argument, NULL, OPT_REFUSED },
 	{ "chmod", required_argument, NULL, OPT_CHMOD },
-	{ "chown", required_argument, NULL, OPT_REFUSED },
-	{ "usermap", required_argument, NULL, OPT_REFUSED },
-	{ "groupmap", required_argument, NULL, OPT_REFUSED },
+	{ "chown", required_argument, NULL, OPT_CHOWN },
+	{ "usermap", required_argument, NULL, OPT_USERMAP },
+	{ "groupmap", required_argument, NULL, OPT_GROUPMAP },
 	{ "keep-dirlinks", no_argument, NULL, OPT_REFUSED },
 	{ "munge-links", no_argument, NULL, OPT_REFUSED },
 	{ "existing", no_argument, NULL, OPT_EXISTING },
@@ -276,6 +279,9 @@ static void usage(FILE *f)
 		"      --safe-links       ignore symlinks that point outside the tree\n"
 		"  -k, --copy-dirlinks    transform symlink to dir into referent dir\n"
 		"      --chmod=CHMOD      affect file and/or directory permissions\n"
+		"      --usermap=STRING   custom username mapping\n"
+		"      --groupmap=STRING  custom groupname mapping\n"
+		"      --chown=USER:GROUP simple username/groupname mapping\n"
 		"  -m, --prune-empty-dirs prune empty directory chains from file-list\n"
 		"      --mkpath           create destination's missing path components\n"
 		"      --force            force deletion of directories even if not empty\n"
@@ -425,6 +431,48 @@ static int64_t parse_size(const char *arg, const char *opt)
 bad:
 	cli_msg("--%s=%s is invalid", opt, arg);
 	return -1;
+}
+
+/* --usermap, --groupmap (kind 'u', 'g') and --chown ('c'): rsync's rules for mixing them, the maps parsed (idmap.c) */
+static int parse_map(struct sync_opts *o, int kind, const char *arg)
+{
+	static bool user_via_chown, group_via_chown;
+	const char *colon = strchr(arg, ':');
+	char *user = NULL, *group = NULL;
+	int r = 0;
+
+	if (kind == 'c') {
+		size_t ulen = colon ? (size_t)(colon - arg) : strlen(arg);
+
+		if (ulen && asprintf(&user, "*:%.*s", (int)ulen, arg) < 0)
+			return -ENOMEM;
+		if (colon && colon[1] && asprintf(&group, "*:%s", colon + 1) < 0) {
+			free(user);
+			return -ENOMEM;
+		}
+	}
+	if ((kind == 'u' || user) && o->usermap) {
+		cli_msg(kind == 'c' ? (user_via_chown ? "You can only specify a user-affecting --chown once."
+						      : "--chown conflicts with prior --usermap.")
+				    : user_via_chown ? "--usermap conflicts with prior --chown." : "You can only specify --usermap once.");
+		r = -EINVAL;
+	} else if ((kind == 'g' || group) && o->groupmap) {
+		cli_msg(kind == 'c' ? (group_via_chown ? "You can only specify a group-affecting --chown once."
+						       : "--chown conflicts with prior --groupmap.")
+				    : group_via_chown ? "--groupmap conflicts with prior --chown." : "You can only specify --groupmap once.");
+		r = -EINVAL;
+	}
+	if (r == 0 && (kind == 'u' || user))
+		r = idmap_parse(kind == 'u' ? arg : user, true, &o->usermap);
+	if (r == 0 && (kind == 'g' || group))
+		r = idmap_parse(kind == 'g' ? arg : group, false, &o->groupmap);
+	if (r == 0 && kind == 'c') {
+		user_via_chown = user != NULL || user_via_chown;
+		group_via_chown = group != NULL || group_via_chown;
+	}
+	free(user);
+	free(group);
+	return r;
 }
 
 /*
@@ -764,6 +812,14 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 		case OPT_STATS: o->stats_opt = true; break;
 		case OPT_NUMERIC_IDS: o->numeric_ids = true; break;
 		case OPT_SIZE_ONLY: o->size_only = true; break;
+		case OPT_CHOWN:
+		case OPT_USERMAP:
+		case OPT_GROUPMAP:
+			if (parse_map(o, ch == OPT_CHOWN ? 'c' : ch == OPT_USERMAP ? 'u' : 'g', optarg) < 0) {
+				cli_try_help();
+				return -EINVAL;
+			}
+			break;
 		case OPT_MAX_ALLOC:
 			if (parse_max_alloc(o, optarg) < 0) {
 				cli_try_help();
@@ -978,7 +1034,8 @@ int sync_refuse_remote(const struct sync_opts *o)
 			   : o->copy_unsafe_links ? "--copy-unsafe-links" : o->safe_links ? "--safe-links"
 			   : o->fake_super ? "--fake-super" : o->delay_updates ? "--delay-updates"
 			   : o->log_file ? "--log-file" : o->list_only ? "--list-only (or a remote SRC alone)"
-			   : filter_set_has_xattr(o->filters) ? "xattr filter rules (the 'x' modifier)" : NULL;
+			   : filter_set_has_xattr(o->filters) ? "xattr filter rules (the 'x' modifier)"
+			   : o->usermap || o->groupmap ? "--usermap, --groupmap and --chown" : NULL;
 
 	if (!name)
 		return 0;

@@ -63,6 +63,7 @@ struct sync_opts {
 	bool omit_dir_times, omit_link_times; /* -O, -J: with -t, directories (symlinks) keep the times they get */
 	bool fake_super; /* --fake-super: what root would set is read from and kept in user.rsync.%stat (copy_fake.c) */
 	const char *log_file, *log_file_format; /* --log-file, --log-file-format (NULL: rsync's "%i %n%L") */
+	struct idmap *usermap, *groupmap; /* --usermap, --groupmap, --chown (idmap.c); NULL for none */
 	uint64_t max_alloc; /* --max-alloc: the file lists' bound in bytes, 0 for none */
 	time_t stop_at;     /* --stop-at, --stop-after: when the transfer stops (exit 30), 0 for never */
 	bool atimes; /* -U: non-directories' access times kept (compared, itemized 'u') */
@@ -457,6 +458,16 @@ void synclog_write(const char *text, size_t len);
 void synclog_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void synclog_item(struct sync_ctx *c, const struct sync_node *n, unsigned iflags, const char *xname);
 void synclog_deleting(struct sync_ctx *c, size_t at, const char *rel, bool is_dir);
+
+/*
+ * idmap.c: --usermap, --groupmap, --chown. idmap_parse: a FROM:TO,... list
+ * (0, -EINVAL said, -ENOMEM); idmap_map: the id a source id maps to (itself
+ * when no FROM matches; numeric: --numeric-ids, names are not looked at).
+ */
+struct idmap;
+int idmap_parse(const char *arg, bool users, struct idmap **ret);
+uint32_t idmap_map(const struct idmap *m, uint32_t id, bool numeric);
+struct idmap *idmap_free(struct idmap *m);
 
 /* listonly.c: list the SRC operands ops[0..nsrc) as rsync --list-only: the exit status. */
 int sync_list_only(struct sync_ctx *c, char **ops, int nsrc);
