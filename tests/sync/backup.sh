@@ -14,7 +14,7 @@ rsync -a "$S/" "$W/r/d/"
 printf 'gone\n' >"$W/r/d/x"
 mkdir -p "$W/r/d/olddir" && printf 'o\n' >"$W/r/d/olddir/o"
 printf 'stale backup\n' >"$W/r/d/a~"
-for t in d1 d2 d3 d4 d5; do cp -a "$W/r/d" "$W/r/$t"; cp -a "$W/r/d" "$W/s/$t"; done
+for t in d1 d2 d3 d4 d5 d7 d8; do cp -a "$W/r/d" "$W/r/$t"; cp -a "$W/r/d" "$W/s/$t"; done
 printf 'A2\n' >"$S/a"
 printf 'bb\n' >"$S/sub/b"
 rm "$S/lnk" && ln -s sub "$S/lnk"
@@ -32,5 +32,25 @@ run_args "--backup-dir, absolute, with --suffix" ../src/ d5 -a -i --backup-dir="
 [ "$(cat "$W/BAK5/a.1")" = a ] || die "--backup-dir absolute: a.1"
 run_args "--suffix=x/y is refused" ../src/ d6 -a -b --suffix=x/y
 COMPARE_OPTS="--no-root-time --no-dir-times" run_args "-n -b changes nothing" ../src/ d1 -a -i -n -b
+# --debug=backup: rsync's make_backup lines (its receiver prints a file's when the file is done: compared as sets)
+OUT_ORDER=sort run_args "--debug=backup, --backup-dir" ../src/ d7 -a --debug=backup --backup-dir=../bak7 --delete-after
+grep -qx 'make_backup: RENAME x successful.' "$W/s.out" && grep -qx 'make_backup: HLINK a successful.' "$W/s.out" ||
+	die "--debug=backup: $(cat "$W/s.out")"
+# a backup directory on another filesystem (/dev/shm, a tmpfs): copied, and rsync's COPY/SYMLINK words
+if [ -d /dev/shm ] && [ -w /dev/shm ] && [ "$(stat -c %d /dev/shm)" != "$(stat -c %d "$W")" ]; then
+	X=$(mktemp -d /dev/shm/sweep-sync-bak.XXXXXX)
+	on_exit "rm -rf '$X'"
+	mkdir -p "$X/s" # (both tools back up there in turn: the output and the last tree are compared)
+	OUT_ORDER=sort run_args "--debug=backup, --backup-dir on another filesystem" ../src/ d8 -a --debug=backup \
+		--backup-dir="$X/s" --delete-after
+	grep -qx 'make_backup: COPY a successful.' "$W/s.out" && [ "$(cat "$X/s/a")" = a ] && [ -L "$X/s/lnk" ] ||
+		die "--debug=backup across filesystems: $(cat "$W/s.out")"
+else
+	skip_part "no /dev/shm on another filesystem: a backup across filesystems"
+fi
+rc=0; "$SYNC" -a --debug=deltasum "$S/" "$W/never" 2>"$W/s.err" || rc=$?
+[ "$rc" = 1 ] && grep -q 'does not support --debug=deltasum' "$W/s.err" && [ ! -e "$W/never" ] ||
+	die "--debug=deltasum: exit $rc: $(cat "$W/s.err")"
+ok "--debug items other than backup are refused, exit 1"
 
 finish

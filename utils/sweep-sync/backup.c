@@ -204,15 +204,25 @@ int backup_keep(struct sync_ctx *c, const struct sync_node *n, bool move)
 		r = renameat(ddir, name, bdir, bak) < 0 ? -errno : 0;
 	else
 		r = linkat(ddir, name, bdir, tmp, 0) < 0 ? -errno : 0;
+	const char *how = move ? "RENAME" : "HLINK"; /* --debug=backup: rsync's make_backup words */
 	if (r == -EXDEV) {
 		r = copy_entry(ddir, name, bdir, tmp, &st);
 		if (r == 0 && move && unlinkat(ddir, name, 0) < 0)
 			r = -errno;
 		move = false;
+		how = S_ISREG(st.st_mode) ? "COPY" : S_ISLNK(st.st_mode) ? "SYMLINK" : "DEVICE";
 	}
 	if (r == 0 && !move && renameat(bdir, tmp, bdir, bak) < 0) {
 		r = -errno;
 		unlinkat(bdir, tmp, 0);
+	}
+	if (r == 0 && c->o.debug_backup > 0) {
+		char *line = NULL;
+		int len = asprintf(&line, "make_backup: %s %s successful.\n", how, n->rel);
+
+		if (len > 0)
+			out_add(c, (size_t)(n - c->list.v), line, (size_t)len);
+		free(line);
 	}
 	if (r == 0 && c->o.info_backup > 0) {
 		char *line = NULL;

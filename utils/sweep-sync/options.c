@@ -32,6 +32,7 @@ enum {
 	OPT_PROGRESS,
 	OPT_PARTIAL,
 	OPT_INFO,
+	OPT_DEBUG,
 	OPT_EXCLUDE,
 	OPT_INCLUDE,
 	OPT_EXCLUDE_FROM,
@@ -240,7 +241,7 @@ static const struct option long_opts[] = {
 	{ "timeout", required_argument, NULL, OPT_REFUSED },
 	{ "contimeout", required_argument, NULL, OPT_REFUSED },
 	{ "checksum-choice", required_argument, NULL, OPT_REFUSED },
-	{ "debug", required_argument, NULL, OPT_REFUSED },
+	{ "debug", required_argument, NULL, OPT_DEBUG },
 	{ "iconv", required_argument, NULL, OPT_REFUSED },
 	{ "rsh", required_argument, NULL, 'e' },
 	{ "rsync-path", required_argument, NULL, OPT_RSYNC_PATH },
@@ -342,6 +343,7 @@ static void usage(FILE *f)
 		"  -P                     same as --partial --progress\n"
 		"      --partial          accepted: a file is never left partial (see sweep-sync(1))\n"
 		"      --info=FLAGS       progress0-2, name0-2, stats0-3, del, nonreg, skip, remove, backup, flist\n"
+		"      --debug=FLAGS      backup (rsync's make_backup lines), none\n"
 		"      --stats            give some file-transfer stats\n"
 		"  -f, --filter=RULE      add a file-filtering RULE\n"
 		"  -F                     same as --filter='dir-merge /.rsync-filter';\n"
@@ -621,6 +623,40 @@ static int parse_info(struct sync_opts *o, const char *arg)
 	return r;
 }
 
+/*
+ * --debug=FLAGS: the one rsync debug item sweep-sync has lines for,
+ * backup (rsync's make_backup: HLINK/RENAME/COPY/SYMLINK/DEVICE lines,
+ * backup.c), and none; any other item is refused rather than accepted
+ * silent ("This sweep-sync does not support --debug=ITEM", exit 1).
+ */
+static int parse_debug(struct sync_opts *o, const char *arg)
+{
+	char *copy = strdup(arg), *save = NULL;
+	int r = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (char *w = strtok_r(copy, ",", &save); w && !r; w = strtok_r(NULL, ",", &save)) {
+		size_t l = strlen(w);
+		int level = 1;
+
+		if (l && w[l - 1] >= '0' && w[l - 1] <= '9') {
+			level = w[l - 1] - '0';
+			w[--l] = 0;
+		}
+		if (!strcasecmp(w, "backup")) {
+			o->debug_backup = level;
+		} else if (!strcasecmp(w, "none")) {
+			o->debug_backup = 0;
+		} else {
+			cli_msg("This sweep-sync does not support --debug=%s", w);
+			r = -EINVAL;
+		}
+	}
+	free(copy);
+	return r;
+}
+
 /* --no-X */
 static void negate(struct sync_opts *o, const char *name)
 {
@@ -805,6 +841,12 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 			}
 			break;
 		case OPT_PARTIAL: o->partial = true; break;
+		case OPT_DEBUG:
+			if (parse_debug(o, optarg) < 0) {
+				cli_try_help();
+				return -EINVAL;
+			}
+			break;
 		case OPT_INFO:
 			if (parse_info(o, optarg) < 0)
 				return -EINVAL;

@@ -66,6 +66,7 @@ struct sync_opts {
 	struct idmap *usermap, *groupmap; /* --usermap, --groupmap, --chown (idmap.c); NULL for none */
 	uint64_t max_alloc; /* --max-alloc: the file lists' bound in bytes, 0 for none */
 	time_t stop_at;     /* --stop-at, --stop-after: when the transfer stops (exit 30), 0 for never */
+	int debug_backup; /* --debug=backup: rsync's make_backup lines */
 	bool atimes; /* -U: non-directories' access times kept (compared, itemized 'u') */
 	bool list_only; /* --list-only, or one operand: the source is listed (listonly.c) */
 	bool delay_updates; /* --delay-updates: regular files written into DIR/.~tmp~/, renamed into place at the end */
