@@ -9,7 +9,9 @@ IMAGE is the xfs image (or device) the trace was taken on, read with xfs_db -r
 (blockget, then blockuse of every block: data, dir, inode, btree blocks, log...);
 the trace is tracefs block_rq_issue/complete text of that image's loop device,
 with the image at offset 0. Each request is counted under the kind most of its
-blocks have: requests, MiB, seeks into it (the issues' definition, blkstats.py).
+blocks have: requests, MiB, seeks into it (the issues' definition, blkstats.py);
+a metadata request ("M" in its rwbs) into a file's blocks is its extent btree,
+which blockuse counts as the file's data.
 With --sim, the trace is replayed through the model (sweep-sim replay, as
 bench/run does) and the drive's busy time is shared out by kind, in the order
 the model finished the requests: the time each one kept the drive busy beyond
@@ -67,9 +69,12 @@ def block_kinds(image):
     return kinds, bs
 
 
-def kind_of(kinds, bs, off, length):
+def kind_of(kinds, bs, off, length, meta=False):
     c = collections.Counter(kinds.get(b, "?") for b in range(off // bs, max((off + length + bs - 1) // bs, off // bs + 1)))
-    return c.most_common(1)[0][0]
+    k = c.most_common(1)[0][0]
+    # xfs_db's blockuse counts a file's extent-btree blocks as its data; xfs reads
+    # them as metadata buffers (REQ_META, "M" in rwbs), data never is
+    return "extent btree" if k == "data" and meta else k
 
 
 def sim(args, trace, extra):
@@ -135,9 +140,10 @@ def main():
     res = collections.defaultdict(lambda: collections.Counter())
     end = None
     classified = []
+    meta = {sec for _, sec, _, rwbs in reqs if "M" in rwbs}
     for _, sec, n, _ in reqs:
         off, ln = sec * blkstats.SECTOR, n * blkstats.SECTOR
-        k = kind_of(kinds, bs, off, ln)
+        k = kind_of(kinds, bs, off, ln, sec in meta)
         classified.append((sec, n, k))
         res[k]["requests"] += 1
         res[k]["bytes"] += ln
@@ -155,7 +161,7 @@ def main():
             s, f, off, ln = int(r["start_ns"]), int(r["finish_ns"]), int(r["offset"]), int(r["length"])
             busy = max(f - max(s, prev), 0)
             prev = max(prev, f)
-            k = kind_of(kinds, bs, off, ln)
+            k = kind_of(kinds, bs, off, ln, off // blkstats.SECTOR in meta)
             res[k]["model_ns"] += busy
             if k == "data":
                 g = "after metadata" if pk not in (None, "data") else gap_class(off - pend) if pend is not None else "first"
