@@ -89,6 +89,15 @@ if [ "$(id -u)" = 0 ]; then
 		[ "$rc" = 1 ] && grep -qF -- "$msg" "$W/s.err" && [ ! -e "$W/never" ] || die "$args: exit $rc: $(cat "$W/s.err")"
 	done
 	ok "--usermap/--groupmap/--chown misuse: rsync's messages, exit 1, nothing made"
+	# --no-super: root copies as another user would (no uid given away, only groups of its own, no 'o'/'g' for others)
+	chmod 4755 "$M/d/f"
+	run_args "--no-super" ../msrc/ ns1 -ai --no-super
+	run_args "--no-super, an existing tree" ../msrc/ ns1 -ai --no-super
+	chgrp 0 "$M/nameless" && touch -d '2002-01-01' "$M/nameless"
+	run_args "--no-super, a group of ours now" ../msrc/ ns1 -ai --no-super
+	run_args "--super after --no-super" ../msrc/ ns1 -ai --no-super --super
+	[ "$(stat -c %u:%g "$W/s/ns1/d/f")" = 0:0 ] && [ "$(stat -c %u "$W/s/ns1/nameless")" = 54321 ] ||
+		die "--no-super --super: owners $(stat -c %u:%g "$W/s/ns1/d/f") $(stat -c %u "$W/s/ns1/nameless")"
 else
 	skip_part "not root: --usermap, --groupmap, --chown"
 fi

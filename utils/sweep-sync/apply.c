@@ -304,6 +304,19 @@ static int on_copy_step(enum sweep_copy_step step, const char *src, const char *
 
 /* ---- helpers ---- */
 
+bool sync_in_my_groups(uint32_t gid)
+{
+	gid_t g[256];
+	int n = getgroups(256, g);
+
+	if (gid == getegid())
+		return true;
+	for (int i = 0; i < n; i++)
+		if (g[i] == gid)
+			return true;
+	return false;
+}
+
 /*
  * The source of node n as the engine takes it: beneath its operand's
  * descriptor, or, receiving a remote transfer, described by what the
@@ -328,6 +341,17 @@ const struct sweep_copy_src *sync_src_of(struct sync_ctx *c, const struct sync_n
 			src->flags = SWEEP_COPY_SRC_MODE; /* --chmod changed the listed mode: the copy gets that one */
 		if (c->o.usermap || c->o.groupmap)
 			src->flags |= SWEEP_COPY_SRC_OWNER; /* the owner mapped (main.c): the copy gets that one */
+		if (c->o.no_super && (c->o.owner || c->o.group)) {
+			/*
+			 * --no-super: as another user would, the uid stays the copy's own
+			 * (chown keeps it for -1), and the group follows only to one of
+			 * ours (rsync's is_in_group())
+			 */
+			st->uid = (uint32_t)-1;
+			if (!c->o.group || !sync_in_my_groups(st->gid))
+				st->gid = (uint32_t)-1;
+			src->flags |= SWEEP_COPY_SRC_OWNER;
+		}
 	}
 	if (c->role != ROLE_RECEIVER && (n->flags & N_SFOLLOW)) {
 		/* a symlink -L (or --copy-unsafe-links) follows: its referent, by the path the user gave */

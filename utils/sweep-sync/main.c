@@ -590,8 +590,13 @@ int sync_run(struct sync_ctx *c, struct sync_dest *d)
 	r = flist_scan(c);
 	if (c->filter_fatal)
 		return c->filter_fatal; /* a merge file stopped the run; the message is out */
-	/* --usermap, --groupmap, --chown: the owners the copies get, as rsync maps the sender's (-o as root, -g) */
-	for (size_t i = 0; r >= 0 && (c->o.usermap || c->o.groupmap) && i < c->list.n; i++) {
+	/*
+	 * --usermap, --groupmap, --chown: the owners the copies get, as rsync maps
+	 * the sender's (-o as root, -g). --no-super: a group that is not one of
+	 * ours is no group, as for rsync's receiver that is not root (nothing to
+	 * compare, nothing set: apply.c).
+	 */
+	for (size_t i = 0; r >= 0 && (c->o.usermap || c->o.groupmap || c->o.no_super) && i < c->list.n; i++) {
 		struct sync_node *n = &c->list.v[i];
 
 		if (!(n->flags & N_SRC))
@@ -600,6 +605,8 @@ int sync_run(struct sync_ctx *c, struct sync_dest *d)
 			n->s.st.st_uid = idmap_map(c->o.usermap, n->s.st.st_uid, c->o.numeric_ids);
 		if (c->o.groupmap && c->o.group)
 			n->s.st.st_gid = idmap_map(c->o.groupmap, n->s.st.st_gid, c->o.numeric_ids);
+		if (c->o.no_super && c->o.group && (n->flags & N_DST) && !sync_in_my_groups(n->s.st.st_gid))
+			n->s.st.st_gid = n->d.st.st_gid;
 	}
 	if (r < 0) {
 		if (!c->fatal)
@@ -846,6 +853,8 @@ int main(int argc, char **argv)
 		code = r == -EIO ? EXIT_FILEIO : EXIT_SYNTAX;
 		goto out;
 	}
+	if (c.o.no_super)
+		c.am_root = false; /* rsync's am_root 0: owners are not compared, read-only directories opened to us */
 	nsrc = argc - optind - 1;
 	code = check_remote(argv + optind, nsrc);
 	if (code < 0 && sync_refuse_remote(&c.o))

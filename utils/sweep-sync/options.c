@@ -70,6 +70,7 @@ enum {
 	OPT_CHMOD,
 	OPT_SUPER,
 	OPT_FAKE_SUPER,
+	OPT_NO_SUPER,
 	OPT_DELAY_UPDATES,
 	OPT_LOG_FILE,
 	OPT_LIST_ONLY,
@@ -216,6 +217,7 @@ static const struct option long_opts[] = {
 	{ "preallocate", no_argument, NULL, OPT_REFUSED },
 	{ "fake-super", no_argument, NULL, OPT_FAKE_SUPER },
 	{ "super", no_argument, NULL, OPT_SUPER },
+	{ "no-super", no_argument, NULL, OPT_NO_SUPER },
 	{ "executability", no_argument, NULL, 'E' },
 	{ "atimes", no_argument, NULL, 'U' },
 	{ "open-noatime", no_argument, NULL, OPT_OPEN_NOATIME },
@@ -297,6 +299,7 @@ static void usage(FILE *f)
 		"  -E, --executability    preserve executability\n"
 		"      --super            receiver attempts super-user activities (as root: always)\n"
 		"      --fake-super       store/recover privileged attrs using xattrs\n"
+		"      --no-super         receiver acts as a user, not root: no owner given away\n"
 		"  -o, --owner            preserve owner (super-user only)\n"
 		"  -g, --group            preserve group\n"
 		"  -D                     preserve device files and special files\n"
@@ -743,8 +746,9 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 			break;
 		case 'm': o->prune_empty_dirs = true; break;
 		case 'E': o->executability = true; break;
-		case OPT_SUPER: o->super = true; o->fake_super = false; break;
-		case OPT_FAKE_SUPER: o->fake_super = true; o->super = false; break;
+		case OPT_SUPER: o->super = true; o->fake_super = o->no_super = false; break;
+		case OPT_FAKE_SUPER: o->fake_super = true; o->super = o->no_super = false; break;
+		case OPT_NO_SUPER: o->no_super = true; o->super = o->fake_super = false; break;
 		case OPT_DELAY_UPDATES: o->delay_updates = true; break;
 		case OPT_LOG_FILE: o->log_file = optarg; break;
 		case OPT_LIST_ONLY: o->list_only = true; break;
@@ -1077,7 +1081,8 @@ int sync_refuse_remote(const struct sync_opts *o)
 			   : o->fake_super ? "--fake-super" : o->delay_updates ? "--delay-updates"
 			   : o->log_file ? "--log-file" : o->list_only ? "--list-only (or a remote SRC alone)"
 			   : filter_set_has_xattr(o->filters) ? "xattr filter rules (the 'x' modifier)"
-			   : o->usermap || o->groupmap ? "--usermap, --groupmap and --chown" : NULL;
+			   : o->usermap || o->groupmap ? "--usermap, --groupmap and --chown"
+			   : o->no_super ? "--no-super" : NULL;
 
 	if (!name)
 		return 0;

@@ -58,6 +58,7 @@ struct sync_opts {
 	struct sync_chmod *chmod; /* --chmod, NULL without */
 	bool prune_empty_dirs; /* -m: source directories with no non-directory below them are left out */
 	bool super; /* --super: what root does (refused for other users) */
+	bool no_super; /* --no-super: as root, the receiver acts as another user would (rsync's am_root 0): no uid given away */
 	bool executability; /* -E: without -p, an existing file's execute bits follow the source's */
 	bool mkpath; /* --mkpath: the missing directories on the way to DEST are made */
 	bool omit_dir_times, omit_link_times; /* -O, -J: with -t, directories (symlinks) keep the times they get */
@@ -574,6 +575,8 @@ const struct sweep_copy_xattr *remote_xattrs(const struct sync_ctx *c, const str
 struct sweep_copy_src;
 const struct sweep_copy_src *sync_src_of(struct sync_ctx *c, const struct sync_node *n, const char *sp,
 					 struct sweep_copy_src *src, struct sweep_stat *st);
+/* apply.c: --no-super: gid is the user's group or one of its supplementary groups (rsync's is_in_group()) */
+bool sync_in_my_groups(uint32_t gid);
 /* apply.c: --remove-source-files on this side's list (the sender of a remote transfer runs it too). */
 void sync_remove_sources(struct sync_ctx *c);
 /* checksum.c: a source file could not be digested (reported, counted, left out). */
