@@ -67,6 +67,13 @@ rc=0; "$SYNC" -a --log-file="$W/e.log" "$W/missing" "$W/e/" >/dev/null 2>&1 || r
 	fail "exit $rc, log: $(cat "$W/e.log")"
 case_end
 
+case_begin "a log file that cannot be opened is said, and the run goes on without it, as rsync's"
+rc=0; "$SYNC" -a --log-file="$W/no/such/dir/x.log" "$S/" "$W/nolog/" >/dev/null 2>"$W/e" || rc=$?
+rrc=0; rsync -a --log-file="$W/no/such/dir/x.log" "$S/" "$W/nolog-r/" >/dev/null 2>&1 || rrc=$?
+[ "$rc" = "$rrc" ] && [ "$rc" = 0 ] && grep -q 'failed to open log-file' "$W/e" && grep -q 'Ignoring "log file" setting.' "$W/e" &&
+	[ -f "$W/nolog/plain" ] || fail "exit $rc (rsync $rrc): $(cat "$W/e")"
+case_end
+
 case_begin "a format escape we do not have is refused"
 rc=0; "$SYNC" -a --log-file="$W/x.log" --log-file-format='%i %C' "$S/" "$W/never/" 2>"$W/e" || rc=$?
 [ "$rc" = 1 ] && grep -q 'escape %C is not supported' "$W/e" && [ ! -e "$W/never" ] && [ ! -e "$W/x.log" ] ||

@@ -445,7 +445,8 @@ void out_drain(struct sync_ctx *c);
  * line "YYYY/MM/DD HH:MM:SS [PID] TEXT", control bytes (C0 but tab, C1)
  * and a backslash starting "\#ddd" in TEXT escaped as \#ooo (rsync's
  * logit()). synclog_open: the file (opened as the operator's paths are,
- * opath.c), its first line; 0 or the exit status after the message.
+ * opath.c), its first line; 0 (a file that cannot be opened is said and
+ * the run goes on without a log, as rsync's).
  * synclog_format_check: a --log-file-format string's escapes are ones
  * we have (0, or -EINVAL said). synclog_item: the line of an entry,
  * in its turn (out.c); synclog_text: a line now (printf format).

@@ -123,19 +123,20 @@ int synclog_open(struct sync_ctx *c)
 	int fd = opath_open(c->o.log_file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644, &untrusted);
 
 	umask(old);
+	if (fd >= 0 && !(logf = fdopen(fd, "a"))) {
+		int err = -errno;
+
+		close(fd);
+		fd = err;
+	}
 	if (fd < 0) {
+		/* rsync says so and goes on without a log (its exit status unchanged) */
 		if (untrusted)
 			opath_refusal_msg();
-		/* rsync: "failed to open log-file", and on without a log */
 		cli_error(fd, "failed to open log-file %s", cli_quote(c->o.log_file));
-		return EXIT_FILEIO;
-	}
-	logf = fdopen(fd, "a");
-	if (!logf) {
-		int err = -errno;
-		close(fd);
-		cli_error(err, "failed to open log-file %s", cli_quote(c->o.log_file));
-		return EXIT_FILEIO;
+		fflush(stdout);
+		fputs("Ignoring \"log file\" setting.\n", stderr);
+		return 0;
 	}
 	cli_set_message_hook(log_message);
 	synclog_text("building file list");
