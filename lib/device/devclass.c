@@ -6,7 +6,8 @@
  * disks report 1 for fast host storage, some RAID controllers report 0 for
  * arrays of disks, network block devices report whatever. So where we may
  * read the block device we time it: a 1 MiB sequential read, then up to 32
- * random 4 KiB reads, O_DIRECT, one at a time, bounded to about 0.4 s.
+ * random 4 KiB reads, O_DIRECT, one at a time, bounded to about 0.4 s (12
+ * where they show a disk beyond doubt).
  * When three random reads in four cost a disk's positioning time (1 ms or
  * more), and 4 times what the same bytes cost in a stream, it is an HDD.
  *
@@ -45,6 +46,7 @@
 #define PROBE_MIN_DEVICE (64ull << 20)     /* smaller: a drive's cache would hold it all */
 #define HDD_RANDOM_NS 1000000ull           /* 1 ms: 3 in 4 of a disk's random reads take longer */
 #define HDD_RATIO 4                        /* random 4 KiB vs 4 KiB of a stream */
+#define PROBE_EARLY_READS 12u              /* a disk beyond doubt after this many: stop (sweep__probe_settled) */
 
 #define DEFAULT_CACHE_DIR "/run/sweep"
 #define PROFILE_MAX_WALK_THREADS 32u
@@ -277,8 +279,31 @@ struct random_run {
  * 1-2.5 ms, slowest 8-15 ms; the time the thread waited for a CPU taken
  * out, median 0.1-0.4 ms. Only the quartile of that still tells.
  */
+/*
+ * Whether the first n random reads (times[], in order of reading) already
+ * settle it: a disk beyond doubt. That is their lower quartile at twice a
+ * disk's threshold (2 ms, and 8 times a stream's 4 KiB), none of them
+ * queued behind others' requests, after PROBE_EARLY_READS of them: a fast
+ * device under a heavy load has a quartile of 0.1-0.5 ms (above), while on
+ * a disk the quartile of a turn alone is a quarter of one (2.1 ms at 7200
+ * rpm) and every read adds a seek. A first run on a disk then reads 12
+ * blocks instead of 32 (about 0.25 s at 7200 rpm, more than a small walk
+ * costs). Anything less clear reads on to the full count.
+ */
+bool sweep__probe_settled(const uint64_t *times, unsigned n, uint64_t seq_ns, unsigned contended)
+{
+	uint64_t v[PROBE_EARLY_READS];
+
+	if (n != PROBE_EARLY_READS || contended)
+		return false;
+	memcpy(v, times, sizeof(v));
+	qsort(v, n, sizeof(v[0]), cmp_u64);
+	uint64_t q25 = v[(n - 1) / 4];
+	return q25 >= 2 * HDD_RANDOM_NS && q25 >= 2 * HDD_RATIO * seq_ns;
+}
+
 static int random_reads(int fd, void *buf, size_t blk, uint64_t nblocks, uint64_t *seed, const char *const busy[2],
-			struct random_run *rr)
+			uint64_t seq_ns, struct random_run *rr)
 {
 	uint64_t times[PROBE_MAX_READS], spent = 0;
 	unsigned n = 0;
@@ -294,6 +319,8 @@ static int random_reads(int fd, void *buf, size_t blk, uint64_t nblocks, uint64_
 			return r;
 		times[n] = device_time(t, w);
 		spent += times[n++];
+		if (sweep__probe_settled(times, n, seq_ns, rr->contended))
+			break;
 	}
 	qsort(times, n, sizeof(times[0]), cmp_u64);
 	rr->n = n;
@@ -335,7 +362,7 @@ static int probe(int fd, uint64_t bdev, const char *const busy[2], struct measur
 
 	struct random_run rr = { 0 };
 	if (r == 0)
-		r = random_reads(fd, buf, blk, size / blk, &seed, busy, &rr);
+		r = random_reads(fd, buf, blk, size / blk, &seed, busy, seq_ns, &rr);
 	free(buf);
 	if (r < 0)
 		return r;

@@ -77,6 +77,12 @@ int sweep__device_requested(enum sweep_device_class *ret_class, enum sweep_devic
 void sweep__device_set_cache_dir(const char *dir);
 /* Tests: how many times this process opened a device to time it. */
 unsigned sweep__device_probes(void);
+/*
+ * The probe's early stop: whether the first n random-read times (ns, in
+ * reading order) already show a disk beyond doubt, seq_ns the cost of 4 KiB
+ * in a stream, contended how many reads others' requests were queued ahead of.
+ */
+bool sweep__probe_settled(const uint64_t *times, unsigned n, uint64_t seq_ns, unsigned contended);
 /* Tests: forget what this process measured. */
 void sweep__device_forget(void);
 

@@ -528,6 +528,33 @@ static void expect(unsigned maj, unsigned min, int rot, const char *disk1, const
 		assert_string_equal(disk, disk2 ? disk2 : disk1);
 }
 
+/* The probe's early stop: only twelve uncontended reads whose lower quartile is clearly a disk's. */
+static void test_probe_settled(void **state)
+{
+	(void)state;
+	const uint64_t ms = 1000000;
+	/* a 7200 rpm disk: seek plus part of a turn, 3-14 ms */
+	uint64_t disk[12] = { 9 * ms, 4 * ms, 12 * ms, 3 * ms, 7 * ms, 14 * ms, 5 * ms, 8 * ms, 6 * ms, 11 * ms, 4 * ms, 10 * ms };
+	assert_true(sweep__probe_settled(disk, 12, 20000, 0));
+	/* not before twelve, nor after (the full count decides then) */
+	assert_false(sweep__probe_settled(disk, 11, 20000, 0));
+	/* reads queued behind others': the full count */
+	assert_false(sweep__probe_settled(disk, 12, 20000, 1));
+	/* three fast reads put the quartile under 2 ms */
+	uint64_t mixed[12];
+	memcpy(mixed, disk, sizeof(mixed));
+	mixed[0] = mixed[5] = mixed[9] = ms / 2;
+	assert_false(sweep__probe_settled(mixed, 12, 20000, 0));
+	/* two do not */
+	mixed[9] = 10 * ms;
+	assert_true(sweep__probe_settled(mixed, 12, 20000, 0));
+	/* a slow stream too (random reads under 8 times its 4 KiB): not settled */
+	assert_false(sweep__probe_settled(disk, 12, 600000, 0));
+	/* a fast device under load: 0.1-1.7 ms, never settles early */
+	uint64_t busy[12] = { 100000, 1700000, 400000, 900000, 150000, 1200000, 300000, 500000, 1600000, 200000, 800000, 1100000 };
+	assert_false(sweep__probe_settled(busy, 12, 2000, 0));
+}
+
 static void test_device_chain(void **state)
 {
 	(void)state;
@@ -634,6 +661,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_policy_table), cmocka_unit_test(test_real), cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_cache), cmocka_unit_test(test_names), cmocka_unit_test(test_device_chain),
+		cmocka_unit_test(test_probe_settled),
 		cmocka_unit_test(test_size_rule), cmocka_unit_test(test_device_names),
 		cmocka_unit_test(test_device_override), cmocka_unit_test(test_device_explain),
 		cmocka_unit_test(test_profile_classes), cmocka_unit_test(test_profile_env),
