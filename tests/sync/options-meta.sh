@@ -38,30 +38,30 @@ COMPARE_OPTS="--no-times" run_args "-OJ without -t: nothing to omit" ../src/ j3 
 
 # ---- -U, --atimes: access times kept (and itemized 'u'); the sources' never moved (--open-noatime) ----
 # (rsync reads with --open-noatime here too: else its reading moves the sources' atimes before sweep-sync runs)
-U=$W/usrc
-mkdir -p "$U/d"
-printf 'u1\n' >"$U/one"
-printf 'u2\n' >"$U/d/two"
-touch -m -d '2003-03-03' "$U/one" "$U/d/two"
-touch -a -d '2001-02-03 17:17:42' "$U/one" "$U/d/two"
+A=$W/atsrc
+mkdir -p "$A/d"
+printf 'u1\n' >"$A/one"
+printf 'u2\n' >"$A/d/two"
+touch -m -d '2003-03-03' "$A/one" "$A/d/two"
+touch -a -d '2001-02-03 17:17:42' "$A/one" "$A/d/two"
 atimes() { (cd "$1" && find . -type f -printf '%p %A@\n' | sort); }
-before=$(atimes "$U")
+before=$(atimes "$A")
 # without -t the modification times are the copies' own: compared without times, the atimes apart
-COMPARE_OPTS="--no-times" run_args "-U without -t" ../usrc/ u1 -rUi --open-noatime
-[ "$(atimes "$W/s/u1")" = "$before" ] || die "-U without -t: atimes $(atimes "$W/s/u1"), wanted $before"
-find "$W/s/u1" -type f -newermt 2004-01-01 | grep -q . || die "-U without -t kept the mtimes too"
-run_args "-rtU" ../usrc/ u2 -rtUi --open-noatime
-[ "$(atimes "$W/s/u2")" = "$before" ] || die "-rtU: atimes"
+COMPARE_OPTS="--no-times" run_args "-U without -t" ../atsrc/ at1 -rUi --open-noatime
+[ "$(atimes "$W/s/at1")" = "$before" ] || die "-U without -t: atimes $(atimes "$W/s/at1"), wanted $before"
+find "$W/s/at1" -type f -newermt 2004-01-01 | grep -q . || die "-U without -t kept the mtimes too"
+run_args "-rtU" ../atsrc/ at2 -rtUi --open-noatime
+[ "$(atimes "$W/s/at2")" = "$before" ] || die "-rtU: atimes"
 # an access time that changed alone: rsync's '.f......u..' and the new time, nothing else
-touch -a -d '2002-02-02' "$U/one"
-before=$(atimes "$U")
-run_args "-rtU, an atime changed" ../usrc/ u2 -rtUi --open-noatime
-[ "$(atimes "$W/s/u2")" = "$before" ] || die "-rtU: the changed atime"
+touch -a -d '2002-02-02' "$A/one"
+before=$(atimes "$A")
+run_args "-rtU, an atime changed" ../atsrc/ at2 -rtUi --open-noatime
+[ "$(atimes "$W/s/at2")" = "$before" ] || die "-rtU: the changed atime"
 grep -qxF '.f......u.. one' "$W/s.out" || die "-rtU: no 'u' line: $(cat "$W/s.out")"
 # sweep-sync alone: its reading never moves a source's atime, with --open-noatime or without
-rm -rf "$W/s/u4"
-"$SYNC" -rt --open-noatime "$U/" "$W/s/u4/" && "$SYNC" -rtc "$U/" "$W/s/u5/" || die "copies"
-[ "$(atimes "$U")" = "$before" ] || die "reading the sources moved their atimes: $(atimes "$U")"
+rm -rf "$W/s/at4"
+"$SYNC" -rt --open-noatime "$A/" "$W/s/at4/" && "$SYNC" -rtc "$A/" "$W/s/at5/" || die "copies"
+[ "$(atimes "$A")" = "$before" ] || die "reading the sources moved their atimes: $(atimes "$A")"
 ok "sweep-sync's reads leave the sources' atimes as they were"
 
 # ---- --usermap, --groupmap, --chown: the owners rsync maps the sender's to ----
@@ -89,6 +89,11 @@ if [ "$(id -u)" = 0 ]; then
 		[ "$rc" = 1 ] && grep -qF -- "$msg" "$W/s.err" && [ ! -e "$W/never" ] || die "$args: exit $rc: $(cat "$W/s.err")"
 	done
 	ok "--usermap/--groupmap/--chown misuse: rsync's messages, exit 1, nothing made"
+	# -g without -o, -o without -g: the other id is the copy's own (root's), not the source's
+	COMPARE_OPTS="--no-times" run_args "-rg: groups, not owners" ../msrc/ og1 -rgi
+	COMPARE_OPTS="--no-times" run_args "-ro: owners, not groups" ../msrc/ og2 -roi
+	[ "$(stat -c %u:%g "$W/s/og1/nameless") $(stat -c %u:%g "$W/s/og2/nameless")" = "0:54321 54321:0" ] ||
+		die "-rg/-ro: $(stat -c %u:%g "$W/s/og1/nameless") $(stat -c %u:%g "$W/s/og2/nameless")"
 	# --no-super: root copies as another user would (no uid given away, only groups of its own, no 'o'/'g' for others)
 	chmod 4755 "$M/d/f"
 	run_args "--no-super" ../msrc/ ns1 -ai --no-super

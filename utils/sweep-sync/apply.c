@@ -341,6 +341,14 @@ const struct sweep_copy_src *sync_src_of(struct sync_ctx *c, const struct sync_n
 			src->flags = SWEEP_COPY_SRC_MODE; /* --chmod changed the listed mode: the copy gets that one */
 		if (c->o.usermap || c->o.groupmap)
 			src->flags |= SWEEP_COPY_SRC_OWNER; /* the owner mapped (main.c): the copy gets that one */
+		if (c->o.owner != c->o.group) {
+			/* -g without -o (or -o without -g): the other id stays the copy's own (chown keeps it for -1) */
+			if (!c->o.owner)
+				st->uid = (uint32_t)-1;
+			else
+				st->gid = (uint32_t)-1;
+			src->flags |= SWEEP_COPY_SRC_OWNER;
+		}
 		if (c->o.no_super && (c->o.owner || c->o.group)) {
 			/*
 			 * --no-super: as another user would, the uid stays the copy's own
