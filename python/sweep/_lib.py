@@ -12,7 +12,7 @@ an older header keeps working with a newer library.
 import ctypes
 import os
 import threading
-from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_int, c_int64, c_size_t, c_uint,
+from ctypes import (CFUNCTYPE, POINTER, Structure, c_bool, c_char_p, c_int, c_int64, c_size_t, c_uint,
                     c_uint32, c_uint64, c_void_p)
 
 # enums are int-sized in the C ABI; sig_atomic_t is int on Linux
@@ -71,10 +71,12 @@ class sweep_file(Structure):
 READ_BEGIN = CFUNCTYPE(c_int, POINTER(sweep_file), c_void_p)
 READ_DATA = CFUNCTYPE(c_int, POINTER(sweep_file), c_uint64, c_void_p, c_size_t, c_void_p)
 READ_END = CFUNCTYPE(c_int, POINTER(sweep_file), c_int, c_void_p)
+READ_AFTER_BEGIN = CFUNCTYPE(c_bool, POINTER(sweep_file), c_void_p)
 
 
 class sweep_read_ops(Structure):
-    _fields_ = [("size", c_size_t), ("begin", READ_BEGIN), ("data", READ_DATA), ("end", READ_END)]
+    _fields_ = [("size", c_size_t), ("begin", READ_BEGIN), ("data", READ_DATA), ("end", READ_END),
+                ("read_after_begin", READ_AFTER_BEGIN)]
 
 
 class sweep_read_stats(Structure):
@@ -175,6 +177,7 @@ class sweep_copy_opts(Structure):
         ("backup", c_enum),
         ("backup_suffix", c_char_p),
         ("on_exists", c_void_p),
+        ("xattr_wanted", c_void_p),
     ]
 
 
