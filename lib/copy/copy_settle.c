@@ -12,11 +12,16 @@
 
 #include "copy_internal.h"
 
-/* Failed for want of a descriptor (its open or its copy's), and not read again yet. */
+/*
+ * Failed for want of a descriptor (its open, its copy's, or the directory
+ * its copy was to be named in: nothing of it is in place then, and a named
+ * temporary is removed as the copy is closed), and not read again yet.
+ */
 static bool out_of_fds(const struct sweep_copy *c, const struct fcopy *f)
 {
 	return (f->err == -EMFILE || f->err == -ENFILE) &&
-	       (f->err_op == SWEEP_COPY_OP_OPEN_SRC || f->err_op == SWEEP_COPY_OP_CREATE) && !f->q->retried &&
+	       (f->err_op == SWEEP_COPY_OP_OPEN_SRC || f->err_op == SWEEP_COPY_OP_CREATE ||
+		f->err_op == SWEEP_COPY_OP_RENAME) && !f->q->retried &&
 	       f->q >= c->q && f->q < c->q + c->nq && !f->placed;
 }
 
