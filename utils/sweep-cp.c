@@ -228,21 +228,6 @@ static int on_done(const struct sweep_copy_done *d, void *ctx)
 	return 0;
 }
 
-/* "rw-r--r--" of a mode, as ls shows it (without the type). */
-static void mode_string(unsigned mode, char out[10])
-{
-	static const char rwx[] = "rwxrwxrwx";
-	for (int i = 0; i < 9; i++)
-		out[i] = mode & (0400u >> i) ? rwx[i] : '-';
-	if (mode & 04000)
-		out[2] = mode & 0100 ? 's' : 'S';
-	if (mode & 02000)
-		out[5] = mode & 0010 ? 's' : 'S';
-	if (mode & 01000)
-		out[8] = mode & 0001 ? 't' : 'T';
-	out[9] = '\0';
-}
-
 /* fd 0 was closed when we started: /dev/null, write-only, holds its place (see guard_stdin). */
 static bool stdin_was_closed;
 
@@ -307,11 +292,11 @@ static int on_exists(const char *src, const char *dst, const struct sweep_stat *
 	progress_clear(c->progress);
 	fflush(stdout);
 	if (!S_ISLNK(st->mode) && faccessat(AT_FDCWD, dst, W_OK, AT_EACCESS) < 0 && errno == EACCES) {
-		char perms[10];
-		mode_string(st->mode, perms);
+		char perms[11];
+		cli_mode_string(st->mode, perms);
 		fprintf(stderr,
 			c->force ? "%s: replace %s, overriding mode %04o (%s)? " : "%s: unwritable %s (mode %04o, %s); try anyway? ",
-			cli_prog(), cli_quote(dst), st->mode & 07777, perms);
+			cli_prog(), cli_quote(dst), st->mode & 07777, perms + 1);
 	} else {
 		fprintf(stderr, "%s: overwrite %s? ", cli_prog(), cli_quote(dst));
 	}

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <wchar.h>
 #include <wctype.h>
@@ -548,6 +549,23 @@ enum sweep_order cli_plan_order(enum sweep_order order, const char *path)
 void cli_version(const char *name)
 {
 	printf("%s (sweep) %s\nlibsweep %s\n", name, SWEEP_VERSION, sweep_version());
+}
+
+void cli_mode_string(unsigned mode, char out[11])
+{
+	static const char rwx[] = "rwxrwxrwx";
+
+	out[0] = S_ISDIR(mode) ? 'd' : S_ISLNK(mode) ? 'l' : S_ISCHR(mode) ? 'c' : S_ISBLK(mode) ? 'b'
+		 : S_ISFIFO(mode) ? 'p' : S_ISSOCK(mode) ? 's' : '-';
+	for (int i = 0; i < 9; i++)
+		out[1 + i] = mode & (0400u >> i) ? rwx[i] : '-';
+	if (mode & S_ISUID)
+		out[3] = mode & S_IXUSR ? 's' : 'S';
+	if (mode & S_ISGID)
+		out[6] = mode & S_IXGRP ? 's' : 'S';
+	if (mode & S_ISVTX)
+		out[9] = mode & S_IXOTH ? 't' : 'T';
+	out[10] = '\0';
 }
 
 int cli_write_all(int fd, const void *buf, size_t len)

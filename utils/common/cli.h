@@ -61,6 +61,12 @@ const char *cli_escape(const char *name, bool multibyte);
 /* An argument quoted as coreutils quote() does ('x' in C, curved quotes in a UTF-8 locale; two buffers). */
 const char *cli_quote_locale(const char *arg);
 
+/*
+ * ls -l's mode column of a full st_mode: the type letter ('-' for a regular
+ * file), then rwx with the set-id and sticky letters ("drwxr-sr-T").
+ */
+void cli_mode_string(unsigned mode, char out[11]);
+
 /* Write all of buf (again after EINTR and short writes). 0 or -errno. */
 int cli_write_all(int fd, const void *buf, size_t len);
 

@@ -25,24 +25,6 @@
 #include "cli.h"
 #include "sync.h"
 
-/* rsync's permstring() */
-static void permstring(char b[11], unsigned m)
-{
-	static const char rwx[] = "rwxrwxrwx";
-
-	b[0] = S_ISDIR(m) ? 'd' : S_ISLNK(m) ? 'l' : S_ISCHR(m) ? 'c' : S_ISBLK(m) ? 'b' : S_ISFIFO(m) ? 'p'
-	       : S_ISSOCK(m) ? 's' : '-';
-	for (int i = 0; i < 9; i++)
-		b[1 + i] = m & (0400u >> i) ? rwx[i] : '-';
-	if (m & S_ISUID)
-		b[3] = m & 0100 ? 's' : 'S';
-	if (m & S_ISGID)
-		b[6] = m & 0010 ? 's' : 'S';
-	if (m & S_ISVTX)
-		b[9] = m & 0001 ? 't' : 'T';
-	b[10] = 0;
-}
-
 static void list_entry(struct sync_ctx *c, const struct sync_node *n)
 {
 	const struct fst *st = &n->s.st;
@@ -51,7 +33,7 @@ static void list_entry(struct sync_ctx *c, const struct sync_node *n)
 	time_t t = st->st_mtim.tv_sec;
 	uint64_t len = S_ISREG(st->st_mode) || S_ISDIR(st->st_mode) || S_ISLNK(st->st_mode) ? (uint64_t)st->st_size : 0;
 
-	permstring(perms, st->st_mode);
+	cli_mode_string(st->st_mode, perms); /* rsync's permstring() */
 	localtime_r(&t, &tm);
 	strftime(when, sizeof(when), "%Y/%m/%d %H:%M:%S", &tm);
 	if (c->o.human)

@@ -577,8 +577,12 @@ static int filter_status(int r)
 	return r == -EIO ? -EIO : -EINVAL;
 }
 
-/* --info=FLAGS: the items rsync has that mean something for a local sweep-sync. */
-static int parse_info(struct sync_opts *o, const char *arg)
+/*
+ * rsync's --info and --debug argument: comma-separated items, each with an
+ * optional trailing digit, its level (1 without one). Each item goes to
+ * one(o, name, level), which sets it or says why not (-EINVAL).
+ */
+static int parse_leveled(struct sync_opts *o, const char *arg, int (*one)(struct sync_opts *, const char *, int))
 {
 	char *copy = strdup(arg), *save = NULL;
 	int r = 0;
@@ -593,37 +597,44 @@ static int parse_info(struct sync_opts *o, const char *arg)
 			level = w[l - 1] - '0';
 			w[--l] = 0;
 		}
-		if (!strcasecmp(w, "progress") && level <= 2)
-			o->progress = level;
-		else if (!strcasecmp(w, "name"))
-			o->name_level = level;
-		else if (!strcasecmp(w, "stats"))
-			o->stats = level;
-		else if (!strcasecmp(w, "del"))
-			o->info_del = level;
-		else if (!strcasecmp(w, "nonreg"))
-			o->info_nonreg = level;
-		else if (!strcasecmp(w, "skip"))
-			o->info_skip = level;
-		else if (!strcasecmp(w, "remove"))
-			o->info_remove = level;
-		else if (!strcasecmp(w, "backup"))
-			o->info_backup = level;
-		else if (!strcasecmp(w, "flist"))
-			o->info_flist = level;
-		else if (!strcasecmp(w, "none") || !strcasecmp(w, "all")) {
-			int v = !strcasecmp(w, "none") ? 0 : level;
-
-			o->progress = v > 2 ? 2 : v;
-			o->name_level = o->stats = o->info_del = o->info_nonreg = o->info_skip = o->info_remove = v;
-			o->info_backup = o->info_flist = v;
-		} else {
-			cli_msg("Unknown --info item: \"%s\"", w);
-			r = -EINVAL;
-		}
+		r = one(o, w, level);
 	}
 	free(copy);
 	return r;
+}
+
+/* --info=FLAGS: the items rsync has that mean something for a local sweep-sync. */
+static int info_item(struct sync_opts *o, const char *w, int level)
+{
+	if (!strcasecmp(w, "progress") && level <= 2)
+		o->progress = level;
+	else if (!strcasecmp(w, "name"))
+		o->name_level = level;
+	else if (!strcasecmp(w, "stats"))
+		o->stats = level;
+	else if (!strcasecmp(w, "del"))
+		o->info_del = level;
+	else if (!strcasecmp(w, "nonreg"))
+		o->info_nonreg = level;
+	else if (!strcasecmp(w, "skip"))
+		o->info_skip = level;
+	else if (!strcasecmp(w, "remove"))
+		o->info_remove = level;
+	else if (!strcasecmp(w, "backup"))
+		o->info_backup = level;
+	else if (!strcasecmp(w, "flist"))
+		o->info_flist = level;
+	else if (!strcasecmp(w, "none") || !strcasecmp(w, "all")) {
+		int v = !strcasecmp(w, "none") ? 0 : level;
+
+		o->progress = v > 2 ? 2 : v;
+		o->name_level = o->stats = o->info_del = o->info_nonreg = o->info_skip = o->info_remove = v;
+		o->info_backup = o->info_flist = v;
+	} else {
+		cli_msg("Unknown --info item: \"%s\"", w);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /*
@@ -632,32 +643,17 @@ static int parse_info(struct sync_opts *o, const char *arg)
  * backup.c), and none; any other item is refused rather than accepted
  * silent ("This sweep-sync does not support --debug=ITEM", exit 1).
  */
-static int parse_debug(struct sync_opts *o, const char *arg)
+static int debug_item(struct sync_opts *o, const char *w, int level)
 {
-	char *copy = strdup(arg), *save = NULL;
-	int r = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	for (char *w = strtok_r(copy, ",", &save); w && !r; w = strtok_r(NULL, ",", &save)) {
-		size_t l = strlen(w);
-		int level = 1;
-
-		if (l && w[l - 1] >= '0' && w[l - 1] <= '9') {
-			level = w[l - 1] - '0';
-			w[--l] = 0;
-		}
-		if (!strcasecmp(w, "backup")) {
-			o->debug_backup = level;
-		} else if (!strcasecmp(w, "none")) {
-			o->debug_backup = 0;
-		} else {
-			cli_msg("This sweep-sync does not support --debug=%s", w);
-			r = -EINVAL;
-		}
+	if (!strcasecmp(w, "backup"))
+		o->debug_backup = level;
+	else if (!strcasecmp(w, "none"))
+		o->debug_backup = 0;
+	else {
+		cli_msg("This sweep-sync does not support --debug=%s", w);
+		return -EINVAL;
 	}
-	free(copy);
-	return r;
+	return 0;
 }
 
 /* --no-X */
@@ -846,13 +842,13 @@ int sync_parse_options(int argc, char **argv, struct sync_opts *o)
 			break;
 		case OPT_PARTIAL: o->partial = true; break;
 		case OPT_DEBUG:
-			if (parse_debug(o, optarg) < 0) {
+			if (parse_leveled(o, optarg, debug_item) < 0) {
 				cli_try_help();
 				return -EINVAL;
 			}
 			break;
 		case OPT_INFO:
-			if (parse_info(o, optarg) < 0)
+			if (parse_leveled(o, optarg, info_item) < 0)
 				return -EINVAL;
 			break;
 		case OPT_STATS: o->stats_opt = true; break;

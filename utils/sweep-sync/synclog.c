@@ -193,21 +193,6 @@ static void grouped(char *buf, size_t len, uint64_t v, bool commas)
 	buf[k] = 0;
 }
 
-static void perms(char *b, unsigned m)
-{
-	static const char rwx[] = "rwxrwxrwx";
-
-	for (int i = 0; i < 9; i++)
-		b[i] = m & (0400u >> i) ? rwx[i] : '-';
-	if (m & S_ISUID)
-		b[2] = m & 0100 ? 's' : 'S';
-	if (m & S_ISGID)
-		b[5] = m & 0010 ? 's' : 'S';
-	if (m & S_ISVTX)
-		b[8] = m & 0001 ? 't' : 'T';
-	b[9] = 0;
-}
-
 /* One entry's line: rel, its stat, a symlink's target; idx its turn (SIZE_MAX: now). */
 static void item(struct sync_ctx *c, size_t idx, const char *rel, const struct fst *st, const char *link, unsigned f,
 		 const char *xname, bool deleting)
@@ -284,9 +269,12 @@ static void item(struct sync_ctx *c, size_t idx, const char *rel, const struct f
 		case 'G':
 			snprintf(val, sizeof(val), "%u", (unsigned)st->st_gid);
 			break;
-		case 'B':
-			perms(val, st->st_mode);
+		case 'B': {
+			char mode[11];
+			cli_mode_string(st->st_mode, mode);
+			snprintf(val, sizeof(val), "%s", mode + 1); /* without the type letter */
 			break;
+		}
 		case '%':
 			snprintf(val, sizeof(val), "%%");
 			break;

@@ -3,32 +3,15 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli.h"
 #include "tar.h"
 
 /* GNU tar -tv's type letter and mode bits ("drwxr-xr-x", "hrw-r--r--" for a hard link). */
 static void mode_string(struct archive_entry *e, char *m)
 {
-	mode_t mode = archive_entry_mode(e);
-	static const char rwx[] = "rwxrwxrwx";
-
-	switch (archive_entry_filetype(e)) {
-	case AE_IFDIR: m[0] = 'd'; break;
-	case AE_IFLNK: m[0] = 'l'; break;
-	case AE_IFCHR: m[0] = 'c'; break;
-	case AE_IFBLK: m[0] = 'b'; break;
-	case AE_IFIFO: m[0] = 'p'; break;
-	case AE_IFSOCK: m[0] = 's'; break;
-	default: m[0] = archive_entry_hardlink(e) ? 'h' : '-'; break;
-	}
-	for (int i = 0; i < 9; i++)
-		m[1 + i] = (mode & (0400 >> i)) ? rwx[i] : '-';
-	if (mode & S_ISUID)
-		m[3] = (mode & S_IXUSR) ? 's' : 'S';
-	if (mode & S_ISGID)
-		m[6] = (mode & S_IXGRP) ? 's' : 'S';
-	if (mode & S_ISVTX)
-		m[9] = (mode & S_IXOTH) ? 't' : 'T';
-	m[10] = '\0';
+	cli_mode_string(archive_entry_mode(e), m);
+	if (m[0] == '-' && archive_entry_hardlink(e))
+		m[0] = 'h';
 }
 
 /*
