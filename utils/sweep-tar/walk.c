@@ -443,9 +443,15 @@ int tar_walk(struct tar *t)
 		wo.flags |= SWEEP_WALK_FOLLOW;
 	for (size_t i = 0; i < t->o->nroots; i++)
 		roots[i] = t->o->roots[i].path;
-	/* Regular files are stat'ed when read (read.c). */
-	/* -u compares every file's mtime with its member's. */
-	t->walk_no_stat = t->o->nroots && !t->update && cli_plan_order(t->o->order, roots[0]) == SWEEP_ORDER_PHYSICAL;
+	/*
+	 * Regular files are stat'ed when read (read.c): the reader's fstat
+	 * of the file it opened gives everything a member needs, in every
+	 * device class. The walk's stat of each one only brought the inode in
+	 * a second time, on the walk threads where they run (SSD class, warm
+	 * /usr/share: 51k stats more than GNU tar, 13k context switches).
+	 * -u compares every file's mtime with its member's as it is met.
+	 */
+	t->walk_no_stat = t->o->nroots && !t->update;
 	if (t->walk_no_stat)
 		wo.flags |= SWEEP_WALK_NO_STAT_FILES;
 	r = sweep_walk(roots, t->o->nroots, &wo);
