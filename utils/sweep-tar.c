@@ -138,7 +138,8 @@ static void teardown(struct tar *t)
 {
 	t->progress = progress_free(t->progress);
 	if (t->out)
-		archive_write_free(t->out);
+		archive_write_free(t->out); /* closes it first where tar_out_close() did not */
+	tar_sink_finish(&t->sink);
 	if (t->out_fd > STDOUT_FILENO)
 		close(t->out_fd);
 	if (t->trace_fd >= 0 && close(t->trace_fd) != 0)

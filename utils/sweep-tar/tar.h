@@ -226,6 +226,11 @@ struct tar_sink {
 	int fd;
 	int err;
 	struct tar_pax_rw *rw; /* --pax-option=exthdr.name: the stream renamed on its way (pax.c) */
+	/* Uncompressed -c: the sink blocks the stream itself, libarchive passes it through (out.c). NULL: libarchive blocks. */
+	char *buf;
+	size_t cap, len;  /* bytes buf holds, bytes pending in it */
+	size_t record;    /* the stream is padded to a whole number of these at the end */
+	uint64_t written; /* bytes out so far (through buf or past it) */
 };
 
 /* A directory the walk met that holds an --exclude-tag file: of its entries only that file is archived. */
@@ -327,6 +332,8 @@ void tar_list_long(struct tar *t, FILE *out, struct archive_entry *e, const char
 /* out.c */
 /* Open a for writing into k->fd; a write error lands in k->err (see out.c). */
 int tar_sink_open(struct archive *a, struct tar_sink *k, int fd);
+/* The sink's pending bytes out, padded to a record; its buffer freed. Once: later calls do nothing. */
+void tar_sink_finish(struct tar_sink *k);
 int tar_out_open(struct tar *t);
 /* Bytes in a record (-b): the archive is padded to a whole number of them. */
 size_t tar_record_size(const struct tar_opts *o);
