@@ -9,9 +9,11 @@
  */
 #include "copy_meta.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,16 +186,10 @@ static bool copy_owner(struct meta_run *run, const struct meta_ref *dst, const s
 	return false;
 }
 
-/*
- * Copy one attribute (to dname: the name it has on dst); one the source
- * lacks is removed from dst when remove_missing (ACLs dst inherited).
- */
-static void copy_one_xattr_as(struct meta_run *run, const struct meta_ref *src, const struct meta_ref *dst,
-			      const char *name, const char *dname, enum sweep_copy_meta op, bool strict,
-			      bool remove_missing)
+/* Put the source's attribute, read as n bytes of val (n: -errno), on dst as dname (see copy_one_xattr_as). */
+static void put_xattr(struct meta_run *run, const struct meta_ref *dst, const char *dname, ssize_t n,
+		      const char *val, enum sweep_copy_meta op, bool strict, bool remove_missing)
 {
-	char *val = NULL;
-	ssize_t n = src_read(src, name, &val);
 	if (n == -ENODATA || (n < 0 && unsupported((int)-n))) {
 		if (remove_missing && x_remove(dst, dname) < 0 && errno != ENODATA && !unsupported(errno))
 			fail(run, op, -errno);
@@ -205,7 +201,60 @@ static void copy_one_xattr_as(struct meta_run *run, const struct meta_ref *src, 
 	}
 	if (x_set(dst, dname, val, (size_t)n) < 0 && !(unsupported(errno) && !strict && op == SWEEP_COPY_META_XATTR))
 		fail(run, op, -errno);
+}
+
+/*
+ * Copy one attribute (to dname: the name it has on dst); one the source
+ * lacks is removed from dst when remove_missing (ACLs dst inherited).
+ */
+static void copy_one_xattr_as(struct meta_run *run, const struct meta_ref *src, const struct meta_ref *dst,
+			      const char *name, const char *dname, enum sweep_copy_meta op, bool strict,
+			      bool remove_missing)
+{
+	char *val = NULL;
+	ssize_t n = src_read(src, name, &val);
+
+	put_xattr(run, dst, dname, n, val, op, strict, remove_missing);
 	free(val);
+}
+
+/*
+ * The access ACL of a copy made just now (dst->made: no set-id bits, at
+ * most an ACL inherited from its directory's default), and its mode when
+ * the source has no ACL: one ACL of the mode's three entries sets the mode
+ * bits and drops an inherited ACL in one call, as cp does (the kernel
+ * keeps no ACL equivalent to the mode), where a removal and a chmod took
+ * two. Returns whether the mode is set; where it is not (the source has an
+ * ACL, or the filesystem refused it), the ACL was copied or removed as
+ * copy_one_xattr would, and the caller sets the mode.
+ */
+static bool copy_acl_and_mode(struct meta_run *run, const struct meta_ref *src, const struct meta_ref *dst,
+			      mode_t mode)
+{
+	char *val = NULL;
+	ssize_t n = src_read(src, ACL_ACCESS, &val);
+
+	if (n == -ENODATA || (n < 0 && unsupported((int)-n))) {
+		/* struct posix_acl_xattr_header and three posix_acl_xattr_entry, little-endian */
+		static const uint16_t tags[3] = { 0x01 /* USER_OBJ */, 0x04 /* GROUP_OBJ */, 0x20 /* OTHER */ };
+		unsigned char acl[4 + 3 * 8];
+		uint32_t v = htole32(2); /* POSIX_ACL_XATTR_VERSION */
+		memcpy(acl, &v, 4);
+		for (int i = 0; i < 3; i++) {
+			uint16_t tag = htole16(tags[i]), perm = htole16((uint16_t)((mode >> (3 * (2 - i))) & 7));
+			uint32_t id = htole32(UINT32_MAX); /* ACL_UNDEFINED_ID */
+			memcpy(acl + 4 + 8 * i, &tag, 2);
+			memcpy(acl + 6 + 8 * i, &perm, 2);
+			memcpy(acl + 8 + 8 * i, &id, 4);
+		}
+		if (x_set(dst, ACL_ACCESS, acl, sizeof(acl)) == 0)
+			return true;
+		if (unsupported(errno))
+			return false; /* no ACLs here: none was inherited either */
+	}
+	put_xattr(run, dst, ACL_ACCESS, n, val, SWEEP_COPY_META_ACL, true, true);
+	free(val);
+	return false;
 }
 
 static void copy_one_xattr(struct meta_run *run, const struct meta_ref *src, const struct meta_ref *dst,
@@ -270,8 +319,12 @@ int sweep__meta_copy(const struct meta_ref *src, const struct meta_ref *dst, con
 	if (what & SWEEP_PRESERVE_XATTR)
 		copy_xattrs(&run, src, dst, what & SWEEP_PRESERVE_STRICT, fake);
 	/* Symlinks have neither ACLs nor a mode of their own (chmod would follow them). */
+	bool mode_set = false;
 	if ((what & SWEEP_PRESERVE_ACL) && !link) {
-		copy_one_xattr(&run, src, dst, ACL_ACCESS, SWEEP_COPY_META_ACL, true, true);
+		if (dst->made && !fake && (what & SWEEP_PRESERVE_MODE) && !(st->mode & 07000))
+			mode_set = copy_acl_and_mode(&run, src, dst, (mode_t)(st->mode & 0777));
+		else
+			copy_one_xattr(&run, src, dst, ACL_ACCESS, SWEEP_COPY_META_ACL, true, true);
 		if (S_ISDIR(st->mode))
 			copy_one_xattr(&run, src, dst, ACL_DEFAULT, SWEEP_COPY_META_ACL, true, true);
 	}
@@ -279,7 +332,7 @@ int sweep__meta_copy(const struct meta_ref *src, const struct meta_ref *dst, con
 		int rc = sweep__fake_stat(dst, st, what);
 		if (rc < 0)
 			fail(&run, SWEEP_COPY_META_MODE, rc);
-	} else if ((what & SWEEP_PRESERVE_MODE) && !link) {
+	} else if ((what & SWEEP_PRESERVE_MODE) && !link && !mode_set) {
 		copy_mode(&run, dst, st, owned);
 	}
 	if ((what & SWEEP_PRESERVE_TIMES) && !(S_ISDIR(st->mode) && (what & SWEEP_PRESERVE_OMIT_DIR_TIMES)) &&

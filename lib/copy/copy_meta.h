@@ -34,6 +34,12 @@ struct meta_ref {
 	const char *name;
 	/* source only: attributes captured earlier (sweep__meta_capture), used instead of reading */
 	const struct meta_blob *blob;
+	/*
+	 * destination only: a regular file this run has just made (no set-id
+	 * bits, no ACL but one inherited from its directory): its mode and
+	 * access ACL can be set in one call
+	 */
+	bool made;
 };
 
 /* A file's extended attributes (ACLs included), captured to be applied later. */

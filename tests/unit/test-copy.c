@@ -36,7 +36,12 @@ struct log {
 	/* on_step: set *cancel_flag at the first OPENED step */
 	volatile sig_atomic_t *cancel_flag;
 	unsigned opened;
+	/* on_step: at the WRITTEN step of dst/s/sub/b (made, not named yet), its directory is swapped (enum swap) */
+	int dir_swap;
+	bool swapped;
 };
+
+enum swap { SWAP_NONE, SWAP_MOVED_SYMLINK, SWAP_REMOVED_SYMLINK, SWAP_REMOVED_DIR };
 
 static int on_error(const struct sweep_copy_error *e, void *ctx)
 {
@@ -76,13 +81,37 @@ static void on_plan(uint64_t files, uint64_t bytes, void *ctx)
 	l->swap_path = NULL;
 }
 
+static char base[] = "/tmp/sweep-test-copy.XXXXXX";
+
+static void sh(const char *fmt, ...);
+
+/* dst/s/sub swapped while the copy of sub/b waits to be named (called on the writer thread, if any). */
+static void swap_dir(struct log *l)
+{
+	char d[PATH_MAX], t[PATH_MAX];
+
+	snprintf(d, sizeof(d), "%s/dst/s/sub", base);
+	snprintf(t, sizeof(t), "%s/outside", base);
+	if (l->dir_swap == SWAP_MOVED_SYMLINK)
+		sh("mv %s %s.moved", d, d);
+	else
+		sh("rm -rf %s", d);
+	if (l->dir_swap == SWAP_REMOVED_DIR)
+		sh("mkdir %s", d);
+	else
+		assert_int_equal(symlink(t, d), 0);
+	l->swapped = true;
+}
+
 static int on_step(enum sweep_copy_step step, const char *src, const char *dst, uint64_t cookie, void *ctx)
 {
 	struct log *l = ctx;
+	size_t n = dst ? strlen(dst) : 0;
 
 	(void)src;
-	(void)dst;
 	(void)cookie;
+	if (step == SWEEP_COPY_STEP_WRITTEN && l->dir_swap && !l->swapped && n >= 6 && !strcmp(dst + n - 6, "/sub/b"))
+		swap_dir(l);
 	if (step == SWEEP_COPY_STEP_OPENED) {
 		l->opened++;
 		if (l->cancel_flag)
@@ -90,8 +119,6 @@ static int on_step(enum sweep_copy_step step, const char *src, const char *dst, 
 	}
 	return 0;
 }
-
-static char base[] = "/tmp/sweep-test-copy.XXXXXX";
 
 static void put(const char *rel, const char *data, mode_t mode)
 {
@@ -355,6 +382,72 @@ static void test_planted_symlink(void **state)
 	assert_string_equal(slurp("dst/s/a"), "alpha\n"); /* the rest is copied */
 }
 
+/* Whether dir holds nothing (or is missing). */
+static bool empty_dir(const char *rel)
+{
+	char p[PATH_MAX];
+	DIR *d;
+	struct dirent *e;
+	bool empty = true;
+
+	snprintf(p, sizeof(p), "%s/%s", base, rel);
+	if (!(d = opendir(p)))
+		return true;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			empty = false;
+	closedir(d);
+	return empty;
+}
+
+/*
+ * A destination directory swapped after its descriptor was cached: its
+ * files' copies are made and named through the descriptor, so a symlink put
+ * at its path never redirects one. Moved away: the copies land in the
+ * moved directory. Removed, a symlink in its place: the copy is refused.
+ * Removed, a new directory in its place: named there.
+ */
+static void test_dest_dir_swapped(void **state)
+{
+	static const int how[] = { SWAP_MOVED_SYMLINK, SWAP_REMOVED_SYMLINK, SWAP_REMOVED_DIR };
+	struct stat st;
+
+	(void)state;
+	put("src/sub/c", "charlie\n", 0644);
+	put("src/sub/d", "delta\n", 0644);
+	for (size_t i = 0; i < sizeof(how) / sizeof(*how); i++) {
+		struct log l = { .dir_swap = how[i] };
+		sh("rm -rf %s/dst/s %s/outside && mkdir %s/outside", base, base, base);
+		(void)copy_tree(&l, SWEEP_COPY_RECURSIVE, SWEEP_PRESERVE_ALL, "s");
+		assert_true(l.swapped);
+		assert_true(empty_dir("outside")); /* nothing written through the symlink */
+		const char *a = slurp("dst/s/a");
+		assert_true(a && !strcmp(a, "alpha\n"));
+		if (how[i] == SWAP_MOVED_SYMLINK) {
+			/*
+			 * b, made and named through the descriptor; c and d too where
+			 * the descriptor was still cached, else refused (the physical
+			 * order may read a file of another directory between them).
+			 */
+			const char *b = slurp("dst/s/sub.moved/b");
+			assert_true(b && !strcmp(b, "bravo bravo\n"));
+			unsigned missing = !slurp("dst/s/sub.moved/c") + !slurp("dst/s/sub.moved/d");
+			assert_true(l.errors >= missing);
+			assert_int_equal(lst("dst/s/sub", &st), 0);
+			assert_true(S_ISLNK(st.st_mode));
+		} else if (how[i] == SWAP_REMOVED_SYMLINK) {
+			assert_true(l.errors >= 1); /* b at least: its directory is gone */
+			assert_int_equal(lst("dst/s/sub", &st), 0);
+			assert_true(S_ISLNK(st.st_mode));
+		} else {
+			const char *b = slurp("dst/s/sub/b");
+			assert_true(b && !strcmp(b, "bravo bravo\n"));
+			assert_int_equal(lst("dst/s/sub/b", &st), 0);
+			assert_int_equal(st.st_mode & 07777, 0600);
+		}
+	}
+}
+
 /* A source file replaced (another inode at its name) after it was planned: not copied, -ESTALE reported. */
 static void test_source_replaced(void **state)
 {
@@ -501,6 +594,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_preserve_and_links, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replace_atomic_and_no_clobber, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_planted_symlink, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dest_dir_swapped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_source_replaced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_supplied, setup, teardown),
