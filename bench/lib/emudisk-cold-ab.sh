@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# emudisk-cold-ab.sh [--probed] IMAGE RUNS 'CMD_A' 'CMD_B'
+# emudisk-cold-ab.sh [--probed] [--preset NAME] [--speed N] IMAGE RUNS 'CMD_A' 'CMD_B'
 #
 # Cold wall time of two commands, alternating A B A B ..., RUNS times each.
 # Every run gets a fresh emulated disk (bench/emudisk start --read-only,
@@ -17,14 +17,21 @@
 # is still cold. Without it, each run of a sweep tool pays the probe (about
 # 40 reads, 0.2 s on this drive), as the first run on a newly attached disk
 # does. Needs root; BUILD_DIR (default build) has the emudisk server and
-# sweep-du.
+# sweep-du. --preset and --speed go to bench/emudisk start (default: its own,
+# hdd7200 at speed 1).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 BUILD_DIR=$(readlink -f "${BUILD_DIR:-$HERE/../build}")
 export BUILD_DIR
-probed=
-[ "${1:-}" = --probed ] && { probed=1; shift; }
-[ $# = 4 ] || { echo "usage: emudisk-cold-ab.sh [--probed] IMAGE RUNS 'CMD_A' 'CMD_B'" >&2; exit 2; }
+probed= disk_opts=()
+while [ $# -gt 4 ]; do
+	case $1 in
+	--probed) probed=1; shift ;;
+	--preset|--speed) disk_opts+=("$1" "$2"); shift 2 ;;
+	*) break ;;
+	esac
+done
+[ $# = 4 ] || { echo "usage: emudisk-cold-ab.sh [--probed] [--preset NAME] [--speed N] IMAGE RUNS 'CMD_A' 'CMD_B'" >&2; exit 2; }
 img=$1 runs=$2 A=$3 B=$4
 M=$(mktemp -d /tmp/emudisk-cold-ab.XXXXXX)
 export M
@@ -43,7 +50,7 @@ mount_ro() {
 }
 
 one() { # one CMD: WALL = the seconds CMD took on a fresh cold disk (no subshell: the trap must see dev)
-	dev=$("$HERE/emudisk" start --read-only "$img")
+	dev=$("$HERE/emudisk" start --read-only ${disk_opts[@]+"${disk_opts[@]}"} "$img")
 	mount_ro
 	if [ -n "$probed" ]; then
 		"$BUILD_DIR/utils/sweep-du" -s --max-depth=0 --exclude='*' "$M" >/dev/null 2>&1 || true

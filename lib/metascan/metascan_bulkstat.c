@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -30,27 +31,54 @@
 /* With a listener for directories (sweep__xfs_bulkstat_sweep): about four 64-inode chunks a call. */
 #define BULK_DIRS 256u
 
-static void to_stat(const struct xfs_bulkstat *b, dev_t dev, struct stat *st)
+/* What a stat needs of a bulkstat record, in about half its 192 bytes. */
+struct xrec {
+	uint64_t ino, size, blocks;
+	int64_t atime, mtime, ctime;
+	uint32_t atime_ns, mtime_ns, ctime_ns;
+	uint32_t nlink, uid, gid, rdev;
+	uint16_t mode;
+};
+
+static struct xrec xrec_of(const struct xfs_bulkstat *b)
+{
+	return (struct xrec){
+		.ino = b->bs_ino, .size = b->bs_size,
+		/* bs_blocks counts filesystem blocks; st_blocks 512-byte ones */
+		.blocks = b->bs_blocks * (b->bs_blksize / 512),
+		.atime = b->bs_atime, .mtime = b->bs_mtime, .ctime = b->bs_ctime,
+		.atime_ns = b->bs_atime_nsec, .mtime_ns = b->bs_mtime_nsec, .ctime_ns = b->bs_ctime_nsec,
+		.nlink = b->bs_nlink, .uid = b->bs_uid, .gid = b->bs_gid, .rdev = b->bs_rdev, .mode = b->bs_mode,
+	};
+}
+
+static void xrec_to_stat(const struct xrec *x, dev_t dev, blksize_t blksize, struct stat *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->st_dev = dev;
-	st->st_ino = b->bs_ino;
-	st->st_mode = b->bs_mode;
-	st->st_nlink = b->bs_nlink;
-	st->st_uid = b->bs_uid;
-	st->st_gid = b->bs_gid;
+	st->st_ino = x->ino;
+	st->st_mode = x->mode;
+	st->st_nlink = x->nlink;
+	st->st_uid = x->uid;
+	st->st_gid = x->gid;
 	/* bs_rdev is sysv-encoded: 14 bits of major above 18 bits of minor */
-	st->st_rdev = makedev(b->bs_rdev >> 18, b->bs_rdev & 0x3FFFF);
-	st->st_size = (off_t)b->bs_size;
-	/* stat's I/O size on xfs is the page size unless a larger one was asked for; blocks are 512 bytes */
-	st->st_blksize = b->bs_blksize;
-	st->st_blocks = (blkcnt_t)(b->bs_blocks * (b->bs_blksize / 512));
-	st->st_atim.tv_sec = b->bs_atime;
-	st->st_atim.tv_nsec = b->bs_atime_nsec;
-	st->st_mtim.tv_sec = b->bs_mtime;
-	st->st_mtim.tv_nsec = b->bs_mtime_nsec;
-	st->st_ctim.tv_sec = b->bs_ctime;
-	st->st_ctim.tv_nsec = b->bs_ctime_nsec;
+	st->st_rdev = makedev(x->rdev >> 18, x->rdev & 0x3FFFF);
+	st->st_size = (off_t)x->size;
+	st->st_blksize = blksize;
+	st->st_blocks = (blkcnt_t)x->blocks;
+	st->st_atim.tv_sec = x->atime;
+	st->st_atim.tv_nsec = x->atime_ns;
+	st->st_mtim.tv_sec = x->mtime;
+	st->st_mtim.tv_nsec = x->mtime_ns;
+	st->st_ctim.tv_sec = x->ctime;
+	st->st_ctim.tv_nsec = x->ctime_ns;
+}
+
+static void to_stat(const struct xfs_bulkstat *b, dev_t dev, struct stat *st)
+{
+	struct xrec x = xrec_of(b);
+	/* stat's I/O size on xfs is the page size unless a larger one was asked for */
+	xrec_to_stat(&x, dev, b->bs_blksize, st);
 }
 
 int sweep__xfs_bulkstat(int fd, const uint64_t *inos, size_t n, struct sweep__bstat *out)
@@ -306,6 +334,199 @@ int sweep__xfs_dirs_read_ahead_end(struct sweep__dirs_ahead *a, bool stop)
 	return r;
 }
 
+/* ---- a stat table of the whole filesystem (sweep__xfs_stats_start) ---- */
+
+struct xag {
+	struct xrec *v;
+	size_t n, cap;
+	int state; /* 0: not done yet, 1: done, -1: failed (the table cannot say) */
+};
+
+struct sweep__xfs_stats {
+	int fd; /* our own */
+	dev_t dev;
+	blksize_t blksize;
+	unsigned shift; /* an inode number's allocation group: ino >> shift */
+	uint32_t agcount;
+	struct xag *ags;
+	uint64_t max_inodes;
+	atomic_uint_fast64_t kept;
+	atomic_uint next_ag;
+	atomic_bool stop;
+	pthread_mutex_t mu;
+	pthread_cond_t done;
+	unsigned nthreads;
+	pthread_t tid[16];
+};
+
+static unsigned log2_ceil(uint64_t x)
+{
+	unsigned l = 0;
+	while ((1ull << l) < x)
+		l++;
+	return l;
+}
+
+/* One allocation group into a->v, in inode order (bulkstat's): 0 or -errno. */
+static int stats_one_ag(struct sweep__xfs_stats *t, uint32_t agno, struct xag *a, struct xfs_bulkstat_req *req)
+{
+	memset(&req->hdr, 0, sizeof(req->hdr));
+	req->hdr.flags = XFS_BULK_IREQ_AGNO;
+	req->hdr.agno = agno;
+	for (;;) {
+		if (atomic_load(&t->stop))
+			return -EINTR;
+		req->hdr.icount = BULK_MAX;
+		if (ioctl(t->fd, XFS_IOC_BULKSTAT, req) < 0)
+			return -errno;
+		uint32_t got = req->hdr.ocount;
+		if (got == 0)
+			return 0; /* the group's last inode was given */
+		if (got > BULK_MAX)
+			return -EIO;
+		if (atomic_fetch_add(&t->kept, got) + got > t->max_inodes)
+			return -E2BIG; /* grew past what was counted at the start: give up on memory */
+		if (sweep__grow(&a->v, &a->cap, a->n + got, sizeof(*a->v), 1024) < 0)
+			return -ENOMEM;
+		for (uint32_t k = 0; k < got; k++) {
+			const struct xfs_bulkstat *b = &req->bulkstat[k];
+			if (a->n && b->bs_ino <= a->v[a->n - 1].ino)
+				return -EIO; /* not ascending: the lookup could not find it */
+			if (b->bs_xflags & FS_XFLAG_REALTIME)
+				continue; /* its stat says the realtime extent size: left to stat */
+			a->v[a->n++] = xrec_of(b);
+		}
+	}
+}
+
+static void *stats_run(void *arg)
+{
+	struct sweep__xfs_stats *t = arg;
+	struct xfs_bulkstat_req *req = calloc(1, sizeof(*req) + BULK_MAX * sizeof(struct xfs_bulkstat));
+	unsigned agno;
+
+	while ((agno = atomic_fetch_add(&t->next_ag, 1)) < t->agcount) {
+		struct xag *a = &t->ags[agno];
+		int r = req ? stats_one_ag(t, agno, a, req) : -ENOMEM;
+		pthread_mutex_lock(&t->mu);
+		a->state = r == 0 ? 1 : -1;
+		if (r < 0) {
+			free(a->v);
+			a->v = NULL;
+			a->n = 0;
+		}
+		pthread_cond_broadcast(&t->done);
+		pthread_mutex_unlock(&t->mu);
+	}
+	free(req);
+	return NULL;
+}
+
+int sweep__xfs_stats_start(int fd, unsigned threads, uint64_t max_inodes, struct sweep__xfs_stats **ret)
+{
+	struct xfs_fsop_geom geo;
+	struct statfs sfs;
+	struct stat st;
+
+	*ret = NULL;
+	if (fstat(fd, &st) < 0 || fstatfs(fd, &sfs) < 0)
+		return -errno;
+	if (ioctl(fd, XFS_IOC_FSGEOMETRY, &geo) < 0)
+		return errno == ENOTTY || errno == EINVAL ? -EOPNOTSUPP : -errno;
+	if (sfs.f_files - sfs.f_ffree > max_inodes)
+		return -E2BIG;
+	if (!geo.agcount || !geo.agblocks || !geo.inodesize || geo.blocksize < geo.inodesize)
+		return -EOPNOTSUPP;
+	struct sweep__xfs_stats *t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->dev = st.st_dev;
+	t->blksize = st.st_blksize;
+	/* xfs's XFS_INO_TO_AGNO: the group's block bits (sb_agblklog), then the inode-in-block bits (sb_inopblog) */
+	t->shift = log2_ceil(geo.agblocks) + log2_ceil(geo.blocksize / geo.inodesize);
+	t->agcount = geo.agcount;
+	t->max_inodes = max_inodes;
+	t->ags = calloc(geo.agcount, sizeof(*t->ags));
+	t->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	pthread_mutex_init(&t->mu, NULL);
+	pthread_cond_init(&t->done, NULL);
+	if (!t->ags || t->fd < 0) {
+		int r = t->fd < 0 ? -errno : -ENOMEM;
+		sweep__xfs_stats_free(t);
+		return r;
+	}
+	/* Whether bulkstat answers here at all (the capability), before any thread starts. */
+	struct {
+		struct xfs_bulk_ireq hdr;
+		struct xfs_bulkstat one;
+	} probe = { .hdr = { .icount = 1 } };
+	if (ioctl(t->fd, XFS_IOC_BULKSTAT, &probe) < 0) {
+		int r = errno == EINVAL || errno == ENOTTY ? -EOPNOTSUPP : -errno;
+		sweep__xfs_stats_free(t);
+		return r;
+	}
+	unsigned want = threads < 1 ? 1 : threads > 16 ? 16 : threads;
+	if (want > t->agcount)
+		want = t->agcount;
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	while (t->nthreads < want && pthread_create(&t->tid[t->nthreads], NULL, stats_run, t) == 0)
+		t->nthreads++;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!t->nthreads) {
+		sweep__xfs_stats_free(t);
+		return -EAGAIN;
+	}
+	*ret = t;
+	return 0;
+}
+
+int sweep__xfs_stats_get(struct sweep__xfs_stats *t, uint64_t ino, struct stat *st)
+{
+	if (!t || (ino >> t->shift) >= t->agcount)
+		return 0;
+	uint64_t agno = ino >> t->shift;
+	struct xag *a = &t->ags[agno];
+	int state;
+	pthread_mutex_lock(&t->mu);
+	while ((state = a->state) == 0)
+		pthread_cond_wait(&t->done, &t->mu);
+	pthread_mutex_unlock(&t->mu);
+	if (state < 0)
+		return 0;
+	size_t lo = 0, hi = a->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (a->v[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == a->n || a->v[lo].ino != ino)
+		return 0;
+	xrec_to_stat(&a->v[lo], t->dev, t->blksize, st);
+	return 1;
+}
+
+void sweep__xfs_stats_free(struct sweep__xfs_stats *t)
+{
+	if (!t)
+		return;
+	atomic_store(&t->stop, true);
+	atomic_store(&t->next_ag, t->agcount); /* no group begins after this */
+	for (unsigned i = 0; i < t->nthreads; i++)
+		pthread_join(t->tid[i], NULL);
+	for (uint32_t i = 0; t->ags && i < t->agcount; i++)
+		free(t->ags[i].v);
+	free(t->ags);
+	if (t->fd >= 0)
+		close(t->fd);
+	pthread_cond_destroy(&t->done);
+	pthread_mutex_destroy(&t->mu);
+	free(t);
+}
+
 #else
 
 long sweep__xfs_bulkstat_sweep(int fd, sweep__dirs_fn on_dirs, void *ctx)
@@ -341,6 +562,28 @@ int sweep__xfs_dirs_read_ahead_end(struct sweep__dirs_ahead *a, bool stop)
 	(void)a;
 	(void)stop;
 	return 0;
+}
+
+int sweep__xfs_stats_start(int fd, unsigned threads, uint64_t max_inodes, struct sweep__xfs_stats **ret)
+{
+	(void)fd;
+	(void)threads;
+	(void)max_inodes;
+	*ret = NULL;
+	return -EOPNOTSUPP;
+}
+
+int sweep__xfs_stats_get(struct sweep__xfs_stats *t, uint64_t ino, struct stat *st)
+{
+	(void)t;
+	(void)ino;
+	(void)st;
+	return 0;
+}
+
+void sweep__xfs_stats_free(struct sweep__xfs_stats *t)
+{
+	(void)t;
 }
 
 #endif

@@ -330,7 +330,8 @@ int sweep__walk_stat_entries(const struct walk *w, struct frame *f, size_t from,
 		const struct dent *e = &ls->v[i];
 		f->err[i - from] = 0;
 		if (needs_stat(w, f, i)) {
-			s->idx[m++] = i;
+			if (!sweep__walk_table_stat(w, f, i, &f->st[i - from]))
+				s->idx[m++] = i;
 		} else {
 			struct stat *st = &f->st[i - from];
 			memset(st, 0, sizeof(*st));
@@ -700,6 +701,8 @@ static int next_dir(struct walk *w, struct dnode **ret_d, int *ret_fd)
 		sweep__walk_meta_before_read(w, d);
 		sweep__walk_meta_open_ahead(w, d);
 		int fd = sweep__walk_dnode_reopen(w, d);
+		if (fd >= 0 && !d->parent)
+			sweep__walk_table_start(w, d, fd);
 		if (fd < 0) {
 			if (sweep__walk_path_of(w, d, &len) == 0)
 				report(w, w->path, SWEEP_WALK_OP_OPENDIR, fd);
@@ -1075,6 +1078,7 @@ SWEEP_EXPORT int sweep_walk(const char *const *roots, size_t nroots, const struc
 	if (!ret && w.cscan && !w.stop)
 		walk_cscan(&w);
 	sweep__walk_ahead_free(&w);
+	sweep__walk_table_free(&w);
 	sweep__walk_fdcache_clear(&w);
 	sweep__walk_rootcache_clear(&w);
 	sweep__walk_meta_free(&w);

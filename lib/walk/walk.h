@@ -51,6 +51,8 @@ void sweep__walk_meta_totals(struct sweep__walk_meta_stats *ret);
 
 /* walk_ahead.c: directories the walk's read-ahead threads loaded in this process (for tests). */
 uint64_t sweep__walk_ahead_loaded(void);
+/* walk_table.c: files whose stat came from an xfs bulkstat table in this process (for tests). */
+uint64_t sweep__walk_table_stats(void);
 /* walk.c: directories the walk opened for FIEMAP to key them in this process (for tests). */
 uint64_t sweep__walk_dir_fiemaps(void);
 

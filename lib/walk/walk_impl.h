@@ -170,6 +170,9 @@ struct walk {
 	bool auto_order; /* the caller left the order to the devices' profiles */
 	struct sweep_profile prof; /* the roots' device profile: the walk's own choices (resolve_order) */
 	struct walk_ahead *ahead; /* read-ahead threads, NULL when none (walk_ahead.c) */
+	struct sweep__xfs_stats *xstats; /* the files' stats of a whole xfs filesystem (walk_table.c), or NULL */
+	uint64_t xstats_dev;
+	bool xstats_tried;
 };
 
 /* walk.c, for the read-ahead threads too */
@@ -200,6 +203,16 @@ int sweep__walk_ahead_submit(struct walk_ahead *a, struct dnode *d, int fd, bool
 struct frame *sweep__walk_ahead_take(struct walk_ahead *a, struct walk_scratch *own);
 /* Done with the frame sweep__walk_ahead_take gave: its fd is closed and its node released if still set. */
 void sweep__walk_ahead_put(struct walk_ahead *a);
+
+/*
+ * walk_table.c: a whole xfs filesystem on fast storage, its files' stats
+ * from one bulkstat table. Start it for root d (open as fd) when it pays
+ * and gives what stat gives; whether entry i of f was answered from it
+ * (*st filled; any thread); and the end of it.
+ */
+void sweep__walk_table_start(struct walk *w, const struct dnode *d, int fd);
+bool sweep__walk_table_stat(const struct walk *w, const struct frame *f, size_t i, struct stat *st);
+void sweep__walk_table_free(struct walk *w);
 
 /* walk_open.c */
 /* A node for a directory called name under parent (NULL for a root); holds a reference to parent. */
