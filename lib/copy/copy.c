@@ -149,6 +149,7 @@ SWEEP_EXPORT struct sweep_copy *sweep_copy_free(struct sweep_copy *c)
 	if (!c)
 		return NULL;
 	sweep__thread_reap(c, true); /* the thread's copies finish (or go) before the queue they name goes */
+	sweep__clone_free(c);
 	sweep__thread_free(c->thread);
 	c->thread = NULL;
 	sweep__writer_drain(c->writer); /* before the copies it may still write into are closed */

@@ -207,6 +207,7 @@ struct src_ref {
 
 struct copy_thread;
 struct tjob;
+struct clone_pool;
 
 struct sweep_copy {
 	struct sweep_copy_opts o;
@@ -239,6 +240,9 @@ struct sweep_copy {
 	struct fcopy *wcur;    /* the copy writer's writes go to (a failed io_uring write is its failure) */
 	struct copy_thread *thread; /* the writer thread, NULL when copies are made on this thread */
 	struct tjob *job;      /* the file being read, when the writer thread makes its copy */
+	struct clone_pool *clone; /* copy_clone.c: the clone pool of this batch, NULL: none yet */
+	bool clone_off;        /* no pool could be started (too few descriptors, no CPU to spare) */
+	size_t clone_pending;  /* 1 + the queue index of the file begun for the pool, 0: none */
 	size_t *retry;         /* queue indexes to read again by themselves once the batch is read */
 	size_t nretry, capretry;
 	struct late_link *late; /* later names out of descriptors while the batch was read: linked after it */
@@ -314,6 +318,22 @@ void sweep__thread_dest_changed(struct copy_thread *t);
 uint64_t sweep__thread_write_requests(const struct copy_thread *t);
 /* Writer threads that made copies (one per destination device, up to SWEEP_COPY_THREADS). */
 unsigned sweep__thread_writers(const struct copy_thread *t);
+
+/* copy_clone.c: clones and kernel copies, and the clone pool that makes them (the read stage's). */
+/* FICLONE of srcfd into fc's copy: 0 (fc's how, size and bytes set) or the errno. */
+int sweep__clone_file(struct fcopy *fc, int srcfd, uint64_t size);
+/* copy_file_range over map's regions, then to the end: 1 refused with nothing copied, 0 done or failed (in fc). */
+int sweep__clone_range(struct fcopy *fc, int srcfd, const struct sweep_extent *map, size_t nmap, uint64_t size);
+/* SWEEP_READ_CHANGED where srcfd no longer has fc->st's size and ctime, else status. */
+int sweep__clone_status(const struct fcopy *fc, int srcfd, int status);
+/* Whether the pool makes this file's copy: onto its own filesystem, dense, no writer thread's. */
+bool sweep__clone_takes(const struct sweep_copy *c, const struct qitem *q, const struct sweep_file *f);
+/* The reader ended the file (status >= 0): its copy made on the pool, or here; settled in read order. */
+void sweep__clone_submit(struct sweep_copy *c, const struct qitem *q, const struct sweep_file *f, int status);
+/* Settle the pool's finished copies in read order; with all, wait for every one. */
+void sweep__clone_reap(struct sweep_copy *c, bool all);
+/* Every copy settled, the threads stopped. */
+void sweep__clone_free(struct sweep_copy *c);
 
 /* copy_settle.c (on the caller's thread) */
 /* Report a finished copy: failed, or done (its other names linked); a file out of descriptors is kept for a retry. */

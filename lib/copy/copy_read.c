@@ -6,8 +6,10 @@
  * the copies are made in the order the sources are read. The write stage
  * runs on the writer thread (copy_thread.c) where one is running and the
  * file's data is to be read, else here; a clone (FICLONE) or a kernel copy
- * (copy_file_range) is made here, at begin, and the reader then delivers
- * nothing of the file. Every finished copy goes to the settle stage.
+ * (copy_file_range) onto the source's own filesystem is made on the clone
+ * pool (copy_clone.c) once the reader ends the file, or here at begin
+ * where there is no pool, and the reader then delivers nothing of the
+ * file. Every finished copy goes to the settle stage.
  *
  * Two more ways in: a stream (a FIFO or device named without -r) is read
  * here with plain reads to its end; and a file whose open or copy ran out
@@ -16,10 +18,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/fs.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -48,34 +48,6 @@ static bool source_dense(const struct sweep_copy *c, const struct sweep_file *f)
 	return f->data_map_len == 1 && f->data_map[0].logical == 0 && f->data_map[0].length == f->st.size;
 }
 
-static bool cfr_unsupported(int err)
-{
-	return err == EXDEV || err == EINVAL || err == EOPNOTSUPP || err == ENOSYS || err == EBADF || err == ETXTBSY;
-}
-
-/* copy_file_range from in to out at off until it returns 0 or left is done: -errno, or what it copied. */
-static int64_t cfr_run(struct sweep_copy *c, int in, int out, uint64_t off, uint64_t left, bool to_eof)
-{
-	loff_t i = (loff_t)off, o = (loff_t)off;
-	int64_t done = 0;
-
-	while (left > 0) {
-		size_t chunk = left > (1u << 30) ? (1u << 30) : (size_t)left;
-		ssize_t n = copy_file_range(in, &i, out, &o, chunk, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break; /* the end of the source */
-		done += n;
-		if (!to_eof)
-			left -= (uint64_t)n;
-		sweep__report_bytes(c, (uint64_t)n);
-	}
-	return done;
-}
-
 /*
  * copy_file_range over the data regions, then on past the planned size to
  * the file's end (one call more: it may have grown). 1 when the kernel
@@ -87,32 +59,11 @@ static int range_copy(struct sweep_copy *c, struct fcopy *fc, const struct sweep
 	struct sweep_extent whole = { .logical = 0, .length = f->st.size };
 	/* Read sparse, the map lists every byte of data: none at all (a file of holes) is an empty map. */
 	bool mapped = c->o.sparse != SWEEP_COPY_SPARSE_NEVER;
-	const struct sweep_extent *map = mapped ? f->data_map : &whole;
-	size_t nmap = mapped ? f->data_map_len : (f->st.size ? 1 : 0);
-	uint64_t end = f->st.size;
+	int rc = sweep__clone_range(fc, f->fd, mapped ? f->data_map : &whole,
+				    mapped ? f->data_map_len : (f->st.size ? 1 : 0), f->st.size);
 
-	for (size_t i = 0; i <= nmap; i++) {
-		bool tail = i == nmap; /* past the planned size, to the end */
-		uint64_t off = tail ? end : map[i].logical;
-		int64_t n = cfr_run(c, f->fd, fc->tmpfd, off, tail ? UINT64_MAX : map[i].length, tail);
-		if (n < 0) {
-			int err = (int)-n;
-			if (cfr_unsupported(err) && fc->bytes == 0)
-				return 1;
-			bool wr = err == ENOSPC || err == EDQUOT || err == EFBIG;
-			sweep__write_fail(fc, wr ? SWEEP_COPY_OP_WRITE : SWEEP_COPY_OP_READ, -err);
-			return 0;
-		}
-		fc->bytes += (uint64_t)n;
-		if (tail && n > 0)
-			end += (uint64_t)n;
-		else if (!tail && (uint64_t)n < map[i].length) { /* the source shrank */
-			end = map[i].logical + (uint64_t)n;
-			break;
-		}
-	}
-	fc->size = end;
-	return 0;
+	sweep__report_bytes(c, fc->bytes);
+	return rc;
 }
 
 /*
@@ -128,13 +79,11 @@ static bool kernel_copy(struct sweep_copy *c, struct fcopy *fc, const struct swe
 		return false;
 	int no_err = have_tst ? copy_noclone_err(c, f->st.dev, (uint64_t)tst.st_dev) : 0;
 	bool known_no = no_err != 0;
-	if (!known_no && ioctl(fc->tmpfd, FICLONE, f->fd) == 0) {
-		fc->how = SWEEP_COPY_HOW_CLONE;
-		fc->bytes = fc->size = fstat(fc->tmpfd, &tst) == 0 ? (uint64_t)tst.st_size : f->st.size;
+	int err = known_no ? no_err : sweep__clone_file(fc, f->fd, f->st.size);
+	if (err == 0) {
 		sweep__report_bytes(c, fc->bytes);
 		return true;
 	}
-	int err = known_no ? no_err : errno;
 	if (c->o.reflink == SWEEP_COPY_REFLINK_ALWAYS) {
 		sweep__write_fail(fc, SWEEP_COPY_OP_CLONE, -err);
 		return true;
@@ -149,11 +98,7 @@ static bool kernel_copy(struct sweep_copy *c, struct fcopy *fc, const struct swe
 			__atomic_store_n(&c->noclone_self, (uint64_t)tst.st_dev + 1, __ATOMIC_RELAXED);
 	}
 	/* Same filesystem and nothing to punch: let the kernel copy. */
-	if (!fc->punch && have_tst && (uint64_t)tst.st_dev == f->st.dev && range_copy(c, fc, f) == 0) {
-		fc->how = SWEEP_COPY_HOW_RANGE;
-		return true;
-	}
-	return false;
+	return !fc->punch && have_tst && (uint64_t)tst.st_dev == f->st.dev && range_copy(c, fc, f) == 0;
 }
 
 static int rd_begin(const struct sweep_file *f, void *ctx)
@@ -164,6 +109,14 @@ static int rd_begin(const struct sweep_file *f, void *ctx)
 
 	if (sweep__report_step(c, SWEEP_COPY_STEP_OPENED, q->src, sweep__dst_show(c, q->dst), q->cookie) < 0)
 		return c->stop;
+	if (sweep__clone_takes(c, q, f)) {
+		/* Made on the clone pool once the reader ends it (copy_clone.c): the thread's copies settle first. */
+		sweep__thread_reap(c, true);
+		c->clone_pending = f->entry->cookie + 1;
+		return SWEEP_READ_SKIP;
+	}
+	/* Anywhere else: the pool's copies, read before, settle first. */
+	sweep__clone_reap(c, true);
 	if (c->thread && sweep__thread_takes(c, q, f)) {
 		c->job = sweep__thread_begin(c, q, f->st.size, dense);
 		if (c->job)
@@ -206,13 +159,8 @@ static int rd_data(const struct sweep_file *f, uint64_t off, const void *buf, si
 /* Kernel copies skip the reader's own checks: did the source change meanwhile? */
 static int kernel_copy_status(const struct fcopy *fc, const struct sweep_file *f, int status)
 {
-	struct stat now;
-
-	if (status == 0 && (fc->how == SWEEP_COPY_HOW_CLONE || fc->how == SWEEP_COPY_HOW_RANGE) &&
-	    fstat(f->fd, &now) == 0 &&
-	    ((uint64_t)now.st_size != f->st.size || now.st_ctim.tv_sec != f->st.ctime_sec ||
-	     (uint32_t)now.st_ctim.tv_nsec != f->st.ctime_nsec))
-		return SWEEP_READ_CHANGED;
+	if (fc->how == SWEEP_COPY_HOW_CLONE || fc->how == SWEEP_COPY_HOW_RANGE)
+		return sweep__clone_status(fc, f->fd, status);
 	return status;
 }
 
@@ -220,6 +168,13 @@ static int rd_end(const struct sweep_file *f, int status, void *ctx)
 {
 	struct sweep_copy *c = ctx;
 
+	if (c->clone_pending == f->entry->cookie + 1) {
+		c->clone_pending = 0;
+		if (status >= 0) {
+			sweep__clone_submit(c, &c->q[f->entry->cookie], f, status);
+			return sweep__copy_stopped(c) ? c->stop : 0;
+		}
+	}
 	if (c->job) {
 		sweep__thread_end(c, c->job, f, status, f->length);
 		c->job = NULL;
@@ -227,6 +182,7 @@ static int rd_end(const struct sweep_file *f, int status, void *ctx)
 		return sweep__copy_stopped(c) ? c->stop : 0;
 	}
 	sweep__thread_reap(c, true);
+	sweep__clone_reap(c, true);
 	struct fcopy *fc = cur_for(c, f->entry->cookie);
 
 	/* The data is written (or failed) before the file is sized, completed and named. */
@@ -235,10 +191,10 @@ static int rd_end(const struct sweep_file *f, int status, void *ctx)
 		sweep__write_fail(fc, SWEEP_COPY_OP_WRITE, wrc);
 	if (status < 0)
 		sweep__write_fail(fc, f->fd < 0 ? SWEEP_COPY_OP_OPEN_SRC : SWEEP_COPY_OP_READ, status);
+	fc->st = f->st;
 	status = kernel_copy_status(fc, f, status);
 	if (fc->how == SWEEP_COPY_HOW_DATA)
 		fc->size = f->length; /* read to its end: what it held, whatever its size said */
-	fc->st = f->st;
 	fc->status = status;
 	if (!fc->err && fc->tmpfd >= 0 && !sweep__copy_stopped(c))
 		sweep__write_finish(c, fc, f->fd);
@@ -341,8 +297,9 @@ int sweep__read_stream(struct sweep_copy *c, const struct qitem *q, int fd, bool
 	struct fcopy fc;
 	struct stat st;
 
-	/* In read order: the thread's copies are settled first. */
+	/* In read order: the threads' copies are settled first. */
 	sweep__thread_reap(c, true);
+	sweep__clone_reap(c, true);
 	sweep__write_start(&fc, q);
 	fc.how = SWEEP_COPY_HOW_DATA;
 	c->wcur = &fc;
@@ -437,6 +394,8 @@ int sweep__read_on_batch_end(const struct sweep_plan *p, int status, void *ctx)
 	if (status < 0 && !c->stop)
 		c->stop = status; /* the reader could not go on at all */
 	sweep__thread_reap(c, true); /* every copy settled: those out of descriptors listed */
+	sweep__clone_free(c);         /* (its threads' cached directories go with it) */
+	c->clone_pending = 0;
 	if (c->cur.q) { /* a file begun and never ended (the run stopped) */
 		sweep__write_free(&c->cur);
 		c->wcur = NULL;
