@@ -11,8 +11,10 @@
  *   read    copy_read.c    the reader's callbacks: each opened file goes to
  *                          the write stage with its data, on this thread or
  *                          on the writer thread (copy_thread.c, a transport
- *                          only); clones and kernel copies are made here,
- *                          and sources read as a stream (a FIFO, a retry)
+ *                          only); clones and kernel copies onto the source's
+ *                          own filesystem are made on the clone pool
+ *                          (copy_clone.c), and sources read as a stream (a
+ *                          FIFO, a retry) here
  *   write   copy_write.c   one file's copy in its destination directory: the
  *                          temporary, its data, its size and metadata, its
  *                          name. What goes wrong is written into the copy
