@@ -10,7 +10,9 @@ have_hooks || skip "the tools were built without -Dtest_hooks=true"
 
 S=$W/src D=$W/dst OLD=$W/old
 mkdir -p "$S/d1" "$S/d2"
-for i in $(seq 1 24); do
+# (96 files: copies onto the source's own filesystem are made on the clone
+# pool, up to 32 ahead of the bytes reported with SWEEP_CLONE_THREADS=2)
+for i in $(seq 1 96); do
 	head -c 262144 /dev/urandom >"$S/d$((i % 2 + 1))/f$i"
 done
 "$SYNC" -a "$S/" "$D/" || die "first sync failed"
@@ -18,13 +20,13 @@ compare_trees "$S" "$D"
 
 # --- SIGKILL mid-run: every final name holds the old or the new file, never a part
 cp -a "$D" "$OLD"
-for i in $(seq 1 24); do
+for i in $(seq 1 96); do
 	head -c 262144 /dev/urandom >"$S/d$((i % 2 + 1))/f$i"
 done
 head -c 1048576 /dev/urandom >"$S/d1/big-new"
 # same sizes, so a new mtime must tell the quick check (the rewrite may fall in the first sync's second)
 touch -d '2001-02-03 04:05:06' "$S"/d[12]/f*
-SWEEP_TEST_PAUSE=bytes:2000000 "$SYNC" -a "$S/" "$D/" &
+SWEEP_CLONE_THREADS=2 SWEEP_TEST_PAUSE=bytes:2000000 "$SYNC" -a "$S/" "$D/" &
 pid=$!
 wait_stopped $pid || { kill -9 $pid 2>/dev/null; die "sweep-sync did not reach the stop point"; }
 new=0 old=0 partial=0
