@@ -9,10 +9,12 @@
  * reads one file at a time. Bulkstat gives the same fields from the inode
  * itself, whole allocation groups a call at a time, on a thread per group:
  * every inode of that image in 0.15 s of system time. The walk still lists
- * every directory, and stats what the table cannot answer: directories
- * (XDEV, loops, their own fs), entries of unknown type, symlinks it
- * follows, and any file whose inode the table does not hold or holds as
- * another type (replaced since).
+ * every directory, and stats what the table cannot answer: entries of
+ * unknown type, symlinks it follows, and any entry whose inode the table
+ * does not hold or holds as another type (replaced since). Subdirectories
+ * too come from the table: with no mount on the filesystem, none of them
+ * is a mount point, so their inode is what stat would say (XDEV and loops
+ * read st_dev and st_ino; the open that follows checks both).
  *
  * Only where the answer is the one stat gives: the walk's root is the
  * mount's root (bulkstat reads every inode: it pays for a whole
@@ -146,7 +148,7 @@ bool sweep__walk_table_stat(const struct walk *w, const struct frame *f, size_t 
 {
 	const struct dent *e = &f->ls.v[i];
 
-	if (!w->xstats || f->dir->dev != w->xstats_dev || e->type == DT_DIR || e->type == DT_UNKNOWN ||
+	if (!w->xstats || f->dir->dev != w->xstats_dev || e->type == DT_UNKNOWN ||
 	    (e->type == DT_LNK && (w->flags & SWEEP_WALK_FOLLOW)))
 		return false;
 	/* The inode under that number now, as the listing's type says (else replaced since: stat it). */
