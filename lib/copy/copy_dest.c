@@ -195,6 +195,19 @@ int sweep__src_dir(const struct src_ref *s, const char **ret_name)
 	return fd;
 }
 
+int sweep__src_dir_at(const struct src_ref *s, const char **ret_name, int *closeme)
+{
+	*closeme = -1;
+	if (s->dirfd >= 0) {
+		*ret_name = s->name;
+		return s->dirfd;
+	}
+	int fd = sweep__src_dir(s, ret_name);
+	if (fd >= 0)
+		*closeme = fd;
+	return fd;
+}
+
 /* ---- backups ---- */
 
 /* The highest N of NAME.~N~ in the directory (0: none), -errno where it cannot be read. */

@@ -386,6 +386,12 @@ int sweep__dest_item_dir(const struct sweep_copy *c, const struct qitem *q, cons
 /* The source's directory and name, opened now for what can only be read by name (symlinks' xattrs). */
 int sweep__src_dir(const struct src_ref *s, const char **ret_name);
 /*
+ * The same for a call that ends before the source's entry is let go: the
+ * walk's descriptor borrowed where there is one (*closeme -1), else one
+ * opened now (*closeme: it, for the caller to close). fd or -errno.
+ */
+int sweep__src_dir_at(const struct src_ref *s, const char **ret_name, int *closeme);
+/*
  * The directory of dst: the cached descriptor (borrowed: the caller never
  * closes it) when it is dst's directory and !fresh, else looked up afresh
  * (sweep__dest_dir) and cached in place of the old one. fd or -errno.

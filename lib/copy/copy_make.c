@@ -89,7 +89,8 @@ static int settle_temp(struct sweep_copy *c, const struct src_ref *s, int dirfd,
 	const char *sname;
 	bool attrs = c->o.preserve & (SWEEP_PRESERVE_XATTR | SWEEP_PRESERVE_ACL);
 	bool supplied = s->flags & SWEEP_COPY_SRC_SUPPLIED;
-	int sdir = attrs && !supplied ? sweep__src_dir(s, &sname) : -1;
+	int closeme = -1;
+	int sdir = attrs && !supplied ? sweep__src_dir_at(s, &sname, &closeme) : -1;
 	struct meta_blob *blob = NULL;
 	int brc = attrs && supplied ? sweep__meta_blob_from(s->xattrs, s->nxattrs, c->o.preserve, false, &blob) : 0;
 	struct meta_ref ms = { .fd = -1, .dirfd = sdir, .name = sdir >= 0 ? sname : NULL, .blob = blob };
@@ -102,15 +103,16 @@ static int settle_temp(struct sweep_copy *c, const struct src_ref *s, int dirfd,
 		sweep__report_meta(c, SWEEP_COPY_META_XATTR, brc, s->path, sweep__dst_show(c, dst), cookie);
 	sweep__report_apply_meta(c, &ms, &md, s->st, what, s->path, sweep__dst_show(c, dst), cookie);
 	sweep__meta_blob_free(blob);
-	if (sdir >= 0)
-		close(sdir);
+	if (closeme >= 0)
+		close(closeme);
 	return put_temp(c, s, dirfd, tmp, name, dst, existed, how, op, cookie);
 }
 
 static char *read_link(const struct src_ref *s, int *err)
 {
 	const char *name;
-	int dfd = sweep__src_dir(s, &name);
+	int closeme;
+	int dfd = sweep__src_dir_at(s, &name, &closeme);
 	size_t cap = s->st->size > 0 ? (size_t)s->st->size + 1 : PATH_MAX;
 	char *target = NULL;
 
@@ -131,14 +133,16 @@ static char *read_link(const struct src_ref *s, int *err)
 		}
 		if ((size_t)n < cap) {
 			target[n] = '\0';
-			close(dfd);
+			if (closeme >= 0)
+				close(closeme);
 			return target;
 		}
 	}
 	if (*err >= 0)
 		*err = -ENAMETOOLONG;
 	free(target);
-	close(dfd);
+	if (closeme >= 0)
+		close(closeme);
 	return NULL;
 }
 
@@ -263,7 +267,7 @@ int sweep__make_to_source(struct sweep_copy *c, const struct src_ref *s, int dir
 	enum sweep_copy_op op = symbolic ? SWEEP_COPY_OP_LINK_SYMBOLIC : SWEEP_COPY_OP_LINK;
 	const char *sname = NULL;
 	char tmp[32];
-	int sdir = -1, rc;
+	int sdir = -1, closeme = -1, rc;
 
 	if (symbolic && s->path[0] != '/') {
 		/* A relative target only names the source from the current directory. */
@@ -271,7 +275,7 @@ int sweep__make_to_source(struct sweep_copy *c, const struct src_ref *s, int dir
 		if (stat(".", &here) == 0 && fstat(dirfd, &there) == 0 && !same_dir(&here, &there))
 			return sweep__report(c, SWEEP_COPY_OP_LINK_RELATIVE, 0, s->path, sweep__dst_show(c, dst), cookie);
 	}
-	if (!symbolic && (sdir = sweep__src_dir(s, &sname)) < 0)
+	if (!symbolic && (sdir = sweep__src_dir_at(s, &sname, &closeme)) < 0)
 		return sweep__report(c, op, sdir, s->path, sweep__dst_show(c, dst), cookie);
 	int follow = (s->flags & SWEEP_COPY_SRC_FOLLOWED) ? AT_SYMLINK_FOLLOW : 0;
 	const char *at = exists ? tmp : name;
@@ -287,8 +291,8 @@ int sweep__make_to_source(struct sweep_copy *c, const struct src_ref *s, int dir
 				break;
 		}
 	}
-	if (sdir >= 0)
-		close(sdir);
+	if (closeme >= 0)
+		close(closeme);
 	if (rc < 0)
 		return sweep__report(c, op, rc, s->path, sweep__dst_show(c, dst), cookie);
 	if (!exists) {

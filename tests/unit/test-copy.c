@@ -39,47 +39,10 @@ struct log {
 	/* on_step: at the WRITTEN step of dst/s/sub/b (made, not named yet), its directory is swapped (enum swap) */
 	int dir_swap;
 	bool swapped;
+	bool swap_planned; /* ... at the first entry of it made by the plan stage (on_done of a symlink, a directory) instead */
 };
 
 enum swap { SWAP_NONE, SWAP_MOVED_SYMLINK, SWAP_REMOVED_SYMLINK, SWAP_REMOVED_DIR };
-
-static int on_error(const struct sweep_copy_error *e, void *ctx)
-{
-	struct log *l = ctx;
-
-	l->errors++;
-	l->last_err_op = (int)e->op;
-	l->last_err = e->err;
-	return 0;
-}
-
-static int on_done(const struct sweep_copy_done *d, void *ctx)
-{
-	struct log *l = ctx;
-
-	if (d->how <= SWEEP_COPY_HOW_SKIPPED)
-		l->done[d->how]++;
-	return 0;
-}
-
-static void on_plan(uint64_t files, uint64_t bytes, void *ctx)
-{
-	struct log *l = ctx;
-	char tmp[PATH_MAX];
-	int fd;
-
-	(void)bytes;
-	l->queued += files; /* called once per file queued, with that file's counts */
-	if (!l->swap_path || l->queued < l->swap_after)
-		return;
-	snprintf(tmp, sizeof(tmp), "%s.new", l->swap_path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, "evil\n", 5), 5);
-	close(fd);
-	assert_int_equal(rename(tmp, l->swap_path), 0);
-	l->swap_path = NULL;
-}
 
 static char base[] = "/tmp/sweep-test-copy.XXXXXX";
 
@@ -103,6 +66,47 @@ static void swap_dir(struct log *l)
 	l->swapped = true;
 }
 
+static int on_error(const struct sweep_copy_error *e, void *ctx)
+{
+	struct log *l = ctx;
+
+	l->errors++;
+	l->last_err_op = (int)e->op;
+	l->last_err = e->err;
+	return 0;
+}
+
+static int on_done(const struct sweep_copy_done *d, void *ctx)
+{
+	struct log *l = ctx;
+
+	if (d->how <= SWEEP_COPY_HOW_SKIPPED)
+		l->done[d->how]++;
+	if (l->swap_planned && !l->swapped && (d->how == SWEEP_COPY_HOW_SYMLINK || d->how == SWEEP_COPY_HOW_DIR) &&
+	    strstr(d->dst, "/dst/s/sub/"))
+		swap_dir(l);
+	return 0;
+}
+
+static void on_plan(uint64_t files, uint64_t bytes, void *ctx)
+{
+	struct log *l = ctx;
+	char tmp[PATH_MAX];
+	int fd;
+
+	(void)bytes;
+	l->queued += files; /* called once per file queued, with that file's counts */
+	if (!l->swap_path || l->queued < l->swap_after)
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.new", l->swap_path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "evil\n", 5), 5);
+	close(fd);
+	assert_int_equal(rename(tmp, l->swap_path), 0);
+	l->swap_path = NULL;
+}
+
 static int on_step(enum sweep_copy_step step, const char *src, const char *dst, uint64_t cookie, void *ctx)
 {
 	struct log *l = ctx;
@@ -110,7 +114,8 @@ static int on_step(enum sweep_copy_step step, const char *src, const char *dst, 
 
 	(void)src;
 	(void)cookie;
-	if (step == SWEEP_COPY_STEP_WRITTEN && l->dir_swap && !l->swapped && n >= 6 && !strcmp(dst + n - 6, "/sub/b"))
+	if (step == SWEEP_COPY_STEP_WRITTEN && l->dir_swap && !l->swap_planned && !l->swapped && n >= 6 &&
+	    !strcmp(dst + n - 6, "/sub/b"))
 		swap_dir(l);
 	if (step == SWEEP_COPY_STEP_OPENED) {
 		l->opened++;
@@ -448,6 +453,41 @@ static void test_dest_dir_swapped(void **state)
 	}
 }
 
+/*
+ * The same while the tree is planned: dst/s/sub moved away and a symlink
+ * put there once a first symlink or directory was made in it. What is
+ * made in it afterwards (files, symlinks, directories, in walk order) lands
+ * in the moved directory or is refused; nothing goes through the symlink.
+ */
+static void test_dest_dir_swapped_while_planned(void **state)
+{
+	static const char *const names[] = { "b", "c", "sl1", "sl2", "dd1", "dd2" };
+	struct log l = { .dir_swap = SWAP_MOVED_SYMLINK, .swap_planned = true };
+	char p[PATH_MAX], m[64];
+	struct stat st;
+	unsigned missing = 0;
+
+	(void)state;
+	put("src/sub/c", "charlie\n", 0644);
+	for (int i = 1; i <= 2; i++) {
+		snprintf(p, sizeof(p), "%s/src/sub/sl%d", base, i);
+		assert_int_equal(symlink("b", p), 0);
+		sh("mkdir %s/src/sub/dd%d", base, i);
+	}
+	sh("mkdir %s/outside", base);
+	(void)copy_tree(&l, SWEEP_COPY_RECURSIVE, SWEEP_PRESERVE_ALL, "s");
+	assert_true(l.swapped);
+	assert_true(empty_dir("outside"));
+	assert_int_equal(lst("dst/s/sub", &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		snprintf(m, sizeof(m), "dst/s/sub.moved/%s", names[i]);
+		missing += lst(m, &st) != 0;
+	}
+	assert_true(missing < sizeof(names) / sizeof(*names)); /* the entry made before the swap at least */
+	assert_true(l.errors >= missing);
+}
+
 /* A source file replaced (another inode at its name) after it was planned: not copied, -ESTALE reported. */
 static void test_source_replaced(void **state)
 {
@@ -595,6 +635,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_replace_atomic_and_no_clobber, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_planted_symlink, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dest_dir_swapped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dest_dir_swapped_while_planned, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_source_replaced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_supplied, setup, teardown),
