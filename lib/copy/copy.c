@@ -94,6 +94,8 @@ SWEEP_EXPORT int sweep_copy_new(const struct sweep_copy_opts *opts, struct sweep
 	pthread_mutex_init(&c->step_mu, NULL);
 	c->umask = umask(0);
 	umask(c->umask);
+	c->euid = geteuid();
+	c->egid = getegid();
 	c->show = strdup("");
 #if SWEEP_TEST_HOOKS
 	/* Test builds only: make named temporaries, as on a filesystem without O_TMPFILE. */

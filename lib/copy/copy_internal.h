@@ -214,6 +214,8 @@ struct clone_pool;
 struct sweep_copy {
 	struct sweep_copy_opts o;
 	mode_t umask;
+	uid_t euid; /* who the copies are made as (the owner a new file gets: copy_write.c) */
+	gid_t egid;
 	int stop; /* a callback's negative value or -ECANCELED: everything stops */
 	struct sweep_copy_stats stats;
 	pthread_mutex_t step_mu; /* on_step calls never overlap (the writer thread makes one) */

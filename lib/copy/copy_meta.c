@@ -174,6 +174,9 @@ static int do_chown(const struct meta_ref *dst, uid_t uid, gid_t gid)
 /* Returns whether dst now has the source's owner and group. */
 static bool copy_owner(struct meta_run *run, const struct meta_ref *dst, const struct sweep_stat *st)
 {
+	/* As cp: no chown where the file already has them (a new file has no set-id bits to clear). */
+	if (dst->owner_known && dst->uid == st->uid && dst->gid == st->gid)
+		return true;
 	if (do_chown(dst, (uid_t)st->uid, (gid_t)st->gid) == 0)
 		return true;
 	int err = errno;

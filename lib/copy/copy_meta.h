@@ -25,6 +25,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sweep/copy.h>
 
 /* One side of a metadata copy. */
@@ -40,6 +41,9 @@ struct meta_ref {
 	 * access ACL can be set in one call
 	 */
 	bool made;
+	/* destination only: the owner and group it is known to have (made as them, see copy_write.c) */
+	bool owner_known;
+	uint32_t uid, gid;
 };
 
 /* A file's extended attributes (ACLs included), captured to be applied later. */

@@ -440,6 +440,19 @@ void sweep__write_finish(struct sweep_copy *c, struct fcopy *f, int srcfd)
 		meta_failed(SWEEP_COPY_META_MODE, -errno, f);
 	/* The owner, mode and times of the file that was read, not of what the walk saw. */
 	struct meta_ref ms = { .fd = srcfd, .blob = srcfd < 0 ? f->blob : NULL }, md = { .fd = f->tmpfd, .made = true };
+	/*
+	 * Who owns the new file, with no fstat: it was made as euid:egid where
+	 * its directory (the one it was made in, stat'ed when looked up) is
+	 * ours, egid's and not set-gid, so that no other user can change what
+	 * a file made in it gets (a set-gid bit, a group, grpid mounts: the
+	 * directory's group) between that stat and its creation.
+	 */
+	if (!(f->dir_st.st_mode & S_ISGID) && f->dir_st.st_uid == c->euid && f->dir_st.st_gid == c->egid &&
+	    S_ISDIR(f->dir_st.st_mode)) {
+		md.owner_known = true;
+		md.uid = (uint32_t)c->euid;
+		md.gid = (uint32_t)c->egid;
+	}
 	unsigned what = c->o.preserve;
 	if (srcfd < 0 && !f->blob)
 		what &= ~(unsigned)(SWEEP_PRESERVE_XATTR | SWEEP_PRESERVE_ACL);

@@ -338,6 +338,45 @@ static void test_preserve_and_links(void **state)
 	assert_int_equal(l.done[SWEEP_COPY_HOW_LINK], 1);
 }
 
+/*
+ * Owners with -a where the new file's own would do or would not: a chown is
+ * skipped only where the directory it is made in makes it ours (not in a
+ * set-gid directory of another group, nor one owned by someone else).
+ * Root only (files given away, a group of another).
+ */
+static void test_owner_kept(void **state)
+{
+	static const char *const dirs[] = { "plain", "setgid", "theirs" };
+	struct stat s, d;
+
+	(void)state;
+	if (geteuid() != 0) {
+		skip();
+		return;
+	}
+	sh("chown 65534:65534 %s/src/sub/b && chgrp 65534 %s/src/empty", base, base);
+	sh("mkdir -p %s/dst/plain %s/dst/setgid %s/dst/theirs", base, base, base);
+	sh("chgrp 65534 %s/dst/setgid && chmod 2777 %s/dst/setgid", base, base);
+	sh("chown 65534:65534 %s/dst/theirs && chmod 777 %s/dst/theirs", base, base);
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(*dirs); i++) {
+		struct log l = { 0 };
+		/* into the directory itself: its files are made in it */
+		assert_int_equal(copy_tree(&l, SWEEP_COPY_RECURSIVE, SWEEP_PRESERVE_ALL, dirs[i]), 0);
+		assert_int_equal(l.errors, 0);
+		static const char *const files[] = { "a", "empty", "sub/b" };
+		for (size_t k = 0; k < sizeof(files) / sizeof(*files); k++) {
+			char sp[64], dp[64];
+			snprintf(sp, sizeof(sp), "src/%s", files[k]);
+			snprintf(dp, sizeof(dp), "dst/%s/%s", dirs[i], files[k]);
+			assert_int_equal(lst(sp, &s), 0);
+			assert_int_equal(lst(dp, &d), 0);
+			assert_int_equal(d.st_uid, s.st_uid);
+			assert_int_equal(d.st_gid, s.st_gid);
+			assert_int_equal(d.st_mode, s.st_mode);
+		}
+	}
+}
+
 /* An existing file is replaced by a new inode (never rewritten in place); nothing temporary stays behind. */
 static void test_replace_atomic_and_no_clobber(void **state)
 {
@@ -632,6 +671,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tree_types_and_contents, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batches_by_memory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_preserve_and_links, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_owner_kept, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replace_atomic_and_no_clobber, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_planted_symlink, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dest_dir_swapped, setup, teardown),
