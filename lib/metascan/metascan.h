@@ -302,11 +302,15 @@ int sweep__xfs_bulkstat(int fd, const uint64_t *inos, size_t n, struct sweep__bs
  * away: xfs reads its inode clusters in inode order (disk order) into its
  * own buffer cache, in a few large reads, where later stats and opens find
  * them. The number of inodes seen, or -errno (-EPERM without
- * CAP_SYS_ADMIN, -EOPNOTSUPP where it is not xfs). With on_dirs: after each
- * call, on_dirs(ctx, inos, n) with that call's directories that have
- * blocks (not short-form), ascending: their inode clusters were read an
- * instant before, so a raw read of them now finds them in the drive's
- * cache.
+ * CAP_SYS_ADMIN, -EOPNOTSUPP where it is not xfs). The allocation groups
+ * are swept on a few threads at once, each in inode order. With on_dirs:
+ * after each call, on_dirs(ctx, inos, n) with that call's directories that
+ * have blocks (not short-form), ascending within the call but not from one
+ * call to the next (groups interleave), one call at a time, on the sweep's
+ * threads: their inode clusters were read an instant before, so a raw read
+ * of them now finds them in the drive's cache. A thread whose first call
+ * read nothing from the disk (sweep__disk_reads: the groups are cached)
+ * tells no directories: there is nothing to order.
  */
 typedef void (*sweep__dirs_fn)(void *ctx, const uint64_t *inos, size_t n);
 long sweep__xfs_bulkstat_sweep(int fd, sweep__dirs_fn on_dirs, void *ctx);

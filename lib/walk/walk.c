@@ -702,7 +702,7 @@ static int next_dir(struct walk *w, struct dnode **ret_d, int *ret_fd)
 		sweep__walk_meta_open_ahead(w, d);
 		int fd = sweep__walk_dnode_reopen(w, d);
 		if (fd >= 0 && !d->parent)
-			sweep__walk_table_start(w, d, fd);
+			sweep__walk_table_start(w, d, fd, false);
 		if (fd < 0) {
 			if (sweep__walk_path_of(w, d, &len) == 0)
 				report(w, w->path, SWEEP_WALK_OP_OPENDIR, fd);

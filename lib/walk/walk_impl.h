@@ -205,12 +205,13 @@ struct frame *sweep__walk_ahead_take(struct walk_ahead *a, struct walk_scratch *
 void sweep__walk_ahead_put(struct walk_ahead *a);
 
 /*
- * walk_table.c: a whole xfs filesystem on fast storage, its files' stats
- * from one bulkstat table. Start it for root d (open as fd) when it pays
- * and gives what stat gives; whether entry i of f was answered from it
+ * walk_table.c: a whole xfs filesystem, its files' stats from one bulkstat
+ * table. Start it for root d (open as fd) when it pays and gives what stat
+ * gives (swept: the walk's inode sweep has just cached every cluster; else
+ * only with walk threads); whether entry i of f was answered from it
  * (*st filled; any thread); and the end of it.
  */
-void sweep__walk_table_start(struct walk *w, const struct dnode *d, int fd);
+void sweep__walk_table_start(struct walk *w, const struct dnode *d, int fd, bool swept);
 bool sweep__walk_table_stat(const struct walk *w, const struct frame *f, size_t i, struct stat *st);
 void sweep__walk_table_free(struct walk *w);
 

@@ -21,7 +21,9 @@
  * filesystem only), no mount sits anywhere on this filesystem (stat
  * would see the mounted file; bulkstat the one beneath), the mount is not
  * idmapped (stat maps owners; bulkstat gives them raw) and not largeio
- * (st_blksize would vary per file). On the SSD class (walk threads), with
+ * (st_blksize would vary per file). On the SSD class (walk threads) from
+ * the start; on the HDD class once the walk's inode sweep has cached every
+ * cluster (swept: the table then reads nothing from the disk). With
  * CAP_SYS_ADMIN, and up to TABLE_MAX_INODES inodes in use (about 90 bytes
  * each). A mount made on the filesystem during the walk is not seen for
  * the files the table answers, as a file replaced after its stat is not.
@@ -129,11 +131,11 @@ static bool mount_plain(uint64_t mnt_id, uint64_t dev)
 	return ok && seen;
 }
 
-void sweep__walk_table_start(struct walk *w, const struct dnode *d, int fd)
+void sweep__walk_table_start(struct walk *w, const struct dnode *d, int fd, bool swept)
 {
 	struct statx stx;
 
-	if (w->xstats_tried || d->parent || !w->ahead || !w->meta || !d->fs || d->fs->fs_magic != XFS_MAGIC)
+	if (w->xstats_tried || d->parent || !(w->ahead || swept) || !w->meta || !d->fs || d->fs->fs_magic != XFS_MAGIC)
 		return;
 	w->xstats_tried = true;
 	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) < 0 || !(stx.stx_mask & STATX_MNT_ID) ||

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# sweep-du of a whole xfs filesystem on the SSD class, where the walk takes
+# sweep-du of a whole xfs filesystem on either device class, where the walk takes
 # its files' stats from a bulkstat table (lib/walk/walk_table.c) instead
 # of a stat each: the same output as GNU du for every option set, and the
 # table really answered (far fewer stat calls than files). With a file of
@@ -17,6 +17,13 @@ xfs=$(loopfs_new xfs 320M) || die "cd"
 # files of every size class, and a hard link counted once
 mkdir "$xfs/more" && for i in $(seq 1 300); do head -c $((i * 97)) /dev/zero >"$xfs/more/f$i"; done
 ln "$xfs/more/f7" "$xfs/more/f7.hl"
+# an attribute block on inodes whose data lives in the inode (fast symlink, short-form
+# directory) or nowhere (device): bulkstat says 0 blocks there, stat counts the attributes'
+ln -s small "$xfs/sym-xattr" && mkdir "$xfs/dir-xattr" && mknod "$xfs/dev-xattr" c 1 3 || die "mknod"
+for f in sym-xattr dir-xattr dev-xattr; do
+	python3 -c 'import os, sys; os.setxattr(sys.argv[1], "trusted.big", b"v" * 3000, follow_symlinks=False)' "$xfs/$f" ||
+		die "setxattr $f"
+done
 sync
 # cold, as a user's first du (the table is what a cold walk saves on)
 dev=$(findmnt -n -o SOURCE "$xfs") || die "no device for $xfs"
@@ -37,6 +44,16 @@ stats() {
 files=$(find "$xfs" -xdev ! -type d | wc -l)
 n=$(stats)
 if [ "$n" -lt $((files / 4)) ]; then ok "table answered: $n stat calls for $files files"; else fail "$n stat calls for $files files: no table"; fi
+
+# the HDD class: the table is made after the walk's inode sweep (a thread per allocation group)
+export SWEEP_DEVICE=hdd
+remount || die "remount"
+du_same -a "$xfs"
+remount || die "remount"
+du_same -a --time -x "$xfs"
+n=$(stats)
+if [ "$n" -lt $((files / 4)) ]; then ok "hdd class: $n stat calls for $files files"; else fail "hdd class: $n stat calls for $files files: no table"; fi
+export SWEEP_DEVICE=ssd
 
 # a bind mount on one of its files: the table stands aside (each file stat'ed), the answer is du's
 blob=$DU_TMP/blob
