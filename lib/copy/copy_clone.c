@@ -138,14 +138,19 @@ int sweep__clone_range(struct fcopy *fc, int srcfd, const struct sweep_extent *m
 
 int sweep__clone_file(struct fcopy *fc, int srcfd, uint64_t size)
 {
-	struct stat tst;
-
 	if (ioctl(fc->tmpfd, FICLONE, srcfd) < 0)
 		return errno;
 	fc->how = SWEEP_COPY_HOW_CLONE;
-	/* what was cloned: the source as it was then (it may have changed since it was planned) */
-	fc->bytes = fc->size = fstat(fc->tmpfd, &tst) == 0 ? (uint64_t)tst.st_size : size;
+	fc->bytes = fc->size = size;
 	return 0;
+}
+
+void sweep__clone_sized(struct fcopy *fc)
+{
+	struct stat tst;
+
+	if (fc->how == SWEEP_COPY_HOW_CLONE && fstat(fc->tmpfd, &tst) == 0)
+		fc->bytes = fc->size = (uint64_t)tst.st_size;
 }
 
 int sweep__clone_status(const struct fcopy *fc, int srcfd, int status)
@@ -216,6 +221,13 @@ static void make_copy(struct sweep_copy *c, struct fcopy *fc, int srcfd, struct 
 				read_whole(w, fc, srcfd);
 		}
 		fc->status = sweep__clone_status(fc, srcfd, fc->status);
+		/*
+		 * A source that kept its size and ctime from its open until after
+		 * the clone was cloned as it was planned: its size is the copy's
+		 * (one fstat a file fewer). Changed, what was cloned is.
+		 */
+		if (fc->status != 0)
+			sweep__clone_sized(fc);
 		if (!fc->err && !stop && !(c->o.cancel && *c->o.cancel))
 			sweep__write_finish(c, fc, srcfd);
 	}

@@ -324,8 +324,10 @@ uint64_t sweep__thread_write_requests(const struct copy_thread *t);
 unsigned sweep__thread_writers(const struct copy_thread *t);
 
 /* copy_clone.c: clones and kernel copies, and the clone pool that makes them (the read stage's). */
-/* FICLONE of srcfd into fc's copy: 0 (fc's how, size and bytes set) or the errno. */
+/* FICLONE of srcfd into fc's copy: 0 (fc's how set, its size and bytes size) or the errno. */
 int sweep__clone_file(struct fcopy *fc, int srcfd, uint64_t size);
+/* A clone's size and bytes: what the copy holds (the source may have changed since its size was taken). */
+void sweep__clone_sized(struct fcopy *fc);
 /* copy_file_range over map's regions, then to the end: 1 refused with nothing copied, 0 done or failed (in fc). */
 int sweep__clone_range(struct fcopy *fc, int srcfd, const struct sweep_extent *map, size_t nmap, uint64_t size);
 /* SWEEP_READ_CHANGED where srcfd no longer has fc->st's size and ctime, else status. */

@@ -81,6 +81,7 @@ static bool kernel_copy(struct sweep_copy *c, struct fcopy *fc, const struct swe
 	bool known_no = no_err != 0;
 	int err = known_no ? no_err : sweep__clone_file(fc, f->fd, f->st.size);
 	if (err == 0) {
+		sweep__clone_sized(fc); /* what was cloned: the source as it was then */
 		sweep__report_bytes(c, fc->bytes);
 		return true;
 	}
