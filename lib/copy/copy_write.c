@@ -8,12 +8,12 @@
  * A copy is an O_TMPFILE in its destination directory: it has no name until
  * it is complete, so an interrupted run leaves nothing behind. Where the
  * filesystem has no O_TMPFILE, it is a fresh name made with O_EXCL, removed
- * again on failure (by this run only: nothing else is ever removed). An
- * unnamed copy made in the thread's cached directory is named through
- * that directory's descriptor, never through its path; any other copy has
- * its directory looked up again beneath the destination root just before
- * it is put in place, and it must be the directory it was made in: one
- * replaced meanwhile is an error for the file, never followed (commit()).
+ * again on failure (by this run only: nothing else is ever removed). Just
+ * before the copy is put in place its directory is looked up again beneath
+ * the destination root and must be the directory it was made in: one
+ * replaced meanwhile is an error for the file, never followed (an unnamed
+ * copy made in the thread's cached directory is named in the directory
+ * that stands there now: see commit()).
  *
  * A FIFO or a device the caller named as the destination is written into
  * instead (cp f /dev/null, cp f fifo): the stream gets the data in order,
@@ -146,8 +146,8 @@ static bool test_emfile(const struct fcopy *f)
  * The copy made as an O_TMPFILE in the thread's cached directory (the
  * files of one directory come one after another): no lookup, no descriptor
  * to close. A cached directory removed meanwhile refuses it: -EAGAIN, and
- * the caller looks it up afresh. The copy is named through the same
- * descriptor (commit()).
+ * the caller looks it up afresh. An unnamed file is harmless wherever it
+ * is; it gets its name only in a directory looked up again (commit()).
  */
 static int cached_tmpfile(struct sweep_copy *c, struct fcopy *f)
 {
@@ -357,39 +357,26 @@ static int put_name(const struct sweep_copy *c, struct fcopy *f, int dfd, const 
 }
 
 /*
- * Put the finished copy onto its name. An unnamed copy made through the
- * thread's cached directory descriptor is named through that same
- * descriptor, with no lookup: the descriptor was looked up beneath the
- * root without symlinks, and naming through it cannot be redirected by
- * whatever stands at the directory's path now (a symlink swapped in, a
- * directory moved: the copy goes into the directory it was made in,
- * wherever that is; moving it there took write access to both places).
- * Only a directory removed meanwhile (linkat: ENOENT, no links left) sends
- * it to a fresh lookup: named in the directory that stands there now, as
- * a copy begun after the removal would be.
- *
- * Every other copy (its own descriptor, a named temporary) has its
- * directory looked up again, beneath the root without symlinks, and it
- * must still be the one the copy was made in.
+ * Put the finished copy onto its name. Its directory is looked up again,
+ * beneath the root without symlinks, and must still be the one the copy
+ * was made in: a directory moved away never gets a name again (the
+ * contract tests/race/cp.sh checks: every file is named at its path as it
+ * stands when the file is named, or said replaced). Naming through the
+ * cached descriptor instead saved an openat2, fstat and close a file, but
+ * put the rest of a moved directory's copies into it, wherever it was
+ * moved. An unnamed copy made through the cache's descriptor may have been
+ * made before its directory was replaced by another (a real directory: the
+ * lookup refuses symlinks): it is named in the one that stands there now,
+ * as a copy begun after the swap would be.
  */
 static int commit(const struct sweep_copy *c, struct fcopy *f)
 {
 	const char *name;
 	struct stat now;
 	bool own = !f->dc || f->q->place || f->tmpname || f->q->into;
-	int dfd, rc;
+	int dfd = own ? sweep__dest_item_dir(c, f->q, &name) : sweep__dest_cache_dir(c, f->dc, f->q->dst, true, &name);
+	int rc = dfd < 0 ? dfd : 0;
 
-	if (!own) {
-		dfd = sweep__dest_cache_dir(c, f->dc, f->q->dst, false, &name);
-		if (dfd >= 0 && f->dc->st.st_dev == f->dir_st.st_dev && f->dc->st.st_ino == f->dir_st.st_ino) {
-			rc = put_name(c, f, dfd, name);
-			if (rc != -ENOENT || fstat(dfd, &now) < 0 || now.st_nlink > 0)
-				return rc;
-			f->dir_cached = true; /* removed meanwhile: named where its path leads now, if it still can be */
-		}
-	}
-	dfd = own ? sweep__dest_item_dir(c, f->q, &name) : sweep__dest_cache_dir(c, f->dc, f->q->dst, true, &name);
-	rc = dfd < 0 ? dfd : 0;
 	/* The directory gone or a symlink before this copy was begun through the cache: it could not be created. */
 	if (rc < 0 && !own && f->dir_cached)
 		sweep__write_fail(f, SWEEP_COPY_OP_CREATE, rc);
