@@ -530,18 +530,16 @@ int sweep__plan_entry_ref(struct sweep_copy *c, const struct src_ref *s, const c
 	if (!S_ISDIR(s->st->mode) && ends_with_slash(dst))
 		return sweep__report(c, SWEEP_COPY_OP_CREATE, -ENOTDIR, s->path, sweep__dst_show(c, dst), cookie);
 	/*
-	 * A regular file, symlink or directory inside a tree, with nothing at
-	 * its name: looked at, and a symlink or directory made, through the
-	 * directory cached for the entries before it (a regular file is queued,
-	 * its copy made and named through the writer's cached descriptor).
-	 * Naming through a descriptor looked up beneath the root without
-	 * symlinks cannot be redirected by a path swapped since (see
-	 * copy_internal.h). Anything else is looked at in a directory looked up
-	 * now.
+	 * A regular file inside a tree, with nothing at its name: queued, and
+	 * nothing is made here, so the directory cached for the files before it
+	 * is enough (the write stage checks its directory again before naming
+	 * the copy). Anything else is looked at, and a symlink or directory
+	 * made, in a directory looked up now: made through the cached
+	 * descriptor, it would land in a directory moved away since, which
+	 * never gets a name again (copy_internal.h).
 	 */
 	dirfd = -1;
-	if (!top && (S_ISREG(s->st->mode) || S_ISLNK(s->st->mode) || S_ISDIR(s->st->mode)) &&
-	    !(s->flags & SRC_STREAM)) {
+	if (!top && S_ISREG(s->st->mode) && !(s->flags & SRC_STREAM)) {
 		int fd = sweep__dest_cache_dir(c, &c->dcache, dst, false, &name);
 		if (fd >= 0)
 			c->plan_dst_dev = (uint64_t)c->dcache.st.st_dev;

@@ -495,9 +495,11 @@ static void test_dest_dir_swapped(void **state)
 
 /*
  * The same while the tree is planned: dst/s/sub moved away and a symlink
- * put there once a first symlink or directory was made in it. What is
- * made in it afterwards (files, symlinks, directories, in walk order) lands
- * in the moved directory or is refused; nothing goes through the symlink.
+ * put there once a first symlink or directory was made in it. That entry
+ * moved with it; what is made afterwards (symlinks, directories, in walk
+ * order) is refused, never named in the moved directory; the files are in
+ * it only where they were named before the move, else refused; nothing
+ * goes through the symlink.
  */
 static void test_dest_dir_swapped_while_planned(void **state)
 {
@@ -526,6 +528,12 @@ static void test_dest_dir_swapped_while_planned(void **state)
 	}
 	assert_true(missing < sizeof(names) / sizeof(*names)); /* the entry made before the swap at least */
 	assert_true(l.errors >= missing);
+	unsigned made = 0; /* of sl1, sl2, dd1, dd2: only the one made before the swap */
+	for (size_t i = 2; i < sizeof(names) / sizeof(*names); i++) {
+		snprintf(m, sizeof(m), "dst/s/sub.moved/%s", names[i]);
+		made += lst(m, &st) == 0;
+	}
+	assert_int_equal(made, 1);
 }
 
 /* A source file replaced (another inode at its name) after it was planned: not copied, -ESTALE reported. */
