@@ -72,6 +72,7 @@ struct sweep_plan {
 	size_t npending; /* entries added with SWEEP__PLAN_PENDING */
 	struct sweep__plan_deep *deep; /* the engine that locates them by a raw sweep first (plan_deep.c) */
 	bool cached;     /* the last sort found the batch in the page cache: not located, in inode order */
+	bool warm;       /* the last sort found the batch's data in the page cache (cached, or nothing was to locate) */
 	/*
 	 * Devices' maps and the groups of the last sort (plan_group.c): made at
 	 * the first sort that sorts by device, kept for the plan's life.
@@ -667,6 +668,11 @@ bool sweep__plan_cached(const struct sweep_plan *p)
 	return p && p->cached;
 }
 
+bool sweep__plan_warm(const struct sweep_plan *p)
+{
+	return p && p->warm;
+}
+
 /*
  * Open, (fstat,) FIEMAP and close one pending entry: what add_located does at
  * once for the others. With cached, also whether the file's data is all in
@@ -813,6 +819,74 @@ static void locate_pending(struct sweep_plan *p)
 #define CACHE_MISSES_OK 1
 
 /*
+ * Whether e's data is all in the page cache, opened as the reader opens it
+ * (false when that cannot be told). Its size goes to *size: an unstated
+ * entry's (the SSD class's walk leaves sizes to the reader) from fstat.
+ */
+static bool probe_cached(const struct sweep_plan *p, const struct sweep_plan_entry *e, uint64_t *size)
+{
+	int fd = sweep__plan_open_entry(p, e, O_RDONLY | O_NONBLOCK | O_NOATIME);
+	struct stat st;
+	bool in = false;
+
+	*size = e->size;
+	if (fd == -EPERM) /* O_NOATIME on a file not ours */
+		fd = sweep__plan_open_entry(p, e, O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return false;
+	if (!(e->flags & SWEEP__PLAN_UNSTATED))
+		in = sweep__data_cached(fd, e->size) == 1;
+	else if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		*size = (uint64_t)st.st_size;
+		in = sweep__data_cached(fd, *size) == 1;
+	}
+	close(fd);
+	return in;
+}
+
+/*
+ * Up to CACHE_SAMPLE files with data, one from each stretch of the batch:
+ * whether their data is in the page cache. With locate, pending files,
+ * located as the threads would locate them (their indexes go to tried[]);
+ * without, files of known size, only opened and asked.
+ */
+static bool sample_cached(struct sweep_plan *p, bool locate, uint32_t *tried, size_t *ret_ntried)
+{
+	size_t ntried = 0, seen = 0, missed = 0;
+
+	for (size_t k = 0; k < CACHE_SAMPLE && ntried < 2 * CACHE_SAMPLE; k++) {
+		size_t end = (k + 1) * p->count / CACHE_SAMPLE;
+		for (size_t i = k * p->count / CACHE_SAMPLE; i < end && ntried < 2 * CACHE_SAMPLE; i++) {
+			struct sweep_plan_entry *e = entry_at(p, (uint32_t)i);
+			bool cached = false;
+			uint64_t size;
+
+			/* Only a file with data says anything (an unstated one's size is known once it is opened). */
+			if ((locate && !(e->flags & SWEEP__PLAN_PENDING)) || (e->size == 0 && !(e->flags & SWEEP__PLAN_UNSTATED)))
+				continue;
+			if (locate) {
+				tried[ntried] = (uint32_t)i;
+				locate_one(p, e, &cached);
+				size = e->size;
+			} else {
+				cached = probe_cached(p, e, &size);
+			}
+			ntried++;
+			if (size == 0)
+				continue;
+			if (!cached && ++missed > CACHE_MISSES_OK)
+				goto out;
+			seen += cached;
+			break;
+		}
+	}
+out:
+	if (ret_ntried)
+		*ret_ntried = ntried;
+	return missed <= CACHE_MISSES_OK && seen && missed < seen;
+}
+
+/*
  * SWEEP_PLAN_CACHE_CHECK: whether the batch's data is already in the page
  * cache, where physical order saves nothing and locating every file (open,
  * FIEMAP, close) is most of what the plan costs (warm /usr/share: sweep-tar
@@ -827,28 +901,9 @@ static void locate_pending(struct sweep_plan *p)
 static bool batch_cached(struct sweep_plan *p)
 {
 	uint32_t tried[2 * CACHE_SAMPLE];
-	size_t ntried = 0, seen = 0, missed = 0;
+	size_t ntried;
 
-	for (size_t k = 0; k < CACHE_SAMPLE && ntried < 2 * CACHE_SAMPLE; k++) {
-		size_t end = (k + 1) * p->count / CACHE_SAMPLE;
-		for (size_t i = k * p->count / CACHE_SAMPLE; i < end && ntried < 2 * CACHE_SAMPLE; i++) {
-			struct sweep_plan_entry *e = entry_at(p, (uint32_t)i);
-			bool cached = false;
-
-			/* Only a file with data says anything (an unstated one's size is known once it is opened). */
-			if (!(e->flags & SWEEP__PLAN_PENDING) || (e->size == 0 && !(e->flags & SWEEP__PLAN_UNSTATED)))
-				continue;
-			tried[ntried++] = (uint32_t)i;
-			locate_one(p, e, &cached);
-			if (e->size == 0)
-				continue;
-			if (!cached && ++missed > CACHE_MISSES_OK)
-				return false;
-			seen += cached;
-			break;
-		}
-	}
-	if (!seen || missed >= seen)
+	if (!sample_cached(p, true, tried, &ntried))
 		return false;
 	for (size_t i = 0; i < p->count; i++)
 		entry_at(p, (uint32_t)i)->flags &= ~(SWEEP__PLAN_PENDING | SWEEP__PLAN_DEEP);
@@ -996,6 +1051,7 @@ SWEEP_EXPORT int sweep_plan_sort(struct sweep_plan *p)
 	if (!p)
 		return -EINVAL;
 	p->cached = false;
+	p->warm = false;
 	/*
 	 * What the walk left to the raw sweep (its DEEP and lazy entries) is
 	 * located first, as if the walk had: the cache check is for the files
@@ -1006,6 +1062,15 @@ SWEEP_EXPORT int sweep_plan_sort(struct sweep_plan *p)
 		locate_deep(p, true);
 	if (p->npending && (p->opts.flags & SWEEP_PLAN_CACHE_CHECK) && !(p->opts.flags & SWEEP_PLAN_LOCATE))
 		p->cached = batch_cached(p);
+	/*
+	 * Nothing to locate (the SSD class, or every file hinted): the order
+	 * stays, but a warm batch is read through a small ring (the reader's
+	 * setup), so that its data is still in the CPU's caches when the caller
+	 * writes it on. The same sample, opened and asked only.
+	 */
+	else if (!p->npending && (p->opts.flags & SWEEP_PLAN_CACHE_CHECK))
+		p->warm = sample_cached(p, false, NULL, NULL);
+	p->warm = p->warm || p->cached;
 	if (p->cached)
 		p->npending = 0;
 	if (p->npending)
@@ -1074,6 +1139,7 @@ SWEEP_EXPORT void sweep_plan_clear(struct sweep_plan *p)
 	p->count = 0;
 	p->npending = 0;
 	p->cached = false;
+	p->warm = false;
 	p->grouped = false;
 	sweep__grouping_clear(p->grouping);
 	arena_reset(&p->arena);

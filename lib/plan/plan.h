@@ -70,6 +70,12 @@ void sweep__plan_defer_locate(struct sweep_plan *p, bool on);
 const struct sweep_profile *sweep__plan_profile(const struct sweep_plan *p, uint64_t dev);
 /* Whether the last sweep_plan_sort() found the batch in the page cache (SWEEP_PLAN_CACHE_CHECK). */
 bool sweep__plan_cached(const struct sweep_plan *p);
+/*
+ * Whether the last sweep_plan_sort() found the batch's data in the page
+ * cache: cached, or a sample of a batch with nothing to locate was
+ * (SWEEP_PLAN_CACHE_CHECK). It only sizes the reader's ring.
+ */
+bool sweep__plan_warm(const struct sweep_plan *p);
 
 /* Counts over every plan of the process, for tests and measurements. */
 struct sweep__plan_stats {

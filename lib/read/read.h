@@ -13,5 +13,7 @@
 uint64_t sweep__reader_prefetch_pieces(void);
 /* reader_multi.c: readers run side by side, one per disk (SWEEP_READ_BY_DEVICE), in this process (for tests). */
 uint64_t sweep__reader_lanes_run(void);
+/* reader.c: the ring size of the last run any reader of this process set up (for tests). */
+size_t sweep__reader_last_ring(void);
 
 #endif

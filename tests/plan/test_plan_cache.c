@@ -6,6 +6,9 @@
  * cache is planned as without the flag (the same order and locations, every
  * file located once) and read exactly. With SWEEP_PLAN_LOCATE the caller
  * wants locations, so a cached batch is located and sorted by them anyway.
+ * A batch whose data is cached is read through a small ring (WARM_RING),
+ * a cold one through its device profile's, in the HDD class and in the
+ * SSD class (where the plan locates nothing and only samples the cache).
  *
  * Needs a filesystem that gives locations (FIEMAP) and drops clean pages on
  * POSIX_FADV_DONTNEED, and a kernel that tells what is cached: the files are
@@ -28,6 +31,8 @@
 
 #define NFILES 200
 #define SAMPLE_MAX 16 /* plan.c's CACHE_SAMPLE: the most files a cached batch may open */
+#define WARM_RING (1u << 20) /* reader.c's: the ring of a batch found in the page cache */
+#define BUFFER (1u << 20)    /* reader.c's DEFAULT_BUFFER: the ring is at most queue depth times it */
 
 static char dir[256];
 static int dfd = -1;
@@ -155,7 +160,9 @@ static void make_tree(void)
 struct run {
 	uint64_t order[NFILES], phys[NFILES], ino[NFILES];
 	size_t n;
-	bool cached, no_read;
+	bool cached, warm, no_read;
+	size_t profile_ring; /* the ring the device's profile gives a cold batch */
+	size_t ring;         /* the ring the reader set up */
 	uint64_t got[NFILES]; /* bytes delivered, each checked against the pattern */
 	int ends[NFILES], bad_status, bad_bytes;
 	uint64_t located; /* files the plan opened to locate them */
@@ -174,6 +181,14 @@ static int r_batch(const struct sweep_plan *p, void *ctx)
 		r->ino[i] = e->ino;
 	}
 	r->cached = sweep__plan_cached(p);
+	r->warm = sweep__plan_warm(p);
+	const struct sweep_profile *prof = sweep__plan_profile(p, sweep_plan_entry(p, 0)->dev);
+	assert_non_null(prof);
+	/* The reader's setup, cold: a ring for the queue depth (one read at a time on plain reads), within the profile's. */
+	bool plain = sweep_backend_resolve(SWEEP_BACKEND_AUTO) != SWEEP_BACKEND_URING;
+	r->profile_ring = plain ? BUFFER : (size_t)prof->queue_depth * BUFFER;
+	if (r->profile_ring > prof->ring_bytes)
+		r->profile_ring = prof->ring_bytes;
 	return r->no_read ? SWEEP_BATCH_NO_READ : 0;
 }
 
@@ -206,10 +221,10 @@ static int r_end(const struct sweep_file *f, int status, void *ctx)
 
 static const struct sweep_read_ops ops = { .size = sizeof(ops), .data = r_data, .end = r_end };
 
-static void run_batch(unsigned plan_flags, struct run *r)
+static void run_batch_in(enum sweep_order order, unsigned plan_flags, struct run *r)
 {
 	/* io_uring where it works: the reader's prefetch in physical order runs only there (HDD class). */
-	struct sweep_batch_opts bo = { .size = sizeof(bo), .order = SWEEP_ORDER_PHYSICAL, .plan_flags = plan_flags,
+	struct sweep_batch_opts bo = { .size = sizeof(bo), .order = order, .plan_flags = plan_flags,
 				       .backend = sweep_backend_resolve(SWEEP_BACKEND_AUTO), .ops = &ops,
 				       .on_batch = r_batch, .ctx = r };
 	uint64_t pf = sweep__reader_prefetch_pieces();
@@ -235,7 +250,62 @@ static void run_batch(unsigned plan_flags, struct run *r)
 	sweep__plan_totals(&after);
 	r->located = after.located - before.located;
 	r->prefetched = sweep__reader_prefetch_pieces() - pf;
+	r->ring = sweep__reader_last_ring();
 	assert_int_equal(r->n, NFILES);
+}
+
+struct walked {
+	struct sweep_batch *b;
+	int bad;
+};
+
+static int w_entry(const struct sweep_entry *e, void *ctx)
+{
+	struct walked *w = ctx;
+	const char *base = strrchr(e->path, '/');
+
+	if (e->stat_err || !S_ISREG(e->st.mode))
+		return 0;
+	/* The file's number from its name: the cookie the checks use. */
+	if (sweep_batch_add_entry(w->b, e, strtoull(base ? base + 2 : e->path + 1, NULL, 10)) < 0)
+		w->bad++;
+	return 0;
+}
+
+/* The batch as sweep-tar makes it on the SSD class: from a walk that leaves regular files unstated. */
+static void run_walked(struct run *r)
+{
+	struct sweep_batch_opts bo = { .size = sizeof(bo), .order = SWEEP_ORDER_AUTO, .plan_flags = SWEEP_PLAN_CACHE_CHECK,
+				       .backend = sweep_backend_resolve(SWEEP_BACKEND_AUTO), .ops = &ops,
+				       .on_batch = r_batch, .ctx = r };
+	struct walked w = { 0 };
+	struct sweep_walk_opts wo = { .size = sizeof(wo), .order = SWEEP_ORDER_AUTO, .flags = SWEEP_WALK_NO_STAT_FILES,
+				      .on_entry = w_entry, .ctx = &w };
+	const char *roots[] = { dir };
+
+	assert_int_equal(sweep_batch_new(&bo, &w.b), 0);
+	assert_int_equal(sweep_walk(roots, 1, &wo), 0);
+	assert_int_equal(w.bad, 0);
+	assert_int_equal(sweep_batch_flush(w.b), 0);
+	sweep_batch_free(w.b);
+	r->ring = sweep__reader_last_ring();
+	assert_int_equal(r->n, NFILES);
+}
+
+static void run_batch(unsigned plan_flags, struct run *r)
+{
+	run_batch_in(SWEEP_ORDER_PHYSICAL, plan_flags, r);
+}
+
+/* The ring the reader set up: the small one for a warm batch, else the profile's. */
+static void expect_ring(const struct run *r, bool warm)
+{
+	size_t want = r->profile_ring;
+
+	if (warm && want > WARM_RING)
+		want = WARM_RING;
+	assert_int_equal(r->warm, warm);
+	assert_int_equal(r->ring, want);
 }
 
 /* Every file read once, whole, byte for byte. */
@@ -266,6 +336,7 @@ static void test_cached_batch(void **state)
 	}
 	/* Nothing for the disk to fetch: the reader's prefetch left it alone. */
 	assert_int_equal(r->prefetched, 0);
+	expect_ring(r, true);
 	expect_read_exactly(r);
 	free(r);
 }
@@ -305,6 +376,7 @@ static void test_cold_batch_as_without_the_flag(void **state)
 	/* A cold batch on a disk: its data asked for in physical order first (io_uring only). */
 	if (sweep_backend_resolve(SWEEP_BACKEND_AUTO) == SWEEP_BACKEND_URING)
 		assert_true(r->prefetched > 0);
+	expect_ring(r, false);
 	expect_read_exactly(r);
 	free(want);
 	free(r);
@@ -325,12 +397,67 @@ static void test_locate_wins(void **state)
 	free(r);
 }
 
+/*
+ * The SSD class: nothing is located (the plan keeps the order added), so
+ * the plan only samples whether the data is cached; that sizes the ring
+ * and nothing else.
+ */
+static void test_ssd_ring(void **state)
+{
+	struct run *warm = calloc(1, sizeof(*warm)), *cold = calloc(1, sizeof(*cold));
+	struct sweep__plan_stats before, after;
+
+	(void)state;
+	assert_int_equal(sweep_device_force(SWEEP_DEVICE_SSD), 0);
+	assert_int_equal(set_cached(1), 0);
+	sweep__plan_totals(&before);
+	run_batch_in(SWEEP_ORDER_AUTO, SWEEP_PLAN_CACHE_CHECK, warm);
+	sweep__plan_totals(&after);
+	assert_int_equal(after.located, before.located);
+	assert_false(warm->cached);
+	expect_ring(warm, true);
+	expect_read_exactly(warm);
+	/* The profile's ring is bigger than the warm one where io_uring runs: the test tells them apart there. */
+	if (sweep_backend_resolve(SWEEP_BACKEND_AUTO) == SWEEP_BACKEND_URING)
+		assert_true(warm->profile_ring > WARM_RING);
+
+	assert_int_equal(set_cached(0), 0);
+	run_batch_in(SWEEP_ORDER_AUTO, SWEEP_PLAN_CACHE_CHECK, cold);
+	assert_false(cold->cached);
+	expect_ring(cold, false);
+	expect_read_exactly(cold);
+	/* Either way, in the order added. */
+	for (size_t i = 0; i < NFILES; i++) {
+		assert_int_equal(warm->order[i], i);
+		assert_int_equal(cold->order[i], i);
+	}
+	/* Unstated files (sweep-tar's walk on the SSD class): the sample finds their sizes itself. */
+	memset(warm, 0, sizeof(*warm));
+	memset(cold, 0, sizeof(*cold));
+	assert_int_equal(set_cached(1), 0);
+	run_walked(warm);
+	expect_ring(warm, true);
+	assert_int_equal(set_cached(0), 0);
+	run_walked(cold);
+	expect_ring(cold, false);
+	/* Without the flag, warm data is not looked at: the profile's ring. */
+	memset(warm, 0, sizeof(*warm));
+	assert_int_equal(set_cached(1), 0);
+	run_batch_in(SWEEP_ORDER_AUTO, 0, warm);
+	expect_ring(warm, false);
+	expect_read_exactly(warm);
+	assert_int_equal(sweep_device_force(SWEEP_DEVICE_HDD), 0);
+	free(warm);
+	free(cold);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cached_batch),
 		cmocka_unit_test(test_cold_batch_as_without_the_flag),
 		cmocka_unit_test(test_locate_wins),
+		cmocka_unit_test(test_ssd_ring),
 	};
 
 	/* The disk class: the reader's prefetch in physical order, which a cached batch must not run. */
