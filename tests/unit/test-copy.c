@@ -485,10 +485,21 @@ static void test_dest_dir_swapped(void **state)
 			assert_int_equal(lst("dst/s/sub", &st), 0);
 			assert_true(S_ISLNK(st.st_mode));
 		} else {
+			/*
+			 * b made through the cached descriptor (a file of sub before
+			 * it) is named in the directory that stands there now, as a
+			 * copy begun after the swap would be; made in a directory
+			 * looked up for it alone (b read first: the order is the
+			 * filesystem's), it is refused as replaced.
+			 */
 			const char *b = slurp("dst/s/sub/b");
-			assert_true(b && !strcmp(b, "bravo bravo\n"));
-			assert_int_equal(lst("dst/s/sub/b", &st), 0);
-			assert_int_equal(st.st_mode & 07777, 0600);
+			if (b) {
+				assert_string_equal(b, "bravo bravo\n");
+				assert_int_equal(lst("dst/s/sub/b", &st), 0);
+				assert_int_equal(st.st_mode & 07777, 0600);
+			} else {
+				assert_true(l.errors >= 1);
+			}
 		}
 	}
 }
