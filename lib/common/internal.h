@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -139,5 +140,11 @@ struct __attribute__((packed)) sweep__key_rec {
 int sweep__key_sort(struct sweep__key_rec *v, size_t n);
 /* Whether n records are worth the radix sort's buffer (else qsort). */
 bool sweep__key_sort_pays(size_t n);
+
+/*
+ * Starts fn(arg) on a new thread with every signal blocked, so that signals
+ * stay the caller's (lib/common/thread_start.c). 0 or -errno.
+ */
+int sweep__thread_start(pthread_t *tid, void *(*fn)(void *), void *arg);
 
 #endif

@@ -32,7 +32,6 @@
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -334,10 +333,6 @@ static struct clone_pool *pool_new(struct sweep_copy *c)
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->work, NULL);
 	pthread_cond_init(&p->room, NULL);
-	/* Signals stay the caller's: the threads start with all of them blocked. */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
 	for (unsigned i = 0; p->ring && i < n; i++) {
 		struct clone_worker *wk = &p->wk[i];
 		struct writer_opts wo = { .size = sizeof(wo), .backend = SWEEP_BACKEND_SYSCALL, .on_fail = write_failed };
@@ -345,13 +340,12 @@ static struct clone_pool *pool_new(struct sweep_copy *c)
 		wk->dc.fd = -1;
 		if (sweep__writer_new(&wo, &wk->w) < 0)
 			break;
-		if (pthread_create(&wk->thread, NULL, worker_main, wk) != 0) {
+		if (sweep__thread_start(&wk->thread, worker_main, wk) < 0) {
 			sweep__writer_free(wk->w);
 			break;
 		}
 		p->nth++;
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (p->nth == 0) {
 		pool_free(p);
 		return NULL;

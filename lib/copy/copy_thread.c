@@ -49,7 +49,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -263,12 +262,7 @@ static int lane_new(struct copy_thread *p, uint64_t dev, struct lane **ret)
 	pthread_mutex_init(&t->mu, NULL);
 	pthread_cond_init(&t->work, NULL);
 	pthread_cond_init(&t->room, NULL);
-	/* Signals stay the caller's: the thread starts with all of them blocked. */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = -pthread_create(&t->thread, NULL, thread_main, t);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	rc = sweep__thread_start(&t->thread, thread_main, t);
 	if (rc < 0) {
 		sweep__writer_free(t->writer);
 		pthread_mutex_destroy(&t->mu);

@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -216,15 +215,10 @@ long sweep__xfs_bulkstat_sweep(int fd, sweep__dirs_fn on_dirs, void *ctx)
 	struct sweep_run p = { .fd = fd, .on_dirs = on_dirs, .ctx = ctx, .agcount = geo.agcount };
 	pthread_t tid[SWEEP_THREADS];
 	unsigned n = 0, want = geo.agcount < SWEEP_THREADS ? geo.agcount : SWEEP_THREADS;
-	sigset_t all, old;
 
 	pthread_mutex_init(&p.mu, NULL);
-	/* The caller's signals stay with the caller's threads. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	while (n < want && pthread_create(&tid[n], NULL, sweep_run, &p) == 0)
+	while (n < want && sweep__thread_start(&tid[n], sweep_run, &p) == 0)
 		n++;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (n == 0)
 		sweep_run(&p); /* no thread to spare: this one does it all */
 	for (unsigned i = 0; i < n; i++)
@@ -351,14 +345,9 @@ int sweep__xfs_dirs_read_ahead_start(int fd, const uint64_t *inos, size_t n, uns
 		r = -errno;
 		goto fail;
 	}
-	/* The caller's signals stay with the caller's threads. */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
 	while (a->nthreads < want && (size_t)a->nthreads < a->n &&
-	       pthread_create(&a->tid[a->nthreads], NULL, dirs_ahead_run, a) == 0)
+	       sweep__thread_start(&a->tid[a->nthreads], dirs_ahead_run, a) == 0)
 		a->nthreads++;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	free(sorted);
 	free(bs);
 	*ret = a;
@@ -531,12 +520,8 @@ int sweep__xfs_stats_start(int fd, unsigned threads, uint64_t max_inodes, struct
 	unsigned want = threads < 1 ? 1 : threads > 16 ? 16 : threads;
 	if (want > t->agcount)
 		want = t->agcount;
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	while (t->nthreads < want && pthread_create(&t->tid[t->nthreads], NULL, stats_run, t) == 0)
+	while (t->nthreads < want && sweep__thread_start(&t->tid[t->nthreads], stats_run, t) == 0)
 		t->nthreads++;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!t->nthreads) {
 		sweep__xfs_stats_free(t);
 		return -EAGAIN;

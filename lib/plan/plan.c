@@ -798,7 +798,7 @@ static void locate_pending(struct sweep_plan *p)
 	size_t chunk = p->count / (2 * n);
 	struct locator l = { .p = p, .next = 0, .chunk = chunk > 32 ? chunk : 32 };
 
-	while (started + 1 < n && pthread_create(&tid[started], NULL, locate_worker, &l) == 0)
+	while (started + 1 < n && sweep__thread_start(&tid[started], locate_worker, &l) == 0)
 		started++;
 	locate_worker(&l); /* this thread takes its share too; alone, it does them all */
 	for (unsigned i = 0; i < started; i++)

@@ -24,7 +24,6 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -248,20 +247,15 @@ int sweep__reader_run_groups(struct sweep_reader *r, const struct sweep_plan *p,
 			sweep__reader_copy_hooks(l->r, r);
 		}
 	}
-	/* The caller's signals stay the caller's thread's. */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
 	for (size_t i = 1; i < ng; i++) {
 		struct lane_arg *a = malloc(sizeof(*a));
 		if (a) {
 			*a = (struct lane_arg){ .l = &lanes[i], .p = p };
-			lanes[i].started = pthread_create(&lanes[i].tid, NULL, lane_main, a) == 0;
+			lanes[i].started = sweep__thread_start(&lanes[i].tid, lane_main, a) == 0;
 			if (!lanes[i].started)
 				free(a);
 		}
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	lanes[0].started = true;
 	unsigned at_once = 0;
 	for (size_t i = 0; i < ng; i++)

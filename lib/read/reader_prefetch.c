@@ -59,7 +59,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -606,7 +605,6 @@ static void *thread_main(void *arg)
 int sweep__pf_start(const struct sweep__pf_opts *o, struct sweep__pf **ret)
 {
 	struct sweep__pf *pf = calloc(1, sizeof(*pf));
-	sigset_t all, old;
 	int rc;
 
 	if (!pf)
@@ -620,11 +618,7 @@ int sweep__pf_start(const struct sweep__pf_opts *o, struct sweep__pf **ret)
 	pf->fd_budget = sweep__nofile_free(8, PF_FDS); /* the reader's window and the caller need the rest */
 	pthread_mutex_init(&pf->mu, NULL);
 	pthread_cond_init(&pf->cv, NULL);
-	/* The caller's signals stay the caller's. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = -pthread_create(&pf->thread, NULL, thread_main, pf);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	rc = sweep__thread_start(&pf->thread, thread_main, pf);
 	if (rc < 0) {
 		pthread_cond_destroy(&pf->cv);
 		pthread_mutex_destroy(&pf->mu);

@@ -176,7 +176,7 @@ void sweep__walk_ahead_new(struct walk *w)
 	 */
 	while (a->nscr < n && sweep__walk_scratch_init(&a->scr[a->nscr], w, SWEEP_BACKEND_SYSCALL, AHEAD_STAT) == 0)
 		a->nscr++;
-	while (a->started < a->nscr && pthread_create(&a->tid[a->started], NULL, worker, a) == 0)
+	while (a->started < a->nscr && sweep__thread_start(&a->tid[a->started], worker, a) == 0)
 		a->started++;
 	if (a->started < 2) {
 		ahead_free(a); /* one thread is no better than the walk alone */

@@ -7,6 +7,7 @@
 # A folder's own workings (walk_impl.h, reader_impl.h, copy_internal.h...)
 # are included by nothing outside it in lib/. And the device class is read
 # in one place: lib/device/devclass.c (every other part reads the profile).
+# Every library thread starts with the caller's signals blocked.
 . "$TESTS_DIR/common/lib.sh"
 set -u
 lib=${SOURCE_ROOT:?}/lib
@@ -48,5 +49,11 @@ while IFS= read -r hit; do
 	fail "the class read outside devclass.c: $hit"
 done < <(grep -rnE 'device_class *(==|!=)|SWEEP_DEVICE_(HDD|SSD)' "$lib" "$SOURCE_ROOT/utils" --include='*.[ch]' |
 	grep -v "^$lib/device/devclass.c:" | grep -v "^$lib/sim/")
+case_end
+
+case_begin "the library starts its threads through sweep__thread_start alone (signals stay the caller's)"
+while IFS= read -r hit; do
+	fail "a thread started without sweep__thread_start: $hit"
+done < <(grep -rnE '(^|[^_a-z])pthread_create *\(' "$lib" --include='*.[ch]' | grep -v "^$lib/common/thread_start.c:")
 case_end
 finish
