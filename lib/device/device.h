@@ -28,6 +28,24 @@ typedef int (*sweep__cachestat_fn)(int fd, uint64_t off, uint64_t len, uint64_t 
 /* Replace it (NULL restores the real one); returns the previous hook. Unit tests reach the fallback. */
 sweep__cachestat_fn sweep__extent_set_cachestat(sweep__cachestat_fn fn);
 
+/* --- the mount table (mountinfo.c) --- */
+/* One line of /proc/self/mountinfo; the strings live until the callback returns. */
+struct sweep__mount {
+	uint64_t id, parent, dev;
+	const char *opts;       /* the mount's own options: "rw,noatime,idmapped" */
+	const char *fstype;
+	const char *source;
+	const char *super_opts; /* the filesystem's: "rw,attr2,inode64,largeio" */
+};
+/*
+ * fn(line, ctx) for each mount until fn returns nonzero: that value, 0 after
+ * the last, -errno when the table cannot be read, -EBADMSG at a line that
+ * does not parse.
+ */
+int sweep__mountinfo_each(int (*fn)(const struct sweep__mount *m, void *ctx), void *ctx);
+/* Whether word is one of the comma-separated opts. */
+bool sweep__opt_has(const char *opts, const char *word);
+
 /* --- fsinfo (fsinfo.c) --- */
 /* Read sysfs under root instead of /sys (NULL restores it). For unit tests. */
 void sweep__fsinfo_set_sysroot(const char *root);

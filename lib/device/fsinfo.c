@@ -99,6 +99,23 @@ void sweep__copy_name(char *dst, size_t size, const char *src)
 	dst[n] = '\0';
 }
 
+struct find_scan {
+	uint64_t id, dev;
+	bool by_id;
+	char *fstype, *source;
+	size_t fstype_size, source_size;
+};
+
+static int find_one(const struct sweep__mount *m, void *ctx)
+{
+	struct find_scan *f = ctx;
+	if (f->by_id ? m->id != f->id : m->dev != f->dev)
+		return 0;
+	sweep__copy_name(f->fstype, f->fstype_size, m->fstype);
+	sweep__copy_name(f->source, f->source_size, m->source);
+	return 1;
+}
+
 /*
  * The mountinfo line of the mount that fd is on (by mount id, when statx
  * gives it), else the first one for dev: its fstype (ext2/ext3/ext4 share a
@@ -107,44 +124,17 @@ void sweep__copy_name(char *dst, size_t size, const char *src)
  */
 static int mountinfo_find(int fd, uint64_t dev, char *fstype, size_t fstype_size, char *source, size_t source_size)
 {
-	uint64_t mnt_id = 0;
-	bool by_id = false;
+	struct find_scan f = { .dev = dev, .fstype = fstype, .source = source,
+			       .fstype_size = fstype_size, .source_size = source_size };
 #ifdef STATX_MNT_ID
 	struct statx stx;
 	if (fd >= 0 && statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) == 0 && (stx.stx_mask & STATX_MNT_ID)) {
-		mnt_id = stx.stx_mnt_id;
-		by_id = true;
+		f.id = stx.stx_mnt_id;
+		f.by_id = true;
 	}
 #endif
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return -errno;
-	char *line = NULL;
-	size_t cap = 0;
-	int ret = -ENOENT;
-	while (getline(&line, &cap, f) > 0) {
-		unsigned long long id;
-		unsigned maj, min;
-		if (sscanf(line, "%llu %*u %u:%u", &id, &maj, &min) != 3)
-			continue;
-		if (by_id ? id != mnt_id : makedev(maj, min) != dev)
-			continue;
-		/* Optional fields end with " - ", then: fstype source options. */
-		char *sep = strstr(line, " - ");
-		if (!sep)
-			continue;
-		char *save = NULL, *t = strtok_r(sep + 3, " \n", &save);
-		char *s = t ? strtok_r(NULL, " \n", &save) : NULL;
-		if (!t || !s)
-			continue;
-		sweep__copy_name(fstype, fstype_size, t);
-		sweep__copy_name(source, source_size, s);
-		ret = 0;
-		break;
-	}
-	free(line);
-	fclose(f);
-	return ret;
+	int r = sweep__mountinfo_each(find_one, &f);
+	return r == 1 ? 0 : r < 0 ? r : -ENOENT;
 }
 
 /*

@@ -51,18 +51,39 @@ uint64_t sweep__walk_table_stats(void)
 	return __atomic_load_n(&table_stats, __ATOMIC_RELAXED);
 }
 
-/* Whether word appears in the comma-separated list opts. */
-static bool has_opt(const char *opts, const char *word)
+/* What mount_plain gathers from the table. */
+struct plain_scan {
+	uint64_t mnt_id, dev;
+	uint64_t *ids; /* the mounts of dev */
+	size_t nids, cap;
+	bool seen, odd;
+};
+
+/* First pass: the mounts of this filesystem, and this mount's options. */
+static int plain_mounts_of(const struct sweep__mount *m, void *ctx)
 {
-	size_t n = strlen(word);
-	for (const char *p = opts; p && *p;) {
-		const char *e = strchr(p, ',');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-		if (len == n && !strncmp(p, word, n))
-			return true;
-		p = e ? e + 1 : NULL;
-	}
-	return false;
+	struct plain_scan *p = ctx;
+	if (m->dev != p->dev)
+		return 0;
+	if (sweep__grow(&p->ids, &p->cap, p->nids + 1, sizeof(*p->ids), 8) < 0)
+		return -ENOMEM;
+	p->ids[p->nids++] = m->id;
+	if (m->id != p->mnt_id)
+		return 0;
+	p->seen = true;
+	if (sweep__opt_has(m->opts, "idmapped") || sweep__opt_has(m->super_opts, "largeio"))
+		p->odd = true;
+	return 0;
+}
+
+/* Second pass: nothing mounted on them (1 stops at the first). */
+static int plain_mounted_on(const struct sweep__mount *m, void *ctx)
+{
+	const struct plain_scan *p = ctx;
+	for (size_t i = 0; i < p->nids; i++)
+		if (p->ids[i] == m->parent && m->id != m->parent)
+			return 1;
+	return 0;
 }
 
 /*
@@ -72,63 +93,11 @@ static bool has_opt(const char *opts, const char *word)
  */
 static bool mount_plain(uint64_t mnt_id, uint64_t dev)
 {
-	FILE *fp = fopen("/proc/self/mountinfo", "re");
-	char *line = NULL;
-	size_t cap = 0;
-	uint64_t *ids = NULL;
-	size_t nids = 0, ids_cap = 0;
-	bool ok = fp != NULL, seen = false;
-
-	/* First pass: the mounts of this filesystem, and this mount's options. */
-	while (ok && getline(&line, &cap, fp) > 0) {
-		unsigned long long id, parent;
-		unsigned maj, min;
-		int off = 0;
-		if (sscanf(line, "%llu %llu %u:%u %*s %*s %n", &id, &parent, &maj, &min, &off) < 4 || !off) {
-			ok = false;
-			break;
-		}
-		if (makedev(maj, min) != dev)
-			continue;
-		if (sweep__grow(&ids, &ids_cap, nids + 1, sizeof(*ids), 8) < 0) {
-			ok = false;
-			break;
-		}
-		ids[nids++] = id;
-		if (id != mnt_id)
-			continue;
-		seen = true;
-		char *opts = line + off, *sp = strchr(opts, ' ');
-		char *sep = strstr(line, " - ");
-		if (!sp || !sep) {
-			ok = false;
-			break;
-		}
-		*sp = '\0';
-		/* after " - ": fstype, source, super options */
-		char fstype[64], super[512];
-		if (has_opt(opts, "idmapped") || sscanf(sep + 3, "%63s %*s %511s", fstype, super) != 2 ||
-		    has_opt(super, "largeio"))
-			ok = false;
-	}
-	/* Second pass: nothing mounted on them. */
-	if (ok && seen && !fseek(fp, 0, SEEK_SET)) {
-		while (ok && getline(&line, &cap, fp) > 0) {
-			unsigned long long id, parent;
-			if (sscanf(line, "%llu %llu", &id, &parent) != 2) {
-				ok = false;
-				break;
-			}
-			for (size_t i = 0; i < nids; i++)
-				if (ids[i] == parent && id != parent)
-					ok = false;
-		}
-	}
-	free(line);
-	free(ids);
-	if (fp)
-		fclose(fp);
-	return ok && seen;
+	struct plain_scan p = { .mnt_id = mnt_id, .dev = dev };
+	bool ok = sweep__mountinfo_each(plain_mounts_of, &p) == 0 && p.seen && !p.odd &&
+		  sweep__mountinfo_each(plain_mounted_on, &p) == 0;
+	free(p.ids);
+	return ok;
 }
 
 void sweep__walk_table_start(struct walk *w, const struct dnode *d, int fd, bool swept)

@@ -89,6 +89,63 @@ static void test_real(void **state)
 	assert_string_equal(fi.disk, "");
 }
 
+/* The mount table as sweep__mountinfo_each parses it: every line, and /proc's own mount where statx says it is. */
+struct table_count {
+	size_t lines;
+	uint64_t proc_id;
+	int proc_seen;
+};
+
+static int count_mount(const struct sweep__mount *m, void *ctx)
+{
+	struct table_count *t = ctx;
+	t->lines++;
+	assert_non_null(m->opts);
+	assert_non_null(m->source);
+	assert_true(sweep__opt_has(m->opts, "rw") || sweep__opt_has(m->opts, "ro"));
+	if (m->id == t->proc_id) {
+		assert_string_equal(m->fstype, "proc");
+		t->proc_seen = 1;
+	}
+	return 0;
+}
+
+static int stop_at_second(const struct sweep__mount *m, void *ctx)
+{
+	(void)m;
+	return ++*(int *)ctx == 2 ? 7 : 0;
+}
+
+static void test_mountinfo(void **state)
+{
+	(void)state;
+	struct table_count t = { 0 };
+#ifdef STATX_MNT_ID
+	struct statx stx;
+	assert_int_equal(statx(AT_FDCWD, "/proc", 0, STATX_MNT_ID, &stx), 0);
+	t.proc_id = stx.stx_mnt_id;
+#endif
+	assert_int_equal(sweep__mountinfo_each(count_mount, &t), 0);
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	assert_non_null(f);
+	size_t lines = 0;
+	for (int c; (c = fgetc(f)) != EOF;)
+		lines += c == '\n';
+	fclose(f);
+	assert_int_equal(t.lines, lines);
+	if (t.proc_id)
+		assert_true(t.proc_seen);
+	int calls = 0;
+	assert_int_equal(sweep__mountinfo_each(stop_at_second, &calls), 7);
+	assert_int_equal(calls, 2);
+
+	assert_true(sweep__opt_has("rw,noatime,idmapped", "idmapped"));
+	assert_true(sweep__opt_has("largeio", "largeio"));
+	assert_false(sweep__opt_has("rw,nolargeio", "largeio"));
+	assert_false(sweep__opt_has("rw,largeio2", "largeio"));
+	assert_false(sweep__opt_has("", "rw"));
+}
+
 static void test_errors(void **state)
 {
 	(void)state;
@@ -659,7 +716,7 @@ int main(void)
 {
 	skip_unless_backend_usable();
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_policy_table), cmocka_unit_test(test_real), cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_policy_table), cmocka_unit_test(test_real), cmocka_unit_test(test_mountinfo), cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_cache), cmocka_unit_test(test_names), cmocka_unit_test(test_device_chain),
 		cmocka_unit_test(test_probe_settled),
 		cmocka_unit_test(test_size_rule), cmocka_unit_test(test_device_names),
