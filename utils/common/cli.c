@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <langinfo.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
@@ -583,4 +584,14 @@ int cli_write_all(int fd, const void *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+int cli_thread_start(pthread_t *tid, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int rc = pthread_create(tid, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return -rc;
 }

@@ -3,6 +3,7 @@
 #ifndef SWEEP_CLI_H
 #define SWEEP_CLI_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -107,5 +108,12 @@ enum sweep_order cli_plan_order(enum sweep_order order, const char *path);
 
 /* Print the standard --version text. */
 void cli_version(const char *prog);
+
+/*
+ * Start fn(arg) on a thread of the tool's own with every signal blocked, so
+ * that the tool's handlers run on its main thread (the library does the
+ * same for its threads). 0 or -errno.
+ */
+int cli_thread_start(pthread_t *tid, void *(*fn)(void *), void *arg);
 
 #endif

@@ -746,7 +746,7 @@ static int walk_both(struct sync_ctx *c, struct scan *s, struct scan *d)
 
 	if (c->role == ROLE_SENDER)
 		return walk_side(s);
-	if (pthread_create(&t, NULL, walk_thread, &dj) != 0) {
+	if (cli_thread_start(&t, walk_thread, &dj) < 0) {
 		r = source_side(s);
 		return r < 0 ? r : walk_side(d);
 	}

@@ -435,14 +435,7 @@ out:
 
 int wire_start(struct wire *w)
 {
-	sigset_t all, old;
-	int r;
-
-	/* signals stay the main thread's */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	r = -pthread_create(&w->reader, NULL, reader_main, w);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int r = cli_thread_start(&w->reader, reader_main, w);
 	if (r == 0)
 		w->started = true;
 	return r;
