@@ -299,37 +299,37 @@ struct sweep__bstat {
 int sweep__xfs_bulkstat(int fd, const uint64_t *inos, size_t n, struct sweep__bstat *out);
 /*
  * Bulkstat every inode of the xfs filesystem fd is on and throw the answers
- * away: xfs reads its inode clusters in inode order (disk order) into its
- * own buffer cache, in a few large reads, where later stats and opens find
- * them. The number of inodes seen, or -errno (-EPERM without
- * CAP_SYS_ADMIN, -EOPNOTSUPP where it is not xfs). The allocation groups
- * are swept on a few threads at once, each in inode order. With on_dirs:
- * after each call, on_dirs(ctx, inos, n) with that call's directories that
- * have blocks (not short-form), ascending within the call but not from one
- * call to the next (groups interleave), one call at a time, on the sweep's
- * threads: their inode clusters were read an instant before, so a raw read
- * of them now finds them in the drive's cache. A thread whose first call
- * read nothing from the disk (sweep__disk_reads: the groups are cached)
- * tells no directories: there is nothing to order.
+ * away: xfs reads its inode clusters into its own buffer cache, in one
+ * ascending pass over the disk on a few threads (the chunks in use counted
+ * first, XFS_IOC_INUMBERS), where later stats and opens find them. The
+ * number of inodes seen, or -errno (-EPERM without CAP_SYS_ADMIN,
+ * -EOPNOTSUPP where it is not xfs). With on_dirs: after each call,
+ * on_dirs(ctx, inos, gens, n) with that call's directories that have
+ * blocks (not short-form) and their generations, ascending within the call
+ * and about so from one call to the next, one call at a time, on the
+ * sweep's threads, while the sweep goes on. A thread whose first call read
+ * nothing from the disk (sweep__disk_reads: the inodes are cached) tells no
+ * directories: there is nothing to order.
  */
-typedef void (*sweep__dirs_fn)(void *ctx, const uint64_t *inos, size_t n);
+typedef void (*sweep__dirs_fn)(void *ctx, const uint64_t *inos, const uint32_t *gens, size_t n);
 long sweep__xfs_bulkstat_sweep(int fd, sweep__dirs_fn on_dirs, void *ctx);
 /*
- * xfs, with CAP_DAC_READ_SEARCH and CAP_SYS_ADMIN: start reading the first
- * block of each directory inos[0..n) into xfs's own buffer cache, about in
- * the order given, without their names, while the caller goes on: threads
- * open each by handle (open_by_handle_at, its generation from bulkstat)
- * and let it go at once, and xfs reads a directory's first block ahead on
- * every open (xfs_dir_open). Nothing of them is read here. fd is any file
- * on the filesystem (a copy is kept); at most threads threads, each holding
- * a descriptor for an instant. The number of threads started, with
- * *ret to end them with; or -errno (-EPERM without the capabilities,
- * -EOPNOTSUPP where it is not xfs) and *ret NULL.
+ * xfs, with CAP_DAC_READ_SEARCH and CAP_SYS_ADMIN: read directories' blocks
+ * into xfs's own buffer cache, without their names, while the caller goes
+ * on. _start makes the reader (*ret; nothing starts yet): fd is any file on
+ * the filesystem (a copy is kept); at most threads threads, each holding a
+ * descriptor at a time. _add hands it directories (inode numbers and
+ * generations, from bulkstat), which its threads open by handle
+ * (open_by_handle_at) in the order given and list; xfs reads a directory's
+ * first block ahead on every open (xfs_dir_open). The threads start with
+ * the first _add. 0 or -errno (-EPERM or -EOPNOTSUPP once a thread found
+ * that no handle opens here: without the capabilities, or not xfs).
+ * _end waits for the directories handed (stop: only for the ones being
+ * opened) and frees a (NULL is fine): the number opened, or -errno.
  */
 struct sweep__dirs_ahead;
-int sweep__xfs_dirs_read_ahead_start(int fd, const uint64_t *inos, size_t n, unsigned threads,
-				     struct sweep__dirs_ahead **ret);
-/* Wait for them (stop: leave the ones not started yet) and free a (NULL is fine): the number opened, or -errno. */
+int sweep__xfs_dirs_read_ahead_start(int fd, unsigned threads, struct sweep__dirs_ahead **ret);
+int sweep__xfs_dirs_read_ahead_add(struct sweep__dirs_ahead *a, const uint64_t *inos, const uint32_t *gens, size_t n);
 int sweep__xfs_dirs_read_ahead_end(struct sweep__dirs_ahead *a, bool stop);
 
 /*
@@ -511,11 +511,12 @@ struct sweep__ms_fs {
 	 */
 	long (*cache_sweep)(int fd, sweep__dirs_fn on_dirs, void *ctx);
 	/*
-	 * Start reading directories' first blocks into the filesystem's own
-	 * cache, in the order given, without their names (xfs: see
-	 * sweep__xfs_dirs_read_ahead_start, _end). NULL where there is no such way.
+	 * Read directories' blocks into the filesystem's own cache, in the
+	 * order given, without their names (xfs: see
+	 * sweep__xfs_dirs_read_ahead_start, _add, _end). NULL where there is no such way.
 	 */
-	int (*dirs_read_ahead)(int fd, const uint64_t *inos, size_t n, unsigned threads, struct sweep__dirs_ahead **ret);
+	int (*dirs_read_ahead)(int fd, unsigned threads, struct sweep__dirs_ahead **ret);
+	int (*dirs_read_ahead_add)(struct sweep__dirs_ahead *a, const uint64_t *inos, const uint32_t *gens, size_t n);
 	int (*dirs_read_ahead_end)(struct sweep__dirs_ahead *a, bool stop);
 	/*
 	 * Read and validate the superblock (and what else the format needs up

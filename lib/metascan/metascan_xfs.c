@@ -473,6 +473,7 @@ const struct sweep__ms_fs sweep__ms_xfs = {
 	.own_cache = true,
 	.cache_sweep = sweep__xfs_bulkstat_sweep,
 	.dirs_read_ahead = sweep__xfs_dirs_read_ahead_start,
+	.dirs_read_ahead_add = sweep__xfs_dirs_read_ahead_add,
 	.dirs_read_ahead_end = sweep__xfs_dirs_read_ahead_end,
 	.open = xfs_open,
 	.free = xfs_free,

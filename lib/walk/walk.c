@@ -445,9 +445,10 @@ static int emit(struct walk *w, const struct sweep_entry *e)
  * is its blocks. With order PHYSICAL the key is where those blocks are
  * (FIEMAP on the directory, as ext4 allows); a directory without a
  * location (inline in its inode) stays next to its parent. xfs has no FIEMAP
- * for directories: after a cold inode sweep the keys come from the raw
- * inodes (sweep__walk_meta_dir_block; an open for GETBMAPX would read the
- * block ahead), otherwise it keeps inode keys: its inode numbers encode
+ * for directories: after a cold inode sweep the ones that have blocks are
+ * read in inode order as the sweep meets them, and the walk follows with
+ * inode keys (sweep__walk_meta_dir_block); otherwise it keeps inode keys
+ * too (an open for GETBMAPX would read the block ahead): its inode numbers encode
  * where the inode lies, and before the sweep the walk reads each
  * directory's inodes right after its blocks. (Keys from GETBMAPX were
  * tried: on the aged 115k-file xfs image the hdd7200 model of sweep-du

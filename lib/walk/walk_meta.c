@@ -72,18 +72,14 @@ struct meta_dev {
 	bool rent_known; /* rent is set (inode_sweep) */
 	uint64_t rent; /* directories a subtree walk visits before the sweep pays (inode_sweep) */
 	uint64_t dirs_seen;
-	/* After a cold inode sweep of a format with its own cache (xfs): its directories' first blocks (dirs_heard) */
-	struct dir_block *dkeys;
-	size_t ndkeys;
-	bool dkeys_loaded; /* the walk keys this device's directories by them and opens them ahead */
-	struct sweep__dirs_ahead *dirs_ahead; /* their blocks being started (dkeys_read_ahead), ended with the walk */
+	/* After a cold inode sweep of a format with its own cache (xfs): its directories that have blocks (dirs_heard) */
+	uint64_t *dirs;
+	size_t ndirs;
+	bool dirs_loaded; /* the walk keys this device's directories by inode and opens the next ones ahead */
+	struct sweep__dirs_ahead *dirs_ahead; /* their blocks being read (dirs_heard), ended with the walk */
 	/* ext4, a subtree: the table runs, each swept on its own once the walk has paid for it (runs_visit) */
 	struct run_rent *runs;
 	size_t nruns;
-};
-
-struct dir_block {
-	uint64_t ino, phys;
 };
 
 struct run_rent {
@@ -132,7 +128,7 @@ void sweep__walk_meta_free(struct walk *w)
 		for (size_t k = 0; k < mt->devs[i].nruns; k++)
 			free(mt->devs[i].runs[k].dirs);
 		free(mt->devs[i].runs);
-		free(mt->devs[i].dkeys);
+		free(mt->devs[i].dirs);
 		if (mt->devs[i].dirs_ahead)
 			mt->devs[i].fmt->dirs_read_ahead_end(mt->devs[i].dirs_ahead, true);
 	}
@@ -217,25 +213,22 @@ static int cmp_dnode_ino(const void *a, const void *b)
 	return x->ino < y->ino ? -1 : x->ino > y->ino;
 }
 
-/* The first block of directory ino from dirs_heard: 0 with *ret_phys, or -ENODATA. */
-static int dkey_find(const struct meta_dev *md, uint64_t ino, uint64_t *ret_phys)
+/* Whether the sweep told of directory ino as one that has blocks (dirs_heard). */
+static bool dir_heard(const struct meta_dev *md, uint64_t ino)
 {
-	size_t lo = 0, hi = md->ndkeys;
+	size_t lo = 0, hi = md->ndirs;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (md->dkeys[mid].ino < ino)
+		if (md->dirs[mid] < ino)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == md->ndkeys || md->dkeys[lo].ino != ino)
-		return -ENODATA;
-	*ret_phys = md->dkeys[lo].phys;
-	return 0;
+	return lo < md->ndirs && md->dirs[lo] == ino;
 }
 
 /*
- * xfs, directories keyed by their blocks (dirs_heard): d is about to be
+ * xfs, after a cold inode sweep (dirs_heard): d is about to be
  * read; open the next OPEN_AHEAD directories of the queue, the ones the
  * walk reads next in the order it reads them, that have blocks and were
  * not opened yet. xfs starts reading a directory's first block whenever it
@@ -252,15 +245,14 @@ void sweep__walk_meta_open_ahead(struct walk *w, struct dnode *d)
 {
 	struct meta_dev *md = w->meta && w->cscan ? dev_find(w->meta, d->dev) : NULL;
 	void *next[OPEN_AHEAD];
-	uint64_t phys;
 
-	if (!md || !md->dkeys_loaded)
+	if (!md || !md->dirs_loaded)
 		return;
 	d->prefetched = true; /* opened for its visit now */
 	size_t n = sweep__cscan_peek(w->q, next, OPEN_AHEAD);
 	for (size_t i = 0; i < n; i++) {
 		struct dnode *c = next[i];
-		if (c->prefetched || c->dev != d->dev || dkey_find(md, c->ino, &phys) < 0)
+		if (c->prefetched || c->dev != d->dev || !dir_heard(md, c->ino))
 			continue;
 		c->prefetched = true;
 		if (sweep__walk_dnode_open_ahead(w, c) == 0)
@@ -333,8 +325,10 @@ static bool mount_root(int fd)
  *    the block device's page cache, ext4's own metadata cache, then every
  *    directory's blocks (as much of them as one prefetch may start);
  *  - xfs (CAP_SYS_ADMIN): bulkstat of every inode, which reads the inode
- *    clusters in inode order (disk order) into xfs's buffer cache; the
- *    answers are thrown away, the walk still stats by name.
+ *    clusters in inode order (disk order) into xfs's buffer cache, and the
+ *    blocks of the directories it meets, read by handle right behind it
+ *    (dirs_heard); the answers are thrown away, and the walk's stats come
+ *    from a bulkstat table made from the cached clusters afterwards.
  * What callers see is unchanged. Aged 115k-file images, hdd7200 model of the
  * block trace: sweep-du on ext4 2.2 -> 1.3 s (GNU du 10.5 s), on xfs 12.8 ->
  * 3.6 s (GNU du 25.1 s); sweep-plan --read 1.26x -> 1.25x the sequential
@@ -461,94 +455,60 @@ static void runs_visit(struct walk_meta *mt, struct meta_dev *md, const uint64_t
 }
 
 /*
- * Where the directories that have blocks start, from their raw inodes, so
- * that the walk keys them by their blocks without opening them. On xfs
- * every open of a directory reads ahead its first block (xfs_dir_open), so
- * asking GETBMAPX would read the blocks in the order the directories are
- * queued, which is what the keys are to avoid. After the inode sweep the
- * inodes are all cached and the directory blocks are all the walk still
- * reads; keyed by inode they are visited in inode order while they lie
- * elsewhere in their allocation group (churn-aged 58k-file xfs image,
- * whole filesystem, hdd7200: 970 of sweep-du's 1,127 seeks were between
- * directory blocks; bench/results/2026-11-26-xfs-disk). The raw inodes
- * are read right after bulkstat read their clusters (dirs_heard, once per
- * bulkstat call), where the drive's cache still has them; and only on a
- * cold tree (the first call had to read the disk). A directory without a
- * key here (short-form, or made since) stays next to its parent.
- */
-struct dkeys_load {
-	struct meta_dev *md;
-	int fd;
-	bool off;
-	struct sweep__metascan *m;
-	struct sweep__inode_hint *h;
-	size_t cap_h, cap_keys;
-};
-
-static void dirs_heard(void *arg, const uint64_t *inos, size_t n)
-{
-	struct dkeys_load *k = arg;
-	struct meta_dev *md = k->md;
-
-	/* (the sweep tells only what it read from the disk: warm, nothing to order) */
-	if (k->off)
-		return;
-	if ((!k->m && sweep__metascan_open(k->fd, 0, &k->m) < 0) ||
-	    sweep__grow(&k->h, &k->cap_h, n, sizeof(*k->h), 256) < 0 ||
-	    sweep__grow(&md->dkeys, &k->cap_keys, md->ndkeys + n, sizeof(*md->dkeys), 256) < 0 ||
-	    sweep__metascan_inodes_shallow(k->m, inos, n, k->h) < 0) {
-		k->off = true; /* no keys: inode order, as without them */
-		return;
-	}
-	for (size_t i = 0; i < n; i++)
-		if ((k->h[i].flags & SWEEP__HINT_VALID) && (k->h[i].flags & SWEEP__HINT_PHYS) && k->h[i].phys != SWEEP_NO_PHYS &&
-		    S_ISDIR(k->h[i].mode) && k->h[i].ino == inos[i])
-			md->dkeys[md->ndkeys++] = (struct dir_block){ .ino = inos[i], .phys = k->h[i].phys };
-}
-
-/*
- * After bulkstat keyed the directories by their first blocks (dirs_heard):
- * start reading those blocks, in one ascending pass, up to READ_DIRS_MAX
- * of them, while the walk goes on (its own opens wait for a block on its
- * way; its work between them overlaps the reads). The walk alone reads them as it discovers the
+ * After a cold inode sweep of xfs: the directories that have blocks (not
+ * short-form), as the sweep meets them, are read at once by the format's
+ * reader (dirs_read_ahead: opened by handle, each open reads the first
+ * block ahead, then listed), up to READ_DIRS_MAX of them, while the sweep
+ * and then the walk go on. The walk alone reads them as it discovers the
  * directories, a parent before its children, a few at a time
  * (sweep__walk_meta_open_ahead): on the aged linux-lite xfs the emulated
  * drive had 0-7 of them in flight for most of that pass
- * (bench/results/2026-11-26-emudisk-xfs-visit). Only the filesystem's own
- * cache keeps them, so they are started through the filesystem; where it
- * cannot (no capability to open by handle) the walk opens ahead as before.
+ * (bench/results/2026-11-26-emudisk-xfs-visit). The reader keeps dozens
+ * queued, and the drive orders them: in inode order they take the time
+ * they took in the order of their first blocks (read raw from each
+ * directory's inode after its cluster: 0.4 s more of inode reads on that
+ * image; bench/results/2026-11-27-du-xfs), and handed over as the sweep
+ * goes, they are read while the head is near their inodes. Only the
+ * filesystem's own cache keeps them, so they are read through the
+ * filesystem; where it cannot (no capability to open by handle) the walk
+ * opens ahead as before. The walk keys the directories by inode (a
+ * short-form one stays next to its parent).
  */
 #define READ_DIRS_MAX 16384u
 /* Threads opening them: a share of the open-file limit (none under a low one), so the walk's own opens never go short. */
 #define READ_DIRS_THREADS sweep__nofile_share(16, 64)
 
-static int dkey_by_ino(const void *a, const void *b)
-{
-	const struct dir_block *x = a, *y = b;
-	return x->ino < y->ino ? -1 : x->ino > y->ino;
-}
+struct dirs_heard {
+	struct meta_dev *md;
+	size_t cap, ahead;
+	bool off; /* out of memory: no keys */
+};
 
-static int dkey_by_phys(const void *a, const void *b)
+static void dirs_heard(void *arg, const uint64_t *inos, const uint32_t *gens, size_t n)
 {
-	const struct dir_block *x = a, *y = b;
-	return x->phys < y->phys ? -1 : x->phys > y->phys;
-}
+	struct dirs_heard *k = arg;
+	struct meta_dev *md = k->md;
 
-static void dkeys_read_ahead(struct meta_dev *md, int fd)
-{
-	size_t n = md->ndkeys < READ_DIRS_MAX ? md->ndkeys : READ_DIRS_MAX;
-	struct dir_block *v = malloc(md->ndkeys * sizeof(*v));
-	uint64_t *inos = malloc(n * sizeof(*inos));
-
-	if (v && inos && n) {
-		memcpy(v, md->dkeys, md->ndkeys * sizeof(*v));
-		qsort(v, md->ndkeys, sizeof(*v), dkey_by_phys);
-		for (size_t i = 0; i < n; i++)
-			inos[i] = v[i].ino;
-		(void)md->fmt->dirs_read_ahead(fd, inos, n, READ_DIRS_THREADS, &md->dirs_ahead); /* a hint: the walk reads what it did not start */
+	/* (the sweep tells only what it read from the disk: warm, nothing to order) */
+	if (k->off)
+		return;
+	if (sweep__grow(&md->dirs, &k->cap, md->ndirs + n, sizeof(*md->dirs), 256) < 0) {
+		k->off = true;
+		return;
 	}
-	free(v);
-	free(inos);
+	memcpy(md->dirs + md->ndirs, inos, n * sizeof(*inos));
+	md->ndirs += n;
+	if (md->dirs_ahead && k->ahead < READ_DIRS_MAX) {
+		size_t m = n < READ_DIRS_MAX - k->ahead ? n : READ_DIRS_MAX - k->ahead;
+		/* a hint: the walk reads what it did not read (refused: no handle opens here, hand it no more) */
+		k->ahead = md->fmt->dirs_read_ahead_add(md->dirs_ahead, inos, gens, m) == 0 ? k->ahead + m : READ_DIRS_MAX;
+	}
+}
+
+static int cmp_ino(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
 }
 
 static void inode_sweep(struct walk *w, const struct frame *f)
@@ -587,13 +547,16 @@ static void inode_sweep(struct walk *w, const struct frame *f)
 			prefetch_dirs(mt, md, r, dir_blocks(md, 0, UINT64_MAX, &r, &bytes));
 		free(r);
 	} else {
-		struct dkeys_load k = { .md = md, .fd = f->fd };
-		long n = md->fmt->cache_sweep(f->fd, sweep__walk_keys_by_block(w, f->dir->fs) ? dirs_heard : NULL, &k);
+		struct dirs_heard k = { .md = md };
+		bool keyed = sweep__walk_keys_by_block(w, f->dir->fs);
+		if (keyed && md->fmt->dirs_read_ahead)
+			(void)md->fmt->dirs_read_ahead(f->fd, READ_DIRS_THREADS, &md->dirs_ahead);
+		long n = md->fmt->cache_sweep(f->fd, keyed ? dirs_heard : NULL, &k);
 		if (n > 0)
 			mt->stats.bulkstat_inodes += (uint64_t)n;
-		/* The sweep's groups interleave: the keys by inode, as dkey_find looks them up. */
-		if (md->ndkeys)
-			qsort(md->dkeys, md->ndkeys, sizeof(*md->dkeys), dkey_by_ino);
+		/* The sweep's threads tell their batches as they end them: by inode, as dir_heard looks them up. */
+		if (md->ndirs)
+			qsort(md->dirs, md->ndirs, sizeof(*md->dirs), cmp_ino);
 		/*
 		 * Every cluster is cached now: a bulkstat table costs CPU only, on its
 		 * own threads, and the walk's one thread stops stat'ing 58k cached
@@ -603,17 +566,13 @@ static void inode_sweep(struct walk *w, const struct frame *f)
 		 */
 		if (n > 0)
 			sweep__walk_table_start(w, d, f->fd, true);
-		/* none read (checksums, a damaged cluster): inode keys, not every directory at its parent's */
-		md->dkeys_loaded = n > 0 && !k.off && md->ndkeys > 0;
-		if (md->dkeys_loaded && md->fmt->dirs_read_ahead)
-			dkeys_read_ahead(md, f->fd);
-		if (!md->dkeys_loaded) {
-			free(md->dkeys);
-			md->dkeys = NULL;
-			md->ndkeys = 0;
+		/* none heard (warm, or out of memory): inode keys, not every directory at its parent's */
+		md->dirs_loaded = n > 0 && !k.off && md->ndirs > 0;
+		if (!md->dirs_loaded) {
+			free(md->dirs);
+			md->dirs = NULL;
+			md->ndirs = 0;
 		}
-		sweep__metascan_free(k.m);
-		free(k.h);
 	}
 }
 
@@ -754,21 +713,22 @@ int sweep__walk_meta_dir_key(struct walk *w, const struct frame *f, size_t i, co
 }
 
 /*
- * A subdirectory's C-SCAN key from the first blocks read after a cold
- * inode sweep (dirs_heard): 0 with *ret_key; -ENODATA when they were
- * read and it has none (short-form: it stays next to its parent); -1 when
- * there are none for its device.
+ * A subdirectory's C-SCAN key after a cold inode sweep (dirs_heard): 0
+ * with *ret_key (its inode number, the order its blocks are being read
+ * in); -ENODATA when the sweep did not tell of it (short-form: it stays
+ * next to its parent); -1 when there was no such sweep on its device.
  */
 int sweep__walk_meta_dir_block(struct walk *w, uint64_t dev, uint64_t ino, uint64_t *ret_key)
 {
 	struct meta_dev *md = w->meta ? dev_find(w->meta, dev) : NULL;
 
-	if (!md || !md->dkeys_loaded)
+	if (!md || !md->dirs_loaded)
 		return -1;
-	int r = dkey_find(md, ino, ret_key);
-	if (r == 0)
-		w->meta->stats.dir_keys++;
-	return r;
+	if (!dir_heard(md, ino))
+		return -ENODATA;
+	*ret_key = ino;
+	w->meta->stats.dir_keys++;
+	return 0;
 }
 
 /*

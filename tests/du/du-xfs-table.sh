@@ -45,7 +45,8 @@ files=$(find "$xfs" -xdev ! -type d | wc -l)
 n=$(stats)
 if [ "$n" -lt $((files / 4)) ]; then ok "table answered: $n stat calls for $files files"; else fail "$n stat calls for $files files: no table"; fi
 
-# the HDD class: the table is made after the walk's inode sweep (a thread per allocation group)
+# the HDD class: the table is made after the walk's inode sweep (one ascending pass on a few
+# threads), and the directories that have blocks are read by handle as the sweep meets them
 export SWEEP_DEVICE=hdd
 remount || die "remount"
 du_same -a "$xfs"
@@ -53,6 +54,10 @@ remount || die "remount"
 du_same -a --time -x "$xfs"
 n=$(stats)
 if [ "$n" -lt $((files / 4)) ]; then ok "hdd class: $n stat calls for $files files"; else fail "hdd class: $n stat calls for $files files: no table"; fi
+remount || die "remount"
+strace -f -qq -e trace=open_by_handle_at -o "$DU_TMP/strace" "$SWEEP_DU" -s "$xfs" >/dev/null 2>&1
+n=$(grep -c 'open_by_handle_at(.*= [0-9]' "$DU_TMP/strace")
+if [ "$n" -gt 0 ]; then ok "hdd class: $n directories read by handle"; else fail "hdd class: no directory read by handle on a cold sweep"; fi
 export SWEEP_DEVICE=ssd
 
 # a bind mount on one of its files: the table stands aside (each file stat'ed), the answer is du's

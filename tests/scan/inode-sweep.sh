@@ -133,7 +133,7 @@ PY
 		grep -q "openat(.*\"$(loopfs_dev "$mnt")\"" "$W/$fs.strace" || die "ext4: sweep-du did not open the block device"
 	fi
 	if [ "$fs" = xfs ]; then
-		# The directories' first blocks started by handle (walk_meta.c, dkeys_read_ahead): every
+		# The directories' blocks read by handle (walk_meta.c, dirs_heard): every
 		# directory opens (with a wrong generation none would), a file among them is left out,
 		# and without the capabilities nothing does.
 		local dirs got
