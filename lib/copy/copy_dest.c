@@ -123,6 +123,7 @@ int sweep__dest_cache_dir(const struct sweep_copy *c, struct dest_cache *dc, con
 	dc->slash = slash;
 	dc->fd = fd;
 	dc->st = st;
+	dc->gen++;
 	return fd;
 }
 

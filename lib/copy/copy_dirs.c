@@ -66,6 +66,8 @@ int sweep__dirs_add(struct sweep_copy *c, const struct src_ref *s, const char *d
 	d->st = *s->st;
 	d->created = created;
 	c->ndirs++;
+	if (created)
+		sweep__fresh_add(c, c->ndirs - 1);
 	*capture_err = capture(c, s, &d->blob);
 	return 0;
 }

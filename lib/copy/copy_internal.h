@@ -87,6 +87,7 @@ struct dest_cache {
 	int fd;     /* O_PATH, looked up beneath the root without symlinks; -1: none */
 	struct stat st;
 	bool hit;   /* the last sweep__dest_cache_dir() returned it without a lookup */
+	uint64_t gen; /* counts the directories it has held (never 0 once one is held) */
 };
 
 /* Filesystem pairs remembered as unable to clone (struct sweep_copy). */
@@ -236,6 +237,10 @@ struct sweep_copy {
 	size_t nmade, capmade;
 	struct dirmeta *dirs; /* copy_dirs.c */
 	size_t ndirs, capdirs;
+	size_t *fresh; /* copy_fresh.c: indexes into dirs of those this sweep_copy_tree() made; SIZE_MAX: free */
+	size_t fresh_cap, fresh_count, fresh_from;
+	bool fresh_on, fresh_is; /* in a sweep_copy_tree(); the answer for dcache's directory of generation fresh_gen */
+	uint64_t fresh_gen;
 	/* the read stage's */
 	struct writer *writer; /* writes made on this thread */
 	struct fcopy cur;      /* the file copied on this thread (cur.q NULL: none) */
@@ -454,6 +459,14 @@ int sweep__make_to_source(struct sweep_copy *c, const struct src_ref *s, int dir
 int sweep__dirs_add(struct sweep_copy *c, const struct src_ref *s, const char *dst, bool created, int *capture_err);
 void sweep__dirs_apply(struct sweep_copy *c);
 void sweep__dirs_free(struct sweep_copy *c);
+
+/* copy_fresh.c: the directories one sweep_copy_tree() made, whose files need no look at their names. */
+void sweep__fresh_begin(struct sweep_copy *c);
+void sweep__fresh_end(struct sweep_copy *c);
+/* c->dirs[idx], just made (with the walk on; else nothing). */
+void sweep__fresh_add(struct sweep_copy *c, size_t idx);
+/* dc's directory was made by this walk and still looks it (owner-only, ours). */
+bool sweep__fresh_dir(struct sweep_copy *c, const struct dest_cache *dc);
 
 /* The errno a clone from src to dst failed with before (then it is not tried again), or 0. */
 static inline int copy_noclone_err(const struct sweep_copy *c, uint64_t src, uint64_t dst)

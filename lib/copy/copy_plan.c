@@ -543,6 +543,9 @@ int sweep__plan_entry_ref(struct sweep_copy *c, const struct src_ref *s, const c
 		int fd = sweep__dest_cache_dir(c, &c->dcache, dst, false, &name);
 		if (fd >= 0)
 			c->plan_dst_dev = (uint64_t)c->dcache.st.st_dev;
+		/* A directory this walk made: nothing there but what the walk put there (copy_fresh.c). */
+		if (fd >= 0 && sweep__fresh_dir(c, &c->dcache))
+			return entry_checked(c, s, fd, name, dst, NULL, NULL, cookie, top);
 		if (fd >= 0 && !c->dcache.hit)
 			dirfd = fd; /* looked up just now: the cache's, never closed here */
 		else if (fd >= 0 && fstatat(fd, name, &dst_st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)

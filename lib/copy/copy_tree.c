@@ -234,7 +234,9 @@ SWEEP_EXPORT int sweep_copy_tree(struct sweep_copy *c, const char *src, const ch
 		.ctx = &t,
 	};
 	const char *roots[1] = { src };
+	sweep__fresh_begin(c);
 	rc = sweep_walk(roots, 1, &wo);
+	sweep__fresh_end(c);
 	free(t.buf);
 	if (sweep__copy_stopped(c))
 		return c->stop;
