@@ -156,16 +156,20 @@ static void made_add(struct sweep_copy *c, char *key)
  * overwrites what it has just made nor writes through a symlink it has just
  * made, which would reach outside the destination (cp -dR a/1 b/1 c, a/1 a
  * symlink to ../t). Directories merge. The queue is written first, so dst is
- * looked at as the earlier call left it. 0 or the reported error.
+ * looked at as the earlier call left it; for a directory too, so that the
+ * files merged into it meet the earlier call's copies as cp's do (cp -R a/d
+ * b/d dst: b's d/x replaces a's, or with -n is left alone; read in one
+ * batch, in disk order, b's copy could be named first). 0 or the reported
+ * error.
  */
 static int just_made(struct sweep_copy *c, const char *src, const struct stat *sst, const char *dst)
 {
 	struct stat dst_st;
 	const char *name;
-	int rc;
+	int rc = sweep_copy_flush(c);
 
-	if (S_ISDIR(sst->st_mode) || (rc = sweep_copy_flush(c)) < 0)
-		return S_ISDIR(sst->st_mode) ? 0 : rc;
+	if (rc < 0 || S_ISDIR(sst->st_mode))
+		return rc < 0 ? rc : 0;
 	int dfd = sweep__dest_dir(c, dst, &name);
 	if (dfd < 0)
 		return 0; /* the entry reports it */

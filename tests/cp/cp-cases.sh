@@ -25,6 +25,11 @@ case_as_cp 'mkdir a b c; ln -s ../t a/1; echo payload >b/1; echo orig >t' -dR --
 case_as_cp 'mkdir a b c; echo 1 >a/x; echo 2 >b/x' a/x b/x c
 case_as_cp 'mkdir a b c; ln -s ../t a/1; ln -s ../u b/1' -d a/1 b/1 c
 case_as_cp 'mkdir -p a/d b/d c; echo 1 >a/d/x; echo 2 >b/d/y' -r a/d b/d c
+# one name in two merged directories: the later operand's replaces the earlier's (-n: left alone), whichever
+# of them lies first on the disk (b's is written first here)
+for opt in -a -an; do
+	case_as_cp 'mkdir -p a/d/s b/d/s c; echo 2 >b/d/s/x; sync; echo 1 >a/d/s/x; echo 3 >b/d/s/z' $opt a/d b/d c
+done
 case_as_cp 'mkdir c; echo 1 >a' a a c
 case_as_cp 'mkdir c; echo 1 >a' a ./a c
 case_as_cp 'mkdir c d; echo 1 >a; ln a d/a' a d/a c
