@@ -32,6 +32,7 @@ sweep__cachestat_fn sweep__extent_set_cachestat(sweep__cachestat_fn fn);
 /* One line of /proc/self/mountinfo; the strings live until the callback returns. */
 struct sweep__mount {
 	uint64_t id, parent, dev;
+	const char *root;       /* the directory of its filesystem mounted here: "/" for the whole */
 	const char *opts;       /* the mount's own options: "rw,noatime,idmapped" */
 	const char *fstype;
 	const char *source;
@@ -43,6 +44,12 @@ struct sweep__mount {
  * does not parse.
  */
 int sweep__mountinfo_each(int (*fn)(const struct sweep__mount *m, void *ctx), void *ctx);
+/*
+ * Whether mount mnt_id shows its whole filesystem (1) or one directory of it,
+ * as a bind mount of a subdirectory does (0); -errno when the table cannot
+ * say (-ENOENT: no such mount).
+ */
+int sweep__mount_whole(uint64_t mnt_id);
 /* Whether word is one of the comma-separated opts. */
 bool sweep__opt_has(const char *opts, const char *word);
 

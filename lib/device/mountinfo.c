@@ -21,9 +21,9 @@ static int parse_line(char *line, struct sweep__mount *m)
 {
 	unsigned long long id, parent;
 	unsigned maj, min;
-	int off = 0;
+	int root = 0, root_end = 0, off = 0;
 
-	if (sscanf(line, "%llu %llu %u:%u %*s %*s %n", &id, &parent, &maj, &min, &off) < 4 || !off)
+	if (sscanf(line, "%llu %llu %u:%u %n%*s%n %*s %n", &id, &parent, &maj, &min, &root, &root_end, &off) < 4 || !off)
 		return -EBADMSG;
 	char *opts = line + off, *sep = strstr(opts, " - ");
 	if (!sep)
@@ -36,8 +36,9 @@ static int parse_line(char *line, struct sweep__mount *m)
 	char *super = source ? strtok_r(NULL, " \n", &save) : NULL;
 	if (!super)
 		return -EBADMSG;
+	line[root_end] = '\0';
 	*m = (struct sweep__mount){
-		.id = id, .parent = parent, .dev = makedev(maj, min),
+		.id = id, .parent = parent, .dev = makedev(maj, min), .root = line + root,
 		.opts = opts, .fstype = fstype, .source = source, .super_opts = super,
 	};
 	return 0;
@@ -60,6 +61,19 @@ int sweep__mountinfo_each(int (*fn)(const struct sweep__mount *m, void *ctx), vo
 	free(line);
 	fclose(f);
 	return r;
+}
+
+static int root_of(const struct sweep__mount *m, void *ctx)
+{
+	if (m->id != *(const uint64_t *)ctx)
+		return 0;
+	return strcmp(m->root, "/") == 0 ? 1 : 2;
+}
+
+int sweep__mount_whole(uint64_t mnt_id)
+{
+	int r = sweep__mountinfo_each(root_of, &mnt_id);
+	return r == 1 ? 1 : r == 2 ? 0 : r < 0 ? r : -ENOENT;
 }
 
 bool sweep__opt_has(const char *opts, const char *word)

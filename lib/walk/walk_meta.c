@@ -308,12 +308,20 @@ void sweep__walk_meta_before_read(struct walk *w, struct dnode *d)
 
 /* ---- a whole filesystem: every inode in one sweep ---- */
 
-/* Whether fd is the root directory of a mount. */
+/*
+ * Whether fd is the root directory of a mount of a whole filesystem. A bind
+ * mount of one directory is a mount root too, but a sweep of every inode
+ * there would read the whole filesystem for a part of it: it is walked as
+ * that directory would be through any other path. Where the mount table
+ * cannot say, a mount root is taken for the whole.
+ */
 static bool mount_root(int fd)
 {
 	struct statx stx;
-	return statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, 0, &stx) == 0 &&
-	       (stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) && (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT);
+	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) != 0 ||
+	    !(stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) || !(stx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
+		return false;
+	return !(stx.stx_mask & STATX_MNT_ID) || sweep__mount_whole(stx.stx_mnt_id) != 0;
 }
 
 /*

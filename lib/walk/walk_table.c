@@ -71,7 +71,7 @@ static int plain_mounts_of(const struct sweep__mount *m, void *ctx)
 	if (m->id != p->mnt_id)
 		return 0;
 	p->seen = true;
-	if (sweep__opt_has(m->opts, "idmapped") || sweep__opt_has(m->super_opts, "largeio"))
+	if (strcmp(m->root, "/") != 0 || sweep__opt_has(m->opts, "idmapped") || sweep__opt_has(m->super_opts, "largeio"))
 		p->odd = true;
 	return 0;
 }
@@ -87,8 +87,10 @@ static int plain_mounted_on(const struct sweep__mount *m, void *ctx)
 }
 
 /*
- * The mount fd is the root of (mount id mnt_id, device dev): not idmapped,
- * not largeio, and no mount on any mount of its filesystem. False when
+ * The mount fd is the root of (mount id mnt_id, device dev): its whole
+ * filesystem (not a bind mount of one directory: the table would read every
+ * inode for a part), not idmapped, not largeio, and no mount on any mount
+ * of its filesystem. False when
  * unsure (mountinfo unreadable or odd).
  */
 static bool mount_plain(uint64_t mnt_id, uint64_t dev)

@@ -17,6 +17,7 @@ xfs=$(loopfs_new xfs 320M) || die "cd"
 # files of every size class, and a hard link counted once
 mkdir "$xfs/more" && for i in $(seq 1 300); do head -c $((i * 97)) /dev/zero >"$xfs/more/f$i"; done
 ln "$xfs/more/f7" "$xfs/more/f7.hl"
+mkdir -p "$xfs/more/sub/deeper" && echo x >"$xfs/more/sub/deeper/f" && echo y >"$xfs/more/sub/g"
 # an attribute block on inodes whose data lives in the inode (fast symlink, short-form
 # directory) or nowhere (device): bulkstat says 0 blocks there, stat counts the attributes'
 ln -s small "$xfs/sym-xattr" && mkdir "$xfs/dir-xattr" && mknod "$xfs/dev-xattr" c 1 3 || die "mknod"
@@ -59,6 +60,24 @@ strace -f -qq -e trace=open_by_handle_at -o "$DU_TMP/strace" "$SWEEP_DU" -s "$xf
 n=$(grep -c 'open_by_handle_at(.*= [0-9]' "$DU_TMP/strace")
 if [ "$n" -gt 0 ]; then ok "hdd class: $n directories read by handle"; else fail "hdd class: no directory read by handle on a cold sweep"; fi
 export SWEEP_DEVICE=ssd
+
+# a bind mount of one directory is that directory, not its filesystem: in either class, no
+# sweep or table of every inode (XFS_IOC_BULKSTAT / INUMBERS, 'X' 0x7f / 0x80), du's answer
+bm=$DU_TMP/bind-more
+mkdir "$bm" || die "mkdir"
+whole_ioctls() { grep -cE 'XFS_IOC_(BULKSTAT|INUMBERS)|_IOC\(_IOC_READ, 0x58, 0x(7f|80)' "$DU_TMP/strace"; }
+for cls in hdd ssd; do
+	remount || die "remount"
+	SWEEP_DEVICE=$cls strace -f -qq -e trace=ioctl -o "$DU_TMP/strace" "$SWEEP_DU" -s "$xfs" >/dev/null 2>&1
+	[ "$(whole_ioctls)" -gt 0 ] || fail "$cls class: the whole filesystem was not swept (the check below would prove nothing)"
+	remount || die "remount"
+	mount --bind "$xfs/more" "$bm" && LOOPFS_MOUNTS+=("$bm") || die "bind mount"
+	SWEEP_DEVICE=$cls strace -f -qq -e trace=ioctl -o "$DU_TMP/strace" "$SWEEP_DU" -a "$bm" >"$DU_TMP/bind.out" 2>&1
+	n=$(whole_ioctls)
+	if [ "$n" = 0 ]; then ok "$cls class, bind mount of a directory: no whole-filesystem sweep"; else fail "$cls class, bind mount of a directory: $n whole-filesystem ioctls"; fi
+	SWEEP_DEVICE=$cls du_same -a "$bm"
+	umount "$bm" || die "umount $bm"
+done
 
 # a bind mount on one of its files: the table stands aside (each file stat'ed), the answer is du's
 blob=$DU_TMP/blob

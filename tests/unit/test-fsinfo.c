@@ -103,8 +103,10 @@ static int count_mount(const struct sweep__mount *m, void *ctx)
 	assert_non_null(m->opts);
 	assert_non_null(m->source);
 	assert_true(sweep__opt_has(m->opts, "rw") || sweep__opt_has(m->opts, "ro"));
+	assert_true(m->root[0] == '/');
 	if (m->id == t->proc_id) {
 		assert_string_equal(m->fstype, "proc");
+		assert_string_equal(m->root, "/");
 		t->proc_seen = 1;
 	}
 	return 0;
@@ -133,8 +135,11 @@ static void test_mountinfo(void **state)
 		lines += c == '\n';
 	fclose(f);
 	assert_int_equal(t.lines, lines);
-	if (t.proc_id)
+	if (t.proc_id) {
 		assert_true(t.proc_seen);
+		assert_int_equal(sweep__mount_whole(t.proc_id), 1);
+	}
+	assert_int_equal(sweep__mount_whole(UINT64_MAX), -ENOENT);
 	int calls = 0;
 	assert_int_equal(sweep__mountinfo_each(stop_at_second, &calls), 7);
 	assert_int_equal(calls, 2);
