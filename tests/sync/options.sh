@@ -160,13 +160,14 @@ run_args "-ii: hard links already in place" ../hl2-src/ h2 -aH -ii
 F=$W/force-src
 mkdir -p "$F/d1/d2/d3"
 printf 'now a file\n' >"$F/d1/d2/d3/f3"
-touch -d '2012-01-01' "$F/d1/d2/d3/f3" "$F/d1/d2/d3"
-# blocker SIDE: a directory with something in it where SRC has the file (d3's time left as SRC's)
+touch -d '2012-01-01' "$F/d1/d2/d3/f3" "$F/d1/d2/d3" "$F/d1/d2" "$F/d1" "$F"
+# blocker SIDE: a directory with something in it where SRC has the file (the directories' times left as SRC's:
+# made now, the second could turn between SRC, r's and s's, and only one side itemize them)
 blocker() {
 	rm -rf "$W/$1/fo/d1/d2/d3/f3"
 	mkdir -p "$W/$1/fo/d1/d2/d3/f3/sub" && printf 'blocker\n' >"$W/$1/fo/d1/d2/d3/f3/sub/occupant"
 	touch -d '2013-01-01' "$W/$1/fo/d1/d2/d3/f3/sub/occupant" "$W/$1/fo/d1/d2/d3/f3/sub" "$W/$1/fo/d1/d2/d3/f3"
-	touch -d '2012-01-01' "$W/$1/fo/d1/d2/d3"
+	touch -d '2012-01-01' "$W/$1/fo/d1/d2/d3" "$W/$1/fo/d1/d2" "$W/$1/fo/d1" "$W/$1/fo"
 }
 blocker r && blocker s
 run_args "a non-empty directory in the way, without --force: exit 23, kept" ../force-src/ fo -a -i
