@@ -237,8 +237,30 @@ static struct rd_slot *slot_of(struct run *u, size_t index)
 
 static int open_flags(const struct rd_slot *s)
 {
-	/* O_NONBLOCK so that a file replaced by a FIFO cannot hang the run; cleared once fstat says regular. */
+	/* O_NONBLOCK so that a file replaced by a FIFO cannot hang the run (fstat then says it is not regular). */
 	return O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (s->noatime ? O_NOATIME : 0);
+}
+
+/*
+ * O_NONBLOCK off a regular file, once one of its reads ended in EAGAIN.
+ * Until then it stays: on a regular file it changes nothing for pread, nor
+ * for io_uring on a filesystem that reads without blocking where it can
+ * (FMODE_NOWAIT: ext4, xfs, btrfs; io_uring then retries the read in the
+ * background as for any file; on 6.18 a FUSE file read whole too). Where
+ * a filesystem cannot, io_uring ends the read in EAGAIN instead, once,
+ * and the read is asked again without it. An F_SETFL a file was one call in every 15 of
+ * sweep-cp -a's, warm. The status flags F_SETFL sets are known from
+ * open_flags() (O_NOATIME only when the open kept it): no F_GETFL first,
+ * unless that fails (a descriptor opened otherwise).
+ */
+static void clear_nonblock(struct rd_slot *s)
+{
+	s->nonblock = false;
+	if (fcntl(s->f.fd, F_SETFL, s->noatime ? O_NOATIME : 0) != 0) {
+		int fl = fcntl(s->f.fd, F_GETFL);
+		if (fl >= 0 && (fl & O_NONBLOCK))
+			(void)fcntl(s->f.fd, F_SETFL, fl & ~O_NONBLOCK);
+	}
 }
 
 static int submit_open(struct run *u, size_t index)
@@ -366,6 +388,7 @@ static int open_status(int res)
 
 void (*sweep__reader_test_opened)(const struct sweep_plan_entry *e);
 int (*sweep__reader_test_open_res)(size_t index, int res);
+int (*sweep__reader_test_read_res)(int fd, int res);
 
 /* a is later than b. */
 static bool ts_after(const struct timespec *a, const struct timespec *b)
@@ -376,8 +399,6 @@ static bool ts_after(const struct timespec *a, const struct timespec *b)
 static void opened(struct run *u, struct rd_slot *s, int fd)
 {
 	const struct sweep_plan_entry *e = s->f.entry;
-	int fl;
-
 	struct stat raw;
 	struct timespec now;
 
@@ -414,17 +435,7 @@ static void opened(struct run *u, struct rd_slot *s, int fd)
 	 */
 	if (clock_gettime(CLOCK_REALTIME, &now) == 0)
 		s->moved_open = ts_after(&raw.st_ctim, &s->open_at) && !ts_after(&raw.st_ctim, &now);
-	/*
-	 * Regular: O_NONBLOCK goes. The status flags F_SETFL sets are known
-	 * from open_flags() (O_NOATIME only when the open kept it), so one
-	 * call a file, not an F_GETFL before it; where that fails (a
-	 * descriptor opened otherwise), the flags are read first.
-	 */
-	if (fcntl(fd, F_SETFL, s->noatime ? O_NOATIME : 0) != 0) {
-		fl = fcntl(fd, F_GETFL);
-		if (fl >= 0 && (fl & O_NONBLOCK))
-			(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-	}
+	s->nonblock = true; /* regular: O_NONBLOCK goes if a read meets it (clear_nonblock) */
 	/*
 	 * A file whose blocks cover its size is taken to have no holes, as GNU
 	 * cp and tar take it (cp's infer_scantype, tar's ST_IS_SPARSE): no
@@ -549,6 +560,8 @@ static int handle(struct run *u, struct rd_req *q)
 		return 0;
 	}
 	u->reads_inflight--;
+	if (sweep__reader_test_read_res)
+		res = sweep__reader_test_read_res(s->f.fd, res);
 	if (q->probe && res >= 0 && q->got + (uint32_t)res + 1 == q->len) {
 		/* All that was planned, and not the byte past it: the file ends where planned (no read more). */
 		q->got += (uint32_t)res;
@@ -556,6 +569,8 @@ static int handle(struct run *u, struct rd_req *q)
 		q->complete = true;
 		return 0;
 	}
+	if (res == -EAGAIN && s->nonblock)
+		clear_nonblock(s);
 	if (res == -EINTR || res == -EAGAIN || (res > 0 && q->got + (uint32_t)res < q->len)) {
 		if (res > 0)
 			q->got += (uint32_t)res;
@@ -609,6 +624,10 @@ static int read_tail(struct run *u, struct rd_slot *s)
 		ssize_t n = pread(s->f.fd, u->tail, u->r->buffer_size, (off_t)off);
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && errno == EAGAIN && s->nonblock) {
+			clear_nonblock(s);
+			continue;
+		}
 		if (n < 0) {
 			s->err = -errno;
 			return 0;

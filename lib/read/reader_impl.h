@@ -55,6 +55,7 @@ struct rd_slot {
 	struct sweep_file f;
 	int err;                           /* open failure, read failure (-errno) */
 	bool noatime;                      /* open with O_NOATIME (retried without on EPERM) */
+	bool nonblock;                     /* open, O_NONBLOCK still on (cleared at a read's first EAGAIN) */
 	struct sweep_extent *map;          /* regions to read (malloc'ed) */
 	size_t nmap;
 	struct sweep_extent whole;         /* the single region when not sparse */
@@ -82,6 +83,8 @@ struct sweep_reader;
 extern void (*sweep__reader_test_opened)(const struct sweep_plan_entry *e);
 /* Tests only: the result of the open of plan index i as the reader takes it (NULL in every real run). */
 extern int (*sweep__reader_test_open_res)(size_t index, int res);
+/* Tests only: the result of a read of the file open as fd as the reader takes it (NULL in every real run). */
+extern int (*sweep__reader_test_read_res)(int fd, int res);
 
 struct rd_backend {
 	const char *name;

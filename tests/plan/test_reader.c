@@ -1068,6 +1068,82 @@ static void test_nofile_prefetch(void **state)
 }
 
 /* SWEEP_BACKEND=syscall in the environment turns AUTO into the fallback. */
+/* A filesystem that cannot read without blocking: a read of a descriptor still O_NONBLOCK ends in EAGAIN. */
+static unsigned eagains;
+
+static int nowait_refused(int fd, int res)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl >= 0 && (fl & O_NONBLOCK)) {
+		eagains++;
+		return -EAGAIN;
+	}
+	return res;
+}
+
+static unsigned nonblock_seen;
+
+static int count_nonblock(const struct sweep_file *f, uint64_t off, size_t len, struct seen *s)
+{
+	(void)off;
+	(void)len;
+	(void)s;
+	nonblock_seen += (fcntl(f->fd, F_GETFL) & O_NONBLOCK) != 0;
+	return 0;
+}
+
+/*
+ * O_NONBLOCK (no hang on a FIFO swapped in) stays on a regular file, where
+ * a read does not mind it; a read that ends in EAGAIN with it clears it,
+ * once a file, and is asked again: the data is whole.
+ */
+static void nonblock_case(enum sweep_backend b)
+{
+	static char names[40][32];
+	static uint64_t seeds[40];
+	unsigned with_data = 0;
+
+	for (unsigned i = 0; i < 40; i++) {
+		snprintf(names[i], sizeof(names[i]), "nonblock-%02u", i);
+		seeds[i] = i;
+		write_file(names[i], i, (i % 4) * 70000);
+		with_data += i % 4 != 0;
+	}
+	struct sweep_plan *p = plan_files(names, seeds, 40);
+	for (int refuse = 0; refuse < 2; refuse++) {
+		struct seen *s = calloc(1, sizeof(*s));
+		assert_non_null(s);
+		struct sweep_reader *r = new_reader(b, 8, 16384, 256 * 1024, 0, 0);
+		eagains = nonblock_seen = 0;
+		sweep__reader_test_read_res = refuse ? nowait_refused : NULL;
+		s->check_content = true;
+		s->on_data = count_nonblock;
+		run_ok(r, p, s);
+		sweep__reader_test_read_res = NULL;
+		assert_int_equal(s->next, 40);
+		for (unsigned i = 0; i < 40; i++) {
+			assert_int_equal(s->statuses[i], 0);
+			assert_int_equal(s->delivered[i], (i % 4) * 70000);
+		}
+		if (refuse) {
+			assert_int_equal(eagains, with_data); /* one a file: the flag went at the first */
+			assert_int_equal(nonblock_seen, 0);
+		} else {
+			assert_true(nonblock_seen > 0); /* no call to clear it where no read minded it */
+		}
+		sweep_reader_free(r);
+		free(s);
+	}
+	sweep_plan_free(p);
+}
+
+static void test_nonblock(void **state)
+{
+	(void)state;
+	both_backends(nonblock_case);
+}
+
 static void test_env_backend(void **state)
 {
 	(void)state;
@@ -1099,6 +1175,7 @@ int main(void)
 		cmocka_unit_test(test_order_uring_classes),
 		cmocka_unit_test(test_nofile),
 		cmocka_unit_test(test_nofile_prefetch),
+		cmocka_unit_test(test_nonblock),
 	};
 	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
 }
