@@ -269,6 +269,7 @@ struct sweep_copy {
 	 */
 	uint64_t noclone_self;
 	uint64_t plan_dst_dev; /* the plan stage's: the device of the directory of the entry planned now */
+	bool batch_warm; /* the batch being read was found in the page cache: its copies are made on this thread */
 	bool test_thread_all; /* test builds: SWEEP_TEST_COPY=thread */
 };
 

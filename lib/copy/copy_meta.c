@@ -150,7 +150,27 @@ struct meta_run {
 	void *ctx;
 	int first;
 	const struct sweep_copy_opts *o; /* xattr_wanted, or NULL */
+	/*
+	 * The source's attribute names as copy_xattrs listed them (NULL: not
+	 * listed): an ACL not among them is not asked for (the list is what
+	 * sweep__meta_capture goes by too), a call a file saved.
+	 */
+	char *names;
+	size_t nnames;
 };
+
+/* One attribute of the source (see src_read), known absent where the source's names were listed without it. */
+static ssize_t run_read(const struct meta_run *run, const struct meta_ref *src, const char *name, char **ret)
+{
+	if (run->names) {
+		const char *p = run->names, *end = run->names + run->nnames;
+		while (p < end && strcmp(p, name))
+			p += strlen(p) + 1;
+		if (p >= end)
+			return -ENODATA;
+	}
+	return src_read(src, name, ret);
+}
 
 /* An xattr (not an ACL) the caller's filter leaves alone. */
 static bool filtered_out(const struct sweep_copy_opts *o, const char *name)
@@ -215,7 +235,7 @@ static void copy_one_xattr_as(struct meta_run *run, const struct meta_ref *src, 
 			      bool remove_missing)
 {
 	char *val = NULL;
-	ssize_t n = src_read(src, name, &val);
+	ssize_t n = run_read(run, src, name, &val);
 
 	put_xattr(run, dst, dname, n, val, op, strict, remove_missing);
 	free(val);
@@ -235,7 +255,7 @@ static bool copy_acl_and_mode(struct meta_run *run, const struct meta_ref *src, 
 			      mode_t mode)
 {
 	char *val = NULL;
-	ssize_t n = src_read(src, ACL_ACCESS, &val);
+	ssize_t n = run_read(run, src, ACL_ACCESS, &val);
 
 	if (n == -ENODATA || (n < 0 && unsupported((int)-n))) {
 		/* struct posix_acl_xattr_header and three posix_acl_xattr_entry, little-endian */
@@ -287,6 +307,12 @@ static void copy_xattrs(struct meta_run *run, const struct meta_ref *src, const 
 		if (dname && !is_acl_name(name) && !filtered_out(run->o, name))
 			copy_one_xattr_as(run, src, dst, name, dname, SWEEP_COPY_META_XATTR, strict, false);
 	}
+	/* kept for the ACL steps: a list read now, from the file itself (a blob answers without a call) */
+	if (!src->blob) {
+		run->names = list;
+		run->nnames = (size_t)n;
+		return;
+	}
 	free(list);
 }
 
@@ -331,6 +357,8 @@ int sweep__meta_copy(const struct meta_ref *src, const struct meta_ref *dst, con
 		if (S_ISDIR(st->mode))
 			copy_one_xattr(&run, src, dst, ACL_DEFAULT, SWEEP_COPY_META_ACL, true, true);
 	}
+	free(run.names);
+	run.names = NULL;
 	if (fake) {
 		int rc = sweep__fake_stat(dst, st, what);
 		if (rc < 0)

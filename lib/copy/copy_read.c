@@ -73,10 +73,19 @@ static int range_copy(struct sweep_copy *c, struct fcopy *fc, const struct sweep
 static bool kernel_copy(struct sweep_copy *c, struct fcopy *fc, const struct sweep_file *f)
 {
 	struct stat tst;
-	bool have_tst = fstat(fc->tmpfd, &tst) == 0;
 
 	if (c->o.reflink == SWEEP_COPY_REFLINK_NEVER)
 		return false;
+	/*
+	 * Onto another filesystem whose clones from this one were refused
+	 * (as planned: the directory's device, the writer thread's rule),
+	 * neither a clone nor a kernel copy is tried: no fstat of the copy
+	 * either (a call a file, warm copies made on this thread).
+	 */
+	if (c->o.reflink == SWEEP_COPY_REFLINK_AUTO && !fc->q->place && fc->q->dst_dev != f->st.dev &&
+	    copy_noclone_err(c, f->st.dev, fc->q->dst_dev) != 0)
+		return false;
+	bool have_tst = fstat(fc->tmpfd, &tst) == 0;
 	int no_err = have_tst ? copy_noclone_err(c, f->st.dev, (uint64_t)tst.st_dev) : 0;
 	bool known_no = no_err != 0;
 	int err = known_no ? no_err : sweep__clone_file(fc, f->fd, f->st.size);
@@ -243,7 +252,7 @@ int sweep__read_on_batch(const struct sweep_plan *p, void *ctx)
 {
 	struct sweep_copy *c = ctx;
 
-	(void)p;
+	c->batch_warm = sweep__plan_warm(p);
 	return sweep__report_step(c, SWEEP_COPY_STEP_FLUSH, NULL, NULL, 0);
 }
 
@@ -394,6 +403,7 @@ int sweep__read_on_batch_end(const struct sweep_plan *p, int status, void *ctx)
 
 	if (status < 0 && !c->stop)
 		c->stop = status; /* the reader could not go on at all */
+	c->batch_warm = false;
 	sweep__thread_reap(c, true); /* every copy settled: those out of descriptors listed */
 	sweep__clone_free(c);         /* (its threads' cached directories go with it) */
 	c->clone_pending = 0;

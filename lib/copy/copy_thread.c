@@ -116,6 +116,7 @@ struct copy_thread {
 	struct sweep_copy *c;
 	struct lane *lanes[THREAD_MAX_LANES];
 	unsigned nlanes, max_lanes;
+	bool asked; /* SWEEP_COPY_THREADS=N asked for them: warm batches are theirs too */
 	uint64_t seq;  /* jobs begun */
 	unsigned done; /* finished jobs not yet reaped, in every lane (atomic) */
 };
@@ -222,9 +223,10 @@ static void reap(struct sweep_copy *c, uint64_t last, bool wait);
 /*
  * How many writer threads: SWEEP_COPY_THREADS=0 keeps every copy on the
  * caller's thread, =1 makes every copy on one thread (measuring, or a
- * reason to), =N at most N, one per destination device.
+ * reason to), =N at most N, one per destination device, warm batches
+ * included (*asked).
  */
-static unsigned wanted(const struct sweep_copy *c)
+static unsigned wanted(const struct sweep_copy *c, bool *asked)
 {
 	const char *env = getenv("SWEEP_COPY_THREADS");
 #if SWEEP_TEST_HOOKS
@@ -237,6 +239,7 @@ static unsigned wanted(const struct sweep_copy *c)
 #endif
 	if (env && *env) {
 		unsigned long n = strtoul(env, NULL, 10);
+		*asked = true;
 		return n < THREAD_MAX_LANES ? (unsigned)n : THREAD_MAX_LANES;
 	}
 	if (c->o.writes == SWEEP_COPY_WRITES_URING) /* the caller chose io_uring writes, on this thread */
@@ -294,7 +297,8 @@ static void lane_free(struct lane *t)
 int sweep__thread_new(struct sweep_copy *c, struct copy_thread **ret)
 {
 	*ret = NULL;
-	unsigned n = wanted(c);
+	bool asked = false;
+	unsigned n = wanted(c, &asked);
 	if (!n)
 		return 0;
 #if SWEEP_TEST_HOOKS
@@ -306,6 +310,7 @@ int sweep__thread_new(struct sweep_copy *c, struct copy_thread **ret)
 		return -ENOMEM;
 	p->c = c;
 	p->max_lanes = n;
+	p->asked = asked;
 	int rc = lane_new(p, LANE_DEV_NONE, &p->lanes[0]);
 	if (rc < 0) {
 		free(p);
@@ -381,6 +386,17 @@ bool sweep__thread_takes(const struct sweep_copy *c, const struct qitem *q, cons
 	if (c->test_thread_all)
 		return c->o.reflink != SWEEP_COPY_REFLINK_ALWAYS;
 #endif
+	/*
+	 * A batch the plan found in the page cache is copied on the reader's
+	 * thread: its data never waits for the disk, so the thread only adds
+	 * the hand-off, and every byte read on one CPU was written from the
+	 * other's cache. Warm /usr/share into /dev/shm: 1.17-1.28x cp -a's CPU
+	 * through the thread, 1.03-1.05x without it, and no more wall time.
+	 * Not where each copy waits for its disk (--fsync), nor where
+	 * SWEEP_COPY_THREADS asked for the threads.
+	 */
+	if (c->batch_warm && !(c->o.flags & SWEEP_COPY_FSYNC) && !c->thread->asked)
+		return false;
 	if (c->o.reflink == SWEEP_COPY_REFLINK_NEVER)
 		return true;
 	/* AUTO: only once a clone between these two filesystems was refused, and across filesystems. */
