@@ -92,14 +92,13 @@ int sweep__dest_dir(const struct sweep_copy *c, const char *dst, const char **re
 	return fd;
 }
 
-int sweep__dest_cache_dir(const struct sweep_copy *c, struct dest_cache *dc, const char *dst, bool fresh,
-			  const char **ret_name)
+int sweep__dest_cache_dir(const struct sweep_copy *c, struct dest_cache *dc, const char *dst, const char **ret_name)
 {
 	size_t n = dir_part(dst, ret_name);
 	bool slash = *ret_name != dst;
 	struct stat st;
 
-	dc->hit = !fresh && dc->fd >= 0 && dc->slash == slash && dc->len == n && !memcmp(dc->dir, dst, n);
+	dc->hit = dc->fd >= 0 && dc->slash == slash && dc->len == n && !memcmp(dc->dir, dst, n);
 	if (dc->hit)
 		return dc->fd;
 	const char *name;

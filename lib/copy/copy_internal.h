@@ -76,9 +76,9 @@
  * What is done through a cached descriptor is only what a stale one cannot
  * make unsafe: a fstatat that finds nothing (the plan stage, for a regular
  * file), an unnamed O_TMPFILE (the write stage). Anything that names,
- * replaces or removes an entry looks its directory up afresh (fresh: true),
- * and a copy is named only in the directory the fresh lookup finds, after
- * it was checked (copy_write.c).
+ * replaces or removes an entry looks its directory up afresh, and a copy is
+ * named only through the descriptor the fresh lookup gives (copy_write.c,
+ * commit()); the cache keeps the directory its copies are made in.
  */
 struct dest_cache {
 	char *dir; /* dst's directory part, as in the names handed to sweep__dest_dir() */
@@ -402,11 +402,10 @@ int sweep__src_dir(const struct src_ref *s, const char **ret_name);
 int sweep__src_dir_at(const struct src_ref *s, const char **ret_name, int *closeme);
 /*
  * The directory of dst: the cached descriptor (borrowed: the caller never
- * closes it) when it is dst's directory and !fresh, else looked up afresh
- * (sweep__dest_dir) and cached in place of the old one. fd or -errno.
+ * closes it) when it is dst's directory, else looked up afresh
+ * (sweep__dest_dir), stat'ed and cached in place of the old one. fd or -errno.
  */
-int sweep__dest_cache_dir(const struct sweep_copy *c, struct dest_cache *dc, const char *dst, bool fresh,
-			  const char **ret_name);
+int sweep__dest_cache_dir(const struct sweep_copy *c, struct dest_cache *dc, const char *dst, const char **ret_name);
 /* Close the cached descriptor (the engine changed the tree, or is done). */
 void sweep__dest_cache_drop(struct dest_cache *dc);
 void sweep__dest_cache_free(struct dest_cache *dc);

@@ -540,7 +540,7 @@ int sweep__plan_entry_ref(struct sweep_copy *c, const struct src_ref *s, const c
 	 */
 	dirfd = -1;
 	if (!top && S_ISREG(s->st->mode) && !(s->flags & SRC_STREAM)) {
-		int fd = sweep__dest_cache_dir(c, &c->dcache, dst, false, &name);
+		int fd = sweep__dest_cache_dir(c, &c->dcache, dst, &name);
 		if (fd >= 0)
 			c->plan_dst_dev = (uint64_t)c->dcache.st.st_dev;
 		/* A directory this walk made: nothing there but what the walk put there (copy_fresh.c). */

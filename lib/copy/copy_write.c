@@ -10,10 +10,11 @@
  * filesystem has no O_TMPFILE, it is a fresh name made with O_EXCL, removed
  * again on failure (by this run only: nothing else is ever removed). Just
  * before the copy is put in place its directory is looked up again beneath
- * the destination root and must be the directory it was made in: one
- * replaced meanwhile is an error for the file, never followed (an unnamed
- * copy made in the thread's cached directory is named in the directory
- * that stands there now: see commit()).
+ * the destination root, never through a symlink, and the copy is named
+ * through that descriptor: an unnamed copy in the directory that stands at
+ * the path now, a named temporary only if that is the directory it was
+ * made in (one replaced meanwhile is an error for the file, never
+ * followed). See commit().
  *
  * A FIFO or a device the caller named as the destination is written into
  * instead (cp f /dev/null, cp f fifo): the stream gets the data in order,
@@ -151,7 +152,7 @@ static bool test_emfile(const struct fcopy *f)
  */
 static int cached_tmpfile(struct sweep_copy *c, struct fcopy *f)
 {
-	int dfd = sweep__dest_cache_dir(c, f->dc, f->q->dst, false, &f->name);
+	int dfd = sweep__dest_cache_dir(c, f->dc, f->q->dst, &f->name);
 
 	if (dfd < 0)
 		return dfd;
@@ -357,24 +358,37 @@ static int put_name(const struct sweep_copy *c, struct fcopy *f, int dfd, const 
 }
 
 /*
- * Put the finished copy onto its name. Its directory is looked up again,
- * beneath the root without symlinks, and must still be the one the copy
- * was made in: a directory moved away never gets a name again (the
- * contract tests/race/cp.sh checks: every file is named at its path as it
- * stands when the file is named, or said replaced). Naming through the
- * cached descriptor instead saved an openat2, fstat and close a file, but
- * put the rest of a moved directory's copies into it, wherever it was
- * moved. An unnamed copy made through the cache's descriptor may have been
- * made before its directory was replaced by another (a real directory: the
- * lookup refuses symlinks): it is named in the one that stands there now,
- * as a copy begun after the swap would be.
+ * Put the finished copy onto its name, in its directory as the path stands
+ * now: looked up again beneath the root, with no symlink on the way
+ * (openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, every component), and
+ * named through that fresh descriptor. A directory moved away never gets
+ * a name again, nor one reached through a symlink swapped into any
+ * ancestor (the contract tests/race/cp.sh checks: every file is named at
+ * its path as it stands when the file is named, or said replaced).
+ *
+ * An unnamed copy (O_TMPFILE, made through the thread's cached descriptor
+ * or one looked up for it) is named in whatever real directory stands
+ * there now, as a copy begun after a swap would be: an unnamed file is
+ * harmless wherever it was made, and what it took from the directory it
+ * was made in (its group: see sweep__write_finish) was judged from that
+ * directory's own stat. So no fstat of the fresh descriptor, and the cache
+ * keeps the descriptor the copies are made in: openat2 and close a file,
+ * where the fresh lookup that replaced the cached one took an fstat more.
+ * A named temporary is
+ * renamed within its directory: that must be the one it was made in.
  */
 static int commit(const struct sweep_copy *c, struct fcopy *f)
 {
 	const char *name;
 	struct stat now;
 	bool own = !f->dc || f->q->place || f->tmpname || f->q->into;
-	int dfd = own ? sweep__dest_item_dir(c, f->q, &name) : sweep__dest_cache_dir(c, f->dc, f->q->dst, true, &name);
+	int dfd = sweep__dest_item_dir(c, f->q, &name);
+
+	if ((dfd == -EMFILE || dfd == -ENFILE) && !own) {
+		/* Out of descriptors: the cached one is not needed to name this copy. */
+		sweep__dest_cache_drop(f->dc);
+		dfd = sweep__dest_item_dir(c, f->q, &name);
+	}
 	int rc = dfd < 0 ? dfd : 0;
 
 	/* The directory gone or a symlink before this copy was begun through the cache: it could not be created. */
@@ -382,13 +396,11 @@ static int commit(const struct sweep_copy *c, struct fcopy *f)
 		sweep__write_fail(f, SWEEP_COPY_OP_CREATE, rc);
 	if (rc == 0 && own && fstat(dfd, &now) < 0)
 		rc = -errno;
-	else if (rc == 0 && !own)
-		now = f->dc->st;
-	if (rc == 0 && (now.st_dev != f->dir_st.st_dev || now.st_ino != f->dir_st.st_ino) && (own || !f->dir_cached))
+	else if (rc == 0 && own && (now.st_dev != f->dir_st.st_dev || now.st_ino != f->dir_st.st_ino))
 		rc = -ESTALE; /* the directory was replaced while the file was copied */
 	if (rc == 0)
 		rc = put_name(c, f, dfd, name);
-	if (own && dfd >= 0)
+	if (dfd >= 0)
 		close(dfd);
 	return rc;
 }

@@ -42,7 +42,7 @@ struct log {
 	bool swap_planned; /* ... at the first entry of it made by the plan stage (on_done of a symlink, a directory) instead */
 };
 
-enum swap { SWAP_NONE, SWAP_MOVED_SYMLINK, SWAP_REMOVED_SYMLINK, SWAP_REMOVED_DIR };
+enum swap { SWAP_NONE, SWAP_MOVED_SYMLINK, SWAP_REMOVED_SYMLINK, SWAP_REMOVED_DIR, SWAP_ANCESTOR_SYMLINK };
 
 static char base[] = "/tmp/sweep-test-copy.XXXXXX";
 
@@ -55,6 +55,15 @@ static void swap_dir(struct log *l)
 
 	snprintf(d, sizeof(d), "%s/dst/s/sub", base);
 	snprintf(t, sizeof(t), "%s/outside", base);
+	if (l->dir_swap == SWAP_ANCESTOR_SYMLINK) {
+		/* an ancestor, dst/s, moved out of the destination and a symlink to it put in its place */
+		snprintf(d, sizeof(d), "%s/dst/s", base);
+		snprintf(t, sizeof(t), "%s/moved-s", base);
+		sh("mv %s %s", d, t);
+		assert_int_equal(symlink(t, d), 0);
+		l->swapped = true;
+		return;
+	}
 	if (l->dir_swap == SWAP_MOVED_SYMLINK)
 		sh("mv %s %s.moved", d, d);
 	else
@@ -445,15 +454,16 @@ static bool empty_dir(const char *rel)
 }
 
 /*
- * A destination directory swapped after its descriptor was cached: its
- * files' copies are made and named through the descriptor, so a symlink put
- * at its path never redirects one. Moved away: the copies land in the
- * moved directory. Removed, a symlink in its place: the copy is refused.
- * Removed, a new directory in its place: named there.
+ * A destination directory swapped after its descriptor was cached: a copy
+ * is named only through a fresh lookup beneath the destination that follows
+ * no symlink, so a symlink put at its path or at an ancestor's never
+ * redirects one, and a directory moved away gets no name again. Removed, a
+ * symlink in its place: the copy is refused. Removed, a new directory in
+ * its place: named there.
  */
 static void test_dest_dir_swapped(void **state)
 {
-	static const int how[] = { SWAP_MOVED_SYMLINK, SWAP_REMOVED_SYMLINK, SWAP_REMOVED_DIR };
+	static const int how[] = { SWAP_MOVED_SYMLINK, SWAP_REMOVED_SYMLINK, SWAP_REMOVED_DIR, SWAP_ANCESTOR_SYMLINK };
 	struct stat st;
 
 	(void)state;
@@ -461,10 +471,30 @@ static void test_dest_dir_swapped(void **state)
 	put("src/sub/d", "delta\n", 0644);
 	for (size_t i = 0; i < sizeof(how) / sizeof(*how); i++) {
 		struct log l = { .dir_swap = how[i] };
-		sh("rm -rf %s/dst/s %s/outside && mkdir %s/outside", base, base, base);
+		sh("rm -rf %s/dst/s %s/outside %s/moved-s && mkdir %s/outside", base, base, base, base);
 		(void)copy_tree(&l, SWEEP_COPY_RECURSIVE, SWEEP_PRESERVE_ALL, "s");
 		assert_true(l.swapped);
 		assert_true(empty_dir("outside")); /* nothing written through the symlink */
+		if (how[i] == SWAP_ANCESTOR_SYMLINK) {
+			/*
+			 * dst/s moved out of the destination while b waited to be
+			 * named, dst/s a symlink to it now: b is refused (its path
+			 * goes through a symlink; a lookup that followed it would
+			 * find the very directory b was made in), and nothing else
+			 * is named through the symlink: each file is there only
+			 * where it was named before the move, else refused.
+			 */
+			static const char *const later[] = { "moved-s/a", "moved-s/empty", "moved-s/sub/a2",
+							     "moved-s/sub/c", "moved-s/sub/d" };
+			unsigned missing = 0;
+			assert_int_equal(lst("moved-s/sub/b", &st), -1);
+			for (size_t k = 0; k < sizeof(later) / sizeof(*later); k++)
+				missing += lst(later[k], &st) != 0;
+			assert_true(l.errors >= 1 + missing);
+			assert_int_equal(lst("dst/s", &st), 0);
+			assert_true(S_ISLNK(st.st_mode));
+			continue;
+		}
 		const char *a = slurp("dst/s/a");
 		assert_true(a && !strcmp(a, "alpha\n"));
 		if (how[i] == SWAP_MOVED_SYMLINK) {
@@ -486,13 +516,18 @@ static void test_dest_dir_swapped(void **state)
 			assert_true(S_ISLNK(st.st_mode));
 		} else {
 			/*
-			 * b made through the cached descriptor (a file of sub before
-			 * it) is named in the directory that stands there now, as a
-			 * copy begun after the swap would be; made in a directory
-			 * looked up for it alone (b read first: the order is the
-			 * filesystem's), it is refused as replaced.
+			 * b, unnamed (O_TMPFILE), is named in the directory that
+			 * stands there now, as a copy begun after the swap would be,
+			 * whichever descriptor it was made through; a named
+			 * temporary (a filesystem without O_TMPFILE) is refused as
+			 * replaced.
 			 */
 			const char *b = slurp("dst/s/sub/b");
+			int tfd = getenv("SWEEP_TEST_NO_TMPFILE") ? -1 : open(base, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+			if (tfd >= 0) {
+				close(tfd);
+				assert_non_null(b);
+			}
 			if (b) {
 				assert_string_equal(b, "bravo bravo\n");
 				assert_int_equal(lst("dst/s/sub/b", &st), 0);
