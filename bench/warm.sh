@@ -11,8 +11,10 @@
 #   sweep-du -s              against  du -s
 #   sweep-cp -a TREE DEST    against  cp -a TREE DEST
 # WARM_ONLY="tar cp" runs those pairs only.
-# WARM_BASE=BUILD0 runs BUILD0's sweep-tar too (base-tar, base-tar-ssd),
-# alternating with the rest: a before/after in one pass, under one load.
+# WARM_BASE=BUILD0 runs BUILD0's sweep-tar and sweep-cp too (base-tar,
+# base-tar-ssd, base-cp), alternating with the rest: a before/after in one
+# pass, under one load.
+# SWEEP_DEVICE=hdd|ssd (the library's override) reaches every sweep tool.
 # DEST is a fresh directory under $WARM_DEST (default /dev/shm), removed
 # before each copy, untimed, so that both write to memory too.
 # Archives go through a pipe to cat (GNU tar skips reading data when its
@@ -62,10 +64,12 @@ declare -A CMD=(
 )
 ORDER=(gnu-tar sweep-tar sweep-tar-ssd gnu-du sweep-du gnu-cp sweep-cp)
 if [ -n "${WARM_BASE:-}" ]; then
-	[ -x "$WARM_BASE/utils/sweep-tar" ] || { echo "warm.sh: no sweep-tar in $WARM_BASE" >&2; exit 2; }
+	[ -x "$WARM_BASE/utils/sweep-tar" ] && [ -x "$WARM_BASE/utils/sweep-cp" ] ||
+		{ echo "warm.sh: no sweep-tar/sweep-cp in $WARM_BASE" >&2; exit 2; }
 	CMD[base-tar]="'$WARM_BASE/utils/sweep-tar' -cf - '$TREE' 2>/dev/null | cat >/dev/null"
 	CMD[base-tar-ssd]="'$WARM_BASE/utils/sweep-tar' --device=ssd -cf - '$TREE' 2>/dev/null | cat >/dev/null"
-	ORDER=(gnu-tar base-tar sweep-tar base-tar-ssd sweep-tar-ssd gnu-du sweep-du gnu-cp sweep-cp)
+	CMD[base-cp]="'$WARM_BASE/utils/sweep-cp' -a '$TREE' '$DEST/copy'"
+	ORDER=(gnu-tar base-tar sweep-tar base-tar-ssd sweep-tar-ssd gnu-du sweep-du gnu-cp base-cp sweep-cp)
 fi
 if [ -n "${WARM_ONLY:-}" ]; then # e.g. WARM_ONLY="tar cp": those pairs only
 	keep=()
