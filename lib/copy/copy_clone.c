@@ -469,15 +469,12 @@ static void make_here(struct sweep_copy *c, const struct qitem *q, const struct 
 	sweep__write_free(&fc);
 }
 
-/* dst's directory part, hashed (FNV-1a; never 0, a thread's "no job"). */
+/* dst's directory part, hashed (never 0, a thread's "no job"). */
 static uint64_t dir_key(const char *dst)
 {
 	const char *slash = strrchr(dst, '/');
-	uint64_t h = 14695981039346656037u;
 
-	for (const char *s = dst; slash && s < slash; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211u;
-	return h | 1;
+	return sweep__name_hash(dst, slash ? (size_t)(slash - dst) : 0) | 1;
 }
 
 void sweep__clone_submit(struct sweep_copy *c, const struct qitem *q, const struct sweep_file *f, int status)

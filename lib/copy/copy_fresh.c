@@ -33,15 +33,6 @@ static size_t trimmed(const char *s, size_t n)
 	return n;
 }
 
-static uint64_t name_hash(const char *s, size_t n)
-{
-	uint64_t h = 14695981039346656037u;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211u;
-	return h;
-}
-
 void sweep__fresh_begin(struct sweep_copy *c)
 {
 	c->fresh_from = c->ndirs;
@@ -64,7 +55,7 @@ void sweep__fresh_end(struct sweep_copy *c)
 static void put(size_t *set, size_t cap, const struct dirmeta *dirs, size_t idx)
 {
 	const char *d = dirs[idx].dst;
-	size_t i = name_hash(d, trimmed(d, strlen(d))) & (cap - 1);
+	size_t i = sweep__name_hash(d, trimmed(d, strlen(d))) & (cap - 1);
 
 	while (set[i] != SIZE_MAX)
 		i = (i + 1) & (cap - 1);
@@ -100,7 +91,7 @@ bool sweep__fresh_dir(struct sweep_copy *c, const struct dest_cache *dc)
 		return c->fresh_is;
 	bool found = false;
 	size_t n = trimmed(dc->dir, dc->len);
-	for (size_t i = name_hash(dc->dir, n) & (c->fresh_cap - 1); !found && c->fresh[i] != SIZE_MAX;
+	for (size_t i = sweep__name_hash(dc->dir, n) & (c->fresh_cap - 1); !found && c->fresh[i] != SIZE_MAX;
 	     i = (i + 1) & (c->fresh_cap - 1)) {
 		const struct dirmeta *d = &c->dirs[c->fresh[i]];
 		found = c->fresh[i] >= c->fresh_from && d->created && trimmed(d->dst, strlen(d->dst)) == n &&

@@ -467,6 +467,15 @@ void sweep__fresh_end(struct sweep_copy *c);
 void sweep__fresh_add(struct sweep_copy *c, size_t idx);
 /* dc's directory was made by this walk and still looks it (owner-only, ours). */
 bool sweep__fresh_dir(struct sweep_copy *c, const struct dest_cache *dc);
+/* A destination name's n bytes, hashed (FNV-1a): the fresh set's key, and the clone pool's directory key. */
+static inline uint64_t sweep__name_hash(const char *s, size_t n)
+{
+	uint64_t h = 14695981039346656037u;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211u;
+	return h;
+}
 
 /* The errno a clone from src to dst failed with before (then it is not tried again), or 0. */
 static inline int copy_noclone_err(const struct sweep_copy *c, uint64_t src, uint64_t dst)
