@@ -92,6 +92,23 @@ int sweep__dest_dir(const struct sweep_copy *c, const char *dst, const char **re
 	return fd;
 }
 
+bool sweep__fds_give_back(struct sweep_copy *c)
+{
+	bool had = c->dcache.fd >= 0;
+
+	sweep__dest_cache_drop(&c->dcache);
+	return had;
+}
+
+int sweep__dest_dir_mine(struct sweep_copy *c, const char *dst, const char **ret_name)
+{
+	int fd = sweep__dest_dir(c, dst, ret_name);
+
+	if ((fd == -EMFILE || fd == -ENFILE) && sweep__fds_give_back(c))
+		fd = sweep__dest_dir(c, dst, ret_name);
+	return fd;
+}
+
 int sweep__dest_cache_dir(const struct sweep_copy *c, struct dest_cache *dc, const char *dst, const char **ret_name)
 {
 	size_t n = dir_part(dst, ret_name);

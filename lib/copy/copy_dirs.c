@@ -16,8 +16,17 @@
 
 #include "copy_internal.h"
 
-/* The source directory's xattrs and ACLs, read now. */
-static int capture(const struct sweep_copy *c, const struct src_ref *s, struct meta_blob **ret)
+/* May the directory's attributes be read by name (no descriptor of its own), as the walk met it? */
+static bool by_name_ok(int dfd, const char *name, bool follow)
+{
+	struct stat st;
+
+	/* By name nothing is followed: a followed source only where no symlink stands there. */
+	return !follow || (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode));
+}
+
+/* The source directory's xattrs and ACLs, read now (on the caller's thread). */
+static int capture(struct sweep_copy *c, const struct src_ref *s, struct meta_blob **ret)
 {
 	const char *name;
 	int dfd, fd, rc;
@@ -35,13 +44,17 @@ static int capture(const struct sweep_copy *c, const struct src_ref *s, struct m
 		name = s->name;
 	if (dfd < 0)
 		return dfd;
-	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+	int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW);
+	fd = openat(dfd, name, flags);
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE) && sweep__fds_give_back(c))
+		fd = openat(dfd, name, flags);
 	rc = fd < 0 ? -errno : 0;
 	if (fd >= 0) {
 		struct meta_ref r = { .fd = fd };
 		rc = sweep__meta_capture(&r, c->o.preserve, true, ret);
 		close(fd);
-	} else if (rc == -EACCES) {
+	} else if (rc == -EACCES || ((rc == -EMFILE || rc == -ENFILE) && by_name_ok(dfd, name, follow))) {
+		/* Not readable to us, or no descriptor left under a low limit: by name, as it stands. */
 		struct meta_ref r = { .fd = -1, .dirfd = dfd, .name = name };
 		rc = sweep__meta_capture(&r, c->o.preserve, true, ret);
 	}

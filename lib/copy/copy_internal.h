@@ -406,6 +406,14 @@ int sweep__src_dir_at(const struct src_ref *s, const char **ret_name, int *close
  * (sweep__dest_dir), stat'ed and cached in place of the old one. fd or -errno.
  */
 int sweep__dest_cache_dir(const struct sweep_copy *c, struct dest_cache *dc, const char *dst, const char **ret_name);
+/*
+ * Out of descriptors (EMFILE, ENFILE) on the caller's thread: what it
+ * caches goes back (c->dcache; never from a writer thread, whose cache is
+ * its own), true when anything did, so that one try more may succeed.
+ */
+bool sweep__fds_give_back(struct sweep_copy *c);
+/* sweep__dest_dir on the caller's thread, tried once more after sweep__fds_give_back() where it ran out of descriptors. */
+int sweep__dest_dir_mine(struct sweep_copy *c, const char *dst, const char **ret_name);
 /* Close the cached descriptor (the engine changed the tree, or is done). */
 void sweep__dest_cache_drop(struct dest_cache *dc);
 void sweep__dest_cache_free(struct dest_cache *dc);

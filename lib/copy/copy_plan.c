@@ -206,6 +206,16 @@ void sweep__plan_item_free(struct qitem *it)
 	free(it->place);
 }
 
+/* The source of queue item idx into the batch (which reads it here when full). */
+static int batch_add(struct sweep_copy *c, const struct src_ref *s, size_t idx)
+{
+	if (s->walked)
+		return sweep_batch_add_entry(c->batch, s->walked, idx);
+	if (s->root_fd == AT_FDCWD)
+		return sweep_batch_add_path(c->batch, s->rel, s->st, (s->flags & SWEEP_COPY_SRC_FOLLOWED) != 0, idx);
+	return sweep_batch_add_beneath(c->batch, s->root_fd, s->rel, s->path, s->st, idx);
+}
+
 /* A regular file into the queue; the batch reads it when full (here, inside the add) or at a flush. */
 static int enqueue(struct sweep_copy *c, const struct src_ref *s, const char *dst, const char *place,
 		   const struct stat *dst_st, bool into, struct lnode *ln, uint64_t cookie)
@@ -223,12 +233,10 @@ static int enqueue(struct sweep_copy *c, const struct src_ref *s, const char *ds
 	c->qbytes += bytes;
 	if (c->o.on_plan)
 		c->o.on_plan(1, s->st->size, c->o.ctx);
-	if (s->walked)
-		rc = sweep_batch_add_entry(c->batch, s->walked, idx);
-	else if (s->root_fd == AT_FDCWD)
-		rc = sweep_batch_add_path(c->batch, s->rel, s->st, (s->flags & SWEEP_COPY_SRC_FOLLOWED) != 0, idx);
-	else
-		rc = sweep_batch_add_beneath(c->batch, s->root_fd, s->rel, s->path, s->st, idx);
+	rc = batch_add(c, s, idx);
+	/* The plan takes a descriptor of a new root: out of them, the cached directory goes, and one try more. */
+	if ((rc == -EMFILE || rc == -ENFILE) && c->nq == idx + 1 && !c->stop && sweep__fds_give_back(c))
+		rc = batch_add(c, s, idx);
 	if (rc < 0 && c->nq == idx + 1 && !c->stop) {
 		/* not added (the batch did not run): the item goes */
 		c->nq--;
@@ -553,7 +561,7 @@ int sweep__plan_entry_ref(struct sweep_copy *c, const struct src_ref *s, const c
 	}
 	bool own = dirfd < 0;
 	if (own)
-		dirfd = sweep__dest_dir(c, dst, &name);
+		dirfd = sweep__dest_dir_mine(c, dst, &name);
 	struct stat dir_st;
 	/* Which writer thread makes a queued copy: the one for the filesystem of its directory. */
 	if (own && dirfd >= 0 && data)

@@ -147,15 +147,16 @@ void sweep__walk_ahead_new(struct walk *w)
 	unsigned n = w->prof.walk_threads;
 	if (n < 2)
 		return;
+	/* Each slot holds a directory open: a quarter of the descriptors still free (a low limit). */
+	size_t window = 2 * (size_t)n + 8, fds = sweep__nofile_free(4, (unsigned)window);
+	/* Not two slots' worth (ulimit -n 8 to about 15): a directory read ahead holds one the caller's copies need. */
+	if (fds < 2)
+		return;
 	struct walk_ahead *a = calloc(1, sizeof(*a));
 	if (!a)
 		return;
 	a->w = w;
-	a->window = 2 * (size_t)n + 8;
-	/* Each slot holds a directory open: a quarter of the descriptors still free (a low limit). */
-	size_t fds = sweep__nofile_free(4, (unsigned)a->window);
-	if (a->window > fds)
-		a->window = fds < 2 ? 2 : fds;
+	a->window = window > fds ? fds : window;
 	pthread_mutex_init(&a->mu, NULL);
 	pthread_cond_init(&a->work, NULL);
 	pthread_cond_init(&a->done, NULL);
