@@ -8,9 +8,12 @@
 #   - -x of each restores the tree: pax archives exactly as the source
 #     (manifest.py: stat fields, contents, data map, xattrs, ACLs, hard-link
 #     groups), the default formats as GNU tar or bsdtar itself extracts them;
-#   - path-traversal archives ("../x", "a/../../x", "/abs", a symlink then a
-#     member through it, a hard link to "../x") are refused member by member
-#     with an error and exit status 2, and nothing is written outside -C.
+#   - path-traversal archives ("../x", "a/../../x", a symlink then a member
+#     through it, a hard link to "../x") are refused member by member with an
+#     error and exit status 2, and nothing is written outside -C;
+#   - an absolute name ("/abs", GNU tar -P's archives) is extracted below -C
+#     without its leading '/', as GNU tar and bsdtar extract it, said once in
+#     GNU tar's words; the same tree as GNU tar's.
 . "$TESTS_DIR/tar/lib.sh"
 cd "$WORK" || die "cd $WORK"
 
@@ -112,18 +115,40 @@ PY
 before=$(cd "$WORK" && find . -path ./ex -prune -o -print | sort; cat victim/file)
 rc=0; "$T" -x -f evil.tar -C ex 2> evil.err || rc=$?
 [ $rc = 2 ] || { cat evil.err >&2; die "traversal archive: exit $rc, not 2"; }
-for m in ../up a/../../up2 "$WORK/abs" l/pwned rel/file hl; do
+for m in ../up a/../../up2 l/pwned rel/file hl; do
 	grep -qF "sweep-tar: $m: " evil.err || { cat evil.err >&2; die "traversal archive: no error for $m"; }
 done
 [ "$(cd "$WORK" && find . -path ./ex -prune -o -print | sort; cat victim/file)" = "$before" ] ||
 	die "traversal archive: something was written outside -C"
 [ -f ex/ok1 ] && [ -f ex/ok2 ] || die "traversal archive: the harmless members were not extracted"
 [ ! -e "$WORK/../up" ] && [ ! -e "$WORK/abs" ] || die "traversal archive: a member escaped"
-# GNU tar -P writes such names too
-(cd src && tar -c -P -f "$WORK/gnu-up.tar" ../src/tree/hard "$WORK/src/tree/empty") 2>/dev/null
-mkdir ex2 && rc=0 && "$T" -x -f gnu-up.tar -C ex2 2> up.err || rc=$?
-[ $rc = 2 ] && grep -q "Path contains '..'" up.err && grep -q "Path is absolute" up.err ||
-	{ cat up.err >&2; die "GNU tar -P archive: exit $rc"; }
-[ -z "$(ls -A ex2)" ] || die "GNU tar -P archive: something was extracted"
-ok "traversal archives refused, nothing outside -C"
+[ -f "ex/${WORK#/}/abs" ] && ! grep -qF "$WORK/abs:" evil.err &&
+	[ "$(grep -c "Removing leading \`/' from member names" evil.err)" = 1 ] ||
+	{ cat evil.err >&2; die "traversal archive: the absolute name was not extracted below -C, said once"; }
+# GNU tar -P writes such names too: "..", refused; absolute, below -C, as GNU tar extracts them
+(cd src && tar -c -P -f "$WORK/gnu-up.tar" ../src/tree/hard "$WORK/src/tree/empty" "$WORK/src/tree/empty") 2>/dev/null
+mkdir ex2 gx2 && rc=0 && "$T" -x -f gnu-up.tar -C ex2 2> up.err || rc=$?
+grc=0 && tar -x -f gnu-up.tar -C gx2 2> /dev/null || grc=$?
+[ $rc = 2 ] && [ $grc = 2 ] && grep -q "Path contains '..'" up.err && ! grep -q "Path is absolute" up.err ||
+	{ cat up.err >&2; die "GNU tar -P archive: exit $rc (GNU tar $grc)"; }
+[ -n "$(ls -A ex2)" ] && diff <(cd gx2 && find . | sort) <(cd ex2 && find . | sort) >&2 ||
+	die "GNU tar -P archive: not the tree GNU tar extracts"
+# -t lists the names as stored; a hard link's absolute target loses its '/', as in GNU tar -tv
+python3 - "$WORK/abslink.tar" <<'PY'
+import io, sys, tarfile
+with tarfile.open(sys.argv[1], "w", format=tarfile.PAX_FORMAT) as t:
+    f = tarfile.TarInfo("/top/f"); f.size = 3; t.addfile(f, io.BytesIO(b"abc"))
+    h = tarfile.TarInfo("//top/h"); h.type = tarfile.LNKTYPE; h.linkname = "/top/f"; t.addfile(h)
+PY
+for mode in -tvf -xf; do
+	rm -rf sx gx && mkdir sx gx
+	rc=0; (cd sx && "$T" $mode "$WORK/abslink.tar") > s.out 2> s.err || rc=$?
+	grc=0; (cd gx && tar $mode "$WORK/abslink.tar") > g.out 2> g.err || grc=$?
+	sed -i 's/^sweep-tar:/tar:/' s.err
+	[ $rc = 0 ] && [ $grc = 0 ] && diff g.out s.out >&2 && diff g.err s.err >&2 ||
+		die "absolute names, tar $mode: exit $rc (GNU tar $grc), output or messages differ"
+done
+[ "$(stat -c %h:%i sx/top/h)" = "$(stat -c %h:%i sx/top/f)" ] && [ "$(cat sx/top/h)" = abc ] ||
+	die "absolute hard link target: not linked below -C"
+ok "traversal archives refused, absolute names below -C, nothing outside -C"
 finish

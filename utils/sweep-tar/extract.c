@@ -431,7 +431,7 @@ int tar_read_archive(struct tar *t, enum tar_mode mode, bool verify)
 		fix_times(e);
 		/* Listed by the name it has in the archive, unless --show-transformed-names. */
 		free(shown);
-		if (!(shown = strdup(archive_entry_pathname(e))) || !rename_member(t, e))
+		if (!(shown = strdup(archive_entry_pathname(e))) || !rename_member(t, e) || !tar_read_names(t, e))
 			continue;
 		if (o->show_transformed) {
 			free(shown);

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <archive_entry.h>
+
 #include "cli.h"
 #include "tar.h"
 
@@ -108,6 +110,46 @@ const char *tar_member_name(struct tar *t, const char *path, size_t strip)
 	say_prefix(t, tar_name_prefix(t, path, strip), false);
 	name += len;
 	return *name ? name : ".";
+}
+
+/*
+ * A member read from an archive (-t, -x, -d): what GNU tar says about the
+ * prefixes it would drop ("Removing leading `/' from member names", once
+ * each), and the leading '/' dropped from the name and the hard link
+ * target, as GNU tar and bsdtar do: "/etc/x" is extracted as "etc/x" below
+ * -C. A ".." component stays, for extraction to refuse. With -P nothing is
+ * dropped (-x refuses -P). false: out of memory.
+ */
+bool tar_read_names(struct tar *t, struct archive_entry *e)
+{
+	const char *name = archive_entry_pathname(e), *link = archive_entry_hardlink(e);
+
+	if (t->o->absolute_names)
+		return true;
+	if (name) {
+		say_prefix(t, tar_name_prefix(t, name, 0), false);
+		if (name[0] == '/') {
+			name += strspn(name, "/");
+			if (!*name)
+				name = ".";
+			char *copy = strdup(name);
+			if (!copy)
+				return false;
+			archive_entry_copy_pathname(e, copy);
+			free(copy);
+		}
+	}
+	if (link) {
+		say_prefix(t, tar_name_prefix(t, link, 0), true);
+		if (link[0] == '/') {
+			char *copy = strdup(link + strspn(link, "/"));
+			if (!copy)
+				return false;
+			archive_entry_copy_hardlink(e, copy);
+			free(copy);
+		}
+	}
+	return true;
 }
 
 const char *tar_stored_name(struct tar *t, const char *path, size_t strip, int kind)

@@ -304,6 +304,8 @@ const char *tar_stored_name(struct tar *t, const char *path, size_t strip, int k
 const struct name_prefix *tar_name_prefix(struct tar *t, const char *path, size_t strip);
 /* A hard link to a name that lost prefix p: GNU tar's note for link targets, once. */
 void tar_note_link_target(struct tar *t, const struct name_prefix *p);
+/* A member read from an archive: leading '/' dropped from its name and hard link target, said as GNU tar does. */
+bool tar_read_names(struct tar *t, struct archive_entry *e);
 void tar_names_free(struct tar *t);
 /* GNU tar extracts a symlink to target through a placeholder: absolute, or a ".." component. */
 bool tar_placeholder_target(const char *target);

@@ -35,9 +35,10 @@
  * needs write access to the new parent, so nothing the attacker cannot
  * write changes.
  *
- * Names: an absolute name or one with a ".." component is refused (an
- * error, nothing of it written), as bsdtar refuses them; GNU tar strips
- * them instead. Either way nothing lands outside -C.
+ * Names: one with a ".." component is refused (an error, nothing of it
+ * written), as bsdtar refuses it; an absolute name has lost its leading
+ * '/' before it comes here (tar_read_names(), as GNU tar and bsdtar), and
+ * is refused here too should one come. Nothing lands outside -C.
  */
 #include <errno.h>
 #include <fcntl.h>
