@@ -397,13 +397,13 @@ static int make_parents(struct sweep_copy *e, const char *target, const char *sr
 /* The engine's steps: a batch sorted for --progress, the test hooks' points (compiled in only with -Dtest_hooks=true). */
 static int on_step(enum sweep_copy_step step, const char *src, const char *dst, uint64_t cookie, void *ctx)
 {
-	static uint64_t read, written;
+	static uint64_t read, written, batches;
 
 	(void)src, (void)dst;
 	if (step == SWEEP_COPY_STEP_SORT)
 		progress_planning(((struct cp *)ctx)->progress, cookie); /* cookie: the batch's files */
 	else if (step == SWEEP_COPY_STEP_FLUSH)
-		test_pause("plan", 0);
+		test_pause("plan", ++batches);
 	else if (step == SWEEP_COPY_STEP_OPENED)
 		test_pause("read", ++read);
 	else if (step == SWEEP_COPY_STEP_WRITTEN)

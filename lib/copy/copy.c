@@ -159,6 +159,7 @@ SWEEP_EXPORT struct sweep_copy *sweep_copy_free(struct sweep_copy *c)
 		sweep__write_free(&c->cur);
 	sweep__settle_late_links(c);
 	sweep__read_queue_drop(c);
+	sweep__carry_free(c);
 	free(c->q);
 	free(c->retry);
 	free(c->late);
@@ -205,15 +206,20 @@ SWEEP_EXPORT int sweep_copy_flush(struct sweep_copy *c)
 {
 	if (!c)
 		return -EINVAL;
-	if (c->nq > 0 && !sweep__copy_stopped(c)) {
-		int rc = sweep_batch_flush(c->batch);
-		if (rc < 0 && !c->stop)
-			c->stop = rc;
+	/* Then the files out of descriptors even by themselves in an earlier batch, once more (copy_carry.c). */
+	for (int carried = 0; carried < 2 && (!carried || c->ncarry > 0); carried++) {
+		if (carried)
+			sweep__carry_requeue(c);
+		if (c->nq > 0 && !sweep__copy_stopped(c)) {
+			int rc = sweep_batch_flush(c->batch);
+			if (rc < 0 && !c->stop)
+				c->stop = rc;
+		}
+		/* Whatever a stopped run left: the thread's copies settle (or go), then the queue goes. */
+		sweep__thread_reap(c, true);
+		sweep__settle_late_links(c);
+		sweep__read_queue_drop(c);
 	}
-	/* Whatever a stopped run left: the thread's copies settle (or go), then the queue goes. */
-	sweep__thread_reap(c, true);
-	sweep__settle_late_links(c);
-	sweep__read_queue_drop(c);
 	return sweep__copy_stopped(c);
 }
 

@@ -143,6 +143,7 @@ struct qitem {
 	bool existed;   /* the destination name existed when the file was queued */
 	bool into;      /* the destination is a FIFO or a device: written into, never replaced */
 	bool retried;   /* read again by itself once, after the reader ran out of descriptors */
+	bool carried;   /* queued again at a later flush, after that ran out too (copy_carry.c) */
 	uint64_t dst_dev; /* the device of the directory it goes into, when planned: its writer's (copy_thread.c) */
 };
 
@@ -255,6 +256,9 @@ struct sweep_copy {
 	size_t nretry, capretry;
 	struct late_link *late; /* later names out of descriptors while the batch was read: linked after it */
 	size_t nlate, caplate;
+	const struct sweep_plan_entry *retry_entry; /* the file read again by itself now (copy_read.c) */
+	struct carried *carry;  /* out of descriptors when read again too: queued at the next flush (copy_carry.c) */
+	size_t ncarry, capcarry;
 	/*
 	 * (source, destination) filesystem pairs that could not clone: the
 	 * ioctl is skipped for them. Several: copies to two destination
@@ -351,6 +355,14 @@ void sweep__clone_free(struct sweep_copy *c);
 void sweep__settle_file(struct sweep_copy *c, const struct fcopy *f);
 /* The first copy of n is final (or failed): its other names get their links (or the error). */
 void sweep__settle_links(struct sweep_copy *c, struct lnode *n, bool ok, enum sweep_copy_op op, int err);
+
+/* copy_carry.c (on the caller's thread) */
+/* f, read again by itself (c->retry_entry) and out of descriptors again, kept for the next flush: true when it is. */
+bool sweep__carry(struct sweep_copy *c, const struct fcopy *f);
+/* The files carried, queued again (a full batch is read inside); those that cannot be are reported. */
+void sweep__carry_requeue(struct sweep_copy *c);
+/* Those never queued again reported as they failed, and the list freed. */
+void sweep__carry_free(struct sweep_copy *c);
 
 /* ---- shared pieces (they call no stage) ---- */
 

@@ -360,6 +360,7 @@ static void retry(struct sweep_copy *c, const struct sweep_plan *p)
 		struct sweep_stat st;
 		struct stat raw;
 		q->retried = true;
+		c->retry_entry = e; /* out of descriptors again: carried to the next flush (copy_carry.c) */
 		int fd = sweep__plan_open_entry(p, e, O_RDONLY | O_NOCTTY | O_NONBLOCK);
 		int err = fd < 0 ? fd : fstat(fd, &raw) < 0 ? -errno : 0;
 		if (err == 0) {
@@ -378,6 +379,7 @@ static void retry(struct sweep_copy *c, const struct sweep_plan *p)
 			sweep__settle_file(c, &fc);
 			sweep__write_free(&fc);
 		}
+		c->retry_entry = NULL;
 		if (fd >= 0)
 			close(fd);
 	}

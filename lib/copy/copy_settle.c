@@ -77,6 +77,8 @@ void sweep__settle_file(struct sweep_copy *c, const struct fcopy *f)
 		c->retry[c->nretry++] = (size_t)(q - c->q);
 		return;
 	}
+	if (sweep__carry(c, f))
+		return;
 	c->stats.bytes += f->bytes;
 	for (size_t i = 0; i < f->nmfail; i++)
 		sweep__report_meta(c, f->mfail[i].op, f->mfail[i].err, q->src, sweep__dst_show(c, q->dst), q->cookie);

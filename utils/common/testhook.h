@@ -12,7 +12,8 @@
  * first time test_pause(POINT, n) is called with n >= N (N defaults to 0).
  * The test sees the process stopped (ps state T), does its work, and sends
  * SIGCONT. Points: "walk" (the tree is walked or scanned, nothing read
- * yet), "plan" (a batch is about to be read), "read" (a source file is open
+ * yet), "plan" (a batch is about to be read; in sweep-cp n counts
+ * batches), "read" (a source file is open
  * and checked; n counts files), "write" (a copy is complete and about to be
  * put in place; n counts files), "bytes" (n data bytes were written),
  * "delete" (deletions are about to start), "extract" (sweep-tar -x: -C is
