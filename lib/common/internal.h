@@ -100,6 +100,10 @@ int sweep__openat2_usable(void);
 /* Test hook: walk components even where openat2 works (1), or not (0). */
 void sweep__open_beneath_force_components(int on);
 
+/* --- chmod_nofollow.c --- */
+/* fchmodat(dirfd, name, mode, AT_SYMLINK_NOFOLLOW) without a descriptor where the kernel allows (fchmodat2). 0 or -errno. */
+int sweep__chmod_nofollow(int dirfd, const char *name, mode_t mode);
+
 /* A share of the open-file limit: RLIMIT_NOFILE / div, at most cap (cap where the limit is unknown or infinite). */
 unsigned sweep__nofile_share(unsigned div, unsigned cap);
 /*

@@ -364,7 +364,10 @@ int sweep__dest_link(const struct sweep_copy *c, const char *target, const char 
 
 	if (tdir < 0)
 		return tdir;
-	int ddir = sweep__dest_dir(c, dst, &dname);
+	/* Two names in one directory (the usual hard link): one descriptor, not two, under a low limit. */
+	size_t tn = dir_part(target, &tname), dn = dir_part(dst, &dname);
+	bool one = tn == dn && (tname == target) == (dname == dst) && !memcmp(target, dst, tn);
+	int ddir = one ? tdir : sweep__dest_dir(c, dst, &dname);
 	if (ddir < 0) {
 		close(tdir);
 		return ddir;
@@ -384,7 +387,8 @@ int sweep__dest_link(const struct sweep_copy *c, const char *target, const char 
 		}
 	}
 	close(tdir);
-	close(ddir);
+	if (!one)
+		close(ddir);
 	return rc;
 }
 

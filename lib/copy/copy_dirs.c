@@ -108,8 +108,9 @@ static void apply(struct sweep_copy *c, const struct dirmeta *d)
 			what &= ~(unsigned)(SWEEP_PRESERVE_XATTR | SWEEP_PRESERVE_ACL);
 		if (!(what & SWEEP_PRESERVE_MODE) && d->created) {
 			mode_t m = sweep__dest_new_mode(c, d->st.mode);
-			if ((fd >= 0 ? fchmod(fd, m) : fchmodat(dfd, name, m, AT_SYMLINK_NOFOLLOW)) < 0)
-				sweep__report(c, SWEEP_COPY_OP_META, -errno, d->src, sweep__dst_show(c, d->dst), 0);
+			int rc = fd >= 0 ? (fchmod(fd, m) < 0 ? -errno : 0) : sweep__chmod_nofollow(dfd, name, m);
+			if (rc < 0)
+				sweep__report(c, SWEEP_COPY_OP_META, rc, d->src, sweep__dst_show(c, d->dst), 0);
 		}
 		sweep__report_apply_meta(c, &ms, &md, &d->st, what, d->src, sweep__dst_show(c, d->dst), 0);
 	}

@@ -176,8 +176,8 @@ int sweep__make_special(struct sweep_copy *c, const struct src_ref *s, int dirfd
 	if (rc < 0)
 		return sweep__report(c, SWEEP_COPY_OP_SPECIAL, rc, s->path, sweep__dst_show(c, dst), cookie);
 	if (!(c->o.preserve & SWEEP_PRESERVE_MODE) &&
-	    fchmodat(dirfd, tmp, sweep__dest_new_mode(c, s->st->mode), AT_SYMLINK_NOFOLLOW) < 0)
-		sweep__report(c, SWEEP_COPY_OP_META, -errno, s->path, sweep__dst_show(c, dst), cookie);
+	    (rc = sweep__chmod_nofollow(dirfd, tmp, sweep__dest_new_mode(c, s->st->mode))) < 0)
+		sweep__report(c, SWEEP_COPY_OP_META, rc, s->path, sweep__dst_show(c, dst), cookie);
 	return settle_temp(c, s, dirfd, tmp, name, dst, existed, SWEEP_COPY_HOW_SPECIAL, SWEEP_COPY_OP_SPECIAL, cookie);
 }
 
@@ -209,7 +209,8 @@ static int make_link(struct sweep_copy *c, const char *target, const char *src, 
 	struct stat dst_st, tst;
 	const char *name, *tname;
 	char *bk = NULL;
-	int dfd = sweep__dest_dir(c, dst, &name), rc = 0;
+	/* Not deferred (the plan, or the batch is done): nothing borrowed from the cache is held, it may go. */
+	int dfd = may_defer ? sweep__dest_dir(c, dst, &name) : sweep__dest_dir_mine(c, dst, &name), rc = 0;
 	bool existed = dfd >= 0 && fstatat(dfd, name, &dst_st, AT_SYMLINK_NOFOLLOW) == 0;
 
 	/* Kept where it is not the copy's inode already (a name left alone by -u, linked again). */
@@ -227,6 +228,8 @@ static int make_link(struct sweep_copy *c, const char *target, const char *src, 
 	if (rc < 0)
 		return sweep__report(c, SWEEP_COPY_OP_BACKUP, rc, src, sweep__dst_show(c, dst), cookie);
 	rc = sweep__dest_link(c, target, dst);
+	if ((rc == -EMFILE || rc == -ENFILE) && !may_defer && sweep__fds_give_back(c))
+		rc = sweep__dest_link(c, target, dst); /* (two directories at once) */
 	if ((rc == -EMFILE || rc == -ENFILE) && may_defer && !bk)
 		return rc; /* nothing changed yet: the caller tries again when descriptors are back */
 	if (rc < 0) {

@@ -320,9 +320,9 @@ static void copy_mode(struct meta_run *run, const struct meta_ref *dst, const st
 {
 	/* Set-id bits on a file owned by someone else would be a gift: cp drops them. */
 	mode_t mode = (mode_t)(st->mode & (owned ? 07777 : 01777));
-	int rc = dst->fd >= 0 ? fchmod(dst->fd, mode) : fchmodat(dst->dirfd, dst->name, mode, AT_SYMLINK_NOFOLLOW);
+	int rc = dst->fd >= 0 ? (fchmod(dst->fd, mode) < 0 ? -errno : 0) : sweep__chmod_nofollow(dst->dirfd, dst->name, mode);
 	if (rc < 0)
-		fail(run, SWEEP_COPY_META_MODE, -errno);
+		fail(run, SWEEP_COPY_META_MODE, rc);
 }
 
 static void copy_times(struct meta_run *run, const struct meta_ref *dst, const struct sweep_stat *st, bool mtime)

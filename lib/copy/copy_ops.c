@@ -119,7 +119,7 @@ SWEEP_EXPORT int sweep_copy_chmod(struct sweep_copy *c, const char *dst, unsigne
 	else if (S_ISLNK(st.st_mode))
 		r = -ELOOP;
 	else
-		r = fchmodat(dfd, name, (mode_t)(mode & 07777), AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+		r = sweep__chmod_nofollow(dfd, name, (mode_t)(mode & 07777));
 	close(dfd);
 	return r;
 }

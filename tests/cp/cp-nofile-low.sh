@@ -8,7 +8,8 @@
 # symlink and a subdirectory with an xattr: a directory is made, and its
 # xattrs read, while the walk, the batch being read and the cached
 # destination directory hold the rest (found copying /usr/share/doc), and
-# in the SSD class while the walk reads directories ahead. At 8 and 9 a
+# in the SSD class while the walk reads directories ahead; and a FIFO's mode
+# set by name (glibc's fchmodat opens it: fchmodat2 needs no descriptor). At 8 and 9 a
 # batch read mid-walk has not the three descriptors a copy needs even for
 # one file by itself: its files are carried to the last flush, after the
 # walk (copy_carry.c).
@@ -32,6 +33,8 @@ for d in range(40):
     os.symlink("f0", os.path.join(top, "ln"))
     os.symlink("../p%02d" % ((d + 1) % 40), os.path.join(top, "sub", "up"))
     os.chmod(os.path.join(top, "f2"), 0o600)
+    if d % 8 == 0:
+        os.mkfifo(os.path.join(top, "sub", "fifo"), 0o640)
     os.chmod(os.path.join(top, "sub", "deep"), 0o750)
     os.utime(os.path.join(top, "sub"), ns=(10**18 + d, 10**18 + d))
     try:
