@@ -847,6 +847,12 @@ int main(int argc, char **argv)
 		o.backup = SWEEP_COPY_BACKUP_NONE;
 	}
 
+	/*
+	 * The destination's root, the walk's directory and root (or the batch's
+	 * root), and a copy's source, directory and file: under that the copy
+	 * would fail file by file (tests/cp/cp-nofile-low.sh copies at 8).
+	 */
+	cli_need_fds(5, 1);
 	catch_signals();
 	c.progress = progress_new(&progress);
 	struct sweep_copy *e = NULL;

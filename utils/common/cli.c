@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <langinfo.h>
@@ -43,6 +44,27 @@ void cli_init(const char *argv0)
 		return;
 	slash = strrchr(argv0, '/');
 	prog = slash ? slash + 1 : argv0;
+}
+
+void cli_need_fds(unsigned need, int status)
+{
+	struct rlimit nofile;
+	long open = 0;
+	DIR *d;
+
+	if (getrlimit(RLIMIT_NOFILE, &nofile) < 0 || nofile.rlim_cur == RLIM_INFINITY || nofile.rlim_cur >= 1024)
+		return;
+	if (!(d = opendir("/proc/self/fd")))
+		return; /* (no /proc: the tool finds out as it goes) */
+	/* Only those below the limit take a number a new one could have (an inherited fd 255 does not). */
+	for (struct dirent *de; (de = readdir(d));)
+		if (de->d_name[0] != '.' && strtoul(de->d_name, NULL, 10) < nofile.rlim_cur)
+			open++;
+	closedir(d);
+	open--; /* the directory's own */
+	if ((long)nofile.rlim_cur - open < (long)need)
+		cli_die(status, "too few file descriptors: the open-file limit (ulimit -n) is %llu with %ld open; at least %ld needed",
+			(unsigned long long)nofile.rlim_cur, open, open + (long)need);
 }
 
 const char *cli_prog(void)

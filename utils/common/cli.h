@@ -26,6 +26,13 @@ void cli_error(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3
 /* Print an error and exit with status. */
 void cli_die(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 
+/*
+ * Before anything is done: where the open-file limit leaves fewer than
+ * need descriptors besides those open now, say so once and exit with
+ * status (a limit too low is refused whole, not met by one error a file).
+ */
+void cli_need_fds(unsigned need, int status);
+
 /* "Try 'prog --help' for more information." on stderr (after a usage error). */
 void cli_try_help(void);
 
