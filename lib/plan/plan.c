@@ -588,7 +588,15 @@ SWEEP_EXPORT int sweep_plan_add_entry(struct sweep_plan *p, const struct sweep_e
 	follow = (e->flags & SWEEP_ENTRY_FOLLOWED) != 0;
 	if (e->root_fd >= 0 && e->rel && !follow) {
 		r = beneath_reach(p, e->root_fd, e->root_dev, e->root_ino, e->rel, e->path, &how);
-		if (r < 0)
+		/*
+		 * No descriptor left to keep a new root: the file is planned by
+		 * its path, as a followed one is. The reader checks that what it
+		 * opens there is still the file planned (device, inode), so a
+		 * swapped ancestor gets it refused, not read.
+		 */
+		if (r == -EMFILE || r == -ENFILE)
+			how = by_path;
+		else if (r < 0)
 			return r;
 	} else if (follow) {
 		how.flags = SWEEP_PLAN_FOLLOW;

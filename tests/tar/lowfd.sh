@@ -8,6 +8,8 @@
 # compared with the peer's at the same limit:
 #   - sweep-tar -c in disk order, --sort=name and --order=none: the members
 #     GNU tar stores, and the tree GNU tar extracts from it; sweep-tar -x;
+#     sweep-tar -c at 6, 7 and 8 too (a file planned by its path when no
+#     descriptor is left to keep its root);
 #   - sweep-cp -a and sweep-sync -aH (limits 10 and 16): the tree cp -a makes;
 #   - sweep-du and sweep-du -ab (10 and 16): du's lines;
 #   - sweep-plan --read and sweep-order (10): every file, no error.
@@ -55,6 +57,19 @@ for order in "" --sort=name --order=none; do
 	[ $rc = 0 ] && [ ! -s "x$n.err" ] || fail "sweep-tar -x ($order): exit $rc, $(head -3 "x$n.err")"
 	same_tree want.manifest "x$n/src"
 done
+case_end
+
+# Fewer descriptors than GNU tar needs for this tree: at 7 the plan could not
+# keep a root for the files beneath it, and every file failed (exit 2).
+case_begin "sweep-tar -c at ulimit -n 6, 7 and 8: every member, the tree"
+for LIM in 6 7 8; do
+	rc=0; at_limit "$T" -cf "low$LIM.tar" src 2> "low$LIM.err" || rc=$?
+	[ $rc = 0 ] && [ ! -s "low$LIM.err" ] || fail "sweep-tar -c at $LIM: exit $rc, $(head -3 "low$LIM.err")"
+	diff gnu.list <(tar -tf "low$LIM.tar" | sort) >&2 || fail "sweep-tar -c at $LIM: members differ from GNU tar's"
+	mkdir "low$LIM" && tar -xf "low$LIM.tar" -C "low$LIM" || fail "GNU tar cannot extract sweep-tar -c at $LIM"
+	same_tree want.manifest "low$LIM/src"
+done
+LIM=10
 case_end
 
 cp -a src cp.ref && manifest cp.ref > cp.manifest || die "cp -a"
