@@ -43,7 +43,8 @@ SWEEP_EXPORT int sweep_copy_set_dest(struct sweep_copy *c, int dirfd, const char
 		close(fd);
 		return -ENOMEM;
 	}
-	/* The writer thread's copies still waiting go where they were meant to, first. */
+	/* The copies still waiting go where they were meant to, first. */
+	sweep__read_names_flush(c);
 	sweep__thread_reap(c, true);
 	sweep__thread_dest_changed(c->thread);
 	sweep__dest_cache_drop(&c->dcache);
@@ -150,6 +151,7 @@ SWEEP_EXPORT struct sweep_copy *sweep_copy_free(struct sweep_copy *c)
 {
 	if (!c)
 		return NULL;
+	sweep__read_names_flush(c);
 	sweep__thread_reap(c, true); /* the thread's copies finish (or go) before the queue they name goes */
 	sweep__clone_free(c);
 	sweep__thread_free(c->thread);
@@ -157,6 +159,7 @@ SWEEP_EXPORT struct sweep_copy *sweep_copy_free(struct sweep_copy *c)
 	sweep__writer_drain(c->writer); /* before the copies it may still write into are closed */
 	if (c->cur.q)
 		sweep__write_free(&c->cur);
+	free(c->names);
 	sweep__settle_late_links(c);
 	sweep__read_queue_drop(c);
 	sweep__carry_free(c);
@@ -216,6 +219,7 @@ SWEEP_EXPORT int sweep_copy_flush(struct sweep_copy *c)
 				c->stop = rc;
 		}
 		/* Whatever a stopped run left: the thread's copies settle (or go), then the queue goes. */
+		sweep__read_names_flush(c);
 		sweep__thread_reap(c, true);
 		sweep__settle_late_links(c);
 		sweep__read_queue_drop(c);

@@ -51,6 +51,7 @@ SWEEP_EXPORT int sweep_copy_feed_begin(struct sweep_copy *c, const struct sweep_
 	}
 	f->c = c;
 	/* In order: what the writer thread holds is settled first, as for a stream. */
+	sweep__read_names_flush(c);
 	sweep__thread_reap(c, true);
 	sweep__write_start(&f->f, &f->q);
 	f->f.how = SWEEP_COPY_HOW_DATA;

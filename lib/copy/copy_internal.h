@@ -245,6 +245,8 @@ struct sweep_copy {
 	/* the read stage's */
 	struct writer *writer; /* writes made on this thread */
 	struct fcopy cur;      /* the file copied on this thread (cur.q NULL: none) */
+	struct fcopy *names;   /* copies made on this thread waiting for their name (copy_read.c), in read order */
+	size_t nnames;
 	struct dest_cache dcache; /* this thread's: the plan stage's and its copies' */
 	struct fcopy *wcur;    /* the copy writer's writes go to (a failed io_uring write is its failure) */
 	struct copy_thread *thread; /* the writer thread, NULL when copies are made on this thread */
@@ -290,6 +292,8 @@ int sweep__plan_stream(struct sweep_copy *c, const char *src, const struct sweep
 
 /* copy_read.c */
 extern const struct sweep_read_ops sweep__read_ops;
+/* The copies made on this thread that wait for their name: named, then settled (before anything read later). */
+void sweep__read_names_flush(struct sweep_copy *c);
 /* A batch is about to be sorted: SWEEP_COPY_STEP_SORT with its number of files. */
 int sweep__read_on_sort(const struct sweep_plan *p, void *ctx);
 int sweep__read_on_batch(const struct sweep_plan *p, void *ctx);
@@ -306,6 +310,16 @@ int sweep__write_open(struct sweep_copy *c, struct fcopy *f, bool dense);
 int sweep__write_data(struct writer *w, struct fcopy *f, const void *buf, size_t len, uint64_t off, uint64_t tag);
 /* Size, metadata (of the source open as srcfd, or f->blob when -1), durability, the WRITTEN step, the name. */
 void sweep__write_finish(struct sweep_copy *c, struct fcopy *f, int srcfd);
+/*
+ * The same, but an unnamed copy (O_TMPFILE, made through a thread's cache)
+ * is left to be named with others of its directory: true when it waits
+ * for sweep__write_name_group, false when finished (named or failed).
+ */
+bool sweep__write_finish_unnamed(struct sweep_copy *c, struct fcopy *f, int srcfd);
+/* Whether b's copy is named in the directory a's is named in. */
+bool sweep__write_same_dir(const struct fcopy *a, const struct fcopy *b);
+/* Name the n copies left unnamed: through one lookup of each of their directories, made now. */
+void sweep__write_name_group(const struct sweep_copy *c, struct fcopy *fs, size_t n);
 /* Let go of what it holds: a named temporary of ours not put in place is removed. */
 void sweep__write_close(struct fcopy *f);
 /* Free what the outcome holds (after it was settled). */
@@ -402,6 +416,8 @@ const char *sweep__dst_show_in(const struct sweep_copy *c, const char *dst, char
  * fd (the caller closes it) or -errno (-ELOOP: a symlink in the way).
  */
 int sweep__dest_dir(const struct sweep_copy *c, const char *dst, const char **ret_name);
+/* The length of dst's directory part ("a/b" of "a/b/c", "" of "c"); *ret_name: its last component. */
+size_t sweep__dest_dir_part(const char *dst, const char **ret_name);
 /* The directory a queued file's copy goes into: below the destination, or the write-through target's. */
 int sweep__dest_item_dir(const struct sweep_copy *c, const struct qitem *q, const char **ret_name);
 /* The source's directory and name, opened now for what can only be read by name (symlinks' xattrs). */

@@ -374,21 +374,33 @@ static int put_name(const struct sweep_copy *c, struct fcopy *f, int dfd, const 
  * directory's own stat. So no fstat of the fresh descriptor, and the cache
  * keeps the descriptor the copies are made in: openat2 and close a file,
  * where the fresh lookup that replaced the cached one took an fstat more.
- * A named temporary is
- * renamed within its directory: that must be the one it was made in.
+ * Such copies of one directory, finished one after another, can share the
+ * lookup (sweep__write_name_group). A named temporary is renamed within
+ * its directory: that must be the one it was made in.
  */
-static int commit(const struct sweep_copy *c, struct fcopy *f)
+static bool unnamed(const struct fcopy *f)
 {
-	const char *name;
-	struct stat now;
-	bool own = !f->dc || f->q->place || f->tmpname || f->q->into;
-	int dfd = sweep__dest_item_dir(c, f->q, &name);
+	return f->dc && !f->q->place && !f->tmpname && !f->q->into;
+}
 
-	if ((dfd == -EMFILE || dfd == -ENFILE) && !own) {
+/* The directory f's copy is to be named in, looked up afresh: fd or -errno; *name in it. */
+static int name_dir(const struct sweep_copy *c, struct fcopy *f, const char **name)
+{
+	int dfd = sweep__dest_item_dir(c, f->q, name);
+
+	if ((dfd == -EMFILE || dfd == -ENFILE) && unnamed(f)) {
 		/* Out of descriptors: the cached one is not needed to name this copy. */
 		sweep__dest_cache_drop(f->dc);
-		dfd = sweep__dest_item_dir(c, f->q, &name);
+		dfd = sweep__dest_item_dir(c, f->q, name);
 	}
+	return dfd;
+}
+
+/* Name f's copy name in dfd, just looked up for it (-errno: the lookup failed): 0 or -errno. */
+static int name_in(const struct sweep_copy *c, struct fcopy *f, int dfd, const char *name)
+{
+	struct stat now;
+	bool own = !unnamed(f);
 	int rc = dfd < 0 ? dfd : 0;
 
 	/* The directory gone or a symlink before this copy was begun through the cache: it could not be created. */
@@ -400,9 +412,62 @@ static int commit(const struct sweep_copy *c, struct fcopy *f)
 		rc = -ESTALE; /* the directory was replaced while the file was copied */
 	if (rc == 0)
 		rc = put_name(c, f, dfd, name);
+	return rc;
+}
+
+/* The outcome of naming f's copy (rc: 0 or -errno). */
+static void named(struct fcopy *f, int rc)
+{
+	if (rc < 0) {
+		/* (a failed backup is already the copy's failure) */
+		sweep__write_fail(f, rc == -EISDIR ? SWEEP_COPY_OP_OVERWRITE_DIR : SWEEP_COPY_OP_RENAME, rc == -EISDIR ? 0 : rc);
+		return;
+	}
+	free(f->tmpname); /* in place now: no longer ours to remove */
+	f->tmpname = NULL;
+	f->placed = true;
+}
+
+static void commit(const struct sweep_copy *c, struct fcopy *f)
+{
+	const char *name;
+	int dfd = name_dir(c, f, &name);
+
+	named(f, name_in(c, f, dfd, name));
 	if (dfd >= 0)
 		close(dfd);
-	return rc;
+}
+
+bool sweep__write_same_dir(const struct fcopy *a, const struct fcopy *b)
+{
+	const char *na, *nb;
+	size_t la = sweep__dest_dir_part(a->q->dst, &na), lb = sweep__dest_dir_part(b->q->dst, &nb);
+
+	return la == lb && (na == a->q->dst) == (nb == b->q->dst) && !memcmp(a->q->dst, b->q->dst, la);
+}
+
+/*
+ * One lookup a directory for the lot, made now, when they are named, and
+ * each of its copies named through it right after: the window between the
+ * lookup and a name is the few names before it, as it was the lookup's own
+ * call for one copy.
+ */
+void sweep__write_name_group(const struct sweep_copy *c, struct fcopy *fs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (fs[i].placed || fs[i].err)
+			continue; /* named with an earlier one of its directory (or failed there) */
+		const char *name;
+		int dfd = name_dir(c, &fs[i], &name);
+		named(&fs[i], name_in(c, &fs[i], dfd, name));
+		for (size_t j = i + 1; j < n; j++)
+			if (!fs[j].placed && !fs[j].err && sweep__write_same_dir(&fs[i], &fs[j])) {
+				sweep__dest_dir_part(fs[j].q->dst, &name);
+				named(&fs[j], name_in(c, &fs[j], dfd, name));
+			}
+		if (dfd >= 0)
+			close(dfd);
+	}
 }
 
 /* A FIFO or device written into: the holes at the end as zeros, nothing else of it touched. */
@@ -419,21 +484,18 @@ static void finish_into(struct sweep_copy *c, struct fcopy *f)
 	f->placed = true;
 }
 
-void sweep__write_finish(struct sweep_copy *c, struct fcopy *f, int srcfd)
+/* Everything of the copy but its name: true when it is to be named, false when it failed (recorded). */
+static bool complete(struct sweep_copy *c, struct fcopy *f, int srcfd)
 {
 	const struct qitem *q = f->q;
 	char *show = NULL;
 	size_t showcap = 0;
 
-	if (q->into) {
-		finish_into(c, f);
-		return;
-	}
 	/* Sized by its writes already when every byte of it was written (no hole left at its end). */
 	bool sized = f->how == SWEEP_COPY_HOW_DATA && !f->punch && f->bytes == f->size;
 	if (f->how != SWEEP_COPY_HOW_CLONE && !sized && ftruncate(f->tmpfd, (off_t)f->size) < 0) {
 		sweep__write_fail(f, SWEEP_COPY_OP_WRITE, -errno);
-		return;
+		return false;
 	}
 	if (!(c->o.preserve & SWEEP_PRESERVE_MODE) && fchmod(f->tmpfd, (mode_t)q->mode) < 0)
 		meta_failed(SWEEP_COPY_META_MODE, -errno, f);
@@ -467,7 +529,7 @@ void sweep__write_finish(struct sweep_copy *c, struct fcopy *f, int srcfd)
 		sweep__meta_copy(&ms, &md, &st, what, &c->o, meta_failed, f);
 	if ((c->o.flags & SWEEP_COPY_FSYNC) && fsync(f->tmpfd) < 0) {
 		sweep__write_fail(f, SWEEP_COPY_OP_WRITE, -errno);
-		return;
+		return false;
 	}
 	/* The name shown is built in a buffer of this call's: the writer thread runs this too. */
 	int rc = sweep__report_step_raw(c, SWEEP_COPY_STEP_WRITTEN, q->src,
@@ -476,29 +538,38 @@ void sweep__write_finish(struct sweep_copy *c, struct fcopy *f, int srcfd)
 	if (rc < 0) {
 		f->step_rc = rc;
 		sweep__write_fail(f, SWEEP_COPY_OP_WRITE, rc);
-		return;
+		return false;
 	}
 	if (c->o.cancel && *c->o.cancel) {
 		sweep__write_fail(f, SWEEP_COPY_OP_WRITE, -ECANCELED);
-		return;
+		return false;
 	}
 	if (f->tmpname) {
 		int fd = f->tmpfd;
 		f->tmpfd = -1;
 		if (close(fd) < 0) { /* delayed write errors (NFS, quotas) surface here */
 			sweep__write_fail(f, SWEEP_COPY_OP_WRITE, -errno);
-			return;
+			return false;
 		}
 	}
-	rc = commit(c, f);
-	if (rc < 0) {
-		/* (a failed backup is already the copy's failure) */
-		sweep__write_fail(f, rc == -EISDIR ? SWEEP_COPY_OP_OVERWRITE_DIR : SWEEP_COPY_OP_RENAME, rc == -EISDIR ? 0 : rc);
-		return;
+	return true;
+}
+
+void sweep__write_finish(struct sweep_copy *c, struct fcopy *f, int srcfd)
+{
+	if (f->q->into)
+		finish_into(c, f);
+	else if (complete(c, f, srcfd))
+		commit(c, f);
+}
+
+bool sweep__write_finish_unnamed(struct sweep_copy *c, struct fcopy *f, int srcfd)
+{
+	if (!unnamed(f)) {
+		sweep__write_finish(c, f, srcfd);
+		return false;
 	}
-	free(f->tmpname); /* in place now: no longer ours to remove */
-	f->tmpname = NULL;
-	f->placed = true;
+	return complete(c, f, srcfd);
 }
 
 void sweep__write_close(struct fcopy *f)

@@ -40,6 +40,9 @@ struct log {
 	int dir_swap;
 	bool swapped;
 	bool swap_planned; /* ... at the first entry of it made by the plan stage (on_done of a symlink, a directory) instead */
+	bool swap_second;  /* ... at the WRITTEN step of the second file of dst/s/sub instead (first: its name) */
+	char first[64], second[64];
+	bool first_named;  /* the first was in dst/s/sub already when the second was written */
 };
 
 enum swap { SWAP_NONE, SWAP_MOVED_SYMLINK, SWAP_REMOVED_SYMLINK, SWAP_REMOVED_DIR, SWAP_ANCESTOR_SYMLINK };
@@ -123,9 +126,22 @@ static int on_step(enum sweep_copy_step step, const char *src, const char *dst, 
 
 	(void)src;
 	(void)cookie;
-	if (step == SWEEP_COPY_STEP_WRITTEN && l->dir_swap && !l->swap_planned && !l->swapped && n >= 6 &&
-	    !strcmp(dst + n - 6, "/sub/b"))
+	if (step == SWEEP_COPY_STEP_WRITTEN && l->dir_swap && !l->swap_planned && !l->swap_second && !l->swapped &&
+	    n >= 6 && !strcmp(dst + n - 6, "/sub/b"))
 		swap_dir(l);
+	const char *in_sub = dst ? strstr(dst, "/dst/s/sub/") : NULL;
+	if (step == SWEEP_COPY_STEP_WRITTEN && l->swap_second && !l->swapped && in_sub) {
+		char p[PATH_MAX];
+		struct stat st;
+		if (!l->first[0]) {
+			snprintf(l->first, sizeof(l->first), "%s", in_sub + strlen("/dst/s/sub/"));
+		} else {
+			snprintf(l->second, sizeof(l->second), "%s", in_sub + strlen("/dst/s/sub/"));
+			snprintf(p, sizeof(p), "%s/dst/s/sub/%s", base, l->first);
+			l->first_named = lstat(p, &st) == 0;
+			swap_dir(l);
+		}
+	}
 	if (step == SWEEP_COPY_STEP_OPENED) {
 		l->opened++;
 		if (l->cancel_flag)
@@ -582,6 +598,59 @@ static void test_dest_dir_swapped_while_planned(void **state)
 	assert_int_equal(made, 1);
 }
 
+/*
+ * dst/s/sub moved away (a symlink to outside in its place) when the second
+ * file of sub is written, the first complete then. Made on the caller's
+ * thread (SWEEP_TEST_COPY=serial), the first is not named yet: copies wait
+ * to be named a few at a time, through one lookup of their directory made
+ * when they are named (copy_read.c). Neither may be named in the moved
+ * directory (a lookup made before the move, or the descriptor the copies
+ * were made in, would put them there) nor through the symlink.
+ */
+static void test_dest_dir_moved_between_namings(void **state)
+{
+	static const char *const names[] = { "b", "c", "d", "e" };
+	const char *was = getenv("SWEEP_TEST_COPY");
+	char *saved = was ? strdup(was) : NULL;
+	struct log l = { .dir_swap = SWAP_MOVED_SYMLINK, .swap_second = true };
+	char m[128];
+	struct stat st;
+	unsigned missing = 0;
+
+	(void)state;
+	put("src/sub/c", "charlie\n", 0644);
+	put("src/sub/d", "delta\n", 0644);
+	put("src/sub/e", "echo\n", 0644);
+	sh("mkdir %s/outside", base);
+	setenv("SWEEP_TEST_COPY", "serial", 1);
+	(void)copy_tree(&l, SWEEP_COPY_RECURSIVE, SWEEP_PRESERVE_ALL, "s");
+	if (saved)
+		setenv("SWEEP_TEST_COPY", saved, 1);
+	else
+		unsetenv("SWEEP_TEST_COPY");
+	free(saved);
+	assert_true(l.swapped);
+	assert_false(l.first_named); /* it waited for its name: the case this test is for */
+	assert_true(empty_dir("outside"));
+	assert_int_equal(lst("dst/s/sub", &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	snprintf(m, sizeof(m), "dst/s/sub.moved/%s", l.first);
+	assert_int_equal(lst(m, &st), -1);
+	snprintf(m, sizeof(m), "dst/s/sub.moved/%s", l.second);
+	assert_int_equal(lst(m, &st), -1);
+	snprintf(m, sizeof(m), "dst/s/%s", l.first); /* nor in another directory (one cached) */
+	assert_int_equal(lst(m, &st), -1);
+	snprintf(m, sizeof(m), "dst/s/%s", l.second);
+	assert_int_equal(lst(m, &st), -1);
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		snprintf(m, sizeof(m), "dst/s/sub.moved/%s", names[i]);
+		missing += lst(m, &st) != 0;
+	}
+	assert_true(missing >= 2);
+	assert_true(l.errors >= missing);
+	assert_string_equal(slurp("dst/s/a"), "alpha\n"); /* the rest is copied */
+}
+
 /* A source file replaced (another inode at its name) after it was planned: not copied, -ESTALE reported. */
 static void test_source_replaced(void **state)
 {
@@ -731,6 +800,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_planted_symlink, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dest_dir_swapped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dest_dir_swapped_while_planned, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dest_dir_moved_between_namings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_source_replaced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_supplied, setup, teardown),
