@@ -246,7 +246,7 @@ struct sweep_copy {
 	struct writer *writer; /* writes made on this thread */
 	struct fcopy cur;      /* the file copied on this thread (cur.q NULL: none) */
 	struct fcopy *names;   /* copies made on this thread waiting for their name (copy_read.c), in read order */
-	size_t nnames;
+	size_t nnames, names_max;
 	struct dest_cache dcache; /* this thread's: the plan stage's and its copies' */
 	struct fcopy *wcur;    /* the copy writer's writes go to (a failed io_uring write is its failure) */
 	struct copy_thread *thread; /* the writer thread, NULL when copies are made on this thread */

@@ -31,7 +31,9 @@
  * of each of their directories (copy_write.c): an openat2 and a close a
  * file cost about 6% of warm cp -a's CPU. The files of a directory need
  * not come one after another in the order they are read (a disk's order):
- * so many wait, each holding its descriptor, whatever their directories.
+ * so many wait, each holding its descriptor, whatever their directories;
+ * fewer under a low open-file limit (a sixteenth of it: the reader's
+ * window and the clone pool size theirs by it too), none under 32.
  */
 #define NAMES_MAX 16
 
@@ -134,10 +136,14 @@ void sweep__read_names_flush(struct sweep_copy *c)
 	}
 }
 
-/* fc, finished but for its name: kept to be named with the next copies of its directory (false: not kept). */
+/* fc, finished but for its name: kept to be named with the next copies waiting (false: not kept). */
 static bool names_keep(struct sweep_copy *c, struct fcopy *fc)
 {
-	if (!c->names && !(c->names = malloc(NAMES_MAX * sizeof(*c->names))))
+	if (!c->names_max) { /* once: 1, none kept */
+		unsigned n = sweep__nofile_share(16, NAMES_MAX);
+		c->names_max = n < 2 || !(c->names = malloc(n * sizeof(*c->names))) ? 1 : n;
+	}
+	if (c->names_max < 2)
 		return false;
 	c->names[c->nnames++] = *fc;
 	sweep__write_start(&c->cur, NULL); /* the copy is the list's now */
@@ -242,7 +248,7 @@ static int rd_end(const struct sweep_file *f, int status, void *ctx)
 		fc->size = f->length; /* read to its end: what it held, whatever its size said */
 	fc->status = status;
 	c->wcur = NULL;
-	if (c->nnames == NAMES_MAX)
+	if (c->names && c->nnames == c->names_max)
 		sweep__read_names_flush(c);
 	if (!fc->err && fc->tmpfd >= 0 && !sweep__copy_stopped(c) && sweep__write_finish_unnamed(c, fc, f->fd)) {
 		if (names_keep(c, fc))
