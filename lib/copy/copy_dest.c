@@ -55,7 +55,8 @@ const char *sweep__dst_show(struct sweep_copy *c, const char *dst)
 	return sweep__dst_show_in(c, dst, &c->showbuf, &c->showcap);
 }
 
-size_t sweep__dest_dir_part(const char *dst, const char **ret_name)
+/* The length of dst's directory part ("a/b" of "a/b/c", "" of "c"), and its last component. */
+static size_t dir_part(const char *dst, const char **ret_name)
 {
 	size_t end = strlen(dst);
 
@@ -78,7 +79,7 @@ int sweep__dest_dir(const struct sweep_copy *c, const char *dst, const char **re
 	if (c->dest_fd < 0)
 		return -EBADF;
 	/* The last component, trailing slashes kept on it ("d/" stays a name that must be a directory). */
-	n = sweep__dest_dir_part(dst, ret_name);
+	n = dir_part(dst, ret_name);
 	if (*ret_name == dst) {
 		fd = fcntl(c->dest_fd, F_DUPFD_CLOEXEC, 3);
 		return fd < 0 ? -errno : fd;
@@ -110,7 +111,7 @@ int sweep__dest_dir_mine(struct sweep_copy *c, const char *dst, const char **ret
 
 int sweep__dest_cache_dir(const struct sweep_copy *c, struct dest_cache *dc, const char *dst, const char **ret_name)
 {
-	size_t n = sweep__dest_dir_part(dst, ret_name);
+	size_t n = dir_part(dst, ret_name);
 	bool slash = *ret_name != dst;
 	struct stat st;
 

@@ -316,8 +316,6 @@ void sweep__write_finish(struct sweep_copy *c, struct fcopy *f, int srcfd);
  * for sweep__write_name_group, false when finished (named or failed).
  */
 bool sweep__write_finish_unnamed(struct sweep_copy *c, struct fcopy *f, int srcfd);
-/* Whether b's copy is named in the directory a's is named in. */
-bool sweep__write_same_dir(const struct fcopy *a, const struct fcopy *b);
 /* Name the n copies left unnamed: through one lookup of each of their directories, made now. */
 void sweep__write_name_group(const struct sweep_copy *c, struct fcopy *fs, size_t n);
 /* Let go of what it holds: a named temporary of ours not put in place is removed. */
@@ -416,8 +414,6 @@ const char *sweep__dst_show_in(const struct sweep_copy *c, const char *dst, char
  * fd (the caller closes it) or -errno (-ELOOP: a symlink in the way).
  */
 int sweep__dest_dir(const struct sweep_copy *c, const char *dst, const char **ret_name);
-/* The length of dst's directory part ("a/b" of "a/b/c", "" of "c"); *ret_name: its last component. */
-size_t sweep__dest_dir_part(const char *dst, const char **ret_name);
 /* The directory a queued file's copy goes into: below the destination, or the write-through target's. */
 int sweep__dest_item_dir(const struct sweep_copy *c, const struct qitem *q, const char **ret_name);
 /* The source's directory and name, opened now for what can only be read by name (symlinks' xattrs). */

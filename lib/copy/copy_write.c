@@ -438,12 +438,12 @@ static void commit(const struct sweep_copy *c, struct fcopy *f)
 		close(dfd);
 }
 
-bool sweep__write_same_dir(const struct fcopy *a, const struct fcopy *b)
+/* a and b, left unnamed: the same directory part of their names (f->name: dst's last component, with no strlen). */
+static bool same_dir(const struct fcopy *a, const struct fcopy *b)
 {
-	const char *na, *nb;
-	size_t la = sweep__dest_dir_part(a->q->dst, &na), lb = sweep__dest_dir_part(b->q->dst, &nb);
+	size_t la = (size_t)(a->name - a->q->dst), lb = (size_t)(b->name - b->q->dst);
 
-	return la == lb && (na == a->q->dst) == (nb == b->q->dst) && !memcmp(a->q->dst, b->q->dst, la);
+	return la == lb && !memcmp(a->q->dst, b->q->dst, la);
 }
 
 /*
@@ -461,10 +461,8 @@ void sweep__write_name_group(const struct sweep_copy *c, struct fcopy *fs, size_
 		int dfd = name_dir(c, &fs[i], &name);
 		named(&fs[i], name_in(c, &fs[i], dfd, name));
 		for (size_t j = i + 1; j < n; j++)
-			if (!fs[j].placed && !fs[j].err && sweep__write_same_dir(&fs[i], &fs[j])) {
-				sweep__dest_dir_part(fs[j].q->dst, &name);
-				named(&fs[j], name_in(c, &fs[j], dfd, name));
-			}
+			if (!fs[j].placed && !fs[j].err && same_dir(&fs[i], &fs[j]))
+				named(&fs[j], name_in(c, &fs[j], dfd, fs[j].name));
 		if (dfd >= 0)
 			close(dfd);
 	}
