@@ -22,9 +22,9 @@
  * everything is cached the threads only cost: a wake-up and a hand-back for
  * each directory (warm /usr/share, sweep-tar in the SSD class: 14k context
  * switches against 2-4k without the threads, 5-8% more CPU). The first
- * directory that reads the disk gives the rest of the walk to the threads.
- * SWEEP_WALK_THREADS (the threads asked for by name) keeps them from the
- * start.
+ * directory that reads the disk gives the rest of the walk to the threads,
+ * which start then: a warm walk never starts them. SWEEP_WALK_THREADS (the
+ * threads asked for by name) starts and uses them from the start.
  *
  * Not on a disk: there, concurrent directory reads would pull the head
  * between them; the HDD class keeps one C-SCAN pass with the metadata
@@ -74,7 +74,9 @@ struct walk_ahead {
 	unsigned nscr, scr_taken; /* scratches made; taken by threads as they start */
 	pthread_t *tid;
 	unsigned started;
+	unsigned want;  /* threads to start */
 	bool alone;     /* the tree looks warm: the walk loads every directory itself */
+	bool stay;      /* alone for good: no thread could start */
 	int64_t reads;  /* the walk thread's disk reads when last asked; INT64_MIN before the first submit */
 };
 
@@ -138,6 +140,32 @@ static void ahead_free(struct walk_ahead *a)
 	free(a);
 }
 
+/* The threads not yet started, each with its scratch; how many run. */
+static unsigned start_threads(struct walk_ahead *a)
+{
+	/*
+	 * Plain fstatat in the threads: they are the concurrency. io_uring would
+	 * hand each statx to a kernel worker of its own (measured: cold sweep-du
+	 * on the aged xfs image 1.22-1.36 s with io_uring in the threads, 1.08-1.16
+	 * s without).
+	 */
+	while (a->nscr < a->want &&
+	       sweep__walk_scratch_init(&a->scr[a->nscr], a->w, SWEEP_BACKEND_SYSCALL, AHEAD_STAT) == 0)
+		a->nscr++;
+	while (a->started < a->nscr && sweep__thread_start(&a->tid[a->started], worker, a) == 0)
+		a->started++;
+	return a->started;
+}
+
+/* The tree turned out cold: the next directories go to the threads, once they run; none could start, the walk's for good. */
+static void go_threads(struct walk_ahead *a)
+{
+	if (start_threads(a) > 0)
+		a->alone = false;
+	else
+		a->stay = true;
+}
+
 void sweep__walk_ahead_new(struct walk *w)
 {
 	w->ahead = NULL;
@@ -169,22 +197,19 @@ void sweep__walk_ahead_new(struct walk *w)
 	}
 	for (size_t i = 0; i < a->window; i++)
 		a->jobs[i].f.fd = -1;
+	a->want = n;
+	a->alone = !(w->prof.env & SWEEP_PROFILE_ENV_WALK_THREADS);
+	a->reads = INT64_MIN;
 	/*
-	 * Plain fstatat in the threads: they are the concurrency. io_uring would
-	 * hand each statx to a kernel worker of its own (measured: cold sweep-du
-	 * on the aged xfs image 1.22-1.36 s with io_uring in the threads, 1.08-1.16
-	 * s without).
+	 * Asked for by name: the threads from the start. Otherwise they start
+	 * with the first load that reads the disk: a warm walk never pays
+	 * for them (8 thread starts and their scratches were 5% of warm
+	 * sweep-du's CPU in the SSD class).
 	 */
-	while (a->nscr < n && sweep__walk_scratch_init(&a->scr[a->nscr], w, SWEEP_BACKEND_SYSCALL, AHEAD_STAT) == 0)
-		a->nscr++;
-	while (a->started < a->nscr && sweep__thread_start(&a->tid[a->started], worker, a) == 0)
-		a->started++;
-	if (a->started < 2) {
+	if (!a->alone && start_threads(a) < 2) {
 		ahead_free(a); /* one thread is no better than the walk alone */
 		return;
 	}
-	a->alone = !(w->prof.env & SWEEP_PROFILE_ENV_WALK_THREADS);
-	a->reads = INT64_MIN;
 	w->ahead = a;
 }
 
@@ -212,8 +237,8 @@ int sweep__walk_ahead_submit(struct walk_ahead *a, struct dnode *d, int fd, bool
 	j->f.read_err = j->f.fill_err = 0;
 	j->done = false;
 	/* On the walk's thread: where it stands before its first load (no count: the threads, as before). */
-	if (a->alone && a->reads == INT64_MIN && (a->reads = sweep__disk_reads()) < 0)
-		a->alone = false;
+	if (a->alone && !a->stay && a->reads == INT64_MIN && (a->reads = sweep__disk_reads_sampled()) < 0)
+		go_threads(a);
 	/* A tree may span devices: one whose profile has no walk threads (a disk) is read in turn, by the walk. */
 	j->own = d->fs && d->fs->profile.walk_threads == 0;
 	j->warm = !j->own && a->alone;
@@ -237,12 +262,13 @@ struct frame *sweep__walk_ahead_take(struct walk_ahead *a, struct walk_scratch *
 		if (!j->done)
 			j->f.fill_err = sweep__walk_frame_fill(a->w, &j->f, own, 0);
 		j->done = true;
-		if (j->warm && a->alone) {
+		if (j->warm && a->alone && !a->stay) {
 			/* Anything read from the disk since the last load (this one, the stats and reads in between): cold. */
-			int64_t now = sweep__disk_reads();
-			if (now < 0 || now != a->reads)
-				a->alone = false;
+			int64_t now = sweep__disk_reads_sampled();
+			bool cold = now < 0 || now != a->reads;
 			a->reads = now;
+			if (cold)
+				go_threads(a);
 		}
 		return &j->f;
 	}
