@@ -18,26 +18,16 @@ img=$1 runs=$2
 shift 2
 COLD=${COLD:-*/drivers/net */fs/xfs}
 export SWEEP_DEVICE=${SWEEP_DEVICE:-ssd}
-M=$(mktemp -d /tmp/partly-warm-ab.XXXXXX)
+. "$(dirname "$0")/ro-image.sh"
 out=$(mktemp)
-dev=
-cleanup() {
-	mountpoint -q "$M" && umount "$M"
-	[ -n "$dev" ] && losetup -d "$dev"
-	rmdir "$M"
-	rm -f "$out"
-}
-trap cleanup EXIT
-dev=$(losetup -r --find --show --direct-io=on "$img")
-mount_ro() { mount -o ro,noload "$dev" "$M" 2>/dev/null || mount -o ro,norecovery,nouuid "$dev" "$M"; }
-mount_ro
+RO_IMAGE_FILES=("$out")
+ro_image_open "$img" partly-warm-ab
 read -ra pats <<<"$COLD" # (no globbing of the patterns here)
 prune=()
 for c in "${pats[@]}"; do prune+=(${prune[0]+-o} -path "$c"); done
 for ((i = 1; i <= runs; i++)); do
 	for b in "$@"; do
-		umount "$M"
-		mount_ro
+		ro_image_remount
 		find "$M" \( "${prune[@]}" \) -prune -o -type f -print0 | xargs -0 cat >/dev/null 2>&1 || true
 		dst=$(mktemp -d /dev/shm/partly-warm-ab.XXXXXX)
 		python3 - "$b/utils/sweep-cp" "$M" "$dst/c" "$i" "$b" <<'PY' | tee -a "$out"

@@ -14,24 +14,14 @@ set -euo pipefail
 [ $# -ge 3 ] || { echo "usage: remount-cold-ab.sh IMAGE RUNS 'CMD' ['CMD' ...]" >&2; exit 2; }
 img=$1 runs=$2
 shift 2
-M=$(mktemp -d /tmp/remount-cold-ab.XXXXXX)
-export M
+. "$(dirname "$0")/ro-image.sh"
 out=$(mktemp)
-dev=
-cleanup() {
-	mountpoint -q "$M" && umount "$M"
-	[ -n "$dev" ] && losetup -d "$dev"
-	rmdir "$M"
-	rm -f "$out" "$out.t"
-}
-trap cleanup EXIT
-dev=$(losetup -r --find --show --direct-io=on "$img")
-mount_ro() { mount -o ro,noload "$dev" "$M" 2>/dev/null || mount -o ro,norecovery,nouuid "$dev" "$M"; }
-mount_ro
+RO_IMAGE_FILES=("$out" "$out.t")
+ro_image_open "$img" remount-cold-ab
+export M
 for ((i = 1; i <= runs; i++)); do
 	for c in "$@"; do
-		umount "$M"
-		mount_ro
+		ro_image_remount
 		/usr/bin/time -f '%e %U %S' -o "$out.t" bash -c "$c" >/dev/null 2>&1 || { echo "remount-cold-ab: failed: $c" >&2; exit 1; }
 		read -r wall user sys <"$out.t"
 		printf '%d\t%s\t%.2f\t%s\t%s\n' "$i" "$wall" "$(echo "$user + $sys" | bc)" "$(cut -d' ' -f1 /proc/loadavg)" "$c" | tee -a "$out"
