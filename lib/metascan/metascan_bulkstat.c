@@ -161,6 +161,7 @@ struct sweep_run {
 	atomic_size_t next;
 	atomic_long seen;
 	atomic_int err;
+	atomic_bool cold; /* the filesystem's inodes are being read from the disk: directories are told */
 	pthread_mutex_t mu; /* one on_dirs at a time */
 };
 
@@ -170,9 +171,15 @@ static void *sweep_run(void *arg)
 	struct xfs_bulkstat_req *req = calloc(1, sizeof(*req) + BULK_MAX * sizeof(struct xfs_bulkstat));
 	uint64_t *dirs = p->on_dirs ? malloc(BULK_MAX * sizeof(*dirs)) : NULL;
 	uint32_t *gens = p->on_dirs ? malloc(BULK_MAX * sizeof(*gens)) : NULL;
-	/* Directories are told only while this thread's calls read the disk: a warm filesystem has nothing to order. */
+	/*
+	 * Directories are told only where the sweep reads the disk: a warm
+	 * filesystem has nothing to order. Cold once the chunk list read it,
+	 * or any thread's call did: a thread's own call may read nothing
+	 * because another thread's (or the kernel's read-ahead) brought its
+	 * clusters in, and its directories are the cold sweep's all the same.
+	 */
 	int64_t before = sweep__disk_reads();
-	bool cold = false, asked = false;
+	bool cold = atomic_load(&p->cold);
 	size_t i;
 
 	if (!req || (p->on_dirs && (!dirs || !gens))) {
@@ -199,9 +206,9 @@ static void *sweep_run(void *arg)
 			while (mine < got && req->bulkstat[mine].bs_ino < b->end)
 				mine++;
 			atomic_fetch_add(&p->seen, mine);
-			if (!asked) {
-				asked = true;
-				cold = before < 0 || sweep__disk_reads() != before;
+			if (!cold && (atomic_load(&p->cold) || before < 0 || sweep__disk_reads() != before)) {
+				cold = true;
+				atomic_store(&p->cold, true);
 			}
 			/* This call's directories that have blocks (not short-form): their clusters were just read. */
 			size_t nd = 0;
@@ -296,10 +303,13 @@ long sweep__xfs_bulkstat_sweep(int fd, sweep__dirs_fn on_dirs, void *ctx)
 	struct sweep_run p = { .fd = fd, .on_dirs = on_dirs, .ctx = ctx };
 	pthread_t tid[SWEEP_THREADS];
 	unsigned n = 0;
+	int64_t before = sweep__disk_reads();
 	int r = sweep_batches(fd, &p.b, &p.nb);
 
 	if (r < 0)
 		return r;
+	/* The inode btrees came from the disk: the inodes will too. */
+	atomic_init(&p.cold, before < 0 || sweep__disk_reads() != before);
 	unsigned want = p.nb < SWEEP_THREADS ? (unsigned)p.nb : SWEEP_THREADS;
 	pthread_mutex_init(&p.mu, NULL);
 	while (n < want && sweep__thread_start(&tid[n], sweep_run, &p) == 0)
